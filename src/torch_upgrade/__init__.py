@@ -1,0 +1,3 @@
+"""torch-upgrade: the upgrade advisor for PyTorch codebases."""
+
+__version__ = "0.1.0"

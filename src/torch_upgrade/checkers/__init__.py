@@ -1,0 +1,7 @@
+"""Checkers: rules whose detection is more than matching names.
+
+A checker module may define ``check(analysis, rule, window) -> list[Hit]``
+(per-file findings), and ``collect(analysis, rule, window) -> dict | None``
+plus ``project(facts, rule, window)`` for advice about the whole project,
+reported once. ``WORDS`` lists the text the prefilter must see in a file.
+"""

@@ -1,0 +1,256 @@
+"""The scan: discover files, analyse each once, match rules, fix, and collect results.
+
+The engine returns results and never prints; reporters render them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+import libcst as cst
+
+from torch_upgrade import fixing
+from torch_upgrade.analysis import Analysis
+from torch_upgrade.discovery import discover
+from torch_upgrade.matching import Hit, Matcher, get_checker, release, severity
+from torch_upgrade.model import FileError, FileResult, Finding, ScanResult
+from torch_upgrade.positions import locate
+from torch_upgrade.ruledata import RuleSet, load_rules
+from torch_upgrade.settings import Settings
+from torch_upgrade.source import SourceError, SourceFile, read_source, write_atomic
+from torch_upgrade.suppress import Suppressions
+
+MAX_FIX_PASSES = 8
+
+
+@dataclass
+class Context:
+    """Per-process state derived from the settings: selected rules, matcher, prefilter."""
+
+    settings: Settings
+    rules: RuleSet
+    matcher: Matcher
+    prefilter: Optional[re.Pattern]
+
+    @classmethod
+    def build(cls, settings: Settings, rules: Optional[RuleSet] = None) -> "Context":
+        rules = (rules or load_rules()).select(settings.select, settings.ignore)
+        matcher = Matcher(rules, settings.window)
+        words = matcher.words + [w for r in matcher.checkers for w in _checker_words(r)]
+        prefilter = re.compile("|".join(re.escape(w) for w in sorted(set(words)))) if words else None
+        return cls(settings, rules, matcher, prefilter)
+
+
+def _checker_words(rule) -> list[str]:
+    return list(getattr(get_checker(rule.checker), "WORDS", ("torch",)))
+
+
+def display_path(path: Path, root: Optional[str]) -> str:
+    base = root or os.getcwd()
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        rel = str(path)
+    if rel.startswith(".." + os.sep + ".."):
+        rel = str(path)
+    return rel.replace(os.sep, "/")
+
+
+def _parse(text: str) -> cst.Module:
+    return cst.parse_module(text)
+
+
+def _syntax_message(exc: Exception) -> str:
+    if isinstance(exc, cst.ParserSyntaxError):
+        return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
+    if isinstance(exc, RecursionError):
+        return "too deeply nested to analyse"
+    return f"cannot parse: {exc}"
+
+
+def _ignored_by_path(rel: str, rule_id: str, rule_name: str, settings: Settings) -> bool:
+    import fnmatch
+
+    for pattern, ids in settings.per_file_ignores:
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*"):
+            if any(rule_id.startswith(i) or i == rule_name for i in ids):
+                return True
+    return False
+
+
+def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context) -> list[Finding]:
+    """Position hits, drop suppressed ones, and turn them into findings."""
+    if not hits:
+        return []
+    where = locate(module, [h.node for h in hits] + [h.statement for h in hits])
+    suppressions = Suppressions.of(text)
+    lines = text.splitlines()
+    window = ctx.settings.window
+    out = []
+    for hit in hits:
+        rng = where.get(id(hit.node))
+        if rng is None:
+            continue
+        stmt = where.get(id(hit.statement))
+        first = stmt.start.line if stmt is not None else rng.start.line
+        rule = hit.rule
+        if suppressions.suppressed(rule.id, rule.name, rng.start.line, first) \
+                or _ignored_by_path(rel, rule.id, rule.name, ctx.settings):
+            continue
+        snippet = "\n".join(lines[rng.start.line - 1:rng.end.line])
+        out.append(Finding(
+            rule_id=rule.id, rule_name=rule.name, path=rel,
+            line=rng.start.line, column=rng.start.column + 1,
+            end_line=rng.end.line, end_column=rng.end.column + 1,
+            severity=severity(rule, window), message=hit.message or rule.message,
+            release=release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
+        ))
+    return out
+
+
+def _collect_facts(analysis: Analysis, module: cst.Module, ctx: Context) -> dict:
+    facts = {}
+    for rule in ctx.matcher.checkers:
+        checker = get_checker(rule.checker)
+        if not hasattr(checker, "collect"):
+            continue
+        fact = checker.collect(analysis, rule, ctx.settings.window)
+        if fact is None:
+            continue
+        node = fact.pop("node", None)
+        if node is not None:
+            rng = locate(module, [node]).get(id(node))
+            if rng is not None:
+                fact["position"] = (rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
+                fact["snippet"] = "\n".join(module.code.splitlines()[rng.start.line - 1:rng.end.line])
+        facts[rule.id] = fact
+    return facts
+
+
+def _fixable(finding: Finding, settings: Settings) -> bool:
+    return finding.fix is not None and (finding.fix.safety == "safe" or settings.unsafe_fixes)
+
+
+def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> tuple[cst.Module, int]:
+    """Apply fixes until nothing changes (bounded); every pass must re-parse."""
+    applied = 0
+    for _ in range(MAX_FIX_PASSES):
+        analysis = Analysis(module)
+        hits = ctx.matcher.match(analysis)
+        findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx)
+        fixes = [f.fix for f in findings if _fixable(f, ctx.settings)]
+        if not fixes:
+            break
+        new, count = fixing.apply(module, fixes)
+        code = new.code
+        if count == 0 or code == module.code:
+            break
+        try:
+            module = _parse(code)
+        except Exception as exc:  # the rewrite produced code that does not parse
+            raise SourceError(f"a fix produced code that does not parse ({_syntax_message(exc)}); file left unchanged")
+        applied += count
+    return module, applied
+
+
+def scan_file(path: Path, ctx: Context) -> FileResult:
+    settings = ctx.settings
+    rel = display_path(path, settings.root)
+    result = FileResult(path=rel)
+    try:
+        source = read_source(path)
+    except SourceError as exc:
+        result.errors.append(FileError(rel, str(exc)))
+        return result
+    text = source.text
+    if ctx.prefilter is not None and not ctx.prefilter.search(text):
+        return result
+    try:
+        module = _parse(text)
+    except Exception as exc:
+        result.errors.append(FileError(rel, _syntax_message(exc)))
+        return result
+    try:
+        if settings.rewriting:
+            module = _rewrite(source, module, rel, ctx, result)
+        analysis = Analysis(module)
+        hits = ctx.matcher.match(analysis)
+        result.findings = findings_for(module, module.code, rel, hits, ctx)
+        result.facts = _collect_facts(analysis, module, ctx)
+    except RecursionError:
+        result.errors.append(FileError(rel, "too deeply nested to analyse"))
+    except SourceError as exc:
+        result.errors.append(FileError(rel, str(exc)))
+    return result
+
+
+def _rewrite(source: SourceFile, module: cst.Module, rel: str, ctx: Context, result: FileResult) -> cst.Module:
+    original = module
+    try:
+        module, applied = fix_module(module, source.text, rel, ctx)
+    except SourceError as exc:
+        result.errors.append(FileError(rel, str(exc)))
+        return original
+    if not applied:
+        return module
+    new_text = module.code
+    if new_text == source.text:
+        return module
+    if ctx.settings.diff:
+        result.diff = "".join(difflib.unified_diff(
+            source.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+            fromfile=f"a/{rel}", tofile=f"b/{rel}"))
+        result.changed = True
+        result.fixed = applied
+        return original if not ctx.settings.fix else module
+    try:
+        write_atomic(source, source.encode(new_text))
+    except SourceError as exc:
+        result.errors.append(FileError(rel, str(exc)))
+        return original
+    result.fixed = applied
+    result.changed = True
+    return module
+
+
+def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Finding]:
+    """Advice about the project as a whole (reported once), from per-file facts."""
+    out = []
+    for rule in ctx.matcher.checkers:
+        checker = get_checker(rule.checker)
+        if not hasattr(checker, "project"):
+            continue
+        facts = [(r.path, r.facts[rule.id]) for r in results if rule.id in r.facts]
+        for path, fact, message in checker.project(facts, rule, ctx.settings.window):
+            line, col, end_line, end_col = fact.get("position", (1, 1, 1, 1))
+            out.append(Finding(
+                rule_id=rule.id, rule_name=rule.name, path=path, line=line, column=col,
+                end_line=end_line, end_column=end_col, severity=severity(rule, ctx.settings.window),
+                message=message, release=release(rule, ctx.settings.window), kind=rule.kind,
+                snippet=fact.get("snippet", ""),
+            ))
+    return out
+
+
+def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None) -> ScanResult:
+    ctx = Context.build(settings, rules)
+    files = list(discover([Path(p) for p in paths], settings.exclude))
+    results = []
+    for path in files:
+        if not path.exists():
+            rel = display_path(path, settings.root)
+            results.append(FileResult(path=rel, errors=[FileError(rel, "no such file or directory")]))
+            continue
+        results.append(scan_file(path, ctx))
+    findings = [f for r in results for f in r.findings] + project_findings(results, ctx)
+    findings.sort(key=lambda f: f.sort_key())
+    errors = sorted((e for r in results for e in r.errors), key=lambda e: e.path)
+    return ScanResult(
+        window=settings.window, files=results, findings=findings, errors=errors,
+        rules=ctx.rules.rules, fixed=sum(r.fixed for r in results), scanned=len(files),
+    )

@@ -1,0 +1,28 @@
+"""``torch.qr(A, some=True)`` -> ``torch.linalg.qr(A, mode="reduced" | "complete")``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.fixers import _args as A
+
+
+def fix(ref, ctx):
+    call = ref.call
+    bound = A.bind(call, ("input", "some")) if call is not None else None
+    if bound is None or "input" not in bound:
+        return None
+    func, imports = ctx.qualified("torch.linalg.qr")
+    args = [(None, bound["input"].value)]
+    if "some" in bound:
+        some = A.literal(bound["some"])
+        if some is False:
+            args.append(("mode", A.string("complete")))
+        elif A.is_literal(some) and some is not True:
+            return None
+        elif not A.is_literal(some):
+            args.append(("mode", cst.IfExp(
+                test=bound["some"].value, body=A.string("reduced"), orelse=A.string("complete"),
+                whitespace_before_if=cst.SimpleWhitespace(" "), whitespace_after_if=cst.SimpleWhitespace(" "),
+                whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))))
+    return A.replace(call, A.call(func, args), imports)

@@ -1,0 +1,147 @@
+"""Results the engine returns: findings, fixes, file errors. Reporters render these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import libcst as cst
+
+SEVERITY_ORDER = {"hint": 0, "info": 1, "warning": 2, "error": 3}
+
+
+@dataclass(frozen=True)
+class ImportSpec:
+    """An import a rewrite needs: ``import module`` or ``from module import name as asname``."""
+
+    module: str
+    name: Optional[str] = None
+    asname: Optional[str] = None
+
+    def code(self) -> str:
+        if self.name is None:
+            return f"import {self.module}" + (f" as {self.asname}" if self.asname else "")
+        return f"from {self.module} import {self.name}" + (f" as {self.asname}" if self.asname else "")
+
+
+@dataclass
+class Replace:
+    """Replace one node (by identity) with another, or remove it."""
+
+    node: cst.CSTNode
+    new: Union[cst.CSTNode, cst.RemovalSentinel]
+
+
+@dataclass
+class MoveImport:
+    """Move ``alias`` out of the ``from ... import`` statement into ``from module import name``."""
+
+    statement: cst.ImportFrom
+    alias: cst.ImportAlias
+    module: str
+    name: str
+
+
+Edit = Union[Replace, MoveImport]
+
+
+@dataclass
+class Fix:
+    edits: list
+    imports: tuple[ImportSpec, ...] = ()
+    safety: str = "safe"  # "safe" | "unsafe"
+    reason: str = ""  # why unsafe
+    replacement: str = ""  # the new code, for reports
+    requires: Optional[str] = None  # torch version this particular rewrite needs, if above the rule's
+    # names whose references this fix removes (candidates for unused-import cleanup)
+    released: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        out = {"safety": self.safety, "replacement": self.replacement}
+        if self.reason:
+            out["reason"] = self.reason
+        if self.imports:
+            out["imports"] = [spec.code() for spec in self.imports]
+        return out
+
+
+@dataclass
+class Finding:
+    rule_id: str
+    rule_name: str
+    path: str  # relative, '/'-separated
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    severity: str
+    message: str
+    release: str  # the torch release that makes this finding apply
+    kind: str
+    fix: Optional[Fix] = None
+    cell: Optional[int] = None
+    snippet: str = ""  # the flagged source lines
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, compare=False)
+
+    @property
+    def fixability(self) -> str:
+        if self.fix is None:
+            return "manual"
+        return "fixable" if self.fix.safety == "safe" else "fixable-unsafe"
+
+    def sort_key(self):
+        return (self.path, self.cell or 0, self.line, self.column, self.rule_id)
+
+    def as_dict(self) -> dict:
+        out = {
+            "rule": self.rule_id,
+            "name": self.rule_name,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "severity": self.severity,
+            "kind": self.kind,
+            "release": self.release,
+            "message": self.message,
+            "fix": self.fix.as_dict() if self.fix else None,
+        }
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
+
+
+@dataclass(frozen=True)
+class FileError:
+    path: str
+    message: str
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    facts: dict = field(default_factory=dict)  # per-file facts for project-level rules
+    fixed: int = 0  # fixes applied (with --fix)
+    diff: str = ""  # unified diff (with --diff)
+    changed: bool = False
+
+
+@dataclass
+class ScanResult:
+    window: object
+    files: list[FileResult]
+    findings: list[Finding]
+    errors: list[FileError]
+    rules: tuple = ()
+    fixed: int = 0
+    scanned: int = 0
+
+    def failing(self, fail_on: str) -> list[Finding]:
+        floor = SEVERITY_ORDER[fail_on]
+        return [f for f in self.findings if SEVERITY_ORDER[f.severity] >= floor]

@@ -1,0 +1,98 @@
+"""Reading Python files faithfully and writing them back atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class SourceError(Exception):
+    """A file could not be read, decoded or written; the message is one line."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path
+    raw: bytes
+    text: str
+    encoding: str  # as detected; "utf-8-sig" means the file starts with a BOM
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+    def encode(self, text: str) -> bytes:
+        """Encode rewritten text the way the original file was encoded."""
+        try:
+            return text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            raise SourceError(f"rewritten code cannot be encoded as {self.encoding}: {exc.reason}") from None
+
+
+def decode(raw: bytes) -> tuple[str, str]:
+    """Decode Python source bytes honouring a BOM and a PEP 263 coding cookie."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"cannot determine the encoding: {exc}") from None
+    try:
+        text = raw.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        reason = getattr(exc, "reason", str(exc))
+        raise SourceError(f"cannot decode as {encoding}: {reason}") from None
+    return text, encoding
+
+
+def read_source(path: Path) -> SourceFile:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    text, encoding = decode(raw)
+    return SourceFile(path=path, raw=raw, text=text, encoding=encoding)
+
+
+def write_atomic(original: SourceFile, data: bytes) -> None:
+    """Replace ``original.path`` with ``data`` atomically.
+
+    Refuses when the file changed since it was read, or when its mode does not
+    let its owner write it (also when running as root). Keeps the file mode and,
+    where permitted, its owner.
+    """
+    path = original.path
+    try:
+        st = path.stat()
+        current = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot re-read before writing: {exc.strerror or exc}") from None
+    if current != original.raw:
+        raise SourceError("changed on disk since it was read; not written")
+    if not st.st_mode & stat.S_IWUSR:
+        raise SourceError("is read-only (no owner write permission); not written")
+    directory = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tu-tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+        try:
+            os.chown(tmp, st.st_uid, st.st_gid)
+        except (PermissionError, AttributeError):
+            pass
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise SourceError(f"cannot write: {exc.strerror or exc}") from None
+        raise

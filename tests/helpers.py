@@ -1,0 +1,22 @@
+"""Shared test helpers: run the engine on code in a temporary directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from torch_upgrade.engine import scan
+from torch_upgrade.settings import Settings
+from torch_upgrade.versions import NEWEST, OLDEST, Window
+
+
+def settings(low: Optional[str] = None, high: Optional[str] = None, **kw) -> Settings:
+    return Settings(window=Window.of(low or OLDEST, high or NEWEST, "test"), **kw)
+
+
+def scan_code(tmp_path: Path, code: str, name: str = "example.py", low=None, high=None, **kw):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(code, encoding="utf-8")
+    result = scan([tmp_path], settings(low, high, root=str(tmp_path), **kw))
+    return result, path
