@@ -21,7 +21,7 @@ Chain = Union[cst.Name, cst.Attribute]
 
 # Identifiers that make an ``if`` test a version/feature check (compatibility code).
 _GUARD_WORDS = re.compile(
-    r"version|hasattr|getattr|TORCH_GREATER|TORCH_LESS|torch_greater|torch_less|"
+    r"version|Version|VERSION|hasattr|getattr|TORCH_GREATER|TORCH_LESS|torch_greater|torch_less|"
     r"_TORCH_|is_torch_|TORCH_\d|IS_TORCH|_available_|_AVAILABLE",
 )
 _GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
@@ -359,7 +359,7 @@ class Analysis:
     def _bind_target(self, target: cst.CSTNode, value: Optional[cst.CSTNode] = None) -> None:
         if isinstance(target, cst.Name):
             source = dotted(value) if value is not None else None
-            if source is not None and source != target.value:
+            if source is not None and source != target.value and source not in ("None", "True", "False"):
                 self.scope.bind(target.value, Binding("alias", source))
             else:
                 self.scope.bind(target.value, Binding("local"))
@@ -565,15 +565,17 @@ def _choose(bindings: list[Binding], scope_kind: str) -> Optional[Binding]:
 
     In a function any plain local assignment makes the name local. At module
     level, ``try: import x / except ImportError: x = None`` keeps the import.
+    Imports win over alias assignments; of several different imports the last.
     """
-    imports = [b for b in bindings if b.kind in ("import", "from", "alias")]
+    imports = [b for b in bindings if b.kind in ("import", "from")]
+    aliases = [b for b in bindings if b.kind == "alias"]
     locals_ = [b for b in bindings if b.kind == "local"]
-    if locals_ and (scope_kind != "module" or not imports):
+    if locals_ and (scope_kind != "module" or not (imports or aliases)):
         return locals_[-1]
-    if not imports:
+    candidates = imports or aliases
+    if not candidates:
         return None
-    targets = {b.target for b in imports}
-    return imports[0] if len(targets) == 1 else imports[-1]
+    return candidates[0] if len({b.target for b in candidates}) == 1 else candidates[-1]
 
 
 def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:

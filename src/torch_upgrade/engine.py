@@ -6,8 +6,11 @@ The engine returns results and never prints; reporters render them.
 from __future__ import annotations
 
 import difflib
+import itertools
 import os
 import re
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -61,8 +64,52 @@ def display_path(path: Path, root: Optional[str]) -> str:
     return rel.replace(os.sep, "/")
 
 
+_STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed: room for deeply nested code
+_RECURSION_LIMIT = 12000
+
+
+_MAX_NESTING = 500  # CPython itself refuses more than 200 nested brackets
+_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
+_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def nesting(text: str) -> int:
+    """Maximum bracket depth (an upper bound: brackets in strings count too), at C speed."""
+    brackets = _NOT_BRACKETS.sub("", text)
+    return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
+
+
 def _parse(text: str) -> cst.Module:
+    if nesting(text) > _MAX_NESTING:
+        raise RecursionError("nesting")
     return cst.parse_module(text)
+
+
+def _on_big_stack(fn, *args):
+    """Run ``fn`` in a thread with a large stack.
+
+    LibCST's native parser recurses on the calling thread's stack and crashes
+    the process (not an exception) on pathologically nested code; a big stack
+    plus Python's recursion limit turns that into a RecursionError we report.
+    """
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    old_size = threading.stack_size(_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=target, name="torch-upgrade-file")
+        worker.start()
+    finally:
+        threading.stack_size(old_size)
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def _syntax_message(exc: Exception) -> str:
@@ -159,6 +206,13 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
 
 
 def scan_file(path: Path, ctx: Context) -> FileResult:
+    """Read, parse, analyse and (optionally) fix one file; never raises for bad input."""
+    if sys.getrecursionlimit() < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    return _on_big_stack(_scan_file, path, ctx)
+
+
+def _scan_file(path: Path, ctx: Context) -> FileResult:
     settings = ctx.settings
     rel = display_path(path, settings.root)
     result = FileResult(path=rel)

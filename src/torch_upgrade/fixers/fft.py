@@ -27,9 +27,6 @@ PARAMS = {
     "irfft": ("input", "signal_ndim", "normalized", "onesided", "signal_sizes"),
 }
 ONE_D = {"fftn": "fft", "ifftn": "ifft", "rfftn": "rfft", "irfftn": "irfft"}
-LAYOUT = ("view_as_complex needs float32/float64 input whose last dimension has size 2 and stride 1; "
-          "the old function was more lenient, and code that already holds complex tensors should drop the wrapping")
-
 
 def fix(ref, ctx):
     call = ref.call
@@ -85,9 +82,8 @@ def fix(ref, ctx):
             return None
         inner = A.call(fn("ifftn"), [(None, wrap("view_as_complex", x)), dim] + kw)
         new = cst.Attribute(value=inner, attr=cst.Name("real"))
-    complex_input = name != "rfft"  # only the real-input transform needs no view_as_complex
-    return A.replace(call, new, tuple(dict.fromkeys(needs)),
-                     safety="unsafe" if complex_input else "safe", reason=LAYOUT if complex_input else "")
+    # fft/ifft/irfft rules are unsafe by their data (view_as_complex's layout requirements)
+    return A.replace(call, new, tuple(dict.fromkeys(needs)))
 
 
 def _norm(node: cst.BaseExpression):

@@ -26,4 +26,7 @@ def fix(ref, ctx):
     new = call.with_changes(func=func, args=args)
     if func is not call.func or args != list(call.args):
         edits = edits + [Replace(call, new)]
-    return Fix(edits=edits, imports=imports, replacement=A.code(new))
+    shown = A.code(new)
+    if not any(isinstance(e, Replace) for e in edits):  # only the import moves
+        shown = "from torch.func import functional_call"
+    return Fix(edits=edits, imports=imports, replacement=shown)

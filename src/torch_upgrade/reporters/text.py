@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import textwrap
 from collections import Counter
 
 from rich.console import Console
@@ -68,7 +69,8 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules=N
         word = KIND_WORD.get(f.kind, "since")
         console.print(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
                       f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release})[/]")
-        console.print(f"  {escape(f.message)}")
+        for line in textwrap.wrap(f.message, width=max(40, width - 2)):
+            console.print(f"  {escape(line)}")
         for line in _frame(f):
             console.print(line)
         if f.fix is not None and f.fix.replacement:

@@ -1,0 +1,145 @@
+"""Bad input: one clear error line naming the file; the scan goes on; nothing is lost."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+
+import pytest
+
+from helpers import scan_code, settings
+from torch_upgrade.engine import scan
+
+OLD = "import torch\nX, _ = torch.solve(B, A)\n"
+
+
+def test_syntax_error_is_reported_and_scan_continues(tmp_path):
+    (tmp_path / "broken.py").write_text("import torch\ndef f(:\n", encoding="utf-8")
+    (tmp_path / "ok.py").write_text(OLD, encoding="utf-8")
+    result = scan([tmp_path], settings(root=str(tmp_path)))
+    assert [e.path for e in result.errors] == ["broken.py"]
+    assert "syntax error at line 2" in result.errors[0].message
+    assert [f.path for f in result.findings] == ["ok.py"]
+
+
+def test_python2_file(tmp_path):
+    result, _ = scan_code(tmp_path, 'import torch\nprint "hello"\n')
+    assert len(result.errors) == 1 and "syntax error" in result.errors[0].message
+
+
+def test_non_utf8_file_is_an_error_not_a_crash(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"import torch\nname = '\xe9t\xe9'\n")
+    result = scan([tmp_path], settings(root=str(tmp_path)))
+    assert len(result.errors) == 1 and "cannot decode" in result.errors[0].message
+
+
+def test_coding_cookie_and_bom_are_honoured(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX, _ = torch.solve(B, A)\n")
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfimport torch\nQ, R = torch.qr(A)\n")
+    result = scan([tmp_path], settings(root=str(tmp_path)))
+    assert not result.errors
+    assert {(f.path, f.line) for f in result.findings} == {("latin.py", 4), ("bom.py", 2)}
+    scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    assert (tmp_path / "latin.py").read_bytes() == (
+        b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX = torch.linalg.solve(A, B)\n")
+    assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbfimport torch\nQ, R = torch.linalg.qr(A)\n"
+
+
+def test_crlf_line_endings_survive_a_fix(tmp_path):
+    path = tmp_path / "crlf.py"
+    path.write_bytes(b"import torch\r\n\r\nX, _ = torch.solve(B, A)\r\n")
+    scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    assert path.read_bytes() == b"import torch\r\n\r\nX = torch.linalg.solve(A, B)\r\n"
+
+
+def test_empty_and_whitespace_files(tmp_path):
+    (tmp_path / "empty.py").write_bytes(b"")
+    (tmp_path / "blank.py").write_bytes(b"\n\n   \n")
+    (tmp_path / "torch_only.py").write_bytes(b"import torch")
+    result = scan([tmp_path], settings(root=str(tmp_path)))
+    assert not result.errors and not result.findings and result.scanned == 3
+
+
+@pytest.mark.parametrize("depth", [3000, 100000])
+def test_deeply_nested_expression_is_an_error_line(tmp_path, depth):
+    code = "import torch\nx = " + "(" * depth + "torch.solve(b, a)" + ")" * depth + "\n"
+    (tmp_path / "fine.py").write_text(OLD)
+    result, _ = scan_code(tmp_path, code)
+    assert [(e.path, e.message) for e in result.errors] == [("example.py", "too deeply nested to analyse")]
+    assert [f.path for f in result.findings] == ["fine.py"]
+
+
+def test_moderately_nested_code_is_analysed(tmp_path):
+    code = "import torch\nx = " + "(" * 150 + "torch.solve(b, a)" + ")" * 150 + "\n"
+    result, _ = scan_code(tmp_path, code)
+    assert not result.errors and [f.rule_id for f in result.findings] == ["TU201"]
+
+
+def test_huge_file(tmp_path):
+    body = "".join(f"def f{i}(a, b):\n    return torch.linalg.solve(a, b)\n" for i in range(3000))
+    result, _ = scan_code(tmp_path, "import torch\n" + body + "X, _ = torch.solve(B, A)\n")
+    assert not result.errors
+    assert [f.line for f in result.findings] == [6002]
+
+
+def test_unreadable_file(tmp_path):
+    (tmp_path / "ok.py").write_text(OLD)
+    os.symlink(tmp_path / "gone.py", tmp_path / "dangling.py")  # readable by nobody, root included
+    secret = tmp_path / "secret.py"
+    secret.write_text(OLD)
+    secret.chmod(0)
+    try:
+        result = scan([tmp_path], settings(root=str(tmp_path)))
+    finally:
+        secret.chmod(0o644)
+    errors = {e.path: e.message for e in result.errors}
+    assert errors["dangling.py"] in ("no such file or directory", "cannot read: No such file or directory")
+    if not os.access(secret, os.R_OK) or os.geteuid() != 0:
+        assert "secret.py" in errors
+    assert "ok.py" in {f.path for f in result.findings}
+
+
+def test_symlink_loop_does_not_hang(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(OLD)
+    os.symlink(tmp_path, tmp_path / "pkg" / "loop")
+    result = scan([tmp_path], settings(root=str(tmp_path)))
+    assert [f.path for f in result.findings] == ["pkg/m.py"]
+
+
+def test_missing_path_is_an_error(tmp_path):
+    result = scan([tmp_path / "nope.py"], settings(root=str(tmp_path)))
+    assert [e.message for e in result.errors] == ["no such file or directory"]
+
+
+def test_read_only_file_is_left_untouched_under_fix(tmp_path):
+    path = tmp_path / "ro.py"
+    path.write_text(OLD)
+    path.chmod(stat.S_IRUSR | stat.S_IRGRP)
+    try:
+        result = scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+        assert path.read_text() == OLD
+        assert any("read-only" in e.message for e in result.errors)
+        assert stat.S_IMODE(path.stat().st_mode) == stat.S_IRUSR | stat.S_IRGRP
+    finally:
+        path.chmod(0o644)
+
+
+def test_fix_keeps_file_mode(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text(OLD)
+    path.chmod(0o755)
+    scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    assert "torch.linalg.solve" in path.read_text()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o755
+
+
+def test_default_excluded_directories_and_exclude_globs(tmp_path):
+    for sub in (".venv/lib", "build", "node_modules", "src/__pycache__", "env_with_cfg", "src/gen"):
+        (tmp_path / sub).mkdir(parents=True)
+        (tmp_path / sub / "m.py").write_text(OLD)
+    (tmp_path / "env_with_cfg" / "pyvenv.cfg").write_text("home = /usr")
+    (tmp_path / "src" / "keep.py").write_text(OLD)
+    result = scan([tmp_path], settings(root=str(tmp_path), exclude=("src/gen",)))
+    assert [f.path for f in result.findings] == ["src/keep.py"]

@@ -1,0 +1,167 @@
+"""The CLI on the bundled legacy project: findings, exit codes, formats, --diff and --fix."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES
+from torch_upgrade.cli import main
+
+PROJECT = FIXTURES / "legacy_project"
+EXPECTED = {
+    ("legacy/spectral.py", "TU103"), ("legacy/spectral.py", "TU104"),
+    ("legacy/linalg_utils.py", "TU201"), ("legacy/linalg_utils.py", "TU202"),
+    ("legacy/linalg_utils.py", "TU203"), ("legacy/linalg_utils.py", "TU204"),
+    ("legacy/meta.py", "TU401"), ("legacy/meta.py", "TU402"),
+    ("legacy/train.py", "TU303"), ("legacy/train.py", "TU304"),
+    ("legacy/fast.py", "TU411"), ("legacy/fast.py", "TU501"),
+}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    copy = tmp_path / "legacy_project"
+    shutil.copytree(PROJECT, copy)
+    monkeypatch.chdir(copy)
+    return copy
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_json_findings_and_window(project):
+    result = run("scan", ".", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert data["window"] == {"from": "1.6", "to": "2.13", "source": "requirements.txt: torch==1.6.0"}
+    assert {(f["path"], f["rule"]) for f in data["findings"]} == EXPECTED
+    assert data["errors"] == []
+    solve = next(f for f in data["findings"] if f["rule"] == "TU201")
+    assert (solve["line"], solve["column"], solve["severity"]) == (8, 12, "error")
+    assert solve["fix"]["safety"] == "unsafe" and "needs torch >= 1.8" in solve["fix"]["reason"]
+    assert solve["fix"]["replacement"] == "X = torch.linalg.solve(A, B)"
+    # numpy.linalg.solve in the same file is not a finding
+    assert not [f for f in data["findings"] if f["line"] == 28 and f["path"] == "legacy/linalg_utils.py"]
+
+
+def test_text_report_is_readable(project):
+    result = run("scan", ".")
+    assert result.exit_code == 1
+    out = result.output
+    assert "Window: torch 1.6 → 2.13 (requirements.txt: torch==1.6.0)" in out
+    assert "legacy/linalg_utils.py:8:12 TU201 error (removed in torch 1.12)" in out
+    assert "→ X = torch.linalg.solve(A, B)" in out
+    assert "Found 14 findings (5 errors, 9 warnings) in 8 files." in out
+    assert "\x1b[" not in out  # no colour when not a terminal
+
+
+def test_concise_format(project):
+    result = run("scan", "legacy/linalg_utils.py", "--format", "concise")
+    lines = result.output.splitlines()
+    assert "legacy/linalg_utils.py:8:12: TU201 " in lines[0]
+    assert len(lines) == 4
+
+
+def test_window_from_cli_overrides_pin(project):
+    result = run("scan", ".", "--format", "json", "--from", "2.4", "--to", "2.4")
+    data = json.loads(result.output)
+    assert data["window"]["source"] == "--from"
+    rules = {f["rule"] for f in data["findings"]}
+    assert "TU303" in rules and "TU201" in rules
+    assert all(f["fix"]["safety"] == "safe" for f in data["findings"] if f["rule"] in ("TU303", "TU304"))
+
+
+def test_target_before_a_deprecation_hides_it(project):
+    data = json.loads(run("scan", ".", "--format", "json", "--to", "1.8").output)
+    assert {f["rule"] for f in data["findings"]} == {"TU103", "TU104"}
+
+
+def test_fail_on_and_exit_zero(project):
+    assert run("scan", "legacy/linalg_utils.py", "--fail-on", "error").exit_code == 1
+    assert run("scan", "legacy/train.py", "--fail-on", "error").exit_code == 0
+    assert run("scan", ".", "--exit-zero").exit_code == 0
+
+
+def test_select_and_ignore(project):
+    data = json.loads(run("scan", ".", "--format", "json", "--select", "TU2").output)
+    assert {f["rule"] for f in data["findings"]} == {"TU201", "TU202", "TU203", "TU204"}
+    data = json.loads(run("scan", ".", "--format", "json", "--ignore", "TU2,TU1").output)
+    assert not {f["rule"] for f in data["findings"]} & {"TU201", "TU103"}
+    assert run("scan", ".", "--select", "TU999").exit_code == 2
+
+
+def test_bad_window_is_a_usage_error(project):
+    assert run("scan", ".", "--from", "2.5", "--to", "2.0").exit_code == 2
+    assert run("scan", ".", "--from", "banana").exit_code == 2
+
+
+def test_diff_writes_nothing(project):
+    before = (project / "legacy/linalg_utils.py").read_text()
+    result = run("scan", ".", "--diff", "--unsafe-fixes")
+    assert result.exit_code == 1
+    assert "-    X, _ = torch.solve(B, A)\n+    X = torch.linalg.solve(A, B)" in result.output
+    assert (project / "legacy/linalg_utils.py").read_text() == before
+
+
+def test_fix_applies_only_safe_fixes_by_default(project):
+    result = run("scan", ".", "--fix", "--format", "json")
+    data = json.loads(result.output)
+    assert data["summary"]["fixed"] == 0  # every rewrite needs a newer torch than 1.6
+    result = run("scan", ".", "--fix", "--from", "2.4", "--format", "json")
+    assert json.loads(result.output)["summary"]["fixed"] >= 1
+    assert "torch.autocast(\"cuda\", enabled=use_cuda)" in (project / "legacy/train.py").read_text()
+
+
+def test_unsafe_fix_then_second_run_changes_nothing(project):
+    first = run("scan", ".", "--fix", "--unsafe-fixes", "--format", "json")
+    assert json.loads(first.output)["findings"] == []
+    assert first.exit_code == 0
+    snapshot = {p: p.read_bytes() for p in project.rglob("*.py")}
+    second = run("scan", ".", "--fix", "--unsafe-fixes", "--format", "json")
+    assert json.loads(second.output)["summary"]["fixed"] == 0
+    assert {p: p.read_bytes() for p in project.rglob("*.py")} == snapshot
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_fixed_project_runs_on_torch(project):
+    assert run("scan", ".", "--fix", "--unsafe-fixes").exit_code == 0
+    proc = subprocess.run([sys.executable, "-W", "error::FutureWarning", "run_all.py"], cwd=project,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().endswith("ok")
+
+
+def test_real_subprocess_entry_points(project):
+    for command in (["torch-upgrade"], [sys.executable, "-m", "torch_upgrade"]):
+        if command[0] == "torch-upgrade" and shutil.which("torch-upgrade") is None:
+            continue
+        proc = subprocess.run(command + ["scan", ".", "--format", "concise"], capture_output=True, text=True)
+        assert proc.returncode == 1
+        assert "TU201" in proc.stdout
+
+
+def test_rules_and_explain():
+    data = json.loads(run("rules", "--format", "json").output)
+    ids = [r["id"] for r in data["rules"]]
+    assert len(ids) == len(set(ids)) >= 16
+    assert all(r["versions"] and r["kind"] for r in data["rules"])
+    for rule in data["rules"]:
+        out = run("explain", rule["id"]).output
+        assert out.startswith(f"{rule['id']} {rule['name']}:")
+        assert "References:" in out and "Why:" in out
+    assert "TU201" in run("rules").output
+    assert run("explain", "TU999").exit_code == 2
+    by_name = run("explain", "linalg-solve").output
+    assert "torch.linalg.solve(A, B)" in by_name
+
+
+def test_version():
+    assert run("--version").output.startswith("torch-upgrade, version")
