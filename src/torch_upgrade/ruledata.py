@@ -234,7 +234,7 @@ def _examples(raw: Any, file: str, entry: str, key: str) -> tuple[Example, ...]:
     return tuple(out)
 
 
-def _rule(raw: dict, release: str, file: str, index: int) -> Rule:
+def _rule(raw: dict, release: str, file: str, index: int, release_note: str = "") -> Rule:
     entry = f"rule {raw.get('id') or '#' + str(index + 1)}"
     if not isinstance(raw, dict):
         raise _fail(file, entry, "must be a table")
@@ -293,7 +293,7 @@ def _rule(raw: dict, release: str, file: str, index: int) -> Rule:
         file=file, message=raw["message"].strip(), why=raw["why"].strip(), references=references,
         safety=safety, safety_note=raw.get("safety_note", "").strip(),
         replacement=raw.get("replacement", "").strip(),
-        fixer=fixer, checker=checker, release_note=raw.get("release_note", "").strip(),
+        fixer=fixer, checker=checker, release_note=raw.get("release_note", release_note).strip(),
         catalog=raw.get("catalog", raw["name"]), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, **versions,
@@ -317,7 +317,10 @@ def load_file(path: Path) -> list[Rule]:
     rules = data.get("rule", [])
     if not isinstance(rules, list):
         raise RuleDataError(f"{file}: 'rule' must be an array of tables ([[rule]])")
-    return [_rule(raw, release, file, i) for i, raw in enumerate(rules)]
+    note = data.get("release_note", "")
+    if not isinstance(note, str):
+        raise RuleDataError(f"{file}: 'release_note' must be a string")
+    return [_rule(raw, release, file, i, note) for i, raw in enumerate(rules)]
 
 
 def rules_dir() -> Path:
