@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import click
 from torch_upgrade import __version__, config as config_mod, pins
 from torch_upgrade.ruledata import RuleDataError, load_rules
 from torch_upgrade.settings import Settings
-from torch_upgrade.versions import NEWEST, OLDEST, Window, parse_version, short
+from torch_upgrade.versions import NEWEST, OLDEST, Window, short
 
 FORMATS = ("text", "concise", "json")
 SEVERITIES = ("error", "warning", "info", "hint")
@@ -39,7 +38,6 @@ def _window(low: Optional[str], high: Optional[str], cfg, start: Path) -> tuple[
     notes: list[str] = []
     if high == "installed":
         high = _installed_torch()
-    high_source = "--to" if high else ("config" if cfg.get("to") else None)
     high = high or cfg.get("to") or NEWEST
     if low:
         source = "--from"
@@ -58,8 +56,6 @@ def _window(low: Optional[str], high: Optional[str], cfg, start: Path) -> tuple[
         raise click.UsageError(str(exc)) from None
     if window.low > window.high:
         raise click.UsageError(f"--from {short(window.low)} is newer than --to {short(window.high)}")
-    if high_source is None and window.high == parse_version(NEWEST):
-        pass
     return window, notes
 
 
@@ -129,8 +125,6 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
     if diff:
         text = "".join(r.diff for r in result.files if r.diff)
         _emit(text, output)
-        if fmt != "text":
-            pass
         for e in result.errors:
             click.echo(f"{e.path}: error: {e.message}", err=True)
         sys.exit(1 if text or result.errors else 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Sequence
 
 import libcst as cst
 

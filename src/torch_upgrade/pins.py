@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from torch_upgrade.versions import RELEASES, short
