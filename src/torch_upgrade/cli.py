@@ -10,11 +10,11 @@ from typing import Optional
 import click
 
 from torch_upgrade import __version__, config as config_mod, pins
+from torch_upgrade.reporters import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.ruledata import RuleDataError, load_rules
 from torch_upgrade.settings import Settings
 from torch_upgrade.versions import NEWEST, OLDEST, Window, short
 
-FORMATS = ("text", "concise", "json")
 SEVERITIES = ("error", "warning", "info", "hint")
 
 
@@ -36,9 +36,9 @@ def _installed_torch() -> str:
 
 def _window(low: Optional[str], high: Optional[str], cfg, start: Path) -> tuple[Window, list[str]]:
     notes: list[str] = []
+    high = high or cfg.get("to") or NEWEST
     if high == "installed":
         high = _installed_torch()
-    high = high or cfg.get("to") or NEWEST
     if low:
         source = "--from"
     elif cfg.get("from"):
@@ -67,7 +67,30 @@ def _color(output: Optional[str]) -> bool:
     return sys.stdout.isatty()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """Turns an unexpected exception into exit code 2 with one line, as DESIGN.md pins."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except Exception as exc:  # pragma: no cover - exercised through a monkeypatched engine
+            if os.environ.get("TORCH_UPGRADE_DEBUG"):
+                raise
+            click.echo(f"torch-upgrade: internal error: {type(exc).__name__}: {exc} "
+                       "(set TORCH_UPGRADE_DEBUG=1 for the traceback)", err=True)
+            sys.exit(2)
+
+
+class _Failure(click.ClickException):
+    """A run that cannot go on, outside the user's code: exit 2 (DESIGN.md)."""
+
+    exit_code = 2
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="torch-upgrade")
 def main() -> None:
     """Find the code that PyTorch upgrades affect, and rewrite it safely."""
@@ -90,36 +113,43 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Use this pyproject.toml / torch-upgrade.toml.")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Record current findings there on first use; afterwards report only new ones.")
+@click.option("--add-ignore", is_flag=True,
+              help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
 def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt, output, fail_on,
-         exit_zero, config_path) -> None:
+         exit_zero, config_path, baseline, add_ignore) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
     from torch_upgrade import engine, reporters
 
     paths = list(paths) or [Path(".")]
+    if add_ignore and (diff or baseline):
+        raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
     try:
         cfg = config_mod.load(config_path) if config_path else config_mod.discover(paths[0])
         rules = load_rules()
+        config_mod.check_rule_ids(cfg, lambda k: _known(rules, k))
     except (config_mod.ConfigError, RuleDataError) as exc:
         raise click.UsageError(str(exc)) from None
     window, notes = _window(low, high, cfg, paths[0])
     selected = _split(select) or tuple(cfg.get("select", ()))
     ignored = _split(ignore) or tuple(cfg.get("ignore", ()))
-    unknown = [k for k in selected + ignored if not any(r.id.startswith(k) or r.name == k for r in rules)]
+    unknown = [k for k in _split(select) + _split(ignore) if not _known(rules, k)]
     if unknown:
         raise click.UsageError(f"unknown rule id or prefix: {', '.join(unknown)}")
     settings = Settings(
         window=window, select=selected, ignore=ignored,
-        exclude=tuple(exclude) + tuple(cfg.get("exclude", ())),
-        fix=fix, diff=diff,
+        exclude=tuple(exclude) or tuple(cfg.get("exclude", ())),
+        fix=fix or bool(unsafe_fixes and not diff), diff=diff,
         unsafe_fixes=bool(unsafe_fixes if unsafe_fixes is not None else cfg.get("unsafe-fixes", False)),
-        per_file_ignores=tuple((g, tuple(ids)) for g, ids in cfg.get("per-file-ignores", {}).items()),
+        per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
+                               for g, ids in cfg.get("per-file-ignores", {}).items()),
+        fix_edits=fmt in NEEDS_FIX_EDITS,
     )
-    if settings.unsafe_fixes and not diff:
-        settings = Settings(**{**settings.__dict__, "fix": True})
     try:
         result = engine.scan(paths, settings, rules)
     except RecursionError:  # pragma: no cover - guarded per file
-        raise click.ClickException("internal error: recursion limit") from None
+        raise _Failure("internal error: recursion limit") from None
     for note in notes:
         click.echo(f"torch-upgrade: note: {note}", err=True)
     if diff:
@@ -128,12 +158,61 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
         for e in result.errors:
             click.echo(f"{e.path}: error: {e.message}", err=True)
         sys.exit(1 if text or result.errors else 0)
+    if add_ignore:
+        _add_ignore(result)
+    if baseline is not None:
+        result = _apply_baseline(result, baseline)
     render = reporters.get(fmt)
-    _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=rules), output)
+    _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=rules, notes=notes),
+          output)
     failing = result.failing(fail_on)
     if result.errors:
         sys.exit(1)
     sys.exit(0 if exit_zero or not failing else 1)
+
+
+def _known(rules, key: str) -> bool:
+    return any(r.id.startswith(key) or r.name == key for r in rules)
+
+
+def _rebase(glob: str, config_path: Optional[Path]) -> str:
+    """A per-file-ignores glob, written relative to its config file, made relative to the cwd."""
+    if config_path is None or "/" not in glob.rstrip("/"):
+        return glob  # a bare name pattern matches the file name anywhere
+    base = os.path.relpath(config_path.resolve().parent, Path.cwd())
+    return glob if base == "." else f"{base}/{glob}".replace(os.sep, "/")
+
+
+def _add_ignore(result) -> None:
+    from torch_upgrade.add_ignore import add_ignores
+
+    outcome = add_ignores(result.findings)
+    for e in list(result.errors) + outcome.errors:
+        click.echo(f"{e.path}: error: {e.message}", err=True)
+    message = (f"torch-upgrade: added {outcome.comments} suppression comment"
+               f"{'s' if outcome.comments != 1 else ''} in {outcome.files} file{'s' if outcome.files != 1 else ''}")
+    if outcome.skipped:
+        message += f"; {outcome.skipped} notebook finding{'s' if outcome.skipped != 1 else ''} left as they are"
+    click.echo(message, err=True)
+    sys.exit(1 if result.errors or outcome.errors else 0)
+
+
+def _apply_baseline(result, path: Path):
+    from torch_upgrade import baseline
+
+    try:
+        applied = baseline.apply(result, path)
+    except baseline.BaselineError as exc:
+        raise click.UsageError(str(exc)) from None
+    if applied.created:
+        click.echo(f"torch-upgrade: baseline: recorded {applied.known} finding"
+                   f"{'s' if applied.known != 1 else ''} in {path}; later runs report only new ones", err=True)
+    else:
+        stale = f"; {applied.stale} recorded finding{'s' if applied.stale != 1 else ''} no longer occur" \
+            if applied.stale else ""
+        click.echo(f"torch-upgrade: baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} "
+                   f"hidden ({path}){stale}", err=True)
+    return applied.result
 
 
 def _width() -> int:
@@ -145,7 +224,10 @@ def _width() -> int:
 
 def _emit(text: str, output: Optional[Path]) -> None:
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise _Failure(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
         click.echo(text, nl=False)
 

@@ -124,7 +124,8 @@ def _ignored_by_path(rel: str, rule_id: str, rule_name: str, settings: Settings)
     import fnmatch
 
     for pattern, ids in settings.per_file_ignores:
-        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*"):
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*") \
+                or ("/" not in pattern and fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern)):
             if any(rule_id.startswith(i) or i == rule_name for i in ids):
                 return True
     return False
@@ -156,6 +157,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             end_line=rng.end.line, end_column=rng.end.column + 1,
             severity=severity(rule, window), message=hit.message or rule.message,
             release=release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
+            statement_line=first,
         ))
     return out
 
@@ -175,8 +177,17 @@ def _collect_facts(analysis: Analysis, module: cst.Module, ctx: Context) -> dict
             if rng is not None:
                 fact["position"] = (rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
                 fact["snippet"] = "\n".join(module.code.splitlines()[rng.start.line - 1:rng.end.line])
+                fact["suppressed"] = Suppressions.of(module.code).suppressed(rule.id, rule.name, rng.start.line)
         facts[rule.id] = fact
     return facts
+
+
+def _attach_text_edits(module: cst.Module, findings: Sequence[Finding]) -> None:
+    from torch_upgrade.fixtext import text_edits
+
+    for finding in findings:
+        if finding.fix is not None:
+            finding.fix.text_edits = text_edits(module, finding.fix)
 
 
 def _fixable(finding: Finding, settings: Settings) -> bool:
@@ -235,6 +246,8 @@ def _scan_file(path: Path, ctx: Context) -> FileResult:
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
         result.findings = findings_for(module, module.code, rel, hits, ctx)
+        if settings.fix_edits:
+            _attach_text_edits(module, result.findings)
         result.facts = _collect_facts(analysis, module, ctx)
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
@@ -281,6 +294,8 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
             continue
         facts = [(r.path, r.facts[rule.id]) for r in results if rule.id in r.facts]
         for path, fact, message in checker.project(facts, rule, ctx.settings.window):
+            if fact.get("suppressed") or _ignored_by_path(path, rule.id, rule.name, ctx.settings):
+                continue
             line, col, end_line, end_col = fact.get("position", (1, 1, 1, 1))
             out.append(Finding(
                 rule_id=rule.id, rule_name=rule.name, path=path, line=line, column=col,

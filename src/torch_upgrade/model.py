@@ -55,6 +55,8 @@ class Fix:
     requires: Optional[str] = None  # torch version this particular rewrite needs, if above the rule's
     # names whose references this fix removes (candidates for unused-import cleanup)
     released: tuple[str, ...] = ()
+    # the rewrite as text edits on the file (computed only when a report needs them, see fixtext.py)
+    text_edits: tuple = ()
 
     def as_dict(self) -> dict:
         out = {"safety": self.safety, "replacement": self.replacement}
@@ -81,6 +83,7 @@ class Finding:
     fix: Optional[Fix] = None
     cell: Optional[int] = None
     snippet: str = ""  # the flagged source lines
+    statement_line: Optional[int] = None  # first line of the enclosing statement (suppression comments)
     node: Optional[cst.CSTNode] = field(default=None, repr=False, compare=False)
 
     @property

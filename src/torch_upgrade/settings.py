@@ -24,6 +24,7 @@ class Settings:
     unsafe_fixes: bool = False
     diff: bool = False
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fix_edits: bool = False  # compute each fix's text edits (for reports such as SARIF)
     root: Optional[str] = None  # paths in reports are relative to this
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
