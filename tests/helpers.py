@@ -20,3 +20,16 @@ def scan_code(tmp_path: Path, code: str, name: str = "example.py", low=None, hig
     path.write_text(code, encoding="utf-8")
     result = scan([tmp_path], settings(low, high, root=str(tmp_path), **kw))
     return result, path
+
+
+def cli(*args, **kw):
+    """Run the CLI in-process with stdout and stderr kept apart (click >= 8.2 always does)."""
+    from click.testing import CliRunner
+
+    from torch_upgrade.cli import main
+
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(main, [str(a) for a in args], catch_exceptions=False, **kw)

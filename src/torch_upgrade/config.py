@@ -107,13 +107,16 @@ def load(path: Path) -> Config:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table")
     if path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("torch-upgrade")
+        table = tool.get("torch-upgrade")
         if table is None:
             return Config(None)
     else:
-        table = data.get("tool", {}).get("torch-upgrade", data)
-    return Config(path, _validate(path, dict(table)))
+        table = tool.get("torch-upgrade", data)
+    return Config(path, dict(_validate(path, table)))
 
 
 def discover(start: Path) -> Config:

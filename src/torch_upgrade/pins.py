@@ -15,7 +15,7 @@ from typing import Iterator, Optional
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.versions import RELEASES, short
 
@@ -49,13 +49,22 @@ def lowest(spec: SpecifierSet) -> Optional[Version]:
     return allowed[0] if allowed else None
 
 
+_LOOKS_PINNED = re.compile(r"^\s*(?:py)?torch\s*(?:\[[^\]]*\])?\s*(?:[=<>!~]|\(|;)", re.IGNORECASE)
+
+
+class Unparseable(ValueError):
+    """A torch requirement that cannot be read; reported as a note, never fatal."""
+
+
 def _requirement(text: str) -> Optional[Requirement]:
     text = text.split(" #", 1)[0].strip()
     if not text or text.startswith(("#", "-", "git+", "http:", "https:", "file:")):
         return None
     try:
         req = Requirement(text)
-    except InvalidRequirement:
+    except InvalidRequirement as exc:
+        if _LOOKS_PINNED.match(text):
+            raise Unparseable(f"cannot parse {text!r}: {exc}") from None
         return None
     return req if req.name.lower() in TORCH_NAMES else None
 
@@ -83,20 +92,33 @@ def _pyproject(path: Path) -> Iterator[tuple[str, str]]:
     for group, deps in (project.get("optional-dependencies", {}) or {}).items():
         for dep in deps or []:
             yield f"{path.name} [{group}]", dep
+    for group, deps in (data.get("dependency-groups", {}) or {}).items():
+        for dep in deps or []:
+            if isinstance(dep, str):
+                yield f"{path.name} [dependency-groups.{group}]", dep
     poetry = data.get("tool", {}).get("poetry", {})
-    sections = [("dependencies", poetry.get("dependencies", {}))]
+    sections = [("dependencies", poetry.get("dependencies", {})),
+                ("dev-dependencies", poetry.get("dev-dependencies", {}))]
     sections += [(f"group.{g}", v.get("dependencies", {})) for g, v in (poetry.get("group", {}) or {}).items()]
     for where, deps in sections:
         for name, value in (deps or {}).items():
             if name.lower() in TORCH_NAMES:
-                spec = value.get("version", "") if isinstance(value, dict) else str(value)
-                yield f"{path.name} (poetry {where})", f"torch{_poetry_spec(spec)}"
+                for item in value if isinstance(value, list) else [value]:
+                    spec = item.get("version", "") if isinstance(item, dict) else str(item)
+                    yield f"{path.name} (poetry {where})", f"torch{_poetry_spec(spec)}"
 
 
 def _poetry_spec(spec: str) -> str:
     spec = spec.strip()
     if spec in ("", "*"):
         return ""
+    try:
+        return _poetry_constraints(spec)
+    except (InvalidVersion, IndexError, ValueError):
+        return spec  # left as written: reported as unparseable
+
+
+def _poetry_constraints(spec: str) -> str:
     out = []
     for part in spec.split(","):
         part = part.strip()
@@ -139,14 +161,39 @@ def _setup_py(path: Path) -> Iterator[tuple[str, str]]:
             yield path.name, node.value
 
 
+_CONDA_LINE = re.compile(r"^\s*-\s*(?:[\w\-]+::)?((?:py)?torch)(?![\w.\-])\s*([^#]*)")
+
+
+def _conda_spec(spec: str) -> str:
+    """A conda match spec (``=1.12``, ``1.12.*``, ``==1.12.1=build``, ``>=1.10,<2``) in PEP 440 form."""
+    spec = spec.strip().strip("\"'")
+    if not spec:
+        return ""
+    if spec[0].isdigit():  # `pytorch 1.12.*` / `pytorch 1.12.1 build`
+        spec = "=" + spec.split()[0]
+    if re.match(r"^=[^=]", spec):  # `pytorch=1.12` means 1.12.*; a build string may follow
+        version = spec[1:].split("=")[0]
+        return "==" + version + ("" if version.endswith("*") else ".*")
+    if spec.startswith("==") and "=" in spec[2:]:
+        return "==" + spec[2:].split("=")[0]
+    return spec.replace(" ", "")
+
+
 def _environment_yml(path: Path) -> Iterator[tuple[str, str]]:
+    """Conda dependencies (``pytorch=1.12``) and the ``pip:`` section (``torch==1.12.1``)."""
+    in_pip = None
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        match = re.match(r"^\s*-\s*(?:[\w\-]+::)?((?:py)?torch)\s*([=<>!~][^#\s]*)?", line)
+        indent = len(line) - len(line.lstrip())
+        if re.match(r"^\s*-\s*pip\s*:", line):
+            in_pip = indent
+            continue
+        if in_pip is not None and line.strip() and indent <= in_pip:
+            in_pip = None
+        match = _CONDA_LINE.match(line)
         if match:
-            spec = match.group(2) or ""
-            if re.match(r"^=[^=]", spec):  # conda's `pytorch=1.12` means 1.12.*
-                spec = "==" + spec[1:] + ("" if spec.endswith("*") else ".*")
-            yield path.name, f"torch{spec}"
+            spec = match.group(2).strip()
+            where = f"{path.name} (pip)" if in_pip is not None else path.name
+            yield where, f"torch{spec if in_pip is not None else _conda_spec(spec)}"
 
 
 def _pipfile(path: Path) -> Iterator[tuple[str, str]]:
@@ -164,14 +211,20 @@ READERS = {
 }
 
 
-def _candidates(directory: Path) -> Iterator[tuple[str, str]]:
+def _candidates(directory: Path, problems: list[str]) -> Iterator[tuple[str, str]]:
     for name in PROJECT_FILES:
         path = directory / name
         if path.is_file():
-            yield from READERS[name](path)
+            try:
+                yield from list(READERS[name](path))
+            except Exception as exc:  # malformed project file: report, never fatal
+                problems.append(f"{path.name}: cannot read it for the torch pin: {exc}")
     seen: set[Path] = set()
     for path in sorted(directory.glob("requirements*.txt")) + sorted(directory.glob("requirements/*.txt")):
-        yield from _requirements_file(path, seen)
+        try:
+            yield from list(_requirements_file(path, seen))
+        except OSError as exc:
+            problems.append(f"{path.name}: cannot read it for the torch pin: {exc}")
 
 
 def project_root(start: Path) -> Optional[Path]:
@@ -190,14 +243,14 @@ def detect(start: Path) -> Pin:
     root = project_root(start)
     if root is None:
         return Pin(None)
-    found: list[tuple[str, Version, str]] = []
+    found: list[tuple[str, Version, str, SpecifierSet]] = []
     problems: list[str] = []
-    try:
-        pairs = list(_candidates(root))
-    except Exception as exc:  # malformed project file: report, never fatal
-        return Pin(None, problems=[f"{root}: cannot read project files: {exc}"])
-    for where, text in pairs:
-        req = _requirement(text)
+    for where, text in list(_candidates(root, problems)):
+        try:
+            req = _requirement(text)
+        except Unparseable as exc:
+            problems.append(f"{where}: {exc}; ignored")
+            continue
         if req is None:
             continue
         if req.marker is not None and not req.marker.evaluate({"extra": ""}) and "extra" not in str(req.marker):
@@ -209,12 +262,15 @@ def detect(start: Path) -> Pin:
         if low is None:
             problems.append(f"{label} allows no torch release")
             continue
-        found.append((where, low, label))
+        found.append((where, low, label, req.specifier))
     if not found:
         return Pin(None, problems=problems)
     # the strictest lower bound across files sets the window
-    where, low, label = max(found, key=lambda item: item[1])
-    lows = {short(item[1]) for item in found}
-    if len(lows) > 1:
+    where, low, label, _ = max(found, key=lambda item: item[1])
+    if len({short(item[1]) for item in found}) > 1:
         problems.append("project files disagree on torch: " + "; ".join(item[2] for item in found))
+    combined = SpecifierSet(",".join(str(item[3]) for item in found))
+    if len(found) > 1 and lowest(combined) is None:
+        problems.append("torch pins contradict each other (no version satisfies all of them): "
+                        + "; ".join(item[2] for item in found) + f"; using {label}")
     return Pin(low, label, problems)
