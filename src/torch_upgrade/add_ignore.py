@@ -59,8 +59,8 @@ def annotate(text: str, wanted: dict[int, list[str]]) -> tuple[str, int]:
     layout = Layout.of(text)
     targets: dict[int, list[str]] = defaultdict(list)
     for line, ids in wanted.items():
-        target = layout.comment_line(line)
-        targets[target] += [i for i in ids if i not in targets[target]]
+        target = targets[layout.comment_line(line)]
+        target.extend(i for i in dict.fromkeys(ids) if i not in target)
     lines = physical_lines(text)
     written = 0
     for number, ids in sorted(targets.items()):
