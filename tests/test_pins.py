@@ -53,3 +53,227 @@ def test_walks_up_to_the_project_root(tmp_path):
 
 def test_no_pin(tmp_path):
     assert detect(tmp_path).version is None
+
+
+# ------------------------------------------------------------------ every project file
+import json  # noqa: E402
+
+import pytest  # noqa: E402
+
+from helpers import cli  # noqa: E402
+from torch_upgrade.pins import _conda_spec  # noqa: E402
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_pep621_optional_dependencies(tmp_path):
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy"]\n'
+                                       '[project.optional-dependencies]\ngpu = ["torch>=1.11"]\n')
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.11.0") and pin.source == "pyproject.toml [gpu]: torch>=1.11"
+
+
+def test_pep735_dependency_groups(tmp_path):
+    write(tmp_path / "pyproject.toml", '[dependency-groups]\ntrain = ["torch~=2.2.0"]\n')
+    assert detect(tmp_path).version == Version("2.2.0")
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ('"^1.13"', "1.13.0"), ('"~1.12.1"', "1.12.1"), ('">=1.9,<2.0"', "1.9.0"), ('"2.0.1"', "2.0.1"),
+    ('{version = "^2.1", source = "pytorch"}', "2.1.0"),
+    ('[{version = "^1.12", python = "<3.11"}, {version = "^2.0", python = ">=3.11"}]', "2.0.0"),
+])
+def test_poetry_constraints(tmp_path, spec, expected):
+    write(tmp_path / "pyproject.toml", f'[tool.poetry.dependencies]\npython = "^3.9"\ntorch = {spec}\n')
+    pin = detect(tmp_path)
+    assert pin.version == Version(expected)
+    assert pin.source.startswith("pyproject.toml (poetry dependencies): torch")
+
+
+def test_poetry_groups(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.poetry.group.ml.dependencies]\ntorch = "^1.10"\n')
+    assert detect(tmp_path).source == "pyproject.toml (poetry group.ml): torch<2.0,>=1.10"
+
+
+def test_requirements_constraints_file(tmp_path):
+    write(tmp_path / "requirements.txt", "-c constraints.txt\ntorch\nnumpy\n")
+    write(tmp_path / "constraints.txt", "torch==1.13.1\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.13.1") and pin.source == "constraints.txt: torch==1.13.1"
+
+
+def test_requirements_variants(tmp_path):
+    write(tmp_path / "requirements-dev.txt",
+          "--requirement=requirements/gpu.txt\n-e .\ngit+https://x/torch.git\n")
+    write(tmp_path / "requirements" / "gpu.txt",
+          "--extra-index-url https://download.pytorch.org/whl/cu118\ntorch==2.0.1+cu118 ; sys_platform != 'win32'\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("2.0.1")
+
+
+def test_include_cycles_are_harmless(tmp_path):
+    write(tmp_path / "requirements.txt", "-r requirements.txt\n-r other.txt\ntorch>=1.7\n")
+    write(tmp_path / "other.txt", "-r requirements.txt\n")
+    assert detect(tmp_path).version == Version("1.7.0")
+
+
+def test_setup_cfg(tmp_path):
+    write(tmp_path / "setup.cfg", "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n"
+                                  "    torch>=1.10.0\n[options.extras_require]\ndev = pytest\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.10.0") and pin.source == "setup.cfg: torch>=1.10.0"
+
+
+def test_setup_cfg_extras(tmp_path):
+    write(tmp_path / "setup.cfg", "[options.extras_require]\ntorch =\n    torch>=2.1\n")
+    assert detect(tmp_path).version == Version("2.1.0")
+
+
+def test_setup_py_forms_and_it_is_never_executed(tmp_path):
+    marker = tmp_path / "executed"
+    write(tmp_path / "setup.py", f"""
+from setuptools import setup
+open({str(marker)!r}, "w").write("ran")
+REQUIRED = ["numpy", "torch >= 1.8, < 2"]
+setup(
+    name="x",
+    packages=["torch_helpers"],
+    install_requires=REQUIRED,
+    extras_require={{"fast": ["torch>=1.10"]}},
+)
+""")
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.10.0")
+    assert not marker.exists()
+
+
+def test_setup_py_that_does_not_parse_is_a_note(tmp_path):
+    write(tmp_path / "setup.py", "print 'python 2'\n")
+    write(tmp_path / "requirements.txt", "torch==1.9.0\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.9.0")
+    assert any(p.startswith("setup.py: cannot read it") for p in pin.problems)
+
+
+ENV = """\
+name: legacy
+channels: [pytorch, conda-forge]
+dependencies:
+  - python=3.8
+  - pytorch::pytorch=1.10
+  - torchvision=0.11
+  - pip
+  - pip:
+    - torch-tb-profiler
+    - torch==1.10.2
+"""
+
+
+def test_environment_yml_conda_and_pip_sections(tmp_path):
+    write(tmp_path / "environment.yml", ENV)
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.10.2")  # the strictest lower bound: the pip pin
+    assert pin.source == "environment.yml (pip): torch==1.10.2"
+    assert any("disagree" in p and "environment.yml: torch==1.10.*" in p for p in pin.problems)
+
+
+def test_environment_yml_conda_only(tmp_path):
+    write(tmp_path / "environment.yaml", "dependencies:\n  - pytorch>=1.12,<2\n  - torchaudio>=0.12\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.12.0") and pin.source == "environment.yaml: torch<2,>=1.12"
+
+
+@pytest.mark.parametrize("conda, pep440", [
+    ("=1.12", "==1.12.*"), ("1.12.*", "==1.12.*"), ("=1.12.1=py3.9_cuda11.3_cudnn8.3.2_0", "==1.12.1.*"),
+    ("==1.13.1=cuda", "==1.13.1"), (">=1.10, <2", ">=1.10,<2"), ("", ""), ("1.9.0 cuda_0", "==1.9.0.*"),
+])
+def test_conda_specs(conda, pep440):
+    assert _conda_spec(conda) == pep440
+
+
+def test_pipfile(tmp_path):
+    write(tmp_path / "Pipfile", '[packages]\nnumpy = "*"\ntorch = ">=1.9"\n[dev-packages]\npytest = "*"\n')
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.9.0") and pin.source == "Pipfile [packages]: torch>=1.9"
+    write(tmp_path / "Pipfile", '[packages]\ntorch = {version = "==2.0.0", index = "pytorch"}\n')
+    assert detect(tmp_path).version == Version("2.0.0")
+    write(tmp_path / "Pipfile", '[packages]\ntorch = "*"\n')
+    assert detect(tmp_path).version is None
+
+
+def test_unparseable_pins_are_notes_not_fatal(tmp_path):
+    write(tmp_path / "requirements.txt", "torch>=1.x\n")
+    write(tmp_path / "Pipfile", "[packages\n")
+    write(tmp_path / "setup.cfg", "[options]\ninstall_requires =\n    torch>=1.8\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("1.8.0")
+    assert any("requirements.txt: cannot parse 'torch>=1.x'" in p for p in pin.problems)
+    assert any(p.startswith("Pipfile: cannot read it") for p in pin.problems)
+
+
+def test_poetry_constraint_that_does_not_parse(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.poetry.dependencies]\ntorch = "^one"\n')
+    pin = detect(tmp_path)
+    assert pin.version is None and "cannot parse" in pin.problems[0]
+
+
+def test_contradictory_pins_across_files(tmp_path):
+    write(tmp_path / "requirements.txt", "torch>=2.0\n")
+    write(tmp_path / "setup.cfg", "[options]\ninstall_requires =\n    torch<1.13\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("2.0.0")
+    assert any(p.startswith("torch pins contradict each other") for p in pin.problems)
+
+
+def test_notes_reach_the_user_and_the_scan_goes_on(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "requirements.txt", "torch>=2.1,<1.5\n")
+    write(tmp_path / "m.py", "import torch\nX = torch.qr(A)\n")
+    result = cli("scan", ".", "--format", "json")
+    assert result.exit_code == 1
+    assert "torch-upgrade: note: requirements.txt: torch<1.5,>=2.1 allows no torch release" in result.stderr
+    data = json.loads(result.stdout)
+    assert data["window"]["from"] == "1.6" and "no torch pin found" in data["window"]["source"]
+    md = cli("scan", ".", "--format", "markdown").stdout
+    assert "## Notes" in md and "allows no torch release" in md
+
+
+# ------------------------------------------------------------------ --to installed
+def test_to_installed_reads_package_metadata_without_importing_torch(tmp_path, monkeypatch):
+    import sys
+    from importlib import metadata
+
+    calls = []
+
+    def fake_version(name):
+        calls.append(name)
+        return "2.3.1+cu121"
+
+    monkeypatch.setattr(metadata, "version", fake_version)
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "m.py", "import torch\nwith torch.cuda.amp.autocast():\n    X = torch.qr(A)\n")
+    torch_module = sys.modules.pop("torch", None)
+    try:
+        data = json.loads(cli("scan", ".", "--format", "json", "--to", "installed", "--from", "2.0").stdout)
+        assert "torch" not in sys.modules
+    finally:
+        if torch_module is not None:
+            sys.modules["torch"] = torch_module
+    assert calls == ["torch"]
+    assert data["window"]["to"] == "2.3.1"
+    assert [f["rule"] for f in data["findings"]] == ["TU204"]  # autocast's deprecation (2.4) is not reached
+
+
+def test_to_installed_without_torch_is_a_usage_error(tmp_path, monkeypatch):
+    from importlib import metadata
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    monkeypatch.chdir(tmp_path)
+    result = cli("scan", ".", "--to", "installed")
+    assert result.exit_code == 2 and "torch is not installed" in result.stderr

@@ -46,10 +46,10 @@ def lowest(spec: SpecifierSet) -> Optional[Version]:
         base = list(v.release) + [0, 0]
         candidates |= {v, Version(f"{base[0]}.{base[1]}.{base[2] + 1}"), Version(f"{base[0]}.{base[1] + 1}.0")}
     allowed = sorted(c for c in candidates if spec.contains(c, prereleases=False))
-    return allowed[0] if allowed else None
+    return Version(allowed[0].base_version) if allowed else None  # 2.0.1+cu118 -> 2.0.1
 
 
-_LOOKS_PINNED = re.compile(r"^\s*(?:py)?torch\s*(?:\[[^\]]*\])?\s*(?:[=<>!~]|\(|;)", re.IGNORECASE)
+_LOOKS_PINNED = re.compile(r"^\s*(?:py)?torch\s*(?:\[[^\]]*\])?\s*(?:[=<>!~^]|\(|;)", re.IGNORECASE)
 
 
 class Unparseable(ValueError):
