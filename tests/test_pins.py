@@ -237,6 +237,7 @@ def test_notes_reach_the_user_and_the_scan_goes_on(tmp_path, monkeypatch):
     assert "torch-upgrade: note: requirements.txt: torch<1.5,>=2.1 allows no torch release" in result.stderr
     data = json.loads(result.stdout)
     assert data["window"]["from"] == "1.6" and "no torch pin found" in data["window"]["source"]
+    assert data["notes"] == ["requirements.txt: torch<1.5,>=2.1 allows no torch release"]
     md = cli("scan", ".", "--format", "markdown").stdout
     assert "## Notes" in md and "allows no torch release" in md
 

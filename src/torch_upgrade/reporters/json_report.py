@@ -8,12 +8,13 @@ from torch_upgrade import __version__
 from torch_upgrade.model import ScanResult
 
 
-def render(result: ScanResult, **_) -> str:
+def render(result: ScanResult, *, notes=(), **_) -> str:
     data = {
         "version": __version__,
         "window": result.window.as_dict(),
         "findings": [f.as_dict() for f in result.findings],
         "errors": [e.as_dict() for e in result.errors],
+        "notes": list(notes),  # e.g. contradictory or unparseable torch pins
         "summary": {
             "files": result.scanned,
             "findings": len(result.findings),
