@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from torch_upgrade.pins import detect, lowest
+from helpers import cli
+from torch_upgrade.pins import conda_spec, detect, lowest
 
 
 def test_lowest_allowed_version():
@@ -56,14 +60,6 @@ def test_no_pin(tmp_path):
 
 
 # ------------------------------------------------------------------ every project file
-import json  # noqa: E402
-
-import pytest  # noqa: E402
-
-from helpers import cli  # noqa: E402
-from torch_upgrade.pins import _conda_spec  # noqa: E402
-
-
 def write(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -190,8 +186,8 @@ def test_environment_yml_conda_only(tmp_path):
     ("=1.12", "==1.12.*"), ("1.12.*", "==1.12.*"), ("=1.12.1=py3.9_cuda11.3_cudnn8.3.2_0", "==1.12.1.*"),
     ("==1.13.1=cuda", "==1.13.1"), (">=1.10, <2", ">=1.10,<2"), ("", ""), ("1.9.0 cuda_0", "==1.9.0.*"),
 ])
-def test_conda_specs(conda, pep440):
-    assert _conda_spec(conda) == pep440
+def testconda_specs(conda, pep440):
+    assert conda_spec(conda) == pep440
 
 
 def test_pipfile(tmp_path):

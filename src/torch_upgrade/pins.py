@@ -164,7 +164,7 @@ def _setup_py(path: Path) -> Iterator[tuple[str, str]]:
 _CONDA_LINE = re.compile(r"^\s*-\s*(?:[\w\-]+::)?((?:py)?torch)(?![\w.\-])\s*([^#]*)")
 
 
-def _conda_spec(spec: str) -> str:
+def conda_spec(spec: str) -> str:
     """A conda match spec (``=1.12``, ``1.12.*``, ``==1.12.1=build``, ``>=1.10,<2``) in PEP 440 form."""
     spec = spec.strip().strip("\"'")
     if not spec:
@@ -193,7 +193,7 @@ def _environment_yml(path: Path) -> Iterator[tuple[str, str]]:
         if match:
             spec = match.group(2).strip()
             where = f"{path.name} (pip)" if in_pip is not None else path.name
-            yield where, f"torch{spec if in_pip is not None else _conda_spec(spec)}"
+            yield where, f"torch{spec if in_pip is not None else conda_spec(spec)}"
 
 
 def _pipfile(path: Path) -> Iterator[tuple[str, str]]:
