@@ -278,3 +278,11 @@ def test_unwritable_output_is_exit_2(project):
     result = run("scan", ".", "--format", "json", "-o", str(project / "no" / "such" / "dir" / "r.json"))
     assert result.exit_code == 2
     assert "cannot write the report" in result.stderr
+
+
+def test_markdown_lists_many_locations_compactly(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("import torch\n" + "".join(f"Q{i}, R{i} = torch.qr(A)\n" for i in range(13)))
+    md = run("scan", ".", "--format", "markdown").stdout
+    assert md.count("```diff") == 10
+    assert "- and 3 more locations: `a.py:12:12`, `a.py:13:12`, `a.py:14:12`" in md
