@@ -80,7 +80,7 @@ def test_fixed_findings_are_counted_as_stale(repo):
     (repo / "pkg" / "m.py").write_text(CODE.replace("torch.qr(A)", "torch.linalg.qr(A)"))
     result = scan()
     assert result.exit_code == 0
-    assert "1 known finding hidden" in result.stderr and "1 recorded finding no longer occur" in result.stderr
+    assert "1 known finding hidden" in result.stderr and "1 recorded finding no longer occurs" in result.stderr
 
 
 def test_paths_are_relative_to_the_baseline_file(repo, monkeypatch):

@@ -76,7 +76,7 @@ class _Group(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,
                 KeyboardInterrupt):
             raise
-        except Exception as exc:  # pragma: no cover - exercised through a monkeypatched engine
+        except Exception as exc:
             if os.environ.get("TORCH_UPGRADE_DEBUG"):
                 raise
             click.echo(f"torch-upgrade: internal error: {type(exc).__name__}: {exc} "
@@ -208,8 +208,8 @@ def _apply_baseline(result, path: Path):
         click.echo(f"torch-upgrade: baseline: recorded {applied.known} finding"
                    f"{'s' if applied.known != 1 else ''} in {path}; later runs report only new ones", err=True)
     else:
-        stale = f"; {applied.stale} recorded finding{'s' if applied.stale != 1 else ''} no longer occur" \
-            if applied.stale else ""
+        verb = "s no longer occur" if applied.stale != 1 else " no longer occurs"
+        stale = f"; {applied.stale} recorded finding{verb}" if applied.stale else ""
         click.echo(f"torch-upgrade: baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} "
                    f"hidden ({path}){stale}", err=True)
     return applied.result

@@ -94,15 +94,19 @@ def rewritten_snippet(finding) -> Optional[str]:
 
     inside = []
     for edit in fix.text_edits:
-        if first <= edit.start_line <= last and (edit.end_line <= last or (edit.end_line == last + 1
-                                                                           and edit.end_column == 1)):
+        last_touched = edit.end_line - 1 if edit.end_column == 1 and edit.end_line > edit.start_line else edit.end_line
+        if first <= edit.start_line and last_touched <= last:
             inside.append(edit)
+        elif edit.start_line <= last and last_touched >= first:
+            return None  # the rewrite reaches beyond the flagged lines: no faithful before/after
         elif not (_touches_imports(fix) or _import_only(edit)):
             return None
     if not inside:
         return None
     for edit in sorted(inside, key=lambda e: (e.start_line, e.start_column), reverse=True):
-        text = text[:offset(edit.start_line, edit.start_column)] + edit.text + text[offset(edit.end_line, edit.end_column):]
+        start, end = offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
+        text = text[:start] + edit.text + text[end:]
+    text = text.replace("\r\n", "\n")
     return text[:-1] if text.endswith("\n") else text
 
 

@@ -1,0 +1,47 @@
+"""Fixes as text edits (SARIF ``fixes``, Markdown before/after): applying the edits to the old
+text must give exactly the new text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from torch_upgrade.fixtext import TextEdit, diff_edits
+
+
+def apply_edits(text: str, edits) -> str:
+    lines = text.splitlines(keepends=True) or [""]
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column - 1
+
+    for edit in sorted(edits, key=lambda e: (e.start_line, e.start_column), reverse=True):
+        text = text[:offset(edit.start_line, edit.start_column)] + edit.text + text[offset(edit.end_line,
+                                                                                            edit.end_column):]
+    return text
+
+
+def test_examples():
+    old = "import torch\nX, _ = torch.solve(B, A)\n"
+    new = "import torch\nX = torch.linalg.solve(A, B)\n"
+    assert diff_edits(old, new) == (TextEdit(2, 2, 2, 24, " = torch.linalg.solve(A, B"),)
+    assert diff_edits("a\n", "import x\na\n") == (TextEdit(1, 1, 1, 1, "import x\n"),)
+    assert diff_edits("a\nb", "a\n") == (TextEdit(2, 1, 2, 2, ""),)
+    assert diff_edits("same\n", "same\n") == ()
+
+
+lines = st.lists(st.sampled_from(["import torch", "x = 1", "y = torch.qr(a)", "", "  z", "é"]), max_size=6)
+endings = st.sampled_from(["\n", "\r\n"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines, lines, endings, st.booleans(), st.booleans())
+def test_edits_turn_old_into_new(old_lines, new_lines, eol, old_final, new_final):
+    old = eol.join(old_lines) + (eol if old_final and old_lines else "")
+    new = eol.join(new_lines) + (eol if new_final and new_lines else "")
+    edits = diff_edits(old, new)
+    assert apply_edits(old, edits) == new
+    for e in edits:
+        assert (e.start_line, e.start_column) <= (e.end_line, e.end_column)
