@@ -98,7 +98,11 @@ class Scope:
 
 @dataclass
 class Reference:
-    """One dotted name in the code: read, called, assigned, or imported."""
+    """One dotted name in the code: read, called, assigned, or imported.
+
+    A method called on a receiver that is not a dotted name (``f(x).backward()``)
+    is recorded too, with ``dotted`` = ``".backward"`` and no qualified name.
+    """
 
     node: cst.CSTNode  # Name/Attribute chain, or the ImportAlias for imports
     dotted: str
@@ -459,6 +463,10 @@ class Analysis:
             self._record(node.func, name, call=node)
             self._stack.append(node)
         else:
+            if isinstance(node.func, cst.Attribute):  # f(x).method(...): a method on an unknown receiver
+                self._stack.pop()
+                self._record(node.func, "." + node.func.attr.value, call=node)
+                self._stack.append(node)
             self._visit(node.func)
         for arg in node.args:
             self._visit(arg.value)

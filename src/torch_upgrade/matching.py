@@ -156,6 +156,8 @@ class Matcher:
     def _accepts(self, rule: Rule, ref: Reference) -> bool:
         m, q = rule.match, ref.qualname
         if ref.ctx == "import":
+            if rule.kind == "opportunity":  # a hint is about code that runs, not about an import
+                return False
             return q in m.names or q in m.calls or any(
                 q == mod or q.startswith(mod + ".") for mod in m.modules)
         if q is None:  # method on an unknown receiver
@@ -198,7 +200,7 @@ class Matcher:
                  if (h.rule.id, id(h.ref.binding)) in renamed or (h.rule.id, id(h.ref.binding)) not in used]
         out: list[Hit] = []
         seen: set[tuple[str, int]] = set()
-        for hit in kept:
+        for hit in once_per_file(kept, analysis):
             key = (hit.rule.id, id(hit.node))
             if key in seen:
                 continue
@@ -213,14 +215,40 @@ class Matcher:
         return out
 
     def _fix(self, rule: Rule, ref: Reference, analysis: Analysis) -> Optional[Fix]:
-        ctx = FixContext(analysis, rule, self.window)
-        fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
-        fix = fixer(ref, ctx)
-        if fix is None:
-            return None
-        if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):
-            fix.released = fix.released + (ref.dotted.split(".", 1)[0],)
-        return finalize(fix, rule, self.window)
+        return fix_for(rule, ref, analysis, self.window)
+
+
+def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:
+    """The rule's fix at ``ref`` (its fixer, or the rename table), with its safety decided."""
+    ctx = FixContext(analysis, rule, window)
+    fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
+    fix = fixer(ref, ctx)
+    if fix is None:
+        return None
+    if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):
+        fix.released = fix.released + (ref.dotted.split(".", 1)[0],)
+    return finalize(fix, rule, window)
+
+
+def once_per_file(hits: list[Hit], analysis: Analysis) -> list[Hit]:
+    """Advice-only module migrations (``match.modules`` without a fix) are reported once per
+    file, at the first place that uses the module, saying how many places there are; the
+    migration is one piece of work per file, not one per call."""
+    order = {id(ref): i for i, ref in enumerate(analysis.references)}
+    groups: dict[str, list[Hit]] = defaultdict(list)
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.rule.match.modules and not hit.rule.fixable and hit.ref is not None:
+            groups[hit.rule.id].append(hit)
+        else:
+            out.append(hit)
+    for group in groups.values():
+        places = {id(h.node) for h in group}
+        first = min(group, key=lambda h: order.get(id(h.ref), 0))
+        if len(places) > 1:
+            first.message = f"{first.rule.message} ({len(places)} places in this file; reported once)"
+        out.append(first)
+    return out
 
 
 def finalize(fix: Fix, rule: Rule, window: Window) -> Fix:

@@ -30,11 +30,17 @@ ONE_D = {"fftn": "fft", "ifftn": "ifft", "rfftn": "rfft", "irfftn": "irfft"}
 
 def fix(ref, ctx):
     call = ref.call
-    name = (ref.qualname or "").rsplit(".", 1)[-1]
-    if call is None or name not in PARAMS:
+    if call is None:
         return None
-    bound = A.bind(call, PARAMS[name])
-    if bound is None or "input" not in bound or "signal_ndim" not in bound:
+    if ref.qualname is None and isinstance(call.func, cst.Attribute):  # the Tensor method x.fft(k, ...)
+        name = call.func.attr.value
+        bound = A.bind(call, PARAMS.get(name, ("input",))[1:])
+        if bound is not None:
+            bound["input"] = cst.Arg(value=call.func.value)
+    else:
+        name = (ref.qualname or "").rsplit(".", 1)[-1]
+        bound = A.bind(call, PARAMS[name]) if name in PARAMS else None
+    if name not in PARAMS or bound is None or "input" not in bound or "signal_ndim" not in bound:
         return None
     k = A.literal(bound["signal_ndim"])
     if not isinstance(k, int) or isinstance(k, bool) or k not in (1, 2, 3):

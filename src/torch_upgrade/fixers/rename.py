@@ -23,7 +23,9 @@ def renamed(table: dict, qualname: str) -> Optional[str]:
 
 
 def fix(ref: Reference, ctx) -> Optional[Fix]:
-    new = renamed(ctx.rule.rename, ref.qualname or "")
+    if ref.qualname is None:
+        return _method(ref, ctx)
+    new = renamed(ctx.rule.rename, ref.qualname)
     if new is None:
         return None
     if ref.ctx == "import":
@@ -37,3 +39,15 @@ def fix(ref: Reference, ctx) -> Optional[Fix]:
     expression, imports = ctx.qualified(new)
     shown = ref.call.with_changes(func=expression) if ref.call is not None else expression
     return Fix(edits=[Replace(ref.node, expression)], imports=imports, replacement=code(shown))
+
+
+def _method(ref: Reference, ctx) -> Optional[Fix]:
+    """``x.old(...)`` on an unknown receiver, renamed by a ``torch.Tensor.old`` entry."""
+    node = ref.node
+    if ref.call is None or not isinstance(node, cst.Attribute):
+        return None
+    new = ctx.rule.rename.get(f"torch.Tensor.{node.attr.value}")
+    if new is None or not new.startswith("torch.Tensor."):
+        return None
+    replacement = node.with_changes(attr=cst.Name(new.rsplit(".", 1)[1]))
+    return Fix(edits=[Replace(node, replacement)], replacement=code(ref.call.with_changes(func=replacement)))

@@ -1,0 +1,77 @@
+"""channels_last memory format (promoted with 1.12) for convolution-heavy models.
+
+Per file it counts ``nn.Conv2d`` constructions in each class body and notes
+any use of ``torch.channels_last``. Across the project, when no file uses
+channels_last, one hint is reported at the class with the most Conv2d
+layers (at least ``HEAVY``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import libcst as cst
+
+WORDS = ("Conv2d",)
+HEAVY = 4
+CONV2D = ("torch.nn.Conv2d", "torch.nn.modules.conv.Conv2d")
+
+
+def collect(analysis, rule, window):
+    uses = False
+    per_class: Counter = Counter()
+    nodes = {}
+    for ref in analysis.references:
+        if ref.qualname in ("torch.channels_last", "torch.channels_last_3d"):
+            uses = True
+        elif ref.qualname in CONV2D and ref.call is not None:
+            owner = _owner(analysis, ref)
+            if owner is not None:
+                per_class[id(owner)] += 1
+                nodes[id(owner)] = owner
+    if uses:
+        return {"uses": True}
+    if not per_class:
+        return None
+    key, count = per_class.most_common(1)[0]
+    if count < HEAVY:
+        return None
+    return {"uses": False, "count": count, "node": nodes[key].name, "name": nodes[key].name.value}
+
+
+def _owner(analysis, ref):
+    """The class whose body (at any depth) contains ``ref``."""
+    return analysis.facts.setdefault("class_index", _ClassIndex(analysis.module)).owner(ref.statement)
+
+
+class _ClassIndex:
+    """Maps statements to the outermost class that contains them (built once per file)."""
+
+    def __init__(self, module: cst.Module):
+        self.of: dict[int, cst.ClassDef] = {}
+        for statement in module.body:
+            if isinstance(statement, cst.ClassDef):
+                self._fill(statement, statement)
+
+    def _fill(self, node: cst.CSTNode, owner: cst.ClassDef) -> None:
+        self.of[id(node)] = owner
+        for child in node.children:
+            self._fill(child, owner)
+
+    def owner(self, statement):
+        return self.of.get(id(statement))
+
+
+def project(facts, rule, window):
+    if any(f["uses"] for _, f in facts):
+        return []
+    heavy = [(p, f) for p, f in facts if not f["uses"] and "position" in f]
+    if not heavy:
+        return []
+    path, fact = max(heavy, key=lambda item: item[1]["count"])
+    others = len(heavy) - 1
+    message = (f"{rule.message}: {fact['name']} builds {fact['count']} Conv2d layers; "
+               "model.to(memory_format=torch.channels_last) and the same for its inputs")
+    if others:
+        message += f" ({others} more convolution-heavy file{'s' if others > 1 else ''} in this project)"
+    return [(path, fact, message)]
