@@ -1,0 +1,110 @@
+"""The rule data's claims, checked against the installed torch (CI installs 2.13).
+
+* every ``rename`` target (and every target in a fixer's replacement table) exists;
+* every ``torch.*`` name a ``removed`` rule matches is gone in the installed torch,
+  or is a stub/module that raises when called (the catalog's "2.13 status": removed
+  linalg functions stay as stubs that raise, ``torch.fft`` is a module);
+* every ``torch.*`` name a rule calls deprecated but not removed still exists.
+
+Skips cleanly when torch is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import warnings
+
+import pytest
+
+from torch_upgrade.ruledata import load_rules
+from torch_upgrade.versions import parse_version
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+
+RULES = list(load_rules())
+
+
+def resolve(qualname: str):
+    """Import the longest importable module prefix of ``qualname``, then follow attributes."""
+    parts = qualname.split(".")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # importing deprecated modules warns; that is not the question
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+            except ImportError:
+                continue
+            for attr in parts[i:]:
+                obj = getattr(obj, attr)
+            return obj
+    raise ImportError(qualname)
+
+
+def installed():
+    import torch
+
+    return parse_version(torch.__version__)
+
+
+def _targets():
+    from torch_upgrade.fixers import has_flags, tf32_precision
+
+    out = [(r.id, new) for r in RULES for new in r.rename.values()]
+    out += [("has_flags", new) for new in has_flags.REPLACEMENTS.values()]
+    out += [("tf32_precision", new) for new in tf32_precision.TARGETS.values()]
+    return out
+
+
+def _torch_names(rule):
+    m = rule.match
+    return [q for q in (*m.calls, *m.names) if q.startswith("torch.")]
+
+
+REMOVED = [(r.id, q) for r in RULES if r.removed is not None for q in _torch_names(r)]
+REMOVED_MODULES = [(r.id, q) for r in RULES if r.removed is not None for q in r.match.modules if q.startswith("torch.")]
+PRESENT = [(r.id, q) for r in RULES if r.kind == "deprecated" and r.removed is None for q in _torch_names(r)]
+
+
+@pytest.mark.parametrize("rule_id, qualname", _targets())
+def test_replacement_exists(rule_id, qualname):
+    try:
+        resolve(qualname)
+    except (ImportError, AttributeError) as exc:
+        pytest.fail(f"{rule_id}: {qualname} does not exist in the installed torch ({exc})")
+
+
+@pytest.mark.parametrize("rule_id, qualname", REMOVED)
+def test_removed_name_is_gone_or_raises(rule_id, qualname):
+    rule = next(r for r in RULES if r.id == rule_id)
+    if rule.removed > installed():
+        pytest.skip(f"removed in {rule.removed}, installed torch is older")
+    import torch
+
+    try:
+        old = resolve(qualname)
+    except (ImportError, AttributeError):
+        return  # absent
+    args = (torch.eye(2, dtype=torch.float64), torch.eye(2, dtype=torch.float64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception):
+            old(*args)
+
+
+@pytest.mark.parametrize("rule_id, module", REMOVED_MODULES)
+def test_removed_module_is_gone(rule_id, module):
+    with pytest.raises(ImportError):
+        importlib.import_module(module)
+
+
+@pytest.mark.parametrize("rule_id, qualname", PRESENT)
+def test_deprecated_name_still_exists(rule_id, qualname):
+    try:
+        resolve(qualname)
+    except (ImportError, AttributeError):
+        pytest.fail(f"{rule_id}: {qualname} is claimed deprecated (not removed) but is gone")
+
+
+def test_there_are_claims_to_check():
+    assert len(_targets()) >= 10 and len(REMOVED) >= 8 and PRESENT
