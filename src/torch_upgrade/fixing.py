@@ -51,8 +51,9 @@ def apply(module: cst.Module, fixes: Sequence[Fix]) -> tuple[cst.Module, int]:
             elif id(edit.alias) not in moved:  # several uses may move the same import
                 moved[id(edit.alias)] = (edit.module, edit.name)
                 moves[id(edit.statement)].append(edit.alias)
-                asname = dotted(edit.alias.asname.name) if edit.alias.asname else None
-                imports.append(ImportSpec(edit.module, edit.name, None if asname == edit.name else asname))
+                # keep the name the file uses: `from torch import ger` -> `from torch import outer as ger`
+                local = dotted(edit.alias.asname.name) if edit.alias.asname else dotted(edit.alias.name)
+                imports.append(ImportSpec(edit.module, edit.name, None if local == edit.name else local))
         imports.extend(fix.imports)
         released.update(fix.released)
         applied += 1

@@ -43,7 +43,16 @@ def cuda_string(call: cst.Call) -> bool:
 
 
 def training_facts(analysis) -> dict:
-    """The facts above; ``cuda``/``backward`` hold the first such call node (or None)."""
+    """The facts above; ``cuda``/``backward`` hold the first such call node (or None).
+
+    Computed once per file (several checkers ask)."""
+    cached = analysis.facts.get("training")
+    if cached is None:
+        cached = analysis.facts["training"] = _training_facts(analysis)
+    return cached
+
+
+def _training_facts(analysis) -> dict:
     fact = {"matmul": False, "cudnn": False, "mixed": False, "trains": False, "conv": False,
             "cuda": None, "backward": None}
     for ref in analysis.references:

@@ -1,9 +1,11 @@
 """channels_last memory format (promoted with 1.12) for convolution-heavy models.
 
-Per file it counts ``nn.Conv2d`` constructions in each class body and notes
-any use of ``torch.channels_last``. Across the project, when no file uses
-channels_last, one hint is reported at the class with the most Conv2d
-layers (at least ``HEAVY``).
+Per file it counts ``nn.Conv2d`` constructions in each class body, notes any
+use of ``torch.channels_last`` and whether the file trains on CUDA
+(``.backward()`` and a CUDA site). Across the project, when some file trains
+on CUDA and no file uses channels_last, one hint is reported at the class
+with the most Conv2d layers (at least ``HEAVY``). A model library that never
+runs its models gets no hint: there is no place to put the advice.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 
 import libcst as cst
+
+from torch_upgrade.checkers._training import training_facts
 
 WORDS = ("Conv2d",)
 HEAVY = 4
@@ -31,12 +35,12 @@ def collect(analysis, rule, window):
                 nodes[id(owner)] = owner
     if uses:
         return {"uses": True}
-    if not per_class:
-        return None
-    key, count = per_class.most_common(1)[0]
+    training = training_facts(analysis)
+    trains = training["backward"] is not None and training["cuda"] is not None
+    key, count = per_class.most_common(1)[0] if per_class else (None, 0)
     if count < HEAVY:
-        return None
-    return {"uses": False, "count": count, "node": nodes[key].name, "name": nodes[key].name.value}
+        return {"uses": False, "trains": True} if trains else None
+    return {"uses": False, "trains": trains, "count": count, "node": nodes[key].name, "name": nodes[key].name.value}
 
 
 def _owner(analysis, ref):
@@ -63,9 +67,9 @@ class _ClassIndex:
 
 
 def project(facts, rule, window):
-    if any(f["uses"] for _, f in facts):
+    if any(f["uses"] for _, f in facts) or not any(f.get("trains") for _, f in facts):
         return []
-    heavy = [(p, f) for p, f in facts if not f["uses"] and "position" in f]
+    heavy = [(p, f) for p, f in facts if "position" in f]
     if not heavy:
         return []
     path, fact = max(heavy, key=lambda item: item[1]["count"])

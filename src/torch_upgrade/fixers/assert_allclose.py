@@ -35,7 +35,10 @@ def fix(ref, ctx):
             return A.call(tensor, [(None, arg.value)])
         return arg.value
 
-    func, edits, imports = ctx.renamed(ref, "torch.testing.assert_close")
+    if isinstance(ref.node, cst.Name) and ref.binding is not None and ref.binding.kind == "from":
+        func, imports = ctx.imported("torch.testing", "assert_close")  # keep the from-import style
+    else:
+        func, imports = ctx.qualified("torch.testing.assert_close")
     needs.extend(imports)
     args = [(None, operand(bound["actual"])), (None, operand(bound["expected"]))]
     args += [(name, bound[name].value) for name in ("rtol", "atol") if name in bound]
@@ -44,7 +47,6 @@ def fix(ref, ctx):
     if "msg" in bound and A.literal(bound["msg"]) != "":
         args.append(("msg", bound["msg"].value))
     fix = A.replace(call, A.call(func, args), tuple(dict.fromkeys(needs)))
-    fix.edits.extend(edits)
     if "rtol" not in bound and "atol" not in bound:
         fix.safety = "unsafe"
         fix.reason = ("without rtol/atol, assert_close uses tighter default tolerances than "
