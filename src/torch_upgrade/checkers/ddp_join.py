@@ -24,13 +24,18 @@ JOIN = ("torch.distributed.algorithms.join.Join", "torch.distributed.algorithms.
 def _uneven_source(analysis) -> str:
     for ref in analysis.references:
         q = ref.qualname
-        if q in ITERABLE:
+        if q in ITERABLE and (ref.call is not None or _is_base(ref)):  # not isinstance() checks
             return "an IterableDataset (no sampler splits it evenly across ranks)"
         if q in SAMPLER and ref.call is not None:
             drop = keyword(ref.call, "drop_last")
             if drop is None or literal(drop) is False:
                 return "DistributedSampler(drop_last=False), which pads every rank by repeating samples"
     return ""
+
+
+def _is_base(ref) -> bool:
+    """Whether ``ref`` is a base class in a ``class`` statement."""
+    return isinstance(ref.statement, cst.ClassDef) and any(b.value is ref.node for b in ref.statement.bases)
 
 
 def _joins(analysis) -> bool:
