@@ -128,8 +128,8 @@ def test_per_file_ignores(tmp_path):
 
 
 def test_project_level_advice_honours_suppressions(tmp_path):
-    code = ("import torch\nmodel = Net().cuda()\nfor x, y in loader:\n"
-            "    loss = loss_fn(model(x.cuda()), y.cuda())  {}\n    loss.backward()\n")
+    code = ("import torch\nmodel = Net().cuda()  {}\nfor x, y in loader:\n"
+            "    loss = loss_fn(model(x.cuda()), y.cuda())\n    loss.backward()\n")
     result, _ = scan_code(tmp_path, code.format(""), low="1.8", high="1.12")
     assert rules(result) == ["TU302"]
     result, _ = scan_code(tmp_path, code.format("# torch-upgrade: ignore[TU302]"), low="1.8", high="1.12")
