@@ -153,8 +153,10 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
     for note in notes:
         click.echo(f"torch-upgrade: note: {note}", err=True)
     if diff:
+        from torch_upgrade.reporters import diff as diff_report
+
         text = "".join(r.diff for r in result.files if r.diff)
-        _emit(text, output)
+        _emit(diff_report.render(text, color=_color(output)), output)
         for e in result.errors:
             click.echo(f"{e.path}: error: {e.message}", err=True)
         sys.exit(1 if text or result.errors else 0)
@@ -229,7 +231,7 @@ def _emit(text: str, output: Optional[Path]) -> None:
         except OSError as exc:
             raise _Failure(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, color=True)  # colour was decided by _color(); keep what was rendered
 
 
 @main.command("rules")

@@ -9,7 +9,7 @@ from typing import Iterable, Iterator
 
 from torch_upgrade.settings import DEFAULT_EXCLUDES
 
-SUFFIXES = (".py",)
+SUFFIXES = (".py", ".ipynb")
 
 
 def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:

@@ -5,19 +5,20 @@ The engine returns results and never prints; reporters render them.
 
 from __future__ import annotations
 
-import difflib
+import ast
 import itertools
 import os
 import re
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from torch_upgrade import fixing
+from torch_upgrade import diffs, fixing, notebook
 from torch_upgrade.analysis import Analysis
 from torch_upgrade.discovery import discover
 from torch_upgrade.matching import Hit, Matcher, get_checker, release, severity
@@ -195,25 +196,75 @@ def _fixable(finding: Finding, settings: Settings) -> bool:
 
 
 def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> tuple[cst.Module, int]:
-    """Apply fixes until nothing changes (bounded); every pass must re-parse."""
+    """Apply fixes until nothing changes (bounded); every pass must re-parse.
+
+    Raises SourceError (the file is then left as it was) when a pass produces
+    code that does not parse, when fixes keep conflicting or never settle, or
+    when the result no longer compiles although the original did.
+    """
     applied = 0
+    conflicts: list = []
     for _ in range(MAX_FIX_PASSES):
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
         findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx)
-        fixes = [f.fix for f in findings if _fixable(f, ctx.settings)]
-        if not fixes:
+        chosen = [f for f in findings if _fixable(f, ctx.settings)]
+        if not chosen:
             break
-        new, count = fixing.apply(module, fixes)
+        conflicts = []
+        new, count = fixing.apply(module, [f.fix for f in chosen], conflicts)
         code = new.code
         if count == 0 or code == module.code:
-            break
+            if conflicts:
+                raise SourceError(_conflict_message(conflicts, chosen))
+            break  # what is left changes nothing
         try:
             module = _parse(code)
         except Exception as exc:  # the rewrite produced code that does not parse
             raise SourceError(f"a fix produced code that does not parse ({_syntax_message(exc)}); file left unchanged")
         applied += count
+    else:
+        reason = f" ({_conflict_message(conflicts, chosen, short=True)})" if conflicts else ""
+        raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes{reason}; file left unchanged")
+    if applied:
+        _check_compiles(source_text, module.code)
     return module, applied
+
+
+def _conflict_message(conflicts: list, findings: Sequence[Finding], short: bool = False) -> str:
+    where = {id(f.fix): f for f in findings}
+
+    def name(fix) -> str:
+        f = where.get(id(fix))
+        return f"{f.rule_id} at line {f.line}" if f is not None else "another fix"
+
+    parts = [f"{name(a)} conflicts with {name(b)}" for a, b in conflicts]
+    text = "; ".join(dict.fromkeys(parts))
+    return text if short else f"{text}; file left unchanged"
+
+
+_COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # notebooks may await at top level
+
+
+def _compile_error(text: str) -> Optional[SyntaxError]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "\d": not ours to print
+        try:
+            compile(text, "<fixed>", "exec", flags=_COMPILE_FLAGS, dont_inherit=True)
+        except SyntaxError as exc:
+            return exc
+        except (ValueError, RecursionError, MemoryError):
+            return None  # cannot tell; LibCST already parsed it
+    return None
+
+
+def _check_compiles(before: str, after: str) -> None:
+    """The rewritten code must compile wherever the original did (CPython is stricter than LibCST)."""
+    error = _compile_error(after)
+    if error is None or _compile_error(before) is not None:
+        return  # compiles, or did not compile before either: not the fix's doing
+    line = f" at line {error.lineno}" if error.lineno else ""
+    raise SourceError(f"a fix produced code that does not compile ({error.msg}{line}); file left unchanged")
 
 
 def scan_file(path: Path, ctx: Context) -> FileResult:
@@ -226,6 +277,8 @@ def scan_file(path: Path, ctx: Context) -> FileResult:
 def _scan_file(path: Path, ctx: Context) -> FileResult:
     settings = ctx.settings
     rel = display_path(path, settings.root)
+    if path.suffix == notebook.SUFFIX:
+        return notebook.scan(path, rel, ctx)
     result = FileResult(path=rel)
     try:
         source = read_source(path)
@@ -269,9 +322,7 @@ def _rewrite(source: SourceFile, module: cst.Module, rel: str, ctx: Context, res
     if new_text == source.text:
         return module
     if ctx.settings.diff:
-        result.diff = "".join(difflib.unified_diff(
-            source.text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-            fromfile=f"a/{rel}", tofile=f"b/{rel}"))
+        result.diff = diffs.unified(source.text, new_text, rel)
         result.changed = True
         result.fixed = applied
         return original if not ctx.settings.fix else module
@@ -301,7 +352,7 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
                 rule_id=rule.id, rule_name=rule.name, path=path, line=line, column=col,
                 end_line=end_line, end_column=end_col, severity=severity(rule, ctx.settings.window),
                 message=message, release=release(rule, ctx.settings.window), kind=rule.kind,
-                snippet=fact.get("snippet", ""),
+                snippet=fact.get("snippet", ""), cell=fact.get("cell"),
             ))
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Sequence
+from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
@@ -31,25 +31,63 @@ class _Apply(cst.CSTTransformer):
         return updated_node
 
 
-def apply(module: cst.Module, fixes: Sequence[Fix]) -> tuple[cst.Module, int]:
-    """Apply non-conflicting fixes; returns the new module and how many were applied."""
+class _Subtree(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[int] = set()
+
+    def on_visit(self, node) -> bool:
+        self.ids.add(id(node))
+        return True
+
+
+def _subtree(node: cst.CSTNode) -> set[int]:
+    visitor = _Subtree()
+    node.visit(visitor)
+    return visitor.ids
+
+
+def apply(module: cst.Module, fixes: Sequence[Fix],
+          conflicts: Optional[list] = None) -> tuple[cst.Module, int]:
+    """Apply non-conflicting fixes; returns the new module and how many were applied.
+
+    A fix conflicts with one already taken when it replaces a node inside (or
+    around) one that fix replaces, or moves the same import elsewhere. It is
+    left for the next pass; ``conflicts`` (if given) receives ``(fix, other)``
+    pairs so that the caller can say why a file does not settle.
+    """
     replacements: dict[int, object] = {}
+    covered: dict[int, Fix] = {}  # every node inside a replaced node -> the fix replacing it
     moves: dict[int, list] = defaultdict(list)
     imports: list[ImportSpec] = []
     released: set[str] = set()
     applied = 0
-    moved: dict[int, tuple[str, str]] = {}
+    moved: dict[int, tuple] = {}  # alias -> (module, name, fix, statement)
     for fix in fixes:
-        keys = [id(e.node) for e in fix.edits if isinstance(e, Replace)]
-        if any(k in replacements for k in keys) or len(set(keys)) != len(keys) or any(
-                id(e.alias) in moved and moved[id(e.alias)] != (e.module, e.name)
-                for e in fix.edits if isinstance(e, MoveImport)):
-            continue  # conflicts with a fix already taken; the next pass retries it
+        nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
+        if len({id(n) for n in nodes}) != len(nodes):
+            continue  # a fixer replacing one node twice: never applied
+        inside = [_subtree(n) for n in nodes]
+        clash = next((covered[i] for ids in inside for i in ids if i in covered), None)
+        if clash is None:
+            clash = next((moved[id(e.alias)][2] for e in fix.edits if isinstance(e, MoveImport)
+                          and id(e.alias) in moved and moved[id(e.alias)][:2] != (e.module, e.name)), None)
+        if clash is None:
+            clash = next((covered[id(e.statement)] for e in fix.edits
+                          if isinstance(e, MoveImport) and id(e.statement) in covered), None)
+        if clash is None:
+            clash = next((v[2] for ids in inside for i in ids for v in moved.values() if id(v[3]) == i), None)
+        if clash is not None:
+            if conflicts is not None:
+                conflicts.append((fix, clash))
+            continue  # the next pass retries it on the rewritten code
+        for ids in inside:
+            covered.update(dict.fromkeys(ids, fix))
         for edit in fix.edits:
             if isinstance(edit, Replace):
                 replacements[id(edit.node)] = edit.new
             elif id(edit.alias) not in moved:  # several uses may move the same import
-                moved[id(edit.alias)] = (edit.module, edit.name)
+                moved[id(edit.alias)] = (edit.module, edit.name, fix, edit.statement)
                 moves[id(edit.statement)].append(edit.alias)
                 # keep the name the file uses: `from torch import ger` -> `from torch import outer as ger`
                 local = dotted(edit.alias.asname.name) if edit.alias.asname else dotted(edit.alias.name)

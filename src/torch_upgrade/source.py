@@ -63,9 +63,11 @@ def write_atomic(original: SourceFile, data: bytes) -> None:
 
     Refuses when the file changed since it was read, or when its mode does not
     let its owner write it (also when running as root). Keeps the file mode and,
-    where permitted, its owner.
+    where permitted, its owner. A symbolic link stays a link: its target is
+    replaced. On any failure the original file is left as it was and the
+    temporary file is removed.
     """
-    path = original.path
+    path = Path(os.path.realpath(original.path))
     try:
         st = path.stat()
         current = path.read_bytes()
@@ -75,8 +77,10 @@ def write_atomic(original: SourceFile, data: bytes) -> None:
         raise SourceError("changed on disk since it was read; not written")
     if not st.st_mode & stat.S_IWUSR:
         raise SourceError("is read-only (no owner write permission); not written")
-    directory = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tu-tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tu-tmp", dir=path.parent)
+    except OSError as exc:
+        raise SourceError(f"cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

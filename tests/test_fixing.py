@@ -1,0 +1,214 @@
+"""Fixing: safety from the window, convergence and checks, import hygiene."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from helpers import scan_code, settings
+from torch_upgrade import engine, matching
+from torch_upgrade.cli import main
+from torch_upgrade.engine import scan
+from torch_upgrade.model import Fix, Replace
+
+MIXED = """\
+import torch
+from apex import amp
+scaler = torch.cuda.amp.GradScaler()
+X, _ = torch.solve(B, A)
+model, opt = amp.initialize(model, opt)
+"""
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+# ---------------------------------------------------------------- 1. safety from the window
+@pytest.fixture
+def mixed(tmp_path, monkeypatch):
+    (tmp_path / "train.py").write_text(MIXED)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path / "train.py"
+
+
+def test_safety_follows_the_window_with_its_reason_in_json(mixed):
+    data = json.loads(run("scan", ".", "--from", "2.0", "--format", "json").output)
+    fixes = {f["rule"]: f["fix"] for f in data["findings"]}
+    assert fixes["TU304"]["safety"] == "unsafe"
+    assert fixes["TU304"]["reason"] == "needs torch >= 2.3, but the project supports torch 2.0"
+    assert fixes["TU201"] == {"safety": "safe", "replacement": "X = torch.linalg.solve(A, B)"}
+    assert fixes["TU301"] is None
+    data = json.loads(run("scan", ".", "--from", "2.3", "--format", "json").output)
+    assert {f["rule"]: f["fix"]["safety"] for f in data["findings"] if f["fix"]} == {"TU304": "safe", "TU201": "safe"}
+
+
+def test_text_report_marks_each_finding_and_counts_them(mixed):
+    out = run("scan", ".", "--from", "2.0").output
+    assert "fixable, unsafe (--unsafe-fixes: needs torch >= 2.3, but the project supports torch 2.0)" in out
+    assert "fixable (--fix)" in out
+    assert "manual change" in out
+    assert "1 fixable with --fix, 1 more with --unsafe-fixes, 1 need a person." in out
+
+
+def test_fix_applies_safe_ones_and_unsafe_only_on_request(mixed):
+    run("scan", ".", "--from", "2.0", "--fix")
+    code = mixed.read_text()
+    assert "torch.linalg.solve(A, B)" in code and "torch.cuda.amp.GradScaler()" in code
+    run("scan", ".", "--from", "2.0", "--fix", "--unsafe-fixes")
+    assert 'torch.amp.GradScaler("cuda")' in mixed.read_text()
+
+
+def test_unsafe_fixes_from_config(mixed):
+    (mixed.parent / "torch-upgrade.toml").write_text('from = "2.0"\nunsafe-fixes = true\n')
+    run("scan", ".")  # the config key widens --fix; it does not imply it
+    assert mixed.read_text() == MIXED
+    result = run("scan", ".", "--fix", "--format", "json")
+    assert json.loads(result.output)["summary"]["fixed"] == 2
+    assert 'torch.amp.GradScaler("cuda")' in mixed.read_text()
+
+
+# ---------------------------------------------------------------- 2. convergence and checks
+NESTED = "import torch\nQ, R = torch.qr(torch.cholesky(A))\n"
+
+
+def test_nested_fixes_settle_over_passes_and_are_counted_once(tmp_path):
+    result, path = scan_code(tmp_path, NESTED, fix=True, unsafe_fixes=True)
+    assert not result.errors
+    assert path.read_text() == "import torch\nQ, R = torch.linalg.qr(torch.linalg.cholesky(A))\n"
+    assert result.fixed == 2
+
+
+def test_fixes_that_do_not_settle_leave_the_file_untouched_and_say_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "MAX_FIX_PASSES", 1)
+    result, path = scan_code(tmp_path, NESTED, fix=True, unsafe_fixes=True)
+    assert path.read_text() == NESTED
+    [error] = result.errors
+    assert error.message.startswith("fixes did not settle after 1 passes (")
+    assert "TU203 at line 2 conflicts with TU204 at line 2" in error.message or \
+        "TU204 at line 2 conflicts with TU203 at line 2" in error.message
+    assert error.message.endswith("file left unchanged")
+    assert result.fixed == 0 and {f.rule_id for f in result.findings} == {"TU203", "TU204"}
+
+
+def _bad_fixer(new):
+    def fixer(ref, ctx):
+        node = ref.call or ref.node
+        return Fix(edits=[Replace(node, new)], replacement="?")
+    return fixer
+
+
+@pytest.mark.parametrize("new, message", [
+    (cst.Pass(), "a fix produced code that does not parse"),
+    (cst.Yield(), "a fix produced code that does not compile ('yield' outside function at line 2)"),
+])
+def test_a_fix_that_breaks_the_code_leaves_the_file_untouched(tmp_path, monkeypatch, new, message):
+    monkeypatch.setitem(matching._FIXERS, "rename", _bad_fixer(new))
+    code = "import functorch\nimport torch\nf = functorch.vmap(fn)\n"
+    result, path = scan_code(tmp_path, code, fix=True, unsafe_fixes=True)
+    assert path.read_text() == code
+    assert [e.message.startswith(message) for e in result.errors] == [True], result.errors
+    assert result.errors[0].message.endswith("file left unchanged")
+
+
+def test_second_fix_run_changes_nothing(tmp_path):
+    code = MIXED + "with torch.cuda.amp.autocast():\n    Q, R = torch.qr(A)\n"
+    first, path = scan_code(tmp_path, code, fix=True, unsafe_fixes=True)
+    assert first.fixed == 4 and not first.errors
+    fixed = path.read_bytes()
+    second = scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    assert second.fixed == 0 and path.read_bytes() == fixed
+
+
+# ---------------------------------------------------------------- 3. imports
+def fixed(tmp_path, code, low="2.4"):
+    result, path = scan_code(tmp_path, code, low=low, fix=True, unsafe_fixes=True)
+    assert not result.errors, result.errors
+    return path.read_text()
+
+
+def test_adds_import_torch_once_after_the_existing_imports(tmp_path):
+    code = "import os\nfrom torch.cuda.amp import autocast, GradScaler\n\nscaler = GradScaler()\nwith autocast():\n    pass\n"
+    assert fixed(tmp_path, code) == ('import os\nimport torch\n\nscaler = torch.amp.GradScaler("cuda")\n'
+                                     'with torch.autocast("cuda"):\n    pass\n')
+
+
+def test_reuses_the_files_own_alias(tmp_path):
+    code = "import torch as th\nfrom torch.cuda.amp import autocast\nwith autocast():\n    pass\n"
+    assert fixed(tmp_path, code) == 'import torch as th\nwith th.autocast("cuda"):\n    pass\n'
+
+
+def test_from_import_merges_into_an_existing_one_without_duplicates(tmp_path):
+    code = ("from torch.func import vmap\nfrom torch.nn.utils.stateless import functional_call\n"
+            "a = functional_call(m, p, (x,))\nb = functional_call(m, p, (y,))\nc = vmap(f)\n")
+    assert fixed(tmp_path, code) == ("from torch.func import vmap, functional_call\n"
+                                     "a = functional_call(m, p, (x,))\nb = functional_call(m, p, (y,))\nc = vmap(f)\n")
+
+
+def test_sdpa_kernel_imports_are_added_once(tmp_path):
+    code = ("import torch\n"
+            "with torch.backends.cuda.sdp_kernel(enable_math=False):\n    pass\n"
+            "with torch.backends.cuda.sdp_kernel(enable_flash=False):\n    pass\n")
+    out = fixed(tmp_path, code, low="2.3")
+    assert out.count("from torch.nn.attention import sdpa_kernel, SDPBackend\n") == 1
+    assert "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, " in out
+
+
+def test_only_imports_the_rewrite_left_unused_are_removed(tmp_path):
+    code = ("import numpy as np\nimport torch\nfrom torch.cuda.amp import autocast\n"
+            "from functorch import make_functional\nwith autocast():\n    pass\n")
+    out = fixed(tmp_path, code, low="2.0")
+    assert out == ('import numpy as np\nimport torch\nfrom functorch import make_functional\n'
+                   'with torch.autocast("cuda"):\n    pass\n')
+
+
+AUTOCAST_AS_VALUE = """\
+import contextlib
+import torch
+from torch.cuda.amp import autocast
+
+use_amp = False
+context = autocast if use_amp else contextlib.nullcontext
+factory = autocast
+with autocast(enabled=False):
+    y = torch.ones(2) + 1
+with context():
+    z = y * 2
+with factory(enabled=False):
+    w = z - 1
+"""
+
+
+def test_autocast_used_as_a_value_keeps_its_import(tmp_path):
+    out = fixed(tmp_path, AUTOCAST_AS_VALUE)
+    assert "from torch.cuda.amp import autocast\n" in out
+    assert 'with torch.autocast("cuda", enabled=False):' in out
+    assert "context = autocast if use_amp else contextlib.nullcontext\nfactory = autocast\n" in out
+    again, _ = scan_code(tmp_path, out, low="2.4", fix=True, unsafe_fixes=True)
+    assert again.fixed == 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_autocast_rewrite_keeps_every_use_site_working(tmp_path):
+    out = fixed(tmp_path, AUTOCAST_AS_VALUE)
+    namespace: dict = {}
+    exec(compile(out, "fixed.py", "exec"), namespace)  # noqa: S102 - our own test code
+    assert namespace["w"].tolist() == [3.0, 3.0]
+
+
+def test_autocast_only_called_loses_its_import(tmp_path):
+    code = "import torch\nfrom torch.cuda.amp import autocast\n@autocast()\ndef f(x):\n    return x\n"
+    assert fixed(tmp_path, code) == 'import torch\n@torch.autocast("cuda")\ndef f(x):\n    return x\n'
+
+
+def test_an_import_still_bound_elsewhere_is_kept(tmp_path):
+    code = ("import torch\ntry:\n    from torch.cuda.amp import autocast\nexcept ImportError:\n    autocast = None\n"
+            "with autocast():\n    pass\n")
+    out = fixed(tmp_path, code)
+    assert out.startswith("import torch\ntry:\n    from torch.cuda.amp import autocast\n")
+    assert 'with torch.autocast("cuda"):' in out
