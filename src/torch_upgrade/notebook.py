@@ -201,12 +201,13 @@ def _render_source(new: str, old_json: str, as_list: bool, ensure_ascii: bool) -
     items = [json.dumps(line, ensure_ascii=ensure_ascii) for line in new.splitlines(keepends=True)]
     if not items:
         return "[]"
-    layout = re.match(r"\[(\s*)", old_json)
-    close = re.search(r"(\s*)\]$", old_json)
-    lead, trail = layout.group(1), close.group(1)
-    if "\n" not in lead:  # an inline list: ["a", "b"]
-        return "[" + lead + ", ".join(items) + trail + "]"
-    separator = "," + lead
+    lead = _WS.match(old_json, 1).group()
+    trail = old_json[len(old_json.rstrip("]").rstrip(" \t\r\n")):-1]
+    spans = list(_elements(old_json, 0))
+    if len(spans) >= 2:
+        separator = old_json[spans[0][1]:spans[1][0]]  # e.g. ",\n    ", ", " or ","
+    else:
+        separator = "," + lead if "\n" in lead else ", "
     return "[" + lead + separator.join(items) + trail + "]"
 
 

@@ -86,11 +86,11 @@ def write_atomic(original: SourceFile, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, stat.S_IMODE(st.st_mode))
         try:
             os.chown(tmp, st.st_uid, st.st_gid)
         except (PermissionError, AttributeError):
             pass
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
         os.replace(tmp, path)
     except BaseException as exc:
         try:

@@ -1,0 +1,234 @@
+"""Notebooks: scanned by default, magics masked, findings per cell, byte-faithful fixes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from helpers import settings
+from torch_upgrade.cli import main
+from torch_upgrade.engine import scan
+from torch_upgrade.notebook import mask, unmask
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def code(source, **extra):
+    cell = {"cell_type": "code", "execution_count": None, "id": f"c{len(source)}", "metadata": {},
+            "outputs": [], "source": source}
+    cell.update(extra)
+    return cell
+
+
+def markdown(source):
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def notebook(cells, **metadata):
+    # deliberately not in sorted key order, to show that the order is kept
+    return {"nbformat": 4, "nbformat_minor": 5, "cells": cells,
+            "metadata": metadata or {"kernelspec": {"name": "python3", "language": "python"}}}
+
+
+CELLS = [
+    markdown(["# Solving\n", "    X, _ = torch.solve(B, A)  # old API, in markdown\n"]),
+    code(["%matplotlib inline\n", "import torch\n", "!pip install -q foo \\\n", "    bar\n"]),
+    code(["A = torch.randn(3, 3)\n", "B = torch.randn(3, 1)\n", "torch.solve?\n",
+          "for _ in range(2):\n", "    %time X, _ = torch.solve(B, A)\n", "    X, _ = torch.solve(B, A)\n",
+          "files = !ls\n", "X.shape"],
+         execution_count=3,
+         outputs=[{"output_type": "display_data", "data": {"image/png": PNG, "text/plain": ["<Figure>"]},
+                   "metadata": {"needs_background": "light"}},
+                  {"output_type": "stream", "name": "stdout", "text": ["caf\u00e9 \u2713\n"]}]),
+    code(["%%bash\n", "echo torch.solve(B, A)\n"]),
+    code(["%%time\n", "s = '''\n", "%d items\n", "'''\n", "Q, R = torch.qr(A)\n"]),
+    markdown("torch.qr(A) in a markdown string source"),
+]
+
+
+def write(tmp_path, nb, name="nb.ipynb", dumps=None):
+    path = tmp_path / name
+    text = dumps(nb) if dumps else json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def run_scan(tmp_path, **kw):
+    return scan([tmp_path], settings(kw.pop("low", "2.4"), root=str(tmp_path), **kw))
+
+
+# ---------------------------------------------------------------- scanning
+def test_findings_name_the_cell_and_the_line_within_it(tmp_path):
+    write(tmp_path, notebook(CELLS))
+    result = run_scan(tmp_path)
+    assert not result.errors, result.errors
+    assert [(f.rule_id, f.cell, f.line, f.column) for f in result.findings] == [
+        ("TU201", 2, 6, 12), ("TU204", 4, 5, 8)]
+
+
+def test_report_formats_show_the_cell(tmp_path, monkeypatch):
+    write(tmp_path, notebook(CELLS))
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    text = runner.invoke(main, ["scan", ".", "--from", "2.4"]).output
+    assert "nb.ipynb:cell 2:6:12 TU201 error" in text
+    concise = runner.invoke(main, ["scan", ".", "--from", "2.4", "--format", "concise"]).output
+    assert concise.splitlines()[0].startswith("nb.ipynb:cell 2:6:12: TU201 ")
+    data = json.loads(runner.invoke(main, ["scan", ".", "--from", "2.4", "--format", "json"]).output)
+    assert [(f["path"], f["cell"], f["line"], f["column"]) for f in data["findings"]] == [
+        ("nb.ipynb", 2, 6, 12), ("nb.ipynb", 4, 5, 8)]
+
+
+def test_notebooks_are_discovered_but_checkpoints_are_not(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    write(tmp_path, notebook(CELLS), "sub/nb.ipynb")
+    write(tmp_path, notebook(CELLS), ".ipynb_checkpoints/nb-checkpoint.ipynb")
+    result = run_scan(tmp_path)
+    assert {f.path for f in result.findings} == {"sub/nb.ipynb"} and result.scanned == 1
+
+
+def test_names_imported_in_one_cell_resolve_in_another(tmp_path):
+    cells = [code(["import torch as th\n"]), markdown(["text\n"]), code(["Q, R = th.qr(A)\n"])]
+    write(tmp_path, notebook(cells))
+    assert [(f.rule_id, f.cell, f.line) for f in run_scan(tmp_path).findings] == [("TU204", 2, 1)]
+
+
+def test_a_cell_that_does_not_parse_is_an_error_and_the_others_are_scanned(tmp_path):
+    cells = [code(["import torch\n"]), code(["def broken(:\n"]), code(["Q, R = torch.qr(A)\n"])]
+    write(tmp_path, notebook(cells))
+    result = run_scan(tmp_path)
+    assert [(e.path, e.message[:30]) for e in result.errors] == [("nb.ipynb", "cell 1: syntax error at line 1")]
+    assert [(f.cell, f.line) for f in result.findings] == [(2, 1)]
+
+
+def test_other_kernels_are_skipped(tmp_path):
+    write(tmp_path, notebook([code(["torch.qr(A)\n"])], kernelspec={"name": "ir", "language": "R"}))
+    result = run_scan(tmp_path)
+    assert not result.findings and not result.errors
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"cells": [', "invalid notebook JSON: Expecting value at line 1, column 12"),
+    (b"[]", "not an nbformat 4 notebook (nbformat: 'list')"),
+    (b'{"nbformat": 3, "worksheets": []}', "not an nbformat 4 notebook (nbformat: 3)"),
+    (b'{"nbformat": 4, "cells": {}}', "not an nbformat 4 notebook ('cells' is not a list of cells)"),
+    (b'{"nbformat": 4, "cells": []}\xff', "cannot decode notebook as utf-8: invalid start byte"),
+])
+def test_broken_notebook_is_an_error_line(tmp_path, monkeypatch, content, message):
+    (tmp_path / "bad.ipynb").write_bytes(content)
+    (tmp_path / "ok.py").write_text("import torch\nQ, R = torch.qr(A)\n")
+    result = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    assert [(e.path, e.message) for e in result.errors] == [("bad.ipynb", message)]
+    assert (tmp_path / "bad.ipynb").read_bytes() == content
+    monkeypatch.chdir(tmp_path)
+    cli = CliRunner().invoke(main, ["scan", "bad.ipynb", "--format", "concise"])
+    assert cli.exit_code == 1 and cli.output == f"bad.ipynb: error: {message}\n"
+
+
+# ---------------------------------------------------------------- masking
+@pytest.mark.parametrize("source", [
+    "%matplotlib inline\nimport torch\n",
+    "!pip install foo \\\n   bar\nx = 1",
+    "for i in range(3):\n    !echo {i}\n    %time f(i)\n",
+    "files = !ls\nhelp = %who_ls\nobj?\n??obj\nobj.attr??\n",
+    "%%time\nx = 1\n%time y = 2\n",
+    "s = '''\n%d items\n!not a magic\n'''\nt = (1\n%2)\n",
+])
+def test_masking_keeps_lines_and_columns_and_is_undone_exactly(source):
+    masked = mask(source, "7")
+    assert masked is not None
+    compile(masked.text, "cell", "exec")
+    old, new = source.splitlines(), masked.text.splitlines()
+    assert len(old) == len(new)
+    for a, b in zip(old, new):
+        assert a == b or "tu-magic-7-" in b
+    assert unmask(masked.text, masked.originals) == source
+
+
+def test_lines_inside_strings_and_brackets_are_not_masked():
+    masked = mask("s = '''\n%d items\n'''\nt = (1\n%2)\n", "0")
+    assert masked.originals == {} and masked.text == "s = '''\n%d items\n'''\nt = (1\n%2)\n"
+
+
+def test_non_python_cell_magics_are_not_analysed():
+    assert mask("%%bash\necho hi\n", "0") is None
+    assert mask("\n%%writefile x.py\nimport torch\n", "0") is None
+
+
+# ---------------------------------------------------------------- fixing
+def test_fix_changes_only_the_sources_of_cells_that_change(tmp_path):
+    path = write(tmp_path, notebook(CELLS))
+    before = path.read_bytes()
+    result = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    assert not result.errors and result.fixed == 2
+    expected = before.replace(b'"    X, _ = torch.solve(B, A)\\n"', b'"    X = torch.linalg.solve(A, B)\\n"') \
+        .replace(b'"Q, R = torch.qr(A)\\n"', b'"Q, R = torch.linalg.qr(A)\\n"')
+    assert expected != before
+    assert path.read_bytes() == expected  # magics, outputs, markdown, key order, layout: byte for byte
+    again = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    assert again.fixed == 0 and path.read_bytes() == expected
+
+
+@pytest.mark.parametrize("dumps", [
+    lambda nb: json.dumps(nb, indent=2),  # two-space indent, no trailing newline, \u escapes
+    lambda nb: json.dumps(nb, indent=4, ensure_ascii=False).replace("\n", "\r\n") + "\r\n",
+    lambda nb: json.dumps(nb, separators=(",", ":")),  # one line
+    lambda nb: "\ufeff" + json.dumps(nb, indent=1, ensure_ascii=False) + "\n",  # a BOM
+])
+def test_fix_keeps_the_json_layout(tmp_path, dumps):
+    path = write(tmp_path, notebook(CELLS), dumps=dumps)
+    before = path.read_bytes()
+    old = json.loads(before.decode("utf-8-sig"))
+    assert run_scan(tmp_path, fix=True, unsafe_fixes=True).fixed == 2
+    after = path.read_bytes()
+    new = json.loads(after.decode("utf-8-sig"))
+    old["cells"][2]["source"][5] = "    X = torch.linalg.solve(A, B)\n"
+    old["cells"][4]["source"][4] = "Q, R = torch.linalg.qr(A)\n"
+    assert new == old
+    assert list(new) == ["nbformat", "nbformat_minor", "cells", "metadata"]
+    expected = dumps(old).encode("utf-8")
+    assert after == expected
+
+
+def test_source_stored_as_one_string_stays_one_string(tmp_path):
+    nb = notebook([code("import torch\nQ, R = torch.qr(A)")])
+    path = write(tmp_path, nb)
+    run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    assert json.loads(path.read_text())["cells"][0]["source"] == "import torch\nQ, R = torch.linalg.qr(A)"
+
+
+def test_an_import_a_rewrite_needs_goes_into_the_cell_with_the_imports(tmp_path):
+    cells = [code(["%load_ext autoreload\n", "from torch.cuda.amp import autocast\n", "import numpy as np"]),
+             code(["with autocast():\n", "    pass\n"])]
+    path = write(tmp_path, notebook(cells))
+    assert run_scan(tmp_path, fix=True).fixed == 1
+    sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    assert sources == ["%load_ext autoreload\nimport numpy as np\nimport torch",
+                       'with torch.autocast("cuda"):\n    pass\n']
+
+
+def test_diff_of_a_notebook_is_per_cell_and_writes_nothing(tmp_path, monkeypatch):
+    path = write(tmp_path, notebook(CELLS))
+    before = path.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["scan", ".", "--diff", "--unsafe-fixes"])
+    assert result.exit_code == 1
+    assert "--- a/nb.ipynb:cell 2\n+++ b/nb.ipynb:cell 2\n" in result.output
+    assert "-    X, _ = torch.solve(B, A)\n+    X = torch.linalg.solve(A, B)\n" in result.output
+    assert "--- a/nb.ipynb:cell 4\n" in result.output
+    assert path.read_bytes() == before
+
+
+def test_read_only_notebook_is_left_alone(tmp_path):
+    path = write(tmp_path, notebook(CELLS))
+    before = path.read_bytes()
+    path.chmod(0o444)
+    try:
+        result = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    finally:
+        path.chmod(0o644)
+    assert path.read_bytes() == before
+    assert [e.message for e in result.errors] == ["is read-only (no owner write permission); not written"]
