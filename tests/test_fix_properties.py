@@ -1,0 +1,115 @@
+"""Property-based: for generated programs, fixing succeeds, the result compiles, and a second fix is a no-op.
+
+Programs are assembled from the rules' own invalid examples and from small
+templates of old API calls, through aliases, comments, blank lines, odd
+whitespace, tab or space indentation, function bodies and CRLF line endings.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from helpers import settings
+from torch_upgrade import engine
+from torch_upgrade.ruledata import load_rules
+
+EXAMPLES = sorted({e.code for r in load_rules() if r.detect for e in r.invalid})
+WINDOWS = ("1.6", "1.9", "2.0", "2.3", "2.4", "2.13")
+
+IMPORTS = (
+    "import torch", "import torch as {t}", "from torch.cuda.amp import autocast",
+    "from torch.cuda.amp import autocast as ac, GradScaler", "from torch.cuda import amp", "import functorch",
+    "from functorch import vmap, grad", "from torch.nn.utils.stateless import functional_call",
+    "import numpy as np", "from torch import solve, qr",
+)
+CALLS = (
+    "X, _ = {t}.solve({ws}B,{ws}A{ws})", "Q, R = {t}.qr({ws}A{ws})", "L = {t}.cholesky(A{ws})",
+    "e, v = {t}.symeig(A, eigenvectors=True)", "Q, R = {t}.qr({t}.cholesky(A))",
+    "with {t}.cuda.amp.autocast({ws}):\n{i}y = model(x)", "scaler = {t}.cuda.amp.GradScaler(init_scale=2.0**16)",
+    "with autocast(enabled=False):\n{i}pass", "with ac():\n{i}pass", "s = GradScaler()", "f = vmap(fn)",
+    "g = functorch.grad(fn)", "out = functional_call(m, p, (x,))", "ctx = autocast if flag else None",
+    "with {t}.backends.cuda.sdp_kernel(enable_math=False):\n{i}pass", "X, _ = solve(B, A)", "Q, R = qr(A)",
+    "y = {t}.rfft(x, 2)", "z = np.linalg.solve(a, b)", "@amp.autocast()\ndef h(x):\n{i}return x",
+    "w = {t}.irfft(x, 1, signal_sizes=(4,))", "# torch.solve(B, A) in a comment", "s = 'torch.qr(A)'",
+)
+DECORATIONS = ("", "  # note", "  # torch-upgrade: ignore", "  # noqa: TU201")
+SEPARATORS = ("\n", "\n\n", "\n# comment\n", "\n\n\n")
+
+
+@functools.lru_cache(maxsize=None)
+def context(low: str, unsafe: bool) -> engine.Context:
+    return engine.Context.build(settings(low, fix=True, unsafe_fixes=unsafe))
+
+
+def fix(code: str, low: str, unsafe: bool) -> tuple[str, int]:
+    ctx = context(low, unsafe)
+    module, applied = engine.fix_module(engine._parse(code), code, "generated.py", ctx)
+    return module.code, applied
+
+
+def indent(block: str, unit: str) -> str:
+    return "".join(unit + line if line.strip() else line for line in block.splitlines(keepends=True))
+
+
+@st.composite
+def template_programs(draw) -> str:
+    alias = draw(st.sampled_from(("torch", "th", "T")))
+    unit = draw(st.sampled_from(("    ", "\t", "  ")))
+    ws = draw(st.sampled_from(("", " ", "  ")))
+    lines = [s.format(t=alias) for s in draw(st.lists(st.sampled_from(IMPORTS), max_size=5, unique=True))]
+    if alias != "torch":
+        lines.append(f"import torch as {alias}")
+    body = []
+    for template in draw(st.lists(st.sampled_from(CALLS), min_size=1, max_size=8)):
+        statement = template.format(t=alias, ws=ws, i=unit)
+        first, *rest = statement.split("\n")
+        statement = "\n".join([first + draw(st.sampled_from(DECORATIONS)), *rest])
+        if draw(st.booleans()):  # inside a function or a guard
+            header = draw(st.sampled_from(("def f():", "if flag:", "class C:", "try:")))
+            statement = header + "\n" + indent(statement, unit) + "\n" + unit + "pass"
+            if header == "try:":
+                statement += "\nexcept ImportError:\n" + unit + "pass"
+        body.append(statement)
+    return "\n".join(lines) + "\n" + draw(st.sampled_from(SEPARATORS)).join(body) + "\n"
+
+
+@st.composite
+def example_programs(draw) -> str:
+    chunks = draw(st.lists(st.sampled_from(EXAMPLES), min_size=1, max_size=4))
+    unit = draw(st.sampled_from(("    ", "\t")))
+    out = []
+    for k, chunk in enumerate(chunks):
+        if draw(st.booleans()) and '"""' not in chunk and "'''" not in chunk:
+            chunk = f"def part{k}():\n" + indent(chunk, unit) + unit + "pass\n"
+        out.append(chunk)
+    return draw(st.sampled_from(SEPARATORS)).join(out)
+
+
+def check_fix_is_idempotent_and_compiles(code: str, low: str, unsafe: bool, crlf: bool) -> None:
+    if crlf:
+        code = code.replace("\n", "\r\n")
+    compile(code, "original", "exec", dont_inherit=True)
+    first, applied = fix(code, low, unsafe)
+    compile(first, "fixed", "exec", dont_inherit=True)
+    second, again = fix(first, low, unsafe)
+    assert (second, again) == (first, 0), f"second fix changed:\n{first}\n---\n{second}"
+    if crlf:
+        assert "\n" not in first.replace("\r\n", "")
+
+
+PROPERTY = hsettings(max_examples=40, deadline=None, database=None,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@PROPERTY
+@given(template_programs(), st.sampled_from(WINDOWS), st.booleans(), st.booleans())
+def test_fixing_templates_is_idempotent_and_compiles(code, low, unsafe, crlf):
+    check_fix_is_idempotent_and_compiles(code, low, unsafe, crlf)
+
+
+@PROPERTY
+@given(example_programs(), st.sampled_from(WINDOWS), st.booleans(), st.booleans())
+def test_fixing_mixed_rule_examples_is_idempotent_and_compiles(code, low, unsafe, crlf):
+    check_fix_is_idempotent_and_compiles(code, low, unsafe, crlf)
