@@ -212,3 +212,18 @@ def test_an_import_still_bound_elsewhere_is_kept(tmp_path):
     out = fixed(tmp_path, code)
     assert out.startswith("import torch\ntry:\n    from torch.cuda.amp import autocast\n")
     assert 'with torch.autocast("cuda"):' in out
+
+
+def test_apply_reports_fixes_that_overlap_one_already_taken():
+    from torch_upgrade import fixing
+
+    module = cst.parse_module("y = f(g(x))\n")
+    outer = module.body[0].body[0].value
+    inner = outer.args[0].value
+    take = Fix(edits=[Replace(outer, cst.parse_expression("F(g(x))"))])
+    nested = Fix(edits=[Replace(inner, cst.parse_expression("G(x)"))])
+    same = Fix(edits=[Replace(outer, cst.parse_expression("H()"))])
+    conflicts: list = []
+    new, count = fixing.apply(module, [take, nested, same], conflicts)
+    assert (new.code, count) == ("y = F(g(x))\n", 1)
+    assert conflicts == [(nested, take), (same, take)]

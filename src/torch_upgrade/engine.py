@@ -203,44 +203,43 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
     when the result no longer compiles although the original did.
     """
     applied = 0
-    conflicts: list = []
-    for _ in range(MAX_FIX_PASSES):
+    note = ""  # the conflicts of the last pass, if any
+    for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
         findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx)
         chosen = [f for f in findings if _fixable(f, ctx.settings)]
         if not chosen:
             break
-        conflicts = []
+        if passes == MAX_FIX_PASSES:
+            reason = f" ({note})" if note else ""
+            raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes{reason}; file left unchanged")
+        conflicts: list = []
         new, count = fixing.apply(module, [f.fix for f in chosen], conflicts)
+        note = _conflict_message(conflicts, chosen)
         code = new.code
         if count == 0 or code == module.code:
-            if conflicts:
-                raise SourceError(_conflict_message(conflicts, chosen))
+            if note:
+                raise SourceError(f"{note}; file left unchanged")
             break  # what is left changes nothing
         try:
             module = _parse(code)
         except Exception as exc:  # the rewrite produced code that does not parse
             raise SourceError(f"a fix produced code that does not parse ({_syntax_message(exc)}); file left unchanged")
         applied += count
-    else:
-        reason = f" ({_conflict_message(conflicts, chosen, short=True)})" if conflicts else ""
-        raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes{reason}; file left unchanged")
     if applied:
         _check_compiles(source_text, module.code)
     return module, applied
 
 
-def _conflict_message(conflicts: list, findings: Sequence[Finding], short: bool = False) -> str:
+def _conflict_message(conflicts: list, findings: Sequence[Finding]) -> str:
     where = {id(f.fix): f for f in findings}
 
     def name(fix) -> str:
         f = where.get(id(fix))
         return f"{f.rule_id} at line {f.line}" if f is not None else "another fix"
 
-    parts = [f"{name(a)} conflicts with {name(b)}" for a, b in conflicts]
-    text = "; ".join(dict.fromkeys(parts))
-    return text if short else f"{text}; file left unchanged"
+    return "; ".join(dict.fromkeys(f"{name(a)} conflicts with {name(b)}" for a, b in conflicts))
 
 
 _COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # notebooks may await at top level
