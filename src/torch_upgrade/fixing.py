@@ -62,7 +62,8 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
     imports: list[ImportSpec] = []
     released: set[str] = set()
     applied = 0
-    moved: dict[int, tuple] = {}  # alias -> (module, name, fix, statement)
+    moved: dict[int, tuple] = {}  # alias -> (module, name, fix)
+    moving: dict[int, Fix] = {}  # import statement an alias moves out of -> the fix moving it
     for fix in fixes:
         nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
         if len({id(n) for n in nodes}) != len(nodes):
@@ -76,7 +77,7 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
             clash = next((covered[id(e.statement)] for e in fix.edits
                           if isinstance(e, MoveImport) and id(e.statement) in covered), None)
         if clash is None:
-            clash = next((v[2] for ids in inside for i in ids for v in moved.values() if id(v[3]) == i), None)
+            clash = next((moving[i] for ids in inside for i in ids if i in moving), None)
         if clash is not None:
             if conflicts is not None:
                 conflicts.append((fix, clash))
@@ -87,7 +88,8 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
             if isinstance(edit, Replace):
                 replacements[id(edit.node)] = edit.new
             elif id(edit.alias) not in moved:  # several uses may move the same import
-                moved[id(edit.alias)] = (edit.module, edit.name, fix, edit.statement)
+                moved[id(edit.alias)] = (edit.module, edit.name, fix)
+                moving.setdefault(id(edit.statement), fix)
                 moves[id(edit.statement)].append(edit.alias)
                 # keep the name the file uses: `from torch import ger` -> `from torch import outer as ger`
                 local = dotted(edit.alias.asname.name) if edit.alias.asname else dotted(edit.alias.name)
