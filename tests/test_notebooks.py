@@ -232,3 +232,14 @@ def test_read_only_notebook_is_left_alone(tmp_path):
         path.chmod(0o644)
     assert path.read_bytes() == before
     assert [e.message for e in result.errors] == ["is read-only (no owner write permission); not written"]
+
+
+def test_project_level_advice_names_the_cell(tmp_path):
+    cells = [code(["import torch\n"]), markdown(["Training\n"]),
+             code(["model = Net().cuda()\n", "for x, y in loader:\n",
+                   "    loss = loss_fn(model(x.cuda()), y)\n",
+                   "    loss.backward()\n"])]
+    write(tmp_path, notebook(cells))
+    result = run_scan(tmp_path, low="1.8")
+    advice = [f for f in result.findings if f.rule_id == "TU302"]
+    assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 1, 9)]
