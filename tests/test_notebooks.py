@@ -242,4 +242,4 @@ def test_project_level_advice_names_the_cell(tmp_path):
     write(tmp_path, notebook(cells))
     result = run_scan(tmp_path, low="1.8")
     advice = [f for f in result.findings if f.rule_id == "TU302"]
-    assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 1, 9)]
+    assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 3, 26)]
