@@ -227,3 +227,18 @@ def test_apply_reports_fixes_that_overlap_one_already_taken():
     new, count = fixing.apply(module, [take, nested, same], conflicts)
     assert (new.code, count) == ("y = F(g(x))\n", 1)
     assert conflicts == [(nested, take), (same, take)]
+
+
+def test_comments_above_a_removed_import_are_kept(tmp_path):
+    code = ("import os\n# --- third party\nfrom torch.cuda.amp import autocast  # amp\nimport numpy as np\n\n"
+            "def f():\n    # local import\n    from torch.cuda.amp import autocast\n    with autocast():\n        pass\n")
+    assert fixed(tmp_path, code) == (
+        "import os\n# --- third party\nimport numpy as np\nimport torch\n\n"
+        'def f():\n    # local import\n    with torch.autocast("cuda"):\n        pass\n')
+
+
+def test_comment_of_the_last_statement_in_a_block_goes_to_the_blocks_end(tmp_path):
+    code = ("import torch\nif True:\n    x = 1\n    # why we import it here\n    from torch.cuda.amp import autocast\n"
+            "with autocast():\n    pass\n")
+    assert fixed(tmp_path, code) == ("import torch\nif True:\n    x = 1\n    # why we import it here\n"
+                                     'with torch.autocast("cuda"):\n    pass\n')

@@ -243,3 +243,13 @@ def test_project_level_advice_names_the_cell(tmp_path):
     result = run_scan(tmp_path, low="1.8")
     advice = [f for f in result.findings if f.rule_id == "TU302"]
     assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 3, 26)]
+
+
+def test_cell_magic_stays_first_when_the_import_below_it_goes(tmp_path):
+    cells = [code(["x = 1\n"]), code(["%%time\n", "from torch.cuda.amp import autocast\n", "import torch\n",
+                                      "with autocast():\n", "    pass\n"])]
+    path = write(tmp_path, notebook(cells))
+    result = run_scan(tmp_path, fix=True)
+    assert not result.errors and result.fixed == 1
+    assert "".join(json.loads(path.read_text())["cells"][1]["source"]) == \
+        '%%time\nimport torch\nwith torch.autocast("cuda"):\n    pass\n'

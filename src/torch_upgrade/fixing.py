@@ -8,16 +8,17 @@ from typing import Iterable, Optional, Sequence
 import libcst as cst
 
 from torch_upgrade.analysis import dotted
+from torch_upgrade.keep_comments import CommentKeeper
 from torch_upgrade.model import Fix, ImportSpec, MoveImport, Replace
 
 
-class _Apply(cst.CSTTransformer):
+class _Apply(CommentKeeper):
     def __init__(self, replacements: dict, moves: dict):
         super().__init__()
         self.replacements = replacements
         self.moves = moves
 
-    def on_leave(self, original_node, updated_node):
+    def rewrite(self, original_node, updated_node):
         new = self.replacements.get(id(original_node))
         if new is not None:
             return new
@@ -239,7 +240,7 @@ class _NameCounter(cst.CSTVisitor):
             self.count[text] += 1
 
 
-class _RemoveImports(cst.CSTTransformer):
+class _RemoveImports(CommentKeeper):
     def __init__(self, unused: set[str]):
         super().__init__()
         self.unused = unused
