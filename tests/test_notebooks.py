@@ -242,7 +242,7 @@ def test_project_level_advice_names_the_cell(tmp_path):
     write(tmp_path, notebook(cells))
     result = run_scan(tmp_path, low="1.8")
     advice = [f for f in result.findings if f.rule_id == "TU302"]
-    assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 3, 26)]
+    assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 1, 9)]
 
 
 def test_cell_magic_stays_first_when_the_import_below_it_goes(tmp_path):
