@@ -22,6 +22,7 @@ EXPECTED = {
     ("legacy/meta.py", "TU401"), ("legacy/meta.py", "TU402"),
     ("legacy/train.py", "TU303"), ("legacy/train.py", "TU304"),
     ("legacy/fast.py", "TU411"), ("legacy/fast.py", "TU501"),
+    ("legacy/model.py", "TU502"),  # the hand-written attention head: an SDPA hint
 }
 
 
@@ -59,7 +60,7 @@ def test_text_report_is_readable(project):
     assert "Window: torch 1.6 → 2.13 (requirements.txt: torch==1.6.0)" in out
     assert "legacy/linalg_utils.py:8:12 TU201 error (removed in torch 1.12)" in out
     assert "→ X = torch.linalg.solve(A, B)" in out
-    assert "Found 14 findings (5 errors, 9 warnings) in 8 files." in out
+    assert "Found 15 findings (5 errors, 9 warnings, 1 hint) in 8 files." in out
     assert "\x1b[" not in out  # no colour when not a terminal
 
 
@@ -122,7 +123,8 @@ def test_fix_applies_only_safe_fixes_by_default(project):
 
 def test_unsafe_fix_then_second_run_changes_nothing(project):
     first = run("scan", ".", "--fix", "--unsafe-fixes", "--format", "json")
-    assert json.loads(first.output)["findings"] == []
+    # only the SDPA hint (an opportunity, never rewritten) remains
+    assert [f["rule"] for f in json.loads(first.output)["findings"]] == ["TU502"]
     assert first.exit_code == 0
     snapshot = {p: p.read_bytes() for p in project.rglob("*.py")}
     second = run("scan", ".", "--fix", "--unsafe-fixes", "--format", "json")

@@ -33,7 +33,8 @@ def fix(ref: Reference, ctx) -> Optional[Fix]:
             return None  # `import old.module`: its uses are rewritten one by one
         module, name = new.rsplit(".", 1)
         alias = ref.node
-        asname = f" as {code(alias.asname.name)}" if alias.asname else ""
+        local = code(alias.asname.name) if alias.asname else code(alias.name)
+        asname = f" as {local}" if local != name else ""
         return Fix(edits=[MoveImport(ref.import_statement, alias, module, name)],
                    replacement=f"from {module} import {name}{asname}")
     expression, imports = ctx.qualified(new)

@@ -1,0 +1,34 @@
+"""cuDNN attention becomes a default SDPA backend on H100 in 2.5: reported once per project.
+
+Fires at the first ``F.scaled_dot_product_attention`` call when nothing in
+the project chooses the backends (``sdpa_kernel``, ``sdp_kernel``,
+``torch.backends.cuda.enable_cudnn_sdp``).
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.checkers._sites import positions
+
+WORDS = ("scaled_dot_product_attention", "sdp")
+SDPA = "torch.nn.functional.scaled_dot_product_attention"
+CHOOSES = ("torch.nn.attention.sdpa_kernel", "torch.backends.cuda.sdp_kernel", "torch.backends.cuda.enable_cudnn_sdp")
+
+
+def collect(analysis, rule, window):
+    chooses = any(r.qualname in CHOOSES for r in analysis.references)
+    site = next((r.call for r in analysis.references if r.qualname == SDPA and r.call is not None), None)
+    if not chooses and site is None:
+        return None
+    fact = {"chooses": chooses}
+    if site is not None:
+        fact.update(positions(analysis.module, [site]).get(id(site), {}))
+    return fact
+
+
+def project(facts, rule, window):
+    if any(f["chooses"] for _, f in facts):
+        return []
+    for path, fact in facts:
+        if "position" in fact:
+            return [(path, fact, rule.message)]
+    return []
