@@ -16,6 +16,8 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
+from torch_upgrade.analysis import _fields
+
 Scope = Union[cst.Module, cst.FunctionDef]
 
 
@@ -25,6 +27,7 @@ class Assignment:
     op: Optional[str]  # None for `=`, else the augmented operator's class name ("AddAssign")
     value: cst.BaseExpression
     statement: cst.SimpleStatementLine
+    conditional: bool = False  # inside an `if`/`elif`/`else` branch of the scope
 
 
 @dataclass
@@ -34,6 +37,7 @@ class Body:
     scope: Scope
     statements: list[cst.SimpleStatementLine] = field(default_factory=list)
     compound: list[cst.BaseCompoundStatement] = field(default_factory=list)
+    conditional: set = field(default_factory=set)  # ids of statements inside an if-branch
     assignments: dict[str, list[Assignment]] = field(default_factory=dict)
 
     def latest(self, name: str, before: int) -> Optional[Assignment]:
@@ -53,8 +57,15 @@ class Body:
                     yield order, node
 
 
-def scopes(module: cst.Module) -> Iterator[Body]:
-    """The module body and every function body, each flattened."""
+def scopes(analysis) -> list[Body]:
+    """The module body and every function body, each flattened (computed once per file)."""
+    cached = analysis.facts.get("_flow")
+    if cached is None:
+        cached = analysis.facts["_flow"] = list(_scopes(analysis.module))
+    return cached
+
+
+def _scopes(module: cst.Module) -> Iterator[Body]:
     pending: list[Scope] = [module]
     while pending:
         scope = pending.pop(0)
@@ -66,18 +77,21 @@ def scopes(module: cst.Module) -> Iterator[Body]:
         yield body
 
 
-def _flatten(statements, body: Body, pending: list) -> None:
+def _flatten(statements, body: Body, pending: list, conditional: bool = False) -> None:
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
             body.statements.append(statement)
+            if conditional:
+                body.conditional.add(id(statement))
         elif isinstance(statement, cst.FunctionDef):
             pending.append(statement)
         elif isinstance(statement, cst.ClassDef):
             _flatten(_suite(statement.body), Body(statement), pending)  # methods only
         elif isinstance(statement, cst.BaseCompoundStatement):
             body.compound.append(statement)
+            branch = conditional or isinstance(statement, cst.If)
             for suite in _suites(statement):
-                _flatten(suite, body, pending)
+                _flatten(suite, body, pending, branch)
 
 
 def _suite(suite: cst.BaseSuite) -> list:
@@ -102,57 +116,95 @@ def _suites(node: cst.CSTNode) -> Iterator[list]:
 
 
 def _record(small: cst.CSTNode, order: int, statement, body: Body) -> None:
+    conditional = id(statement) in body.conditional
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
         body.assignments.setdefault(small.targets[0].target.value, []).append(
-            Assignment(order, None, small.value, statement))
+            Assignment(order, None, small.value, statement, conditional))
     elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
         body.assignments.setdefault(small.target.value, []).append(
-            Assignment(order, type(small.operator).__name__, small.value, statement))
+            Assignment(order, type(small.operator).__name__, small.value, statement, conditional))
     elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
         body.assignments.setdefault(small.target.value, []).append(
-            Assignment(order, None, small.value, statement))
+            Assignment(order, None, small.value, statement, conditional))
 
 
-class _NameReads(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.found: list[cst.Name] = []
+_SKIP = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Comment)
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
 
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
+_IS_NODE: dict[type, bool] = {}
 
-    def visit_AssignTarget(self, node) -> bool:
-        return not isinstance(node.target, cst.Name)
 
-    def visit_Lambda(self, node) -> bool:
-        return False
+def _is_node(cls: type) -> bool:
+    known = _IS_NODE.get(cls)
+    if known is None:
+        known = _IS_NODE[cls] = issubclass(cls, cst.CSTNode)
+    return known
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self.found.append(node)
+
+def walk(node: cst.CSTNode, prune: tuple = ()) -> list[cst.CSTNode]:
+    """Every node under ``node`` (itself included), parents first, without LibCST's visitor machinery.
+
+    String literals and comments are not entered; nor are nodes of a type in ``prune``
+    (they are listed themselves).
+    """
+    out = []
+    stack = [node]
+    stop = _SKIP + tuple(prune)
+    while stack:
+        item = stack.pop()
+        out.append(item)
+        cls = type(item)
+        if cls in stop:
+            continue
+        children = []
+        for name in _fields(cls):
+            value = getattr(item, name)
+            if type(value) in (list, tuple):
+                children.extend(v for v in value if _is_node(type(v)))
+            elif _is_node(type(value)):
+                children.append(value)
+        stack.extend(reversed(children))
+    return out
+
+
+def nodes(statement: cst.CSTNode, kinds: tuple, analysis=None) -> list[cst.CSTNode]:
+    """All nodes of the given types inside ``statement`` (not inside lambdas), outermost first.
+
+    With ``analysis``, the walk of each statement is computed once per file and shared by checkers.
+    """
+    if analysis is None:
+        everything = walk(statement, (cst.Lambda,))
+    else:
+        cache = analysis.facts.setdefault("_nodes", {})
+        everything = cache.get(id(statement))
+        if everything is None:
+            everything = cache[id(statement)] = walk(statement, (cst.Lambda,))
+    return [n for n in everything if isinstance(n, kinds)]
 
 
 def _names(statement: cst.CSTNode) -> list[cst.Name]:
-    visitor = _NameReads()
-    statement.visit(visitor)
-    return visitor.found
-
-
-def nodes(statement: cst.CSTNode, kinds: tuple) -> list[cst.CSTNode]:
-    """All nodes of the given types inside ``statement`` (not inside lambdas), outermost first."""
-    found: list[cst.CSTNode] = []
-
-    class _Collect(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            if isinstance(node, cst.Lambda):
-                return False
-            if isinstance(node, kinds):
-                found.append(node)
-            return True
-
-    statement.visit(_Collect())
-    return found
+    """Names read in ``statement``: not attribute names, keyword names or plain assignment targets."""
+    out = []
+    stack = [statement]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            out.append(item)
+            continue
+        if isinstance(item, cst.Attribute):
+            stack.append(item.value)
+            continue
+        if isinstance(item, cst.Arg):
+            stack.append(item.value)
+            continue
+        if isinstance(item, cst.AssignTarget) and isinstance(item.target, cst.Name):
+            continue
+        if isinstance(item, (cst.Lambda,) + _SKIP):
+            continue
+        for name in _fields(type(item)):
+            value = getattr(item, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return out

@@ -13,6 +13,8 @@ from torch_upgrade.positions import locate
 def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, dict]:
     """``{"position": (line, col, end_line, end_col), "snippet": ...}`` per node id."""
     nodes = list(nodes)
+    if not nodes:
+        return {}
     where = locate(module, nodes)
     lines = module.code.splitlines()
     out = {}
@@ -52,3 +54,11 @@ def constructed_class(node: cst.CSTNode, body, order: int) -> Optional[str]:
             return last if last[:1].isupper() else None
         return None
     return None
+
+
+def source(analysis) -> str:
+    """The module's code, generated once per file (LibCST's codegen is not cheap)."""
+    code = analysis.facts.get("_code")
+    if code is None:
+        code = analysis.facts["_code"] = analysis.module.code
+    return code

@@ -50,6 +50,7 @@ class Scores:
     scale: Optional[tuple[str, str]] = None  # (operator "*" | "/", code)
     masks: tuple[tuple[str, str], ...] = ()  # ("add" | "bool", SDPA attn_mask expression)
     biases: tuple[str, ...] = ()  # additive terms that are not masks
+    optional: tuple[str, ...] = ()  # such terms added only on some paths (inside an if-branch)
     blockers: tuple[str, ...] = ()  # what SDPA cannot express
 
 
@@ -85,7 +86,8 @@ class _Eval:
     def qual(self, call: cst.Call) -> Optional[str]:
         return self.quals.get(id(call.func))
 
-    def value(self, node, order: int, depth: int = 0):
+    def value(self, node, order: int, depth: int = 0, cond: bool = False):
+        """What ``node`` computes; ``cond`` says it is the value of an assignment inside an if-branch."""
         if depth > 40:
             return None
         if isinstance(node, cst.Name):
@@ -93,32 +95,32 @@ class _Eval:
             if assignment is None:
                 return None
             if assignment.op is None:
-                result = self.value(assignment.value, assignment.order, depth + 1)
+                result = self.value(assignment.value, assignment.order, depth + 1, assignment.conditional)
             else:
                 base = self.value(node, assignment.order, depth + 1)
-                result = self._binary(base, assignment.op, assignment.value, assignment.order, depth, left=True)
+                result = self._binary(base, assignment.op, assignment.value, assignment.conditional)
             if isinstance(result, Probs):
                 result = replace(result, names=result.names | {node.value})
             return result
         if isinstance(node, cst.BinaryOperation):
             if isinstance(node.operator, cst.MatrixMultiply):
                 return self.matmul(node, node.left, node.right, order, depth)
-            left = self.value(node.left, order, depth + 1)
+            left = self.value(node.left, order, depth + 1, cond and isinstance(node.left, cst.BinaryOperation))
             op = type(node.operator).__name__
             if left is not None:
-                return self._binary(left, op, node.right, order, depth, left=True)
+                return self._binary(left, op, node.right, cond)
             right = self.value(node.right, order, depth + 1)
             if right is not None and op in ("Add", "Multiply"):
-                return self._binary(right, op, node.left, order, depth, left=False)
+                return self._binary(right, op, node.left, cond)
             return None
         if isinstance(node, cst.Call):
             return self.call(node, order, depth)
         return None
 
-    def _binary(self, base, op: str, other: cst.CSTNode, order: int, depth: int, left: bool):
+    def _binary(self, base, op: str, other: cst.CSTNode, cond: bool):
         if base is None:
             return None
-        text = code(other)
+        text = _short(code(other))
         op = op.replace("Assign", "")
         if isinstance(base, Scores):
             if op in ("Multiply", "Divide"):
@@ -130,6 +132,8 @@ class _Eval:
             if op == "Add":
                 if _MASK_NAME.search(text):
                     return replace(base, masks=base.masks + (("add", text),))
+                if cond:
+                    return replace(base, optional=base.optional + (text,))
                 return replace(base, biases=base.biases + (text,))
             return None
         if isinstance(base, Probs) and op == "Multiply":
@@ -139,10 +143,10 @@ class _Eval:
     def matmul(self, node, a, b, order: int, depth: int, bmm: bool = False):
         left = self.value(a, order, depth + 1)
         if isinstance(left, Probs):
-            return ("out", left, code(b))
+            return ("out", left, _short(code(b))) if _value_like(b) else None
         k = self.transposed(b, order, depth, bmm)
         if k is not None:
-            return Scores(q=code(a), k=k, first=node)
+            return Scores(q=_short(code(a)), k=k, first=node)
         return None
 
     def transposed(self, node, order: int, depth: int, bmm: bool) -> Optional[str]:
@@ -155,14 +159,14 @@ class _Eval:
                 return None
             return self.transposed(assignment.value, assignment.order, depth + 1, bmm)
         if isinstance(node, cst.Attribute) and node.attr.value == "mT":
-            return code(node.value)
+            return _short(code(node.value))
         if isinstance(node, cst.Call):
             args = [literal(a) for a in node.args if a.keyword is None]
             if isinstance(node.func, cst.Attribute) and node.func.attr.value == "transpose" and len(args) == 2:
                 if _swaps_last(args, bmm):
-                    return code(node.func.value)
+                    return _short(code(node.func.value))
             if self.qual(node) == "torch.transpose" and len(args) == 3 and _swaps_last(args[1:], bmm):
-                return code(node.args[0].value)
+                return _short(code(node.args[0].value))
         return None
 
     def call(self, node: cst.Call, order: int, depth: int):
@@ -182,13 +186,13 @@ class _Eval:
             if isinstance(probs, Probs):
                 p = keywords.get("p") or (positional[1] if len(positional) > 1 else None)
                 training = keywords.get("training") or (positional[2] if len(positional) > 2 else None)
-                rate = code(p.value) if p is not None else "0.5"
-                return replace(probs, dropout=f"{rate} if {code(training.value)} else 0.0" if training else rate)
+                rate = _short(code(p.value)) if p is not None else "0.5"
+                return replace(probs, dropout=f"{rate} if {_short(code(training.value))} else 0.0" if training else rate)
             return None
         if qual == "torch.where" and len(positional) == 3:
             scores = self.value(positional[1].value, order, depth + 1)
             if isinstance(scores, Scores):
-                return replace(scores, masks=scores.masks + (("bool", code(positional[0].value)),))
+                return replace(scores, masks=scores.masks + (("bool", _short(code(positional[0].value))),))
             return None
         if qual == "torch.masked_fill" and len(positional) == 3:
             return self._masked_fill(positional[0].value, positional[1].value, order, depth)
@@ -216,7 +220,7 @@ class _Eval:
         if "drop" in method.lower() and len(positional) == 1 and not keywords:  # self.dropout(probs)
             probs = self.value(positional[0].value, order, depth + 1)
             if isinstance(probs, Probs):
-                module = code(receiver) + "." + method
+                module = _short(code(receiver)) + "." + method
                 return replace(probs, dropout=f"{module}.p if self.training else 0.0")
         return None
 
@@ -232,9 +236,19 @@ class _Eval:
         scores = self.value(scores_node, order, depth + 1)
         if not isinstance(scores, Scores):
             return None
-        text = code(mask)
+        text = _short(code(mask))
         inverted = _inverted(text)
         return replace(scores, masks=scores.masks + (("bool", inverted),))
+
+
+_RESHAPES = {"view", "reshape", "transpose", "permute", "contiguous", "unsqueeze", "expand", "to", "type_as", "float"}
+
+
+def _value_like(node) -> bool:
+    """``v`` is a tensor variable (possibly reshaped), not e.g. the result of a helper method."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _RESHAPES:
+        node = node.func.value
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript))
 
 
 def _swaps_last(args, bmm: bool) -> bool:
@@ -254,8 +268,19 @@ def _inverted(text: str) -> str:
     return f"~{_parenthesized(text)}"
 
 
+def _short(text: str) -> str:
+    """Code on one line: ``f(\n    x\n)`` -> ``f(x)``."""
+    text = " ".join(text.split())
+    return re.sub(r"([(\[{]) ", r"\1", re.sub(r" ([)\]}])", r"\1", text))
+
+
 def _parenthesized(text: str) -> str:
     return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
+def _softmax_ref(ref) -> bool:
+    name = ref.qualname or ref.dotted
+    return name.rsplit(".", 1)[-1] in ("softmax", "Softmax")
 
 
 def _quals(analysis) -> dict:
@@ -275,12 +300,14 @@ def blocks(analysis) -> list[Block]:
     analysis.facts["attention"] = found
     if any(r.qualname and r.qualname.startswith(FUSED) for r in analysis.references):
         return found
+    if not any(_softmax_ref(r) for r in analysis.references):
+        return found
     quals = _quals(analysis)
-    for body in _flow.scopes(analysis.module):
+    for body in _flow.scopes(analysis):
         evaluator = _Eval(body, quals)
         seen: set = set()
         for order, statement in enumerate(body.statements):
-            for node in _flow.nodes(statement, (cst.BinaryOperation, cst.Call)):
+            for node in _flow.nodes(statement, (cst.BinaryOperation, cst.Call), analysis):
                 if id(node) in seen:
                     continue
                 result = _output(evaluator, node, order)
@@ -342,14 +369,19 @@ def describe(block: Block, flex: bool) -> str:
     else:
         scale = None
         notes.append(f"the default scale 1/sqrt(q.size(-1)) equals / {s.scale[1]} when that is the head size")
-    if scale is not None:
-        notes.append("scale= needs torch 2.1" + ("" if s.scale is None or s.scale[0] == "/" else
+    if s.scale is None:
+        notes.append("scale=1.0 (torch 2.1) because the scores are not scaled here (q may be, earlier)")
+    elif scale is not None:
+        notes.append("scale= needs torch 2.1" + ("" if s.scale[0] == "/" else
                                                   "; leave it out when it is 1/sqrt(head_dim), the default"))
     blockers = list(s.blockers) + list(block.probs.blockers)
     if blockers:
         notes.append("no SDPA equivalent for " + ", ".join(blockers))
     if block.weights_used:
         notes.append("the attention weights are also used: keep this path where they are needed")
+    if s.optional:
+        notes.append(f"where a score bias is added ({', '.join(s.optional)}), torch 2.5's flex_attention with a "
+                     f"score_mod fits")
     if flex:
         bias = " + ".join(s.biases)
         masked = " (masks become a block_mask)" if s.masks else ""

@@ -58,12 +58,15 @@ def _fix(value) -> Fix:
 
 
 def check(analysis, rule, window):
+    dtypes = _dtype_refs(analysis)
+    if not dtypes and not any(r.call is not None and r.dotted.endswith(".byte") for r in analysis.references):
+        return []
     quals = qualnames(analysis)
-    quals.update(_dtype_refs(analysis))
+    quals.update(dtypes)
     out = []
-    for body in _flow.scopes(analysis.module):
+    for body in _flow.scopes(analysis):
         for order, statement in enumerate(body.statements):
-            for call in _flow.nodes(statement, (cst.Call,)):
+            for call in _flow.nodes(statement, (cst.Call,), analysis):
                 if quals.get(id(call.func)) == SDPA:
                     continue
                 for arg in call.args:

@@ -2,8 +2,9 @@
 
 Per file: whether anything compiles (``torch.compile``, ``torch._dynamo.optimize``,
 a ``.compile()`` method call on a model, ``torch.jit.script``/``trace`` do not count),
-and the first ``.backward(...)`` call inside a ``for``/``while`` loop (a training
-step). Across the project the hint fires once, at the first training step, and
+and the first training step: a ``.backward(...)`` call inside a ``for``/``while``
+loop that also calls ``.step(...)`` (an optimizer or scaler step); a backward
+without a step, e.g. guidance by gradients at inference, is not training. Across the project the hint fires once, at the first training step, and
 only when nothing in the project compiles.
 """
 
@@ -11,40 +12,53 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torch_upgrade.analysis import _fields
+
 from torch_upgrade.checkers._sites import positions
 
 WORDS = ("backward", "compile")
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 
-class _Loops(cst.CSTVisitor):
-    def __init__(self):
-        super().__init__()
-        self.depth = 0
-        self.site = None
+def _training_step(node: cst.CSTNode):
+    """The first ``.backward(...)`` in a loop whose body also calls ``.step(...)`` (directly or in an
+    inner loop); a function defined inside a loop is not part of the loop."""
+    found = []
 
-    def visit_For(self, node) -> None:
-        self.depth += 1
+    def visit(item, frame):
+        if isinstance(item, (cst.For, cst.While)):
+            inner = {"backward": None, "step": False}
+            for child in _children(item):
+                visit(child, inner)
+            if inner["backward"] is not None and inner["step"] and not found:
+                found.append(inner["backward"])
+            if frame is not None and inner["step"]:
+                frame["step"] = True
+            return
+        if isinstance(item, (cst.FunctionDef, cst.Lambda)):
+            frame = None
+        elif frame is not None and isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute):
+            name = item.func.attr.value
+            if name == "backward" and frame["backward"] is None:
+                frame["backward"] = item
+            elif name == "step":
+                frame["step"] = True
+        for child in _children(item):
+            visit(child, frame)
 
-    def leave_For(self, node) -> None:
-        self.depth -= 1
+    visit(node, None)
+    return found[0] if found else None
 
-    def visit_While(self, node) -> None:
-        self.depth += 1
 
-    def leave_While(self, node) -> None:
-        self.depth -= 1
-
-    def visit_FunctionDef(self, node) -> bool:
-        saved, self.depth = self.depth, 0  # a function defined in a loop is not the loop body
-        node.body.visit(self)
-        self.depth = saved
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.site is None and self.depth and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value == "backward":
-            self.site = node
+def _children(item):
+    if isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return
+    for name in _fields(type(item)):
+        value = getattr(item, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (v for v in value if isinstance(v, cst.CSTNode))
 
 
 def collect(analysis, rule, window):
@@ -58,10 +72,8 @@ def collect(analysis, rule, window):
             compiles = True
             break
     site = None
-    if "backward" in analysis.module.code:
-        visitor = _Loops()
-        analysis.module.visit(visitor)
-        site = visitor.site
+    if any(r.call is not None and r.dotted.endswith(".step") for r in analysis.references):
+        site = _training_step(analysis.module)
     if not compiles and site is None:
         return None
     fact = {"compiles": compiles}

@@ -37,7 +37,11 @@ def _repeated(value: cst.CSTNode, quals: dict):
 
 def _blocks(analysis, quals) -> dict:
     out = {}
-    for cls in _flow.nodes(analysis.module, (cst.ClassDef,)):
+    if not any(r.qualname in CONTAINERS for r in analysis.references):
+        return out
+    for cls in _flow.walk(analysis.module, (cst.FunctionDef,)):
+        if not isinstance(cls, cst.ClassDef):
+            continue
         for assign in _flow.nodes(cls.body, (cst.Assign,)):
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
@@ -52,9 +56,12 @@ def _blocks(analysis, quals) -> dict:
 
 def _sites(analysis, quals) -> list:
     found = []
-    for body in _flow.scopes(analysis.module):
+    if not any(r.call is not None and (r.qualname == "torch.compile" or r.dotted.endswith(".compile"))
+               for r in analysis.references):
+        return found
+    for body in _flow.scopes(analysis):
         for order, statement in enumerate(body.statements):
-            for call in _flow.nodes(statement, (cst.Call,)):
+            for call in _flow.nodes(statement, (cst.Call,), analysis):
                 if quals.get(id(call.func)) == "torch.compile" and call.args and call.args[0].keyword is None:
                     target = call.args[0].value
                 elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "compile" \

@@ -19,22 +19,22 @@ WORDS = ("zero_grad",)
 BACKWARD = ("backward", "grad")  # loss.backward(), torch.autograd.backward/grad(...)
 
 
-def _method_calls(statement, names) -> list[cst.Call]:
-    return [n for n in _flow.nodes(statement, (cst.Call,))
+def _method_calls(analysis, statement, names) -> list[cst.Call]:
+    return [n for n in _flow.nodes(statement, (cst.Call,), analysis)
             if isinstance(n.func, cst.Attribute) and n.func.attr.value in names]
 
 
-def _zero_grad(statement):
-    for call in _method_calls(statement, ("zero_grad",)):
+def _zero_grad(analysis, statement):
+    for call in _method_calls(analysis, statement, ("zero_grad",)):
         if not call.args:  # zero_grad(False) / zero_grad(set_to_none=...) chose explicitly
             return call
     return None
 
 
-def _grad_reads(statement) -> list[cst.Attribute]:
+def _grad_reads(analysis, statement) -> list[cst.Attribute]:
     """``X.grad`` nodes that are dereferenced: ``X.grad.attr``, ``X.grad[...]``."""
     out = []
-    for node in _flow.nodes(statement, (cst.Attribute, cst.Subscript)):
+    for node in _flow.nodes(statement, (cst.Attribute, cst.Subscript), analysis):
         inner = node.value
         if isinstance(inner, cst.Attribute) and inner.attr.value == "grad":
             out.append(inner)
@@ -52,16 +52,18 @@ def _checked(body: _flow.Body) -> set:
 
 
 def check(analysis, rule, window):
+    if not any(r.call is not None and r.dotted.endswith(".zero_grad") for r in analysis.references):
+        return []
     out = []
-    for body in _flow.scopes(analysis.module):
+    for body in _flow.scopes(analysis):
         pending = None  # (zero_grad call, its line statement)
         checked = None
         for statement in body.statements:
             if pending is not None:
-                if _method_calls(statement, BACKWARD):
+                if _method_calls(analysis, statement, BACKWARD):
                     pending = None
                     continue
-                reads = _grad_reads(statement)
+                reads = _grad_reads(analysis, statement)
                 if reads:
                     checked = _checked(body) if checked is None else checked
                     if id(statement) not in checked:
@@ -73,7 +75,7 @@ def check(analysis, rule, window):
                             f"pass set_to_none=False to keep zeros, or handle None")))
                         pending = None
                         continue
-            call = _zero_grad(statement)
+            call = _zero_grad(analysis, statement)
             if call is not None:
                 pending = (call, statement)
     return out
