@@ -293,11 +293,13 @@ def _scan_file(path: Path, ctx: Context) -> FileResult:
         result.errors.append(FileError(rel, _syntax_message(exc)))
         return result
     try:
+        parsed = module
         if settings.rewriting:
             module = _rewrite(source, module, rel, ctx, result)
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
-        result.findings = findings_for(module, module.code, rel, hits, ctx)
+        # the parsed text round-trips exactly; regenerate code only after a rewrite
+        result.findings = findings_for(module, text if module is parsed else module.code, rel, hits, ctx)
         if settings.fix_edits:
             _attach_text_edits(module, result.findings)
         result.facts = _collect_facts(analysis, module, ctx)

@@ -3,8 +3,9 @@
 Per file: whether anything compiles (``torch.compile``, ``torch._dynamo.optimize``,
 a ``.compile()`` method call on a model, ``torch.jit.script``/``trace`` do not count),
 and the first training step: a ``.backward(...)`` call inside a ``for``/``while``
-loop that also calls ``.step(...)`` (an optimizer or scaler step); a backward
-without a step, e.g. guidance by gradients at inference, is not training. Across the project the hint fires once, at the first training step, and
+loop that also calls ``.step(...)`` and ``.zero_grad(...)`` (an optimizer's
+cycle); a backward without them, e.g. guidance by gradients or a fresh
+optimizer over latents at inference, is not a training loop. Across the project the hint fires once, at the first training step, and
 only when nothing in the project compiles.
 """
 
@@ -21,19 +22,20 @@ COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 
 def _training_step(node: cst.CSTNode):
-    """The first ``.backward(...)`` in a loop whose body also calls ``.step(...)`` (directly or in an
-    inner loop); a function defined inside a loop is not part of the loop."""
+    """The first ``.backward(...)`` in a loop whose body also calls ``.step(...)`` and ``.zero_grad(...)``
+    (directly or in an inner loop); a function defined inside a loop is not part of the loop."""
     found = []
 
     def visit(item, frame):
         if isinstance(item, (cst.For, cst.While)):
-            inner = {"backward": None, "step": False}
+            inner = {"backward": None, "step": False, "zero_grad": False}
             for child in _children(item):
                 visit(child, inner)
-            if inner["backward"] is not None and inner["step"] and not found:
+            if inner["backward"] is not None and inner["step"] and inner["zero_grad"] and not found:
                 found.append(inner["backward"])
-            if frame is not None and inner["step"]:
-                frame["step"] = True
+            if frame is not None:
+                frame["step"] = frame["step"] or inner["step"]
+                frame["zero_grad"] = frame["zero_grad"] or inner["zero_grad"]
             return
         if isinstance(item, (cst.FunctionDef, cst.Lambda)):
             frame = None
@@ -41,8 +43,8 @@ def _training_step(node: cst.CSTNode):
             name = item.func.attr.value
             if name == "backward" and frame["backward"] is None:
                 frame["backward"] = item
-            elif name == "step":
-                frame["step"] = True
+            elif name in ("step", "zero_grad"):
+                frame[name] = True
         for child in _children(item):
             visit(child, frame)
 
