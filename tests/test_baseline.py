@@ -113,6 +113,6 @@ def test_legacy_project_baseline_round_trip(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES / "legacy_project", project)
     monkeypatch.chdir(project)
     assert cli("scan", ".", "--baseline", ".torch-upgrade-baseline.json").exit_code == 0
-    assert len(json.loads((project / ".torch-upgrade-baseline.json").read_text())["findings"]) == 14
+    assert len(json.loads((project / ".torch-upgrade-baseline.json").read_text())["findings"]) == 15
     result = cli("scan", ".", "--baseline", ".torch-upgrade-baseline.json")
     assert result.exit_code == 0 and "No findings" in result.stdout

@@ -23,7 +23,7 @@ yaml = pytest.importorskip("yaml")
 CI_DOC = ROOT / "docs" / "ci.md"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 ACTION = ROOT / "action.yml"
-N_FINDINGS = 14
+N_FINDINGS = 15  # 14 problems and the hand-written attention head's SDPA hint
 
 
 @pytest.fixture
@@ -107,10 +107,11 @@ def test_pre_commit_entry_on_the_legacy_project(project, env):
     proc = subprocess.run(shlex.split(hook["entry"]) + ["--to", "2.5"] + files, cwd=project, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and len(proc.stdout.splitlines()) == N_FINDINGS
-    # a commit touching only clean files passes
+    # a commit touching only files without problems passes; a hint is shown but does not fail it
     proc = subprocess.run(shlex.split(hook["entry"]) + ["run_all.py", "legacy/model.py"], cwd=project, env=env,
                           capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and proc.stdout == ""
+    assert proc.returncode == 0
+    assert [line.split(": ")[1].split()[0] for line in proc.stdout.splitlines()] == ["TU502"]
 
 
 # ------------------------------------------------------------------ the GitHub Action
@@ -251,7 +252,7 @@ def test_documented_baseline_and_add_ignore(project, env):
     baseline = ["torch-upgrade scan . --baseline .torch-upgrade-baseline.json"]
     (first,) = _run_commands(baseline, project, env)
     assert first.returncode == 0  # "records every current finding on first use (and exits 0)"
-    assert "recorded 14 findings" in first.stderr
+    assert "recorded 15 findings" in first.stderr
     (add,) = _run_commands(["torch-upgrade scan . --add-ignore"], project, env)
     (rescan,) = _run_commands(["torch-upgrade scan ."], project, env)
     assert add.returncode == 0 and rescan.returncode == 0  # "a re-scan then finds nothing"
