@@ -269,8 +269,8 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
         raise _fail(file, entry, "'rename' must be a table of old = new qualified names")
     fixer = raw.get("fixer")
-    if safety != "none" and not (fixer or rename):
-        raise _fail(file, entry, f"safety is {safety!r} but there is no 'fixer' or 'rename'")
+    if safety != "none" and not (fixer or rename or raw.get("checker")):
+        raise _fail(file, entry, f"safety is {safety!r} but there is no 'fixer' or 'rename' (nor a 'checker' that fixes)")
     if safety == "none" and (fixer or rename):
         raise _fail(file, entry, "has a fixer/rename but safety is 'none'")
     if safety == "unsafe" and not raw.get("safety_note"):

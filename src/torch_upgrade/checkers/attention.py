@@ -15,7 +15,7 @@ alone, and so is code guarded by a version/feature check.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
@@ -40,6 +40,7 @@ PASS_METHODS = {"float", "half", "bfloat16", "double", "to", "type", "type_as", 
 PASS_CALLS = ("torch.max", "torch.maximum", "torch.clamp")
 LAST_DIMS = {-1, 2, 3}
 _MASK_NAME = re.compile(r"mask", re.I)
+_BIAS_NAME = re.compile(r"bias|alibi|position|relative|rel_pos", re.I)  # T5's position_bias_masked is a bias
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,6 @@ class Block:
     probs: Probs
     v: str
     weights_used: bool = False
-    kind: str = "sdpa"
-    text: str = ""
-    notes: list = field(default_factory=list)
 
 
 class _Eval:
@@ -130,7 +128,7 @@ class _Eval:
                     return replace(base, blockers=base.blockers + ("scaled twice",))
                 return replace(base, scale=("*" if op == "Multiply" else "/", text))
             if op == "Add":
-                if _MASK_NAME.search(text):
+                if _MASK_NAME.search(text) and not _BIAS_NAME.search(text):
                     return replace(base, masks=base.masks + (("add", text),))
                 if cond:
                     return replace(base, optional=base.optional + (text,))
@@ -354,7 +352,8 @@ def _mask_argument(masks: list) -> tuple[Optional[str], list]:
         return " + ".join(text for _, text in masks), []
     if kinds == {"bool"}:
         return " & ".join(_parenthesized(text) for _, text in masks), []
-    return "<mask>", ["combine the boolean and additive masks into one float attn_mask"]
+    names = " and ".join(text for _, text in masks)
+    return f"<{names} as one float mask>", ["a boolean attn_mask means True = attend; combine it with the additive one"]
 
 
 def describe(block: Block, flex: bool) -> str:
