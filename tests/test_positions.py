@@ -1,13 +1,66 @@
-"""Positions resolved per top-level statement agree with LibCST's whole-module positions."""
+"""Positions from regenerating one statement equal LibCST's whole-module PositionProvider."""
 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+import pytest
+
+from torch_upgrade.analysis import Analysis
+from torch_upgrade.positions import _whole_module, locate
 
 from conftest import FIXTURES
-from torch_upgrade.positions import locate
 
+SAMPLES = {
+    "plain": "import torch\nx = torch.solve(b, a)\n",
+    "duplicate statements": "import torch\nx = torch.solve(b, a)\n\nx = torch.solve(b, a)\n",
+    "no trailing newline": "import torch\n\n# note\ny = torch.symeig(a)",
+    "crlf": "import torch\r\n\r\nclass A:\r\n    def f(self):\r\n        return torch.qr(x)\r\n",
+    "lone cr": "import torch\rz = torch.qr(x)\r",
+    "decorated": "import torch\n# lead\n@torch.jit.script\n@deco(\n  torch.cuda.amp.autocast)\ndef f(x):\n    return x\n",
+    "header and semicolons": "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\nimport torch; a = torch.rfft(x, 1); b = a\n",
+    "string repeats code": 's = """\nx = torch.solve(b, a)\n"""\nx = torch.solve(b, a)\n',
+    "nested": "import torch as th\nif True:\n    try:\n        with th.cuda.amp.autocast():\n            f(th.qr(\n                x,\n            ))\n    finally:\n        pass\n",
+}
+
+
+def _compare(code: str) -> int:
+    module = cst.parse_module(code)
+    analysis = Analysis(module)
+    nodes = [r.node for r in analysis.references] + [r.call for r in analysis.references if r.call is not None] \
+        + [r.statement for r in analysis.references if r.statement is not module]
+    expected = _whole_module(module, nodes)
+    got = locate(module, nodes, code, analysis.top_of)
+    assert got == expected
+    return len(nodes)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_statement_positions_equal_whole_module(name):
+    assert _compare(SAMPLES[name]) > 0
+
+
+@pytest.mark.parametrize("path", sorted(p for p in FIXTURES.rglob("*.py") if "bad" not in p.parts),
+                         ids=lambda p: p.name)
+def test_statement_positions_on_fixture_files(path):
+    try:
+        code = path.read_text(encoding="utf-8")
+        cst.parse_module(code)
+    except Exception:
+        pytest.skip("not a parseable UTF-8 file")
+    _compare(code)
+
+
+def test_unknown_top_falls_back_to_search():
+    code = "import torch\nx = 1\ny = torch.qr(a)\n"
+    module = cst.parse_module(code)
+    analysis = Analysis(module)
+    arg = module.body[2].body[0].value.args[0]  # not a reference: found by searching
+    assert analysis.top_of(arg) is module.body[2]
+    assert locate(module, [arg], code, analysis.top_of)[id(arg)] == _whole_module(module, [arg])[id(arg)]
+
+
+# the statement-splitting cases from the 2.0/2.5 rules work: every fixture file
+from libcst.metadata import MetadataWrapper, PositionProvider
 CODE = '''# -*- coding: utf-8 -*-
 # a header comment
 
@@ -26,16 +79,16 @@ z = 1; w = torch.fft(x, 1)
 '''
 
 
-def _all_nodes(module):
+def _all_nodes_of(module):
     table = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     return table
 
 
-def test_per_statement_positions_match_the_whole_module():
+def test_per_statement_positions_match_the_whole_module_on_fixtures():
     sources = [CODE] + [p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))]
     for source in sources:
         module = cst.parse_module(source)
-        expected = _all_nodes(module)
+        expected = _all_nodes_of(module)
         nodes = [n for n in expected if isinstance(n, (cst.Call, cst.Name, cst.SimpleStatementLine))]
         got = locate(module, nodes)
         assert len(got) == len(nodes)

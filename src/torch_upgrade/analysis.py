@@ -115,6 +115,7 @@ class Reference:
     import_statement: Optional[cst.CSTNode] = None
     qualname: Optional[str] = None
     binding: Optional[Binding] = None
+    top: Optional[cst.CSTNode] = None  # the module-level statement that contains it
 
     @property
     def parent(self) -> Optional[cst.CSTNode]:
@@ -205,7 +206,13 @@ class Analysis:
         }
         if hasattr(cst, "TryStar"):
             self._dispatch[cst.TryStar] = self._try
-        self._visit(module)
+        self._top: Optional[cst.CSTNode] = None
+        self._tops: Optional[dict[int, cst.CSTNode]] = None
+        self._stack.append(module)
+        for statement in module.body:
+            self._top = statement
+            self._visit(statement)
+        self._stack.pop()
         self._resolve()
 
     # ------------------------------------------------------------ traversal
@@ -254,7 +261,7 @@ class Analysis:
         ref = Reference(
             node=node, dotted=name, scope=self.scope, statement=self._statement,
             parents=tuple(self._stack[-3:]), ctx=ctx, call=call, guarded=self._guard > 0,
-            import_statement=import_statement,
+            import_statement=import_statement, top=self._top,
         )
         self.references.append(ref)
         return ref
@@ -551,6 +558,20 @@ class Analysis:
                 continue
             ref.qualname, ref.binding = self.qualify(ref.dotted, ref.scope)
 
+    def top_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The module-level statement containing ``node`` (a reference's node, call or
+        statement, or anything else found by a search)."""
+        if self._tops is None:
+            self._tops = {}
+            for ref in self.references:
+                for item in (ref.node, ref.call, ref.statement):
+                    if item is not None and item is not self.module:
+                        self._tops[id(item)] = ref.top
+        top = self._tops.get(id(node))
+        if top is None:
+            top = next((s for s in self.module.body if _contains(s, node)), None)
+        return top
+
     def local_name_for(self, qualname: str) -> Optional[str]:
         """A module-level name (or dotted path) that refers to ``qualname``, if any."""
         best = None
@@ -584,6 +605,16 @@ def _choose(bindings: list[Binding], scope_kind: str) -> Optional[Binding]:
     if not candidates:
         return None
     return candidates[0] if len({b.target for b in candidates}) == 1 else candidates[-1]
+
+
+def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    stack = [root]
+    while stack:
+        item = stack.pop()
+        if item is node:
+            return True
+        stack.extend(item.children)
+    return False
 
 
 def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:

@@ -132,11 +132,13 @@ def _ignored_by_path(rel: str, rule_id: str, rule_name: str, settings: Settings)
     return False
 
 
-def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context) -> list[Finding]:
+def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context,
+                 analysis: Optional[Analysis] = None) -> list[Finding]:
     """Position hits, drop suppressed ones, and turn them into findings."""
     if not hits:
         return []
-    where = locate(module, [h.node for h in hits] + [h.statement for h in hits])
+    where = locate(module, [h.node for h in hits] + [h.statement for h in hits], text,
+                   analysis.top_of if analysis is not None else None)
     suppressions = Suppressions.of(text)
     lines = text.splitlines()
     window = ctx.settings.window
@@ -163,7 +165,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
     return out
 
 
-def _collect_facts(analysis: Analysis, module: cst.Module, ctx: Context) -> dict:
+def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Context) -> dict:
     facts = {}
     for rule in ctx.matcher.checkers:
         checker = get_checker(rule.checker)
@@ -174,11 +176,11 @@ def _collect_facts(analysis: Analysis, module: cst.Module, ctx: Context) -> dict
             continue
         node = fact.pop("node", None)
         if node is not None:
-            rng = locate(module, [node]).get(id(node))
+            rng = locate(module, [node], text, analysis.top_of).get(id(node))
             if rng is not None:
                 fact["position"] = (rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
-                fact["snippet"] = "\n".join(module.code.splitlines()[rng.start.line - 1:rng.end.line])
-                fact["suppressed"] = Suppressions.of(module.code).suppressed(rule.id, rule.name, rng.start.line)
+                fact["snippet"] = "\n".join(text.splitlines()[rng.start.line - 1:rng.end.line])
+                fact["suppressed"] = Suppressions.of(text).suppressed(rule.id, rule.name, rng.start.line)
         facts[rule.id] = fact
     return facts
 
@@ -207,7 +209,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
-        findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx)
+        findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
         chosen = [f for f in findings if _fixable(f, ctx.settings)]
         if not chosen:
             break
@@ -293,16 +295,17 @@ def _scan_file(path: Path, ctx: Context) -> FileResult:
         result.errors.append(FileError(rel, _syntax_message(exc)))
         return result
     try:
-        parsed = module
         if settings.rewriting:
-            module = _rewrite(source, module, rel, ctx, result)
+            rewritten = _rewrite(source, module, rel, ctx, result)
+            if rewritten is not module:
+                module, text = rewritten, rewritten.code
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
         # the parsed text round-trips exactly; regenerate code only after a rewrite
-        result.findings = findings_for(module, text if module is parsed else module.code, rel, hits, ctx)
+        result.findings = findings_for(module, text, rel, hits, ctx, analysis)
         if settings.fix_edits:
             _attach_text_edits(module, result.findings)
-        result.facts = _collect_facts(analysis, module, ctx)
+        result.facts = _collect_facts(analysis, module, text, ctx)
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
     except SourceError as exc:
