@@ -111,6 +111,9 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="info", show_default=True,
               help="Lowest severity that fails the run.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--jobs", type=click.IntRange(min=0), default=0, metavar="N",
+              help="Worker processes (default: all cores).")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not write the cache.")
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Use this pyproject.toml / torch-upgrade.toml.")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
@@ -118,7 +121,7 @@ def main() -> None:
 @click.option("--add-ignore", is_flag=True,
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
 def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt, output, fail_on,
-         exit_zero, config_path, baseline, add_ignore) -> None:
+         exit_zero, jobs, no_cache, config_path, baseline, add_ignore) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
     from torch_upgrade import engine, reporters
 
@@ -145,9 +148,13 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
         per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
                                for g, ids in cfg.get("per-file-ignores", {}).items()),
         fix_edits=fmt in NEEDS_FIX_EDITS,
+        jobs=jobs, cache=not no_cache,
     )
+    from torch_upgrade import progress as progress_bar
+
     try:
-        result = engine.scan(paths, settings, rules)
+        with progress_bar.for_scan(fmt, diff) as progress:
+            result = engine.scan(paths, settings, rules, progress=progress)
     except RecursionError:  # pragma: no cover - guarded per file
         raise _Failure("internal error: recursion limit") from None
     for note in notes:

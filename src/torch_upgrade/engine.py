@@ -14,7 +14,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 import libcst as cst
 
@@ -22,7 +22,7 @@ from torch_upgrade import diffs, fixing, notebook
 from torch_upgrade.analysis import Analysis
 from torch_upgrade.discovery import discover
 from torch_upgrade.matching import Hit, Matcher, get_checker, release, severity
-from torch_upgrade.model import FileError, FileResult, Finding, ScanResult
+from torch_upgrade.model import FileError, FileResult, Finding, ScanResult, portable
 from torch_upgrade.positions import locate
 from torch_upgrade.ruledata import RuleSet, load_rules
 from torch_upgrade.settings import Settings
@@ -30,6 +30,8 @@ from torch_upgrade.source import SourceError, SourceFile, read_source, write_ato
 from torch_upgrade.suppress import Suppressions
 
 MAX_FIX_PASSES = 8
+
+Progress = Callable[[int, int], None]  # (files analysed, files to analyse)
 
 
 @dataclass
@@ -48,6 +50,10 @@ class Context:
         words = matcher.words + [w for r in matcher.checkers for w in _checker_words(r)]
         prefilter = re.compile("|".join(re.escape(w) for w in sorted(set(words)))) if words else None
         return cls(settings, rules, matcher, prefilter)
+
+    def wanted(self, text: str) -> bool:
+        """The text prefilter: False when no selected rule can match ``text``."""
+        return self.prefilter is None or self.prefilter.search(text) is not None
 
 
 def _checker_words(rule) -> list[str]:
@@ -270,25 +276,34 @@ def _check_compiles(before: str, after: str) -> None:
 
 def scan_file(path: Path, ctx: Context) -> FileResult:
     """Read, parse, analyse and (optionally) fix one file; never raises for bad input."""
-    if sys.getrecursionlimit() < _RECURSION_LIMIT:
-        sys.setrecursionlimit(_RECURSION_LIMIT)
-    return _on_big_stack(_scan_file, path, ctx)
-
-
-def _scan_file(path: Path, ctx: Context) -> FileResult:
-    settings = ctx.settings
-    rel = display_path(path, settings.root)
+    rel = display_path(path, ctx.settings.root)
     if path.suffix == notebook.SUFFIX:
-        return notebook.scan(path, rel, ctx)
-    result = FileResult(path=rel)
+        if sys.getrecursionlimit() < _RECURSION_LIMIT:
+            sys.setrecursionlimit(_RECURSION_LIMIT)
+        return portable(_on_big_stack(notebook.scan, path, rel, ctx))
     try:
         source = read_source(path)
     except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return result
+        return FileResult(path=rel, errors=[FileError(rel, str(exc))])
+    if not ctx.wanted(source.text):
+        return FileResult(path=rel)
+    return scan_source(source, rel, ctx)
+
+
+def scan_source(source: SourceFile, rel: str, ctx: Context) -> FileResult:
+    """Parse, analyse and (optionally) fix one file already read; never raises for bad input.
+
+    The result is portable (no syntax nodes): it can cross processes and be cached.
+    """
+    if sys.getrecursionlimit() < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    return portable(_on_big_stack(_scan_source, source, rel, ctx))
+
+
+def _scan_source(source: SourceFile, rel: str, ctx: Context) -> FileResult:
+    settings = ctx.settings
+    result = FileResult(path=rel)
     text = source.text
-    if ctx.prefilter is not None and not ctx.prefilter.search(text):
-        return result
     try:
         module = _parse(text)
     except Exception as exc:
@@ -361,16 +376,14 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
     return out
 
 
-def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None) -> ScanResult:
+def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,
+         progress: Optional[Progress] = None) -> ScanResult:
+    """Scan ``paths``; ``progress(done, total)`` hears about the files being analysed."""
+    from torch_upgrade import runner
+
     ctx = Context.build(settings, rules)
     files = list(discover([Path(p) for p in paths], settings.exclude))
-    results = []
-    for path in files:
-        if not path.exists():
-            rel = display_path(path, settings.root)
-            results.append(FileResult(path=rel, errors=[FileError(rel, "no such file or directory")]))
-            continue
-        results.append(scan_file(path, ctx))
+    results = runner.run(files, ctx, progress)
     findings = [f for r in results for f in r.findings] + project_findings(results, ctx)
     findings.sort(key=lambda f: f.sort_key())
     errors = sorted((e for r in results for e in r.errors), key=lambda e: e.path)

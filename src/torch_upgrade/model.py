@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Union
 
 import libcst as cst
@@ -148,3 +148,17 @@ class ScanResult:
     def failing(self, fail_on: str) -> list[Finding]:
         floor = SEVERITY_ORDER[fail_on]
         return [f for f in self.findings if SEVERITY_ORDER[f.severity] >= floor]
+
+
+def portable(result: FileResult) -> FileResult:
+    """``result`` without syntax nodes: what reporters need, safe to pickle and cache.
+
+    Fixes keep their safety, reason, replacement text and imports; their edits
+    (which point into one parsed tree) are dropped.
+    """
+    for i, finding in enumerate(result.findings):
+        fix = finding.fix
+        if finding.node is not None or (fix is not None and fix.edits):
+            result.findings[i] = replace(
+                finding, node=None, fix=replace(fix, edits=[]) if fix is not None else None)
+    return result

@@ -258,7 +258,7 @@ def _place_fact(fact: dict, cells: list[Cell]) -> None:
 
 
 def scan(path: Path, rel: str, ctx) -> FileResult:
-    """The engine's per-file work for a notebook (see engine._scan_file)."""
+    """The engine's per-file work for a notebook (see engine._scan_source)."""
     from torch_upgrade import diffs, engine
     from torch_upgrade.analysis import Analysis
 
@@ -270,7 +270,7 @@ def scan(path: Path, rel: str, ctx) -> FileResult:
         return result
     cells = list(notebook.cells)
     program = notebook.program(cells)
-    if not cells or (ctx.prefilter is not None and not ctx.prefilter.search(program)):
+    if not cells or not ctx.wanted(program):
         return result
     try:
         module = engine._parse(program)
@@ -287,8 +287,8 @@ def scan(path: Path, rel: str, ctx) -> FileResult:
             module = _rewrite(notebook, cells, module, program, rel, ctx, result, engine, diffs)
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
-        result.findings = engine.findings_for(module, module.code, rel, hits, ctx)
-        result.facts = engine._collect_facts(analysis, module, ctx)
+        result.findings = engine.findings_for(module, module.code, rel, hits, ctx, analysis)
+        result.facts = engine._collect_facts(analysis, module, module.code, ctx)
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
         return result

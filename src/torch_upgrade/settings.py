@@ -26,6 +26,8 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     fix_edits: bool = False  # compute each fix's text edits (for reports such as SARIF)
     root: Optional[str] = None  # paths in reports are relative to this
+    jobs: int = 1  # worker processes (0: one per available core)
+    cache: bool = False  # read and write the per-file result cache
     extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property

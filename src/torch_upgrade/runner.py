@@ -1,0 +1,114 @@
+"""Running the per-file scan over many files: cache, prefilter, then inline or in worker processes.
+
+Results come back in the order of ``files`` whatever the number of workers,
+so output is identical with ``--jobs 1`` and ``--jobs N``. Small runs stay in
+this process: starting workers costs more than it saves there.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+from torch_upgrade.cache import Cache
+from torch_upgrade.engine import Context, Progress, display_path, scan_source
+from torch_upgrade.model import FileError, FileResult
+from torch_upgrade.source import SourceError, SourceFile, read_source
+
+# Below this much source to analyse (about a second of parsing), workers are not worth starting.
+INLINE_BYTES = 48_000
+
+
+def available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None) -> list[FileResult]:
+    settings = ctx.settings
+    cache = Cache.open(ctx) if settings.cache and not settings.rewriting else None
+    results: list[Optional[FileResult]] = [None] * len(files)
+    todo: list[tuple[int, SourceFile, str]] = []
+    for index, path in enumerate(files):
+        rel = display_path(path, settings.root)
+        if not path.exists():
+            results[index] = FileResult(path=rel, errors=[FileError(rel, "no such file or directory")])
+            continue
+        try:
+            source = read_source(path)
+        except SourceError as exc:
+            results[index] = FileResult(path=rel, errors=[FileError(rel, str(exc))])
+            continue
+        if not ctx.wanted(source.text):
+            results[index] = FileResult(path=rel)
+            continue
+        cached = cache.get(rel, source) if cache is not None else None
+        if cached is not None:
+            results[index] = cached
+            continue
+        todo.append((index, source, rel))
+    jobs = settings.jobs or available_cores()
+    for index, result in _execute(todo, ctx, jobs, progress):
+        results[index] = result
+    if cache is not None:
+        for index, source, rel in todo:
+            cache.put(rel, source, results[index])
+        cache.close()
+    return [r for r in results if r is not None]
+
+
+def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[tuple[int, FileResult]]:
+    total = len(todo)
+    if progress is not None:
+        progress(0, total)
+    if jobs <= 1 or total < 2 or sum(len(source.raw) for _, source, _ in todo) < INLINE_BYTES:
+        for done, (index, source, rel) in enumerate(todo, 1):
+            yield index, scan_source(source, rel, ctx)
+            if progress is not None:
+                progress(done, total)
+        return
+    yield from _in_workers(todo, ctx, min(jobs, total), progress)
+
+
+def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[tuple[int, FileResult]]:
+    # Forking shares the loaded rules for free; elsewhere workers rebuild them from pickles.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
+                               initializer=_init_worker, initargs=(ctx.settings, ctx.rules))
+    pending = {}
+    try:
+        # Largest first, so that one big file does not finish last on its own.
+        for index, source, rel in sorted(todo, key=lambda item: -len(item[1].raw)):
+            pending[pool.submit(_work, source, rel)] = (index, rel)
+        done = 0
+        try:
+            for future in as_completed(pending):
+                index, rel = pending.pop(future)
+                yield index, future.result()
+                done += 1
+                if progress is not None:
+                    progress(done, len(todo))
+        except BrokenProcessPool:
+            for index, rel in pending.values():  # a worker died (e.g. killed); say so per file
+                yield index, FileResult(path=rel, errors=[FileError(
+                    rel, "internal error: the worker process analysing this file died")])
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(settings, rules) -> None:
+    _WORKER["ctx"] = Context.build(settings, rules)
+
+
+def _work(source: SourceFile, rel: str) -> FileResult:
+    return scan_source(source, rel, _WORKER["ctx"])
