@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "src"))
 @pytest.fixture(autouse=True)
 def _own_cache_dir(tmp_path_factory, monkeypatch):
     """Never read or write the user's real result cache (subprocesses inherit this)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
 
 
 @pytest.fixture(autouse=True)
