@@ -37,13 +37,13 @@ def project(tmp_path, monkeypatch):
 def analysed(monkeypatch):
     """Records the files the engine actually parses and analyses."""
     seen: list[str] = []
-    real = runner.scan_source
+    real = runner.analyse
 
-    def spy(source, rel, ctx):
+    def spy(path, rel, ctx):
         seen.append(rel)
-        return real(source, rel, ctx)
+        return real(path, rel, ctx)
 
-    monkeypatch.setattr(runner, "scan_source", spy)
+    monkeypatch.setattr(runner, "analyse", spy)
     return seen
 
 
@@ -139,7 +139,7 @@ def test_cache_entry_is_per_reported_path(project):
     source = read_source(project / "legacy" / "train.py")
     from torch_upgrade.model import FileResult
 
-    cache.put("legacy/train.py", source, FileResult(path="legacy/train.py"))
+    cache.put("legacy/train.py", source.path, source.digest, FileResult(path="legacy/train.py"))
     assert cache.get("legacy/train.py", source) == FileResult(path="legacy/train.py")
     assert cache.get("other/train.py", source) is None
 

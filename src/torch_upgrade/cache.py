@@ -86,13 +86,13 @@ class Cache:
         root = root or cache_root()
         return cls(root / configuration_key(ctx)[:24])
 
-    def _entry(self, rel: str, source: SourceFile) -> Path:
-        name = hashlib.sha256(f"{os.path.abspath(source.path)}\0{rel}".encode("utf-8", "surrogateescape"))
+    def _entry(self, rel: str, path: Path) -> Path:
+        name = hashlib.sha256(f"{os.path.abspath(path)}\0{rel}".encode("utf-8", "surrogateescape"))
         return self.directory / f"{name.hexdigest()[:32]}.pickle"
 
     def get(self, rel: str, source: SourceFile) -> Optional[FileResult]:
         try:
-            data = self._entry(rel, source).read_bytes()
+            data = self._entry(rel, source.path).read_bytes()
         except OSError:
             return None
         try:
@@ -103,18 +103,19 @@ class Cache:
             return None
         return result
 
-    def put(self, rel: str, source: SourceFile, result: Optional[FileResult]) -> None:
+    def put(self, rel: str, path: Path, digest: str, result: Optional[FileResult]) -> None:
+        """Store ``result`` for the file at ``path`` whose content had SHA-256 ``digest``."""
         if not self.writable or result is None:
             return
         try:
             if self.written == 0:
                 self.directory.mkdir(parents=True, exist_ok=True)
-            data = pickle.dumps((source.digest, result), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps((digest, result), protocol=pickle.HIGHEST_PROTOCOL)
             fd, tmp = tempfile.mkstemp(prefix=".entry-", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
-                os.replace(tmp, self._entry(rel, source))
+                os.replace(tmp, self._entry(rel, path))
             except BaseException:
                 try:
                     os.unlink(tmp)

@@ -18,7 +18,7 @@ from typing import Iterator, Optional, Sequence
 from torch_upgrade.cache import Cache
 from torch_upgrade.engine import Context, Progress, display_path, scan_source
 from torch_upgrade.model import FileError, FileResult
-from torch_upgrade.source import SourceError, SourceFile, read_source
+from torch_upgrade.source import SourceError, read_source
 
 # Below this much source to analyse (about a second of parsing), workers are not worth starting.
 INLINE_BYTES = 48_000
@@ -35,7 +35,7 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
     settings = ctx.settings
     cache = Cache.open(ctx) if settings.cache and not settings.rewriting else None
     results: list[Optional[FileResult]] = [None] * len(files)
-    todo: list[tuple[int, SourceFile, str]] = []
+    todo: list[tuple[int, Path, str, int]] = []  # (index, path, reported path, size)
     for index, path in enumerate(files):
         rel = display_path(path, settings.root)
         if not path.exists():
@@ -53,31 +53,45 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
         if cached is not None:
             results[index] = cached
             continue
-        todo.append((index, source, rel))
+        todo.append((index, path, rel, len(source.raw)))  # read again where analysed: less memory here
     jobs = settings.jobs or available_cores()
-    for index, result in _execute(todo, ctx, jobs, progress):
+    for index, digest, result in _execute(todo, ctx, jobs, progress):
         results[index] = result
+        if cache is not None and digest is not None:
+            cache.put(result.path, files[index], digest, result)
     if cache is not None:
-        for index, source, rel in todo:
-            cache.put(rel, source, results[index])
         cache.close()
     return [r for r in results if r is not None]
 
 
-def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[tuple[int, FileResult]]:
+Outcome = tuple[int, Optional[str], FileResult]  # (index, SHA-256 of the content analysed, result)
+
+
+def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[Outcome]:
     total = len(todo)
     if progress is not None:
         progress(0, total)
-    if jobs <= 1 or total < 2 or sum(len(source.raw) for _, source, _ in todo) < INLINE_BYTES:
-        for done, (index, source, rel) in enumerate(todo, 1):
-            yield index, scan_source(source, rel, ctx)
+    if jobs <= 1 or total < 2 or sum(size for *_, size in todo) < INLINE_BYTES:
+        for done, (index, path, rel, _) in enumerate(todo, 1):
+            yield (index, *analyse(path, rel, ctx))
             if progress is not None:
                 progress(done, total)
         return
     yield from _in_workers(todo, ctx, min(jobs, total), progress)
 
 
-def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[tuple[int, FileResult]]:
+def analyse(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
+    """Read and scan one file; the digest is of the bytes actually analysed (None: not cacheable)."""
+    try:
+        source = read_source(path)
+    except SourceError as exc:
+        return None, FileResult(path=rel, errors=[FileError(rel, str(exc))])
+    if not ctx.wanted(source.text):
+        return None, FileResult(path=rel)
+    return source.digest, scan_source(source, rel, ctx)
+
+
+def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[Outcome]:
     # Forking shares the loaded rules for free; elsewhere workers rebuild them from pickles.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
@@ -85,19 +99,19 @@ def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress
     pending = {}
     try:
         # Largest first, so that one big file does not finish last on its own.
-        for index, source, rel in sorted(todo, key=lambda item: -len(item[1].raw)):
-            pending[pool.submit(_work, source, rel)] = (index, rel)
+        for index, path, rel, _ in sorted(todo, key=lambda item: -item[3]):
+            pending[pool.submit(_work, path, rel)] = (index, rel)
         done = 0
         try:
             for future in as_completed(pending):
                 index, rel = pending.pop(future)
-                yield index, future.result()
+                yield (index, *future.result())
                 done += 1
                 if progress is not None:
                     progress(done, len(todo))
         except BrokenProcessPool:
             for index, rel in pending.values():  # a worker died (e.g. killed); say so per file
-                yield index, FileResult(path=rel, errors=[FileError(
+                yield index, None, FileResult(path=rel, errors=[FileError(
                     rel, "internal error: the worker process analysing this file died")])
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -110,5 +124,5 @@ def _init_worker(settings, rules) -> None:
     _WORKER["ctx"] = Context.build(settings, rules)
 
 
-def _work(source: SourceFile, rel: str) -> FileResult:
-    return scan_source(source, rel, _WORKER["ctx"])
+def _work(path: Path, rel: str) -> tuple[Optional[str], FileResult]:
+    return analyse(path, rel, _WORKER["ctx"])
