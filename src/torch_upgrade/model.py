@@ -153,12 +153,15 @@ class ScanResult:
 def portable(result: FileResult) -> FileResult:
     """``result`` without syntax nodes: what reporters need, safe to pickle and cache.
 
-    Fixes keep their safety, reason, replacement text and imports; their edits
-    (which point into one parsed tree) are dropped.
+    Fixes keep their safety, reason, replacement text, imports and text edits;
+    their node edits (which point into one parsed tree) are dropped, except that
+    an import move stays visible to reports as a ``MoveImport`` without nodes.
     """
     for i, finding in enumerate(result.findings):
         fix = finding.fix
         if finding.node is not None or (fix is not None and fix.edits):
-            result.findings[i] = replace(
-                finding, node=None, fix=replace(fix, edits=[]) if fix is not None else None)
+            if fix is not None:
+                fix = replace(fix, edits=[replace(e, statement=None, alias=None)
+                                          for e in fix.edits if isinstance(e, MoveImport)])
+            result.findings[i] = replace(finding, node=None, fix=fix)
     return result
