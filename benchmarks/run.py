@@ -9,7 +9,7 @@ project and round, interleaved (A B A B): our cold scan (empty cache), our
 warm re-scan (same cache), TorchFix (``torchfix --jobs N``) and a bare LibCST
 parse of the same torch files in N processes. Each run is a child process:
 wall time, CPU time (user + system, all its processes) and peak RSS (the sum
-over its process tree, sampled) are measured. Prints a table and JSON (also
+over its process tree, sampled every 20 ms) are measured. Prints a table and JSON (also
 written to benchmarks/.work/results.json). Not part of CI.
 """
 
@@ -127,16 +127,18 @@ def measure(cmd: list[str], env: dict | None = None) -> dict:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    _, err = proc.communicate()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak RSS, for systems without /proc
     wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
     stop.set()
     sampler.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    largest = after.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    own = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}):\n{err.decode()[-2000:]}")
-    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "peak_rss_mb": round(max(peak[0], largest) / 2**20, 1)}
+    return {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "peak_rss_mb": round((peak[0] or own) / 2**20, 1)}
 
 
 # ------------------------------------------------------------------ the runs
@@ -189,7 +191,8 @@ def main() -> None:
                 elif step == "parse":
                     runs["libcst_parse"].append(
                         measure([sys.executable, "-c", PARSE_SCRIPT, str(args.jobs), str(listing)]))
-                print(f"{name} round {i + 1} {step}: done", file=sys.stderr)
+                if step != "torchfix" or with_torchfix:
+                    print(f"{name} round {i + 1} {step}: done", file=sys.stderr)
         entry = {"files": len(list(root.rglob("*.py"))), "torch_files": len(files), "torch_lines": lines}
         for key, values in runs.items():
             if values:
