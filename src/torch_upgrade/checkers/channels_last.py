@@ -44,26 +44,8 @@ def collect(analysis, rule, window):
 
 
 def _owner(analysis, ref):
-    """The class whose body (at any depth) contains ``ref``."""
-    return analysis.facts.setdefault("class_index", _ClassIndex(analysis.module)).owner(ref.statement)
-
-
-class _ClassIndex:
-    """Maps statements to the outermost class that contains them (built once per file)."""
-
-    def __init__(self, module: cst.Module):
-        self.of: dict[int, cst.ClassDef] = {}
-        for statement in module.body:
-            if isinstance(statement, cst.ClassDef):
-                self._fill(statement, statement)
-
-    def _fill(self, node: cst.CSTNode, owner: cst.ClassDef) -> None:
-        self.of[id(node)] = owner
-        for child in node.children:
-            self._fill(child, owner)
-
-    def owner(self, statement):
-        return self.of.get(id(statement))
+    """The module-level class whose body (at any depth) contains ``ref``."""
+    return ref.top if isinstance(ref.top, cst.ClassDef) else None
 
 
 def project(facts, rule, window):
