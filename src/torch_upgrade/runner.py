@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from torch_upgrade.cache import Cache
-from torch_upgrade.engine import Context, Progress, display_path, scan_source
+from torch_upgrade import notebook
+from torch_upgrade.engine import Context, Progress, display_path, scan_file, scan_source
 from torch_upgrade.model import FileError, FileResult
 from torch_upgrade.source import SourceError, read_source
 
@@ -40,6 +41,9 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
         rel = display_path(path, settings.root)
         if not path.exists():
             results[index] = FileResult(path=rel, errors=[FileError(rel, "no such file or directory")])
+            continue
+        if path.suffix == notebook.SUFFIX:  # read, checked and (not) cached by the notebook module
+            todo.append((index, path, rel, path.stat().st_size))
             continue
         try:
             source = read_source(path)
@@ -82,6 +86,8 @@ def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) 
 
 def analyse(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
     """Read and scan one file; the digest is of the bytes actually analysed (None: not cacheable)."""
+    if path.suffix == notebook.SUFFIX:  # cells are joined, masked and spliced by the notebook module
+        return None, scan_file(path, ctx)
     try:
         source = read_source(path)
     except SourceError as exc:
