@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from conftest import FIXTURES
 from helpers import settings
-from torch_upgrade import engine, progress, runner
+from torch_upgrade import progress, runner
 from torch_upgrade.cache import Cache, cache_root
 from torch_upgrade.cli import main
 from torch_upgrade.engine import Context, scan

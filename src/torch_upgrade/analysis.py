@@ -48,6 +48,16 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything."""
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (v for v in value if isinstance(v, cst.CSTNode))
+
+
 def dotted(node: cst.CSTNode) -> Optional[str]:
     """``a.b.c`` for a pure Name/Attribute chain, else None."""
     parts = []
@@ -154,12 +164,7 @@ def _iter_chains(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             if isinstance(item, cst.Attribute):
                 stack.append(item.value)
             continue
-        for name in _fields(type(item)):
-            value = getattr(item, name)
-            if isinstance(value, cst.CSTNode):
-                stack.append(value)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend(children(item))
 
 
 class Analysis:

@@ -16,7 +16,7 @@ from typing import Iterator, Optional, Union
 
 import libcst as cst
 
-from torch_upgrade.analysis import _fields
+from torch_upgrade.analysis import _fields, children
 
 Scope = Union[cst.Module, cst.FunctionDef]
 
@@ -156,14 +156,14 @@ def walk(node: cst.CSTNode, prune: tuple = ()) -> list[cst.CSTNode]:
         cls = type(item)
         if cls in stop:
             continue
-        children = []
+        kids = []
         for name in _fields(cls):
             value = getattr(item, name)
             if type(value) in (list, tuple):
-                children.extend(v for v in value if _is_node(type(v)))
+                kids.extend(v for v in value if _is_node(type(v)))
             elif _is_node(type(value)):
-                children.append(value)
-        stack.extend(reversed(children))
+                kids.append(value)
+        stack.extend(reversed(kids))
     return out
 
 
@@ -201,10 +201,5 @@ def _names(statement: cst.CSTNode) -> list[cst.Name]:
             continue
         if isinstance(item, (cst.Lambda,) + _SKIP):
             continue
-        for name in _fields(type(item)):
-            value = getattr(item, name)
-            if isinstance(value, cst.CSTNode):
-                stack.append(value)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend(children(item))
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torch_upgrade.analysis import _fields
+from torch_upgrade.analysis import children
 
 from torch_upgrade.checkers._sites import positions
 
@@ -55,12 +55,7 @@ def _training_step(node: cst.CSTNode):
 def _children(item):
     if isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return
-    for name in _fields(type(item)):
-        value = getattr(item, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            yield from (v for v in value if isinstance(v, cst.CSTNode))
+    yield from children(item)
 
 
 def collect(analysis, rule, window):

@@ -5,7 +5,6 @@ Flags the ``torch._C._jit_set_nvfuser_*`` setters and ``torch.jit.fuser("fuser2"
 
 from __future__ import annotations
 
-import libcst as cst
 
 from torch_upgrade.checkers._calls import hit
 from torch_upgrade.fixers._args import literal

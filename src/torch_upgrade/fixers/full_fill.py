@@ -8,7 +8,6 @@ old meaning is a float literal of the same value.
 
 from __future__ import annotations
 
-import libcst as cst
 
 from torch_upgrade.fixers import _args as A
 
