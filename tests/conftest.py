@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -9,6 +10,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 sys.path.insert(0, str(ROOT / "src"))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A private copy of the bundled legacy project, as the working directory."""
+    copy = tmp_path / "legacy_project"
+    shutil.copytree(FIXTURES / "legacy_project", copy)
+    monkeypatch.chdir(copy)
+    return copy
 
 
 @pytest.fixture(autouse=True)

@@ -26,14 +26,6 @@ EXPECTED = {
 }
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    copy = tmp_path / "legacy_project"
-    shutil.copytree(PROJECT, copy)
-    monkeypatch.chdir(copy)
-    return copy
-
-
 def run(*args):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 

@@ -9,14 +9,13 @@ import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import FIXTURES, ROOT
+from conftest import ROOT
 
 yaml = pytest.importorskip("yaml")
 
@@ -24,14 +23,6 @@ CI_DOC = ROOT / "docs" / "ci.md"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 ACTION = ROOT / "action.yml"
 N_FINDINGS = 15  # 14 problems and the hand-written attention head's SDPA hint
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    copy = tmp_path / "legacy_project"
-    shutil.copytree(FIXTURES / "legacy_project", copy)
-    monkeypatch.chdir(copy)
-    return copy
 
 
 @pytest.fixture

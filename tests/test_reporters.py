@@ -4,7 +4,6 @@ schema), GitHub annotations, JUnit XML, the Markdown upgrade report, and ``-o FI
 from __future__ import annotations
 
 import json
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -18,14 +17,6 @@ SARIF_SCHEMA = ROOT.parent / "shared" / "sarif" / "sarif-schema-2.1.0.json"
 N_FINDINGS = 15  # 14 problems and the hand-written attention head's SDPA hint
 TRAIN = ("import torch\nmodel = Net().cuda()\nfor x, y in loader:\n    loss = loss_fn(model(x.cuda()), y.cuda())\n"
          "    loss.backward()\n")
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    copy = tmp_path / "legacy_project"
-    shutil.copytree(PROJECT, copy)
-    monkeypatch.chdir(copy)
-    return copy
 
 
 def run(*args):

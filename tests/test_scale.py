@@ -26,14 +26,6 @@ PROJECT = FIXTURES / "legacy_project"
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
-    copy = tmp_path / "legacy_project"
-    shutil.copytree(PROJECT, copy)
-    monkeypatch.chdir(copy)
-    return copy
-
-
-@pytest.fixture
 def analysed(monkeypatch):
     """Records the files the engine actually parses and analyses."""
     seen: list[str] = []

@@ -341,13 +341,24 @@ def _rewrite(source: SourceFile, module: cst.Module, rel: str, ctx: Context, res
     new_text = module.code
     if new_text == source.text:
         return module
+    return deliver(result, rel, source, lambda: source.encode(new_text),
+                   lambda: diffs.unified(source.text, new_text, rel), applied, original, module, ctx)
+
+
+def deliver(result: FileResult, rel: str, source, data: Callable[[], bytes], diff: Callable[[], str],
+            applied: int, original, module, ctx: Context):
+    """Finish a rewrite: record its diff (--diff) or write the new bytes atomically.
+
+    Returns the module the findings are then computed on: the rewritten one,
+    or the original when nothing was written.
+    """
     if ctx.settings.diff:
-        result.diff = diffs.unified(source.text, new_text, rel)
+        result.diff = diff()
         result.changed = True
         result.fixed = applied
         return original if not ctx.settings.fix else module
     try:
-        write_atomic(source, source.encode(new_text))
+        write_atomic(source, data())
     except SourceError as exc:
         result.errors.append(FileError(rel, str(exc)))
         return original

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from torch_upgrade.ipython import Masked, mask, unmask
 from torch_upgrade.model import FileError, FileResult, Finding
-from torch_upgrade.source import SourceError, SourceFile, write_atomic
+from torch_upgrade.source import SourceError, SourceFile
 
 SUFFIX = ".ipynb"
 BOM = "\ufeff"
@@ -329,17 +329,8 @@ def _rewrite(notebook: Notebook, cells, module, program: str, rel: str, ctx, res
     except SourceError as exc:
         result.errors.append(FileError(rel, str(exc)))
         return original
-    if ctx.settings.diff:
-        result.diff = "".join(diffs.unified(next(c.source for c in cells if c.index == i), new,
-                                            f"{rel}:cell {i}") for i, new in sorted(changed.items()))
-        result.changed = True
-        result.fixed = applied
-        return original if not ctx.settings.fix else module
-    try:
-        write_atomic(notebook.source, data)
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return original
-    result.fixed = applied
-    result.changed = True
-    return module
+    return engine.deliver(
+        result, rel, notebook.source, lambda: data,
+        lambda: "".join(diffs.unified(next(c.source for c in cells if c.index == i), new, f"{rel}:cell {i}")
+                        for i, new in sorted(changed.items())),
+        applied, original, module, ctx)

@@ -76,6 +76,13 @@ def call(func: cst.BaseExpression, args: Sequence[tuple[Optional[str], cst.BaseE
     return cst.Call(func=func, args=built)
 
 
+def if_else(test: cst.BaseExpression, body: cst.BaseExpression, orelse: cst.BaseExpression) -> cst.IfExp:
+    """``body if test else orelse``, spaced as people write it."""
+    space = cst.SimpleWhitespace(" ")
+    return cst.IfExp(test=test, body=body, orelse=orelse, whitespace_before_if=space,
+                     whitespace_after_if=space, whitespace_before_else=space, whitespace_after_else=space)
+
+
 def code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 

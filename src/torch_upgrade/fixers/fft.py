@@ -101,8 +101,4 @@ def _norm(node: cst.BaseExpression):
         return False
     if A.is_literal(value):
         return None
-    return cst.IfExp(test=node, body=A.string("ortho"), orelse=A.string("backward"),
-                     whitespace_before_if=cst.SimpleWhitespace(" "),
-                     whitespace_after_if=cst.SimpleWhitespace(" "),
-                     whitespace_before_else=cst.SimpleWhitespace(" "),
-                     whitespace_after_else=cst.SimpleWhitespace(" "))
+    return A.if_else(node, A.string("ortho"), A.string("backward"))

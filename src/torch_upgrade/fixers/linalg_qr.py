@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import libcst as cst
 
 from torch_upgrade.fixers import _args as A
 
@@ -21,8 +20,5 @@ def fix(ref, ctx):
         elif A.is_literal(some) and some is not True:
             return None
         elif not A.is_literal(some):
-            args.append(("mode", cst.IfExp(
-                test=bound["some"].value, body=A.string("reduced"), orelse=A.string("complete"),
-                whitespace_before_if=cst.SimpleWhitespace(" "), whitespace_after_if=cst.SimpleWhitespace(" "),
-                whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))))
+            args.append(("mode", A.if_else(bound["some"].value, A.string("reduced"), A.string("complete"))))
     return A.replace(call, A.call(func, args), imports)

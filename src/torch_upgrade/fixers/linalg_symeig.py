@@ -8,7 +8,6 @@ uses of the eigenvalues are rewritten, to ``eigvalsh``. The old default
 
 from __future__ import annotations
 
-import libcst as cst
 
 from torch_upgrade.fixers import _args as A
 from torch_upgrade.fixers._results import first_of_pair
@@ -28,9 +27,7 @@ def fix(ref, ctx):
     elif A.is_literal(upper):
         return None
     else:
-        uplo = cst.IfExp(test=bound["upper"].value, body=A.string("U"), orelse=A.string("L"),
-                         whitespace_before_if=cst.SimpleWhitespace(" "), whitespace_after_if=cst.SimpleWhitespace(" "),
-                         whitespace_before_else=cst.SimpleWhitespace(" "), whitespace_after_else=cst.SimpleWhitespace(" "))
+        uplo = A.if_else(bound["upper"].value, A.string("U"), A.string("L"))
     args = [(None, bound["input"].value), ("UPLO", uplo)]
     if vectors:
         func, imports = ctx.qualified("torch.linalg.eigh")

@@ -34,11 +34,7 @@ def fix(ref, ctx):
     elif A.is_literal(value):
         return None
     else:
-        new_value = cst.IfExp(test=assign.value, body=A.string("tf32"), orelse=A.string("ieee"),
-                              whitespace_before_if=cst.SimpleWhitespace(" "),
-                              whitespace_after_if=cst.SimpleWhitespace(" "),
-                              whitespace_before_else=cst.SimpleWhitespace(" "),
-                              whitespace_after_else=cst.SimpleWhitespace(" "))
+        new_value = A.if_else(assign.value, A.string("tf32"), A.string("ieee"))
     name, imports = ctx.qualified(target)
     new = assign.with_changes(targets=[assign.targets[0].with_changes(target=name)], value=new_value)
     return A.replace(assign, new, imports)
