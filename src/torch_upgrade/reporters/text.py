@@ -68,7 +68,8 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules=N
             console.print(f"[tu.path]{escape(f.path)}[/]")
         word = KIND_WORD.get(f.kind, "since")
         console.print(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
-                      f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release})[/]")
+                      f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release})[/]",
+                      soft_wrap=True)  # a location line is never broken: editors and grep read it
         for line in textwrap.wrap(f.message, width=max(40, width - 2)):
             console.print(f"  {escape(line)}")
         for line in _frame(f):
