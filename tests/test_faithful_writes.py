@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from helpers import settings
-from torch_upgrade import engine, source
+from torch_upgrade import filescan, source
 from torch_upgrade.engine import scan
 from torch_upgrade.source import SourceError, read_source, write_atomic
 
@@ -80,14 +80,14 @@ def test_file_its_owner_may_not_write_is_left_alone_even_as_root(tmp_path, mode)
 def test_file_changed_since_it_was_read_is_not_overwritten(tmp_path, monkeypatch):
     path = tmp_path / "m.py"
     path.write_bytes(OLD)
-    real = engine.fix_module
+    real = filescan.fix_module
 
     def meanwhile(*args):  # someone saves the file while we are fixing it
         out = real(*args)
         path.write_bytes(OLD + b"# edited\n")
         return out
 
-    monkeypatch.setattr(engine, "fix_module", meanwhile)
+    monkeypatch.setattr(filescan, "fix_module", meanwhile)
     result = scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
     assert path.read_bytes() == OLD + b"# edited\n"
     assert [e.message for e in result.errors] == ["changed on disk since it was read; not written"]

@@ -12,7 +12,7 @@ import functools
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from helpers import settings
-from torch_upgrade import engine
+from torch_upgrade import engine, filescan
 from torch_upgrade.ruledata import load_rules
 
 EXAMPLES = sorted({e.code for r in load_rules() if r.detect for e in r.invalid})
@@ -45,7 +45,7 @@ def context(low: str, unsafe: bool) -> engine.Context:
 
 def fix(code: str, low: str, unsafe: bool) -> tuple[str, int]:
     ctx = context(low, unsafe)
-    module, applied = engine.fix_module(engine._parse(code), code, "generated.py", ctx)
+    module, applied = filescan.fix_module(filescan._parse(code), code, "generated.py", ctx)
     return module.code, applied
 
 

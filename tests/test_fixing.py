@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import scan_code, settings
-from torch_upgrade import engine, matching
+from torch_upgrade import filescan, matching
 from torch_upgrade.cli import main
 from torch_upgrade.engine import scan
 from torch_upgrade.model import Fix, Replace
@@ -84,7 +84,7 @@ def test_nested_fixes_settle_over_passes_and_are_counted_once(tmp_path):
 
 
 def test_fixes_that_do_not_settle_leave_the_file_untouched_and_say_why(tmp_path, monkeypatch):
-    monkeypatch.setattr(engine, "MAX_FIX_PASSES", 1)
+    monkeypatch.setattr(filescan, "MAX_FIX_PASSES", 1)
     result, path = scan_code(tmp_path, NESTED, fix=True, unsafe_fixes=True)
     assert path.read_text() == NESTED
     [error] = result.errors

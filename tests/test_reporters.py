@@ -4,12 +4,14 @@ schema), GitHub annotations, JUnit XML, the Markdown upgrade report, and ``-o FI
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
 from conftest import FIXTURES, ROOT
-from helpers import cli
-from torch_upgrade.reporters import FORMATS
+from helpers import cli, scan_code, settings
+from torch_upgrade.engine import scan
+from torch_upgrade.reporters import FORMATS, text
 from torch_upgrade.reporters.github import escape_data, escape_property
 
 PROJECT = FIXTURES / "legacy_project"
@@ -277,3 +279,28 @@ def test_markdown_lists_many_locations_compactly(tmp_path, monkeypatch):
     md = run("scan", ".", "--format", "markdown").stdout
     assert md.count("```diff") == 10
     assert "- and 3 more locations: `a.py:12:12`, `a.py:13:12`, `a.py:14:12`" in md
+
+
+# ------------------------------------------------------------------ text
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_text_report_without_colour_is_the_coloured_one_without_styles(project):
+    result = scan([project], settings("1.6", "2.13", root=str(project)))
+    plain = text.render(result, color=False, width=100)
+    coloured = text.render(result, color=True, width=100)
+    assert "\x1b[" in coloured and "\x1b[" not in plain
+    assert _ANSI.sub("", coloured) == plain
+    assert plain.count(" TU201 ") == sum(f.rule_id == "TU201" for f in result.findings) > 0
+
+
+def test_text_report_shows_code_verbatim(tmp_path):
+    tail = "# :smile: [bold]x[/bold] \x07" + "y" * 150
+    result, _ = scan_code(tmp_path, f"import torch\nX, _ = torch.solve(B, A)  {tail}\n", low="1.6", high="2.13")
+    assert result.findings
+    for color in (False, True):
+        out = _ANSI.sub("", text.render(result, color=color, width=80))
+        frame = [line for line in out.splitlines() if "torch.solve(B, A)" in line and "│" in line]
+        # not turned into an emoji or markup, no control characters, not wrapped at the width
+        assert len(frame) == 1 and frame[0].endswith(tail.replace("\x07", "")), frame
+        assert "\x07" not in out

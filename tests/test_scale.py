@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import pickle
 import shutil
 import subprocess
@@ -15,8 +16,8 @@ from click.testing import CliRunner
 
 from conftest import FIXTURES
 from helpers import settings
-from torch_upgrade import progress, runner
-from torch_upgrade.cache import Cache, cache_root
+from torch_upgrade import cache as cache_mod, engine, progress, runner
+from torch_upgrade.cache import FORMAT, INDEX, Cache, cache_root
 from torch_upgrade.cli import main
 from torch_upgrade.engine import Context, scan
 from torch_upgrade.reporters import get as reporter
@@ -83,20 +84,108 @@ def test_other_window_or_selection_is_a_miss(project, analysed):
     assert analysed
 
 
-def test_corrupt_entries_are_ignored(project, analysed):
+def _index() -> Path:
+    (index,) = cache_root().rglob(INDEX)
+    return index
+
+
+@pytest.mark.parametrize("garbage", [b"", b"\x80\x04garbage", pickle.dumps(("not", "an index")),
+                                     pickle.dumps((FORMAT, "not a dict", None))])
+def test_corrupt_index_is_ignored(project, analysed, garbage):
     first = _cached(project)
     parsed = sorted(analysed)
-    entries = list(cache_root().rglob("*.pickle"))
-    assert entries
-    for i, entry in enumerate(entries):
-        entry.write_bytes(b"" if i % 3 == 0 else b"\x80\x04garbage" if i % 3 == 1
-                          else pickle.dumps(("not-the-digest", "not a result")))
+    _index().write_bytes(garbage)
     analysed.clear()
     second = _cached(project)
     assert sorted(analysed) == parsed
     assert _report(second) == _report(first)
     analysed.clear()
     assert _report(_cached(project)) == _report(first) and analysed == []  # rewritten, hits again
+
+
+def test_corrupt_entry_is_a_miss_for_that_file_only(project, analysed):
+    first = _cached(project)
+    fmt, entries, project_findings = pickle.loads(_index().read_bytes())
+    keys = sorted(k for k in entries if k[1] in analysed)
+    assert len(keys) >= 3
+    entries[keys[0]] = "garbage"
+    entries[keys[1]] = ("not-the-digest",) + entries[keys[1]][1:]
+    entries[keys[2]] = entries[keys[2]][:2] + ("not a result",)
+    _index().write_bytes(pickle.dumps((fmt, entries, project_findings)))
+    analysed.clear()
+    assert _report(_cached(project)) == _report(first)
+    assert sorted(analysed) == sorted(k[1] for k in keys[:3])
+
+
+def test_recently_changed_files_are_read_and_hashed(project, monkeypatch):
+    _cached(project)
+    entries = pickle.loads(_index().read_bytes())[1]
+    assert entries and all(stat is None for _, stat, _ in entries.values())  # too fresh to trust
+    reads = []
+    real = runner.read_bytes
+    monkeypatch.setattr(runner, "read_bytes", lambda path: reads.append(path) or real(path))
+    _cached(project)
+    assert len(reads) == len(entries)
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Trust every file's stat, as if it had been written long before the scan."""
+    monkeypatch.setattr(cache_mod, "SETTLED_NS", -10**18)
+
+
+def test_settled_unchanged_files_are_not_read_again(project, analysed, settled, monkeypatch):
+    first = _cached(project)
+    _cached(project)  # records the stats of files that hit by content
+    monkeypatch.setattr(runner, "read_bytes", lambda path: pytest.fail(f"read {path}"))
+    analysed.clear()
+    assert _report(_cached(project)) == _report(first)
+    assert analysed == []
+
+
+def test_rewrite_keeping_size_and_mtime_is_still_a_miss(project, analysed, settled):
+    first = _cached(project)
+    target = project / "legacy" / "linalg_utils.py"
+    before = target.stat()
+    text = target.read_text()
+    assert "torch.solve(" in text
+    target.write_text(text.replace("torch.solve(", "torch.selve("))  # same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # as tar or rsync would leave it
+    assert target.stat().st_size == before.st_size and target.stat().st_mtime_ns == before.st_mtime_ns
+    analysed.clear()
+    second = _cached(project)
+    assert analysed == ["legacy/linalg_utils.py"]
+    assert any(f.rule_id == "TU201" for f in first.findings)
+    assert not any(f.rule_id == "TU201" for f in second.findings)
+
+
+def test_project_findings_are_cached_until_facts_change(tmp_path, monkeypatch):
+    root = _tf32_project(tmp_path / "p")
+    run = lambda: scan([root], settings("1.6", "2.13", root=str(root), cache=True))  # noqa: E731
+    first = run()
+    project_level = {f.rule_id for f in first.findings} - {f.rule_id for r in first.files for f in r.findings}
+    assert project_level  # AMP / TF32 advice, from the facts of both files
+    real = engine.project_findings
+    monkeypatch.setattr(engine, "project_findings", lambda *a: pytest.fail("computed again"))
+    assert _report(run()) == _report(first)
+    (root / "pkg" / "train.py").write_text("import torch\n\ndef step(x):\n    return x\n")
+    calls = []
+    monkeypatch.setattr(engine, "project_findings", lambda *a: calls.append(1) or real(*a))
+    run()
+    assert calls == [1]
+
+
+def test_warm_rescan_never_loads_the_parser(project):
+    code = ("import sys\n"
+            "from torch_upgrade.cli import main\n"
+            "try:\n    main(['scan', '.', '--format', 'json'])\nexcept SystemExit:\n    pass\n"
+            "print('LIBCST', 'libcst' in sys.modules, file=sys.stderr)\n")
+    env = {**os.environ, "XDG_CACHE_HOME": str(project.parent / "xdg")}
+    cold, warm = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 cwd=project, env=env) for _ in range(2))
+    assert "LIBCST True" in cold.stderr  # the first run parses
+    assert "LIBCST False" in warm.stderr, warm.stderr
+    assert json.loads(warm.stdout) == json.loads(cold.stdout)
 
 
 def test_unwritable_cache_directory_is_not_fatal(project, monkeypatch, tmp_path):
@@ -108,15 +197,15 @@ def test_unwritable_cache_directory_is_not_fatal(project, monkeypatch, tmp_path)
 
 def test_fixing_neither_reads_nor_writes_the_cache(project):
     scan([project], settings("1.6", "2.13", root=str(project), cache=True, fix=True, unsafe_fixes=True))
-    assert not list(cache_root().rglob("*.pickle"))
+    assert not list(cache_root().rglob(INDEX))
 
 
 def test_no_cache_flag_bypasses_the_cache(project, analysed):
     result = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
     assert result.exit_code == 1
-    assert not cache_root().exists() or not list(cache_root().rglob("*.pickle"))
+    assert not cache_root().exists() or not list(cache_root().rglob("*.pickle"))  # rules not kept either
     CliRunner().invoke(main, ["scan", ".", "--format", "json"])
-    assert list(cache_root().rglob("*.pickle"))
+    assert list(cache_root().rglob(INDEX)) and list(cache_root().glob("rules-*.pickle"))
     analysed.clear()
     again = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
     assert analysed  # read nothing from the cache
@@ -132,8 +221,9 @@ def test_cache_entry_is_per_reported_path(project):
     from torch_upgrade.model import FileResult
 
     cache.put("legacy/train.py", source.path, source.digest, FileResult(path="legacy/train.py"))
-    assert cache.get("legacy/train.py", source) == FileResult(path="legacy/train.py")
-    assert cache.get("other/train.py", source) is None
+    assert cache.get("legacy/train.py", source.path, source.digest) == FileResult(path="legacy/train.py")
+    assert cache.get("other/train.py", source.path, source.digest) is None
+    assert cache.get("legacy/train.py", source.path, "other-digest") is None
 
 
 # ------------------------------------------------------------------ workers

@@ -130,7 +130,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
         raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
     try:
         cfg = config_mod.load(config_path) if config_path else config_mod.discover(paths[0])
-        rules = load_rules()
+        rules = load_rules(cached=not no_cache)
         config_mod.check_rule_ids(cfg, lambda k: _known(rules, k))
     except (config_mod.ConfigError, RuleDataError) as exc:
         raise click.UsageError(str(exc)) from None

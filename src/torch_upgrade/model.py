@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
-import libcst as cst
+if TYPE_CHECKING:  # syntax nodes appear in results only while a file is being analysed
+    import libcst as cst
 
 SEVERITY_ORDER = {"hint": 0, "info": 1, "warning": 2, "error": 3}
 

@@ -258,8 +258,8 @@ def _place_fact(fact: dict, cells: list[Cell]) -> None:
 
 
 def scan(path: Path, rel: str, ctx) -> FileResult:
-    """The engine's per-file work for a notebook (see engine._scan_source)."""
-    from torch_upgrade import diffs, engine
+    """The engine's per-file work for a notebook (see filescan._scan_source)."""
+    from torch_upgrade import filescan
     from torch_upgrade.analysis import Analysis
 
     result = FileResult(path=rel)
@@ -273,22 +273,22 @@ def scan(path: Path, rel: str, ctx) -> FileResult:
     if not cells or not ctx.wanted(program):
         return result
     try:
-        module = engine._parse(program)
+        module = filescan._parse(program)
     except Exception:
-        cells = _parseable(cells, rel, result, engine)
+        cells = _parseable(cells, rel, result)
         program = notebook.program(cells)
         try:
-            module = engine._parse(program)
+            module = filescan._parse(program)
         except Exception as exc:
-            result.errors.append(FileError(rel, engine._syntax_message(exc)))
+            result.errors.append(FileError(rel, filescan._syntax_message(exc)))
             return result
     try:
         if ctx.settings.rewriting:
-            module = _rewrite(notebook, cells, module, program, rel, ctx, result, engine, diffs)
+            module = _rewrite(notebook, cells, module, program, rel, ctx, result)
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
-        result.findings = engine.findings_for(module, module.code, rel, hits, ctx, analysis)
-        result.facts = engine._collect_facts(analysis, module, module.code, ctx)
+        result.findings = filescan.findings_for(module, module.code, rel, hits, ctx, analysis)
+        result.facts = filescan._collect_facts(analysis, module, module.code, ctx)
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
         return result
@@ -302,23 +302,27 @@ def scan(path: Path, rel: str, ctx) -> FileResult:
     return result
 
 
-def _parseable(cells: list[Cell], rel: str, result: FileResult, engine) -> list[Cell]:
+def _parseable(cells: list[Cell], rel: str, result: FileResult) -> list[Cell]:
     """The cells that parse on their own; an error line for each one that does not."""
+    from torch_upgrade import filescan
+
     good = []
     for cell in cells:
         try:
-            engine._parse(cell.masked.text)
+            filescan._parse(cell.masked.text)
         except Exception as exc:
-            result.errors.append(FileError(rel, f"cell {cell.index}: {engine._syntax_message(exc)}"))
+            result.errors.append(FileError(rel, f"cell {cell.index}: {filescan._syntax_message(exc)}"))
         else:
             good.append(cell)
     return good
 
 
-def _rewrite(notebook: Notebook, cells, module, program: str, rel: str, ctx, result: FileResult, engine, diffs):
+def _rewrite(notebook: Notebook, cells, module, program: str, rel: str, ctx, result: FileResult):
+    from torch_upgrade import diffs, filescan
+
     original = module
     try:
-        module, applied = engine.fix_module(module, program, rel, ctx)
+        module, applied = filescan.fix_module(module, program, rel, ctx)
         if not applied or module.code == program:
             return module
         sources = notebook.split(module.code, cells)
@@ -329,7 +333,7 @@ def _rewrite(notebook: Notebook, cells, module, program: str, rel: str, ctx, res
     except SourceError as exc:
         result.errors.append(FileError(rel, str(exc)))
         return original
-    return engine.deliver(
+    return filescan.deliver(
         result, rel, notebook.source, lambda: data,
         lambda: "".join(diffs.unified(next(c.source for c in cells if c.index == i), new, f"{rel}:cell {i}")
                         for i, new in sorted(changed.items())),

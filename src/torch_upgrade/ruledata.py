@@ -348,6 +348,17 @@ def load_dir(directory: Path) -> RuleSet:
     return RuleSet(tuple(rules))
 
 
-@lru_cache(maxsize=1)
-def load_rules() -> RuleSet:
-    return load_dir(rules_dir())
+@lru_cache(maxsize=2)
+def load_rules(cached: bool = True) -> RuleSet:
+    """The shipped rules. Parsing the TOML takes longer than a warm re-scan, so the
+    parsed set is kept in the user cache (keyed by the files' names and bytes)."""
+    directory = rules_dir()
+    if not cached:
+        return load_dir(directory)
+    from torch_upgrade.cache import memo
+
+    try:
+        key = [(p.name, p.read_bytes()) for p in sorted(directory.glob("*.toml"))]
+    except OSError:
+        return load_dir(directory)  # reports the unreadable file
+    return memo("rules", key, lambda: load_dir(directory))

@@ -7,19 +7,17 @@ this process: starting workers costs more than it saves there.
 
 from __future__ import annotations
 
-import multiprocessing
+import hashlib
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
-from torch_upgrade.cache import Cache
 from torch_upgrade import notebook
-from torch_upgrade.engine import Context, Progress, display_path, scan_file, scan_source
+from torch_upgrade.cache import Cache, file_stat
+from torch_upgrade.engine import Context, Progress, display_path
 from torch_upgrade.model import FileError, FileResult
-from torch_upgrade.source import SourceError, read_source
+from torch_upgrade.source import SourceError, decode, read_bytes, read_source
 
 # Below this much source to analyse (about a second of parsing), workers are not worth starting.
 INLINE_BYTES = 48_000
@@ -32,39 +30,54 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None) -> list[FileResult]:
+def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None,
+        cache: Optional[Cache] = None) -> list[FileResult]:
     settings = ctx.settings
-    cache = Cache.open(ctx) if settings.cache and not settings.rewriting else None
     results: list[Optional[FileResult]] = [None] * len(files)
     todo: list[tuple[int, Path, str, int]] = []  # (index, path, reported path, size)
+    stats: dict[int, Optional[tuple]] = {}  # taken before reading: what the cache records
     for index, path in enumerate(files):
         rel = display_path(path, settings.root)
-        if not path.exists():
-            results[index] = FileResult(path=rel, errors=[FileError(rel, "no such file or directory")])
-            continue
+        full = os.path.abspath(path)
         if path.suffix == notebook.SUFFIX:  # read, checked and (not) cached by the notebook module
-            todo.append((index, path, rel, path.stat().st_size))
+            if path.exists():
+                todo.append((index, path, rel, path.stat().st_size))
+            else:
+                results[index] = FileResult(path=rel, errors=[FileError(rel, "no such file or directory")])
             continue
+        if cache is not None:
+            stats[index] = file_stat(full)
+            cached = cache.unchanged(rel, full, stats[index])
+            if cached is not None:
+                results[index] = cached
+                continue
         try:
-            source = read_source(path)
+            raw = read_bytes(path)
         except SourceError as exc:
-            results[index] = FileResult(path=rel, errors=[FileError(rel, str(exc))])
+            message = str(exc) if path.exists() else "no such file or directory"
+            results[index] = FileResult(path=rel, errors=[FileError(rel, message)])
             continue
-        if not ctx.wanted(source.text):
-            results[index] = FileResult(path=rel)
-            continue
-        cached = cache.get(rel, source) if cache is not None else None
+        digest = hashlib.sha256(raw).hexdigest()
+        cached = cache.get(rel, full, digest, stats[index]) if cache is not None else None
         if cached is not None:
             results[index] = cached
             continue
-        todo.append((index, path, rel, len(source.raw)))  # read again where analysed: less memory here
+        try:
+            text = decode(raw)[0]
+        except SourceError as exc:
+            results[index] = FileResult(path=rel, errors=[FileError(rel, str(exc))])
+            continue
+        if not ctx.wanted(text):
+            results[index] = FileResult(path=rel)
+            if cache is not None:
+                cache.put(rel, full, digest, results[index], stats[index])
+            continue
+        todo.append((index, path, rel, len(raw)))  # read again where analysed: less memory here
     jobs = settings.jobs or available_cores()
     for index, digest, result in _execute(todo, ctx, jobs, progress):
         results[index] = result
         if cache is not None and digest is not None:
-            cache.put(result.path, files[index], digest, result)
-    if cache is not None:
-        cache.close()
+            cache.put(result.path, files[index], digest, result, stats.get(index))
     return [r for r in results if r is not None]
 
 
@@ -86,6 +99,8 @@ def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) 
 
 def analyse(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
     """Read and scan one file; the digest is of the bytes actually analysed (None: not cacheable)."""
+    from torch_upgrade.filescan import scan_file, scan_source  # LibCST: only when a file is analysed
+
     if path.suffix == notebook.SUFFIX:  # cells are joined, masked and spliced by the notebook module
         return None, scan_file(path, ctx)
     try:
@@ -98,6 +113,10 @@ def analyse(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResu
 
 
 def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[Outcome]:
+    import multiprocessing  # only runs that start workers pay for importing these
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     # Forking shares the loaded rules for free; elsewhere workers rebuild them from pickles.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),

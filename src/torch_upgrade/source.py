@@ -49,11 +49,15 @@ def decode(raw: bytes) -> tuple[str, str]:
     return text, encoding
 
 
-def read_source(path: Path) -> SourceFile:
+def read_bytes(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+
+
+def read_source(path: Path) -> SourceFile:
+    raw = read_bytes(path)
     text, encoding = decode(raw)
     return SourceFile(path=path, raw=raw, text=text, encoding=encoding)
 

@@ -7,8 +7,10 @@ import textwrap
 from collections import Counter
 
 from rich.console import Console
+from rich.control import strip_control_codes
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from rich.theme import Theme
 
 from torch_upgrade.model import ScanResult
@@ -58,28 +60,32 @@ def _status(finding) -> str:
 def render(result: ScanResult, *, color: bool = False, width: int = 100, rules=None, **_) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, theme=THEME, width=width, force_terminal=color,
-                      no_color=not color, highlight=False, soft_wrap=False)
-    console.print(f"[tu.dim]Window:[/] {escape(result.window.describe())}")
+                      no_color=not color, highlight=False, soft_wrap=False, emoji=False)
+    # One print for the whole list: rich costs about a millisecond a call, which on a
+    # large project took longer than the scan. Lines are not hard-wrapped (soft_wrap):
+    # editors and grep read location lines whole; messages are wrapped as prose below.
+    lines = [f"[tu.dim]Window:[/] {escape(result.window.describe())}"]
     current = None
     for f in result.findings:
         if f.path != current:
             current = f.path
-            console.print()
-            console.print(f"[tu.path]{escape(f.path)}[/]")
+            lines += ["", f"[tu.path]{escape(f.path)}[/]"]
         word = KIND_WORD.get(f.kind, "since")
-        console.print(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
-                      f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release})[/]",
-                      soft_wrap=True)  # a location line is never broken: editors and grep read it
-        for line in textwrap.wrap(f.message, width=max(40, width - 2)):
-            console.print(f"  {escape(line)}")
-        for line in _frame(f):
-            console.print(line)
+        lines.append(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
+                     f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release})[/]")
+        prose = textwrap.wrap(f.message, width=max(40, width - 2), break_on_hyphens=False)
+        lines += [f"  {escape(line)}" for line in prose]
+        lines += _frame(f)
         if f.fix is not None and f.fix.replacement:
-            console.print(f"  [tu.fix]→[/] {escape(f.fix.replacement.splitlines()[0])}"
-                          + (" …" if "\n" in f.fix.replacement else ""))
-        console.print(f"  {_status(f)}")
-    for e in result.errors:
-        console.print(f"[tu.error]error[/] {escape(e.path)}: {escape(e.message)}")
+            lines.append(f"  [tu.fix]→[/] {escape(f.fix.replacement.splitlines()[0])}"
+                         + (" …" if "\n" in f.fix.replacement else ""))
+        lines.append(f"  {_status(f)}")
+    lines += [f"[tu.error]error[/] {escape(e.path)}: {escape(e.message)}" for e in result.errors]
+    report = Text.from_markup("\n".join(lines), emoji=False)
+    if color:
+        console.print(report, soft_wrap=True)
+    else:  # what rich would print without styles, at a fraction of the cost
+        buffer.write(strip_control_codes(report.plain) + "\n")
     console.print()
     if result.findings:
         _summary(console, result)
