@@ -146,6 +146,7 @@ def ours(paths: list[str], jobs: int, cache_home: str, cold: bool) -> dict:
     if cold:
         shutil.rmtree(cache_home, ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "XDG_CACHE_HOME": cache_home, "CI": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # run as installed: from bytecode (see main)
     cmd = [sys.executable, "-m", "torch_upgrade", "scan", *paths, "--format", "json", "--exit-zero",
            "--jobs", str(jobs), "-o", os.devnull]
     return measure(cmd, env)
@@ -166,6 +167,8 @@ def main() -> None:
     corpus = WORK / "corpus"
     roots = {spec.split("==")[0]: fetch(spec, corpus) for spec in args.projects}
     torchfix = torchfix_venv() if args.torchfix_on != [] else None
+    # pip compiles an installed package's bytecode; do the same for the source tree we run from
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=True)
     cache_home = str(WORK / "cache")
     report = {
         "machine": {"platform": platform.platform(), "python": platform.python_version(),
