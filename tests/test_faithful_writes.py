@@ -117,6 +117,22 @@ def test_a_symlink_stays_a_link_and_its_target_is_fixed(tmp_path):
     assert leftovers(tmp_path) == []
 
 
+def test_a_file_with_other_hard_links_is_left_alone(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_bytes(OLD)
+    other = tmp_path / "vendored_copy.py"
+    os.link(path, other)
+    result = scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    assert path.read_bytes() == OLD and other.read_bytes() == OLD
+    assert os.path.samefile(path, other)
+    assert [(e.path, e.message) for e in result.errors] == [
+        ("m.py", "has 2 hard links, which an atomic rewrite would separate; not written")]
+    assert leftovers(tmp_path) == []
+    other.unlink()  # once it is the only name, it is fixed
+    assert not scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True)).errors
+    assert path.read_bytes() == NEW
+
+
 # ---------------------------------------------------------------- a crash in the middle of writing
 def test_failing_replace_leaves_the_original_and_no_temporary_file(tmp_path, monkeypatch):
     def broken(src, dst):

@@ -142,6 +142,31 @@ def test_reuses_the_files_own_alias(tmp_path):
     assert fixed(tmp_path, code) == 'import torch as th\nwith th.autocast("cuda"):\n    pass\n'
 
 
+@pytest.mark.parametrize("code", [
+    "from torch import solve\ndef f(torch, A, B):\n    X, _ = solve(B, A)\n    return X\n",
+    "from torch import solve\ntorch = load_backend()\nX, _ = solve(B, A)\n",
+    "from torch.cuda.amp import autocast\nclass Trainer:\n    def step(self, torch):\n        with autocast():\n"
+    "            pass\n",
+])
+def test_no_rewrite_where_the_name_it_needs_means_something_else(tmp_path, code):
+    result, path = scan_code(tmp_path, code, low="2.4", fix=True, unsafe_fixes=True)
+    assert result.findings and all(f.fix is None for f in result.findings)  # advice only
+    assert path.read_text() == code
+
+
+def test_a_hidden_alias_is_not_reused(tmp_path):
+    code = "import torch as T\nfrom torch.cuda.amp import autocast\ndef f(T):\n    with autocast():\n        pass\n"
+    assert fixed(tmp_path, code) == ('import torch as T\nimport torch\ndef f(T):\n'
+                                     '    with torch.autocast("cuda"):\n        pass\n')
+
+
+def test_sdpa_kernel_is_spelled_out_where_a_local_takes_its_name(tmp_path):
+    code = ("import torch\ndef f(sdpa_kernel):\n"
+            "    with torch.backends.cuda.sdp_kernel(enable_math=False):\n        pass\n")
+    out = fixed(tmp_path, code, low="2.3")
+    assert "with torch.nn.attention.sdpa_kernel(" in out and "from torch.nn.attention import sdpa_kernel" not in out
+
+
 def test_from_import_merges_into_an_existing_one_without_duplicates(tmp_path):
     code = ("from torch.func import vmap\nfrom torch.nn.utils.stateless import functional_call\n"
             "a = functional_call(m, p, (x,))\nb = functional_call(m, p, (y,))\nc = vmap(f)\n")

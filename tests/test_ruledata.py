@@ -50,6 +50,10 @@ def test_good_file_loads(tmp_path):
     (('kind = "deprecated"', 'kind = "deprecated"\nsafety = "unsafe"\nfixer = "x"'), "needs a 'safety_note'"),
     (('kind = "deprecated"', 'kind = "deprecated"\nsafety = "safe"'), "there is no 'fixer' or 'rename'"),
     (('kind = "deprecated"', 'kind = "deprecated"\ndetect = false'), "detect = false needs a 'detect_reason'"),
+    (('kind = "deprecated"', 'kind = "deprecated"\nyields_to = ["TU302"]'), "for a project-level checker"),
+    (('kind = "deprecated"', 'kind = "deprecated"\nchecker = "tf32"\nyields_to = ["tf32"]'), "lists rule ids"),
+    (('kind = "deprecated"', 'kind = "deprecated"\nchecker = "tf32"\nyields_to = ["TU999"]'),
+     "'yields_to' names no other rule: TU999"),
 ])
 def test_malformed_entries_are_named(tmp_path, change, problem):
     old, new = change

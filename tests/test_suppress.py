@@ -139,6 +139,17 @@ def test_project_level_advice_honours_suppressions(tmp_path):
     assert rules(result) == []
 
 
+def test_amp_hint_yields_to_the_tf32_advice_only_where_that_is_selected(tmp_path):
+    code = "import torch\nmodel = Net().cuda()  {}\nmodel(x).sum().backward()\n"
+    result, _ = scan_code(tmp_path, code.format(""), low="1.8", high="2.13")
+    assert "TU302" in rules(result) and "TU306" not in rules(result)  # both name autocast: told once
+    result, _ = scan_code(tmp_path, code.format("# torch-upgrade: ignore[TU302]"), low="1.8", high="2.13")
+    assert "TU302" not in rules(result) and "TU306" not in rules(result)  # silencing never adds findings
+    for narrowed in ({"ignore": ("TU302",)}, {"select": ("TU306",)}):
+        result, _ = scan_code(tmp_path, code.format(""), low="1.8", high="2.13", **narrowed)
+        assert "TU306" in rules(result) and "TU302" not in rules(result), narrowed
+
+
 # ------------------------------------------------------------------ annotate (the text edit of --add-ignore)
 def test_annotate_appends_merges_and_keeps_line_endings():
     text = ("import torch\r\n"

@@ -49,6 +49,8 @@ def rule_markdown(rule: Rule, level: int = 3) -> str:
            f"- Fix: {fix}"]
     if not rule.detect:
         out.append(f"- Not detected statically: {rule.detect_reason}")
+    if rule.yields_to:
+        out.append(f"- Stays quiet where {', '.join(rule.yields_to)} applies (selected and reporting)")
     out += ["", f"{head}# What it flags", "", rule.message, "", f"{head}# Why", "", " ".join(rule.why.split()), ""]
     if rule.replacement:
         out += [f"{head}# Use instead", "", *_fence(rule.replacement), ""]

@@ -90,16 +90,23 @@ def ignored_by_path(rel: str, rule_id: str, rule_name: str, settings: Settings) 
 
 
 def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Finding]:
-    """Advice about the project as a whole (reported once), from per-file facts."""
+    """Advice about the project as a whole (reported once), from per-file facts.
+
+    A rule that ``yields_to`` others stays quiet when one of them is selected and
+    applies, so the user is not told the same thing twice; silencing the other one
+    with a comment does not bring it out (a suppression never adds findings).
+    """
     from torch_upgrade.matching import get_checker, release, severity
 
     out = []
+    applies = {f.rule_id for r in results for f in r.findings}
     for rule in ctx.matcher.checkers:
         checker = get_checker(rule.checker)
         if not hasattr(checker, "project"):
             continue
         facts = [(r.path, r.facts[rule.id]) for r in results if rule.id in r.facts]
         for path, fact, message in checker.project(facts, rule, ctx.settings.window):
+            applies.add(rule.id)
             if fact.get("suppressed") or ignored_by_path(path, rule.id, rule.name, ctx.settings):
                 continue
             line, col, end_line, end_col = fact.get("position", (1, 1, 1, 1))
@@ -109,7 +116,8 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
                 message=message, release=release(rule, ctx.settings.window), kind=rule.kind,
                 snippet=fact.get("snippet", ""), cell=fact.get("cell"),
             ))
-    return out
+    quiet = {r.id for r in ctx.matcher.checkers if applies.intersection(r.yields_to)}
+    return [f for f in out if f.rule_id not in quiet]
 
 
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,

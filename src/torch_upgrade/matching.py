@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
-from torch_upgrade.analysis import Analysis, Reference
+from torch_upgrade.analysis import Analysis, Reference, Scope
 from torch_upgrade.model import Fix, ImportSpec, MoveImport
 from torch_upgrade.ruledata import Rule, RuleSet
 from torch_upgrade.versions import Window, parse_version, short
@@ -55,23 +55,42 @@ class Hit:
     message: Optional[str] = None
 
 
-class FixContext:
-    """What a fixer may ask about the file it rewrites."""
+class Unnameable(Exception):
+    """A rewrite cannot name what it needs at its place (the name means something else there)."""
 
-    def __init__(self, analysis: Analysis, rule: Rule, window: Window):
+
+class FixContext:
+    """What a fixer may ask about the file it rewrites, at the place of one reference."""
+
+    def __init__(self, analysis: Analysis, rule: Rule, window: Window, scope: Optional[Scope] = None):
         self.analysis = analysis
         self.rule = rule
         self.window = window
+        self.scope = scope or analysis.root_scope
+
+    def _taken_here(self, name: str) -> bool:
+        """Whether ``name`` is bound in a function or class scope the rewritten code runs in."""
+        scope = self.scope
+        while scope.parent is not None:
+            if name in scope.bindings and (scope.kind != "class" or scope is self.scope):
+                return True
+            scope = scope.parent
+        return False
 
     def qualified(self, qualname: str) -> tuple[cst.BaseExpression, tuple[ImportSpec, ...]]:
         """An expression naming ``qualname`` in this file, and the import it needs (if any).
 
-        Reuses the file's own imports (``th.autocast`` after ``import torch as th``).
+        Reuses the file's own imports (``th.autocast`` after ``import torch as th``)
+        unless a local name hides them at this place. Raises ``Unnameable`` when the
+        name an added import would bind is already taken here or in the module.
         """
         local = self.analysis.local_name_for(qualname)
-        if local is not None:
+        if local is not None and not self._taken_here(local.split(".", 1)[0]):
             return cst.parse_expression(local), ()
         root = qualname.split(".", 1)[0]
+        if self._taken_here(root) or any(b.kind not in ("import", "from") or b.target != root
+                                         for b in self.analysis.root_scope.bindings.get(root, ())):
+            raise Unnameable(root)
         return cst.parse_expression(qualname), (ImportSpec(root),)
 
     def imported(self, module: str, name: str) -> tuple[cst.BaseExpression, tuple[ImportSpec, ...]]:
@@ -79,9 +98,9 @@ class FixContext:
         DESIGN.md asks for when a rewrite introduces a new API such as ``sdpa_kernel``."""
         qualname = f"{module}.{name}"
         for local, bindings in self.analysis.root_scope.bindings.items():
-            if any(b.kind == "from" and b.target == qualname for b in bindings):
+            if any(b.kind == "from" and b.target == qualname for b in bindings) and not self._taken_here(local):
                 return cst.Name(local), ()
-        if name in self.analysis.root_scope.bindings:  # the name means something else here
+        if name in self.analysis.root_scope.bindings or self._taken_here(name):  # means something else here
             return self.qualified(qualname)
         return cst.Name(name), (ImportSpec(module, name),)
 
@@ -220,9 +239,12 @@ class Matcher:
 
 def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:
     """The rule's fix at ``ref`` (its fixer, or the rename table), with its safety decided."""
-    ctx = FixContext(analysis, rule, window)
+    ctx = FixContext(analysis, rule, window, ref.scope)
     fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
-    fix = fixer(ref, ctx)
+    try:
+        fix = fixer(ref, ctx)
+    except Unnameable:  # advice only: no rewrite can say it here
+        return None
     if fix is None:
         return None
     if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):

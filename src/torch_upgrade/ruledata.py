@@ -34,7 +34,7 @@ _RULE_KEYS = {
     "id", "name", "title", "kind", "deprecated", "removed", "changed", "available",
     "requires", "message", "why", "replacement", "safety", "safety_note", "fixer",
     "checker", "references", "release_note", "detect", "detect_reason", "match",
-    "rename", "invalid", "valid", "catalog",
+    "rename", "invalid", "valid", "catalog", "yields_to",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "keywords", "min_args"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
@@ -104,6 +104,7 @@ class Rule:
     rename: Mapping[str, str] = field(default_factory=dict)
     invalid: tuple[Example, ...] = ()
     valid: tuple[Example, ...] = ()
+    yields_to: tuple[str, ...] = ()  # project-level advice that stays quiet when one of these reports
 
     @property
     def fixable(self) -> bool:
@@ -284,6 +285,9 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         raise _fail(file, entry, "needs a 'match' table or a 'checker' (or detect = false)")
     if not detect and not raw.get("detect_reason"):
         raise _fail(file, entry, "detect = false needs a 'detect_reason'")
+    yields_to = _str_tuple(raw.get("yields_to", []), file, entry, "yields_to")
+    if any(not ID_RE.match(i) for i in yields_to) or (yields_to and not checker):
+        raise _fail(file, entry, "'yields_to' lists rule ids (TU123), for a project-level checker")
     invalid = _examples(raw.get("invalid"), file, entry, "invalid")
     valid = _examples(raw.get("valid"), file, entry, "valid")
     if detect and (not invalid or not valid):
@@ -296,7 +300,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         fixer=fixer, checker=checker, release_note=raw.get("release_note", release_note).strip(),
         catalog=raw.get("catalog", raw["name"]), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
-        invalid=invalid, valid=valid, **versions,
+        invalid=invalid, valid=valid, yields_to=yields_to, **versions,
     )
 
 
@@ -345,6 +349,10 @@ def load_dir(directory: Path) -> RuleSet:
             if key in seen:
                 raise RuleDataError(f"{rule.file}: rule {rule.id}: duplicate {key!r} (also in {seen[key]})")
             seen[key] = rule.file
+    for rule in rules:
+        unknown = [i for i in rule.yields_to if i not in seen or i == rule.id]
+        if unknown:
+            raise RuleDataError(f"{rule.file}: rule {rule.id}: 'yields_to' names no other rule: {', '.join(unknown)}")
     return RuleSet(tuple(rules))
 
 

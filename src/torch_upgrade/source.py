@@ -66,7 +66,8 @@ def write_atomic(original: SourceFile, data: bytes) -> None:
     """Replace ``original.path`` with ``data`` atomically.
 
     Refuses when the file changed since it was read, or when its mode does not
-    let its owner write it (also when running as root). Keeps the file mode and,
+    let its owner write it (also when running as root), or when it has other hard
+    links (they would keep the old content). Keeps the file mode and,
     where permitted, its owner. A symbolic link stays a link: its target is
     replaced. On any failure the original file is left as it was and the
     temporary file is removed.
@@ -81,6 +82,8 @@ def write_atomic(original: SourceFile, data: bytes) -> None:
         raise SourceError("changed on disk since it was read; not written")
     if not st.st_mode & stat.S_IWUSR:
         raise SourceError("is read-only (no owner write permission); not written")
+    if st.st_nlink > 1:  # replacing it would leave its other names with the old code
+        raise SourceError(f"has {st.st_nlink} hard links, which an atomic rewrite would separate; not written")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tu-tmp", dir=path.parent)
     except OSError as exc:

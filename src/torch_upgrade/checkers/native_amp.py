@@ -2,14 +2,14 @@
 
 Reported once per project, at the first ``.backward()`` of a file that puts
 work on CUDA, when no file uses autocast, a GradScaler, apex or ``.half()``.
-When the 1.12 TF32 advice fires for the same project (it says the same
-float32 training will get slower and names autocast as one way out), this
-hint stays quiet so the user is not told twice.
+When the 1.12 TF32 advice (TU302) is reported for the same project (it says
+the same float32 training will get slower and names autocast as one way out),
+this hint stays quiet so the user is not told twice (``yields_to`` in its rule
+data; the engine applies it, so deselecting or silencing TU302 brings it back).
 """
 
 from __future__ import annotations
 
-from torch_upgrade.checkers import tf32
 from torch_upgrade.checkers._training import training_facts
 
 WORDS = ("backward",)
@@ -31,8 +31,6 @@ def project(facts, rule, window):
         return []
     sites = [(p, f) for p, f in facts if "position" in f]
     if not sites:
-        return []
-    if tf32.fires(facts, window):
         return []
     path, fact = sites[0]
     return [(path, fact, rule.message)]

@@ -32,7 +32,7 @@ def collect(analysis, rule, window):
 
 
 def fires(facts, window) -> bool:
-    """Whether the TF32 matmul advice applies to the project (also used by the AMP hint)."""
+    """Whether the TF32 matmul advice applies to the project."""
     if window.low < TF32_ON or not window.crosses(TF32_OFF):
         return False
     if any(f["sets"] or f["amp"] for _, f in facts):
