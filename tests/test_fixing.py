@@ -124,6 +124,28 @@ def test_second_fix_run_changes_nothing(tmp_path):
     assert second.fixed == 0 and path.read_bytes() == fixed
 
 
+# ---------------------------------------------------------------- layout of rebuilt calls
+@pytest.mark.parametrize("before, after", [
+    # one argument per line, comments follow the argument they annotate when arguments swap
+    ("X, _ = torch.solve(\n    B,  # right-hand side\n    A,  # the matrix\n)\n",
+     "X = torch.linalg.solve(\n    A,  # the matrix\n    B,  # right-hand side\n)\n"),
+    ("X, _ = torch.solve(\n    # right-hand side\n    B,\n    # the matrix\n    A  # square\n)\n",
+     "X = torch.linalg.solve(\n    # the matrix\n    A,  # square\n    # right-hand side\n    B\n)\n"),
+    # a new keyword argument takes the call's separator; the call's own comments stay put
+    ("Q, R = torch.qr(\n    A,\n    some=False,\n)\n", 'Q, R = torch.linalg.qr(\n    A,\n    mode="complete",\n)\n'),
+    ("X, _ = torch.solve(  # solve it\n    B, A)\n", "X = torch.linalg.solve(  # solve it\n    A, B)\n"),
+    ("Q, R = torch.qr(A,  # input\n    False)  # complete\n",
+     'Q, R = torch.linalg.qr(A,  # input\n    mode="complete")  # complete\n'),
+    # single-line calls keep their own spacing
+    ("X, _ = torch.solve(B,A)\n", "X = torch.linalg.solve(A,B)\n"),
+    ("Q, R = torch.qr(A, some=False)\n", 'Q, R = torch.linalg.qr(A, mode="complete")\n'),
+])
+def test_rebuilt_calls_keep_their_layout_and_comments(tmp_path, before, after):
+    result, path = scan_code(tmp_path, "import torch\n" + before, low="1.6", fix=True, unsafe_fixes=True)
+    assert not result.errors
+    assert path.read_text() == "import torch\n" + after
+
+
 # ---------------------------------------------------------------- 3. imports
 def fixed(tmp_path, code, low="2.4"):
     result, path = scan_code(tmp_path, code, low=low, fix=True, unsafe_fixes=True)

@@ -22,6 +22,8 @@ def first_of_pair(ref, new: cst.BaseExpression, imports: Sequence[ImportSpec], f
     """
     parent = ref.parent
     call = ref.call
+    if isinstance(new, cst.Call) and call is not None:
+        new = A.laid_out_like(new, call)
     if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
         target = parent.targets[0].target
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 \
