@@ -304,6 +304,18 @@ def test_prefilter_skips_unrelated_files():
     assert not ctx.wanted("import numpy as np\nnp.linalg.solve(a, b)\n")
 
 
+def test_prefilter_words_are_precise():
+    ctx = Context.build(settings("1.6", "2.13"))
+    # a TensorFlow file: "logger" holds "ger", "mask" and "load" mean nothing without torch
+    assert not ctx.wanted("import tensorflow as tf\nlogger.info(x)\nm.load_weights(p)\nattention_mask = 1\n")
+    assert ctx.wanted("y = x.ger(z)\n")  # the removed Tensor.ger method, on any receiver
+    assert ctx.wanted("loss.backward()\n")  # training facts from a file that never names torch
+    byte_mask = next(r.id for r in load_rules() if r.checker == "byte_mask")
+    ctx = Context.build(settings("1.6", "2.13", select=(byte_mask,)))
+    assert [ctx.wanted(t) for t in ("attn_mask = m\n", "import torch\n", "import torch\nattn_mask = m\n")] == \
+        [False, False, True]  # a group of words must all appear
+
+
 # ------------------------------------------------------------------ progress
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:

@@ -47,21 +47,36 @@ class Context:
         return Matcher(self.rules, self.settings.window)
 
     @cached_property
-    def words(self) -> tuple[str, ...]:
-        """The prefilter's words: the names rules match first (most files that matter
-        contain ``torch``, which ends the search early), then the checkers' words."""
+    def prefilter(self) -> tuple[tuple[str, ...], ...]:
+        """Groups of words: a file is analysed when it contains every word of some group.
+
+        The names rules match come first (most files that matter contain ``torch``,
+        which ends the search early), then the checkers' words (see ``checkers``).
+        """
         from torch_upgrade.matching import get_checker
 
-        checker_words = [w for r in self.matcher.checkers
-                         for w in getattr(get_checker(r.checker), "WORDS", ("torch",))]
-        return tuple(dict.fromkeys(sorted(self.matcher.words) + sorted(checker_words)))
+        groups = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
+        for rule in self.matcher.checkers:
+            for entry in getattr(get_checker(rule.checker), "WORDS", ("torch",)):
+                groups.append((entry,) if isinstance(entry, str) else tuple(entry))
+        return tuple(dict.fromkeys(groups))
 
     def wanted(self, text: str) -> bool:
         """The text prefilter: False when no selected rule can match ``text``.
 
-        Plain substring tests, far faster than one regular expression of all the words.
+        Plain substring tests (far faster than one regular expression of all the
+        words), each word looked for at most once.
         """
-        return not self.words or any(word in text for word in self.words)
+        if not self.prefilter:
+            return True
+        found: dict[str, bool] = {}
+
+        def has(word: str) -> bool:
+            if word not in found:
+                found[word] = word in text
+            return found[word]
+
+        return any(all(has(word) for word in group) for group in self.prefilter)
 
 
 def display_path(path: Path, root: Optional[str]) -> str:

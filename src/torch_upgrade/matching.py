@@ -157,9 +157,10 @@ class Matcher:
                 self.prefix[name].append(rule)
             for name in m.methods:
                 self.methods[name].append(rule)
-        # words the text prefilter looks for: the root of every name a rule matches
+        # words the text prefilter looks for: the root of every name a rule matches, and
+        # ".name" for a method (as in ``x.ger(y)``; "ger" alone is in every "logger")
         self.words = sorted({n.split(".", 1)[0] for n in list(self.exact) + list(self.prefix)}
-                            | set(self.methods))
+                            | {"." + m for m in self.methods})
 
     def _candidates(self, ref: Reference) -> Iterable[Rule]:
         q = ref.qualname

@@ -3,7 +3,8 @@
 A checker module may define ``check(analysis, rule, window) -> list[Hit]``
 (per-file findings), and ``collect(analysis, rule, window) -> dict | None``
 plus ``project(facts, rule, window)`` for advice about the whole project,
-reported once. ``WORDS`` lists the text the prefilter must see in a file. A ``check`` hit
+reported once. ``WORDS`` lists the text the prefilter must see in a file: one of its
+entries, a word or a tuple of words that must all appear (default: ``torch``). A ``check`` hit
 may carry its own fix (passed through ``matching.finalize`` for the window);
 such a rule declares its ``safety`` without a ``fixer``. ``_flow`` (straight-line
 data flow in a function) and ``_sites`` (positions, constructed classes) are

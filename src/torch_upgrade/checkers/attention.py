@@ -25,7 +25,7 @@ from torch_upgrade.checkers import _flow
 from torch_upgrade.fixers._args import code, literal
 from torch_upgrade.matching import Hit
 
-WORDS = ("softmax",)
+WORDS = (("torch", "softmax"),)
 FLEX = Version("2.5")
 FUSED = (
     "torch.nn.functional.scaled_dot_product_attention",

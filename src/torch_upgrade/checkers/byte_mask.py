@@ -19,7 +19,7 @@ from torch_upgrade.fixers import _args as A
 from torch_upgrade.matching import Hit, finalize
 from torch_upgrade.model import Fix, Replace
 
-WORDS = ("mask",)
+WORDS = (("torch", "mask"),)
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
             "src_key_padding_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
 SDPA = "torch.nn.functional.scaled_dot_product_attention"

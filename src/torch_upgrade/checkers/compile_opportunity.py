@@ -17,7 +17,7 @@ from torch_upgrade.analysis import children
 
 from torch_upgrade.checkers._sites import positions
 
-WORDS = ("backward", "compile")
+WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.compile has "torch"
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from torch_upgrade.checkers._sites import positions
 
-WORDS = ("scaled_dot_product_attention", "sdp")
+WORDS = (("torch", "scaled_dot_product_attention"), ("torch", "sdp"))
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 CHOOSES = ("torch.nn.attention.sdpa_kernel", "torch.backends.cuda.sdp_kernel", "torch.backends.cuda.enable_cudnn_sdp")
 

@@ -14,7 +14,7 @@ import libcst as cst
 from torch_upgrade.checkers._calls import calls, hit, keyword
 from torch_upgrade.fixers._args import literal
 
-WORDS = ("DistributedDataParallel",)
+WORDS = (("torch", "DistributedDataParallel"),)
 DDP = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel")
 SAMPLER = ("torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler")
 ITERABLE = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset")

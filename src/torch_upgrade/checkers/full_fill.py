@@ -10,7 +10,7 @@ from __future__ import annotations
 from torch_upgrade.checkers._calls import calls, hit, keyword
 from torch_upgrade.fixers._args import literal
 
-WORDS = ("full",)
+WORDS = (("torch", "full"),)
 
 
 def check(analysis, rule, window):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from torch_upgrade.checkers._calls import calls, has_star_kwargs, hit, keyword
 from torch_upgrade.fixers._args import literal
 
-WORDS = ("scale_factor",)
+WORDS = (("torch", "scale_factor"),)
 FUNCTIONS = ("torch.nn.functional.interpolate", "torch.nn.Upsample", "torch.nn.modules.upsampling.Upsample")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from torch_upgrade.checkers._sites import source
 from torch_upgrade.matching import Hit
 
-WORDS = ("xpu",)
+WORDS = (("torch", "xpu"),)
 OPTIMIZE = ("intel_extension_for_pytorch.optimize", "torch.xpu.optimize")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from torch_upgrade.checkers._training import training_facts
 
-WORDS = ("backward",)
+WORDS = (".backward",)  # a method call: loss.backward()
 
 
 def collect(analysis, rule, window):

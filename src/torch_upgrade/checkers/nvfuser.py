@@ -9,7 +9,7 @@ from __future__ import annotations
 from torch_upgrade.checkers._calls import hit
 from torch_upgrade.fixers._args import literal
 
-WORDS = ("nvfuser", "fuser2")
+WORDS = (("torch", "nvfuser"), ("torch", "fuser2"))
 
 
 def check(analysis, rule, window):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torch_upgrade.matching import Hit
 
-WORDS = ("onnx",)
+WORDS = (("torch", "onnx"),)
 
 
 def check(analysis, rule, window):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from torch_upgrade.checkers._calls import calls, hit
 from torch_upgrade.fixers.pack_lengths import lengths_arg, on_cpu
 
-WORDS = ("pack_padded_sequence",)
+WORDS = (("torch", "pack_padded_sequence"),)
 FUNCTIONS = ("torch.nn.utils.rnn.pack_padded_sequence",)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from torch_upgrade.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.fixers._args import bind, code, literal
 
-WORDS = ("DataLoader",)
+WORDS = (("torch", "DataLoader"),)
 LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
 PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",
           "pin_memory", "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",

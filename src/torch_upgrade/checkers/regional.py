@@ -16,7 +16,7 @@ from torch_upgrade.checkers import _flow
 from torch_upgrade.checkers._sites import constructed_class, positions, qualnames
 from torch_upgrade.fixers._args import code
 
-WORDS = ("compile",)
+WORDS = (("torch", "compile"),)
 CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from torch_upgrade.checkers._calls import calls, has_star_kwargs, hit, keyword
 
-WORDS = ("save",)
+WORDS = (("torch", "save"),)
 
 
 def check(analysis, rule, window):

@@ -16,7 +16,7 @@ from torch_upgrade.fixers import _args as A
 from torch_upgrade.matching import Hit, finalize
 from torch_upgrade.model import Fix, Replace
 
-WORDS = ("storage",)
+WORDS = (("torch", "storage"),)
 IDENTITY = ("data_ptr",)
 
 
