@@ -117,6 +117,19 @@ def test_corrupt_entry_is_a_miss_for_that_file_only(project, analysed):
     assert sorted(analysed) == sorted(k[1] for k in keys[:3])
 
 
+@pytest.mark.parametrize("stored", ["garbage", ("key",), ("key", "not findings"), None])
+def test_corrupt_project_findings_are_computed_again(tmp_path, stored):
+    root = _tf32_project(tmp_path / "p")
+    run = lambda: scan([root], settings("1.6", "2.13", root=str(root), cache=True))  # noqa: E731
+    first = run()
+    fmt, entries, project = pickle.loads(_index().read_bytes())
+    assert project[1]  # the project-level advice is kept with its key
+    if stored == ("key", "not findings"):
+        stored = (project[0], "not findings")
+    _index().write_bytes(pickle.dumps((fmt, entries, stored)))
+    assert _report(run()) == _report(first)
+
+
 def test_recently_changed_files_are_read_and_hashed(project, monkeypatch):
     _cached(project)
     entries = pickle.loads(_index().read_bytes())[1]

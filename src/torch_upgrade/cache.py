@@ -238,9 +238,12 @@ class Cache:
         if self._entries is None:
             self._load()  # the index holds the last project findings too
         key = _digest([(r.path, r.facts) for r in results if r.facts])
-        stored_key, findings = self._project if isinstance(self._project, tuple) else ("", [])
-        if stored_key == key and isinstance(findings, list):
-            return findings
+        try:
+            stored_key, findings = self._project
+            if stored_key == key and all(isinstance(f, Finding) for f in findings):
+                return list(findings)
+        except (TypeError, ValueError):  # corrupt: computed again
+            pass
         findings = compute()
         self._project = (key, findings)
         self.written += 1
