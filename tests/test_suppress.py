@@ -139,6 +139,41 @@ def test_project_level_advice_honours_suppressions(tmp_path):
     assert rules(result) == []
 
 
+EAGER = """\
+import torch.nn.functional as F
+
+def train(model, loader, opt):
+    for x, y in loader:
+        opt.zero_grad()
+        F.mse_loss(model(x), y).backward(){TU412}
+        opt.step()
+
+def attend(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v){TU504}
+"""
+REGIONAL = """\
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Block(64) for _ in range(12)])
+
+model = torch.compile(Net()){TU416}
+"""
+
+
+@pytest.mark.parametrize("code, lines", [(EAGER, {"TU412": 6, "TU504": 10}), (REGIONAL, {"TU416": 9})])
+def test_project_hints_placed_by_checkers_honour_suppressions(tmp_path, code, lines):
+    result, _ = scan_code(tmp_path, code.format(**dict.fromkeys(lines, "")), low="2.4", high="2.13")
+    assert {f.rule_id: f.line for f in result.findings} == lines
+    for rule in lines:
+        marks = {**dict.fromkeys(lines, ""), rule: f"  # torch-upgrade: ignore[{rule}]"}
+        result, _ = scan_code(tmp_path, code.format(**marks), low="2.4", high="2.13")
+        assert rules(result) == sorted(set(lines) - {rule}), rule
+
+
 def test_amp_hint_yields_to_the_tf32_advice_only_where_that_is_selected(tmp_path):
     code = "import torch\nmodel = Net().cuda()  {}\nmodel(x).sum().backward()\n"
     result, _ = scan_code(tmp_path, code.format(""), low="1.8", high="2.13")

@@ -21,7 +21,7 @@ from torch_upgrade import diffs, fixing, notebook
 from torch_upgrade.analysis import Analysis
 from torch_upgrade.engine import Context, display_path, ignored_by_path
 from torch_upgrade.matching import Hit, get_checker, release, severity
-from torch_upgrade.model import FileError, FileResult, Finding, portable
+from torch_upgrade.model import FileError, FileResult, Finding, holding, portable
 from torch_upgrade.positions import locate
 from torch_upgrade.settings import Settings
 from torch_upgrade.source import SourceError, SourceFile, read_source, write_atomic
@@ -119,7 +119,14 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
 
 
 def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Context) -> dict:
+    """Each project-level checker's facts about this file.
+
+    A checker names a place as ``{"node": node, ...}`` (the fact itself, or dicts
+    inside it); here every such node becomes ``position``, ``snippet`` and whether
+    a comment ``suppressed`` the rule there, all positioned in one pass.
+    """
     facts = {}
+    places = []  # (rule, dict holding a node)
     for rule in ctx.matcher.checkers:
         checker = get_checker(rule.checker)
         if not hasattr(checker, "collect"):
@@ -127,14 +134,18 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
         fact = checker.collect(analysis, rule, ctx.settings.window)
         if fact is None:
             continue
-        node = fact.pop("node", None)
-        if node is not None:
-            rng = locate(module, [node], text, analysis.top_of).get(id(node))
-            if rng is not None:
-                fact["position"] = (rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
-                fact["snippet"] = "\n".join(text.splitlines()[rng.start.line - 1:rng.end.line])
-                fact["suppressed"] = Suppressions.of(text).suppressed(rule.id, rule.name, rng.start.line)
+        places += [(rule, place) for place in holding(fact, "node")]
         facts[rule.id] = fact
+    if places:
+        where = locate(module, [place["node"] for _, place in places], text, analysis.top_of)
+        lines = text.splitlines()
+        suppressions = Suppressions.of(text)
+        for rule, place in places:
+            rng = where.get(id(place.pop("node")))  # nodes never leave the file's analysis
+            if rng is not None:
+                place["position"] = (rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
+                place["snippet"] = "\n".join(lines[rng.start.line - 1:rng.end.line])
+                place["suppressed"] = suppressions.suppressed(rule.id, rule.name, rng.start.line)
     return facts
 
 

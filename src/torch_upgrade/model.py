@@ -125,6 +125,18 @@ class FileError:
         return {"path": self.path, "message": self.message}
 
 
+def holding(value, key: str):
+    """The dicts in a fact (itself, and those nested in its dicts and lists) that hold ``key``."""
+    if isinstance(value, dict):
+        if key in value:
+            yield value
+        for item in value.values():
+            yield from holding(item, key)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from holding(item, key)
+
+
 @dataclass
 class FileResult:
     path: str

@@ -21,7 +21,7 @@ from json.decoder import scanstring
 from pathlib import Path
 
 from torch_upgrade.ipython import Masked, mask, unmask
-from torch_upgrade.model import FileError, FileResult, Finding
+from torch_upgrade.model import FileError, FileResult, Finding, holding
 from torch_upgrade.source import SourceError, SourceFile
 
 SUFFIX = ".ipynb"
@@ -248,13 +248,12 @@ def place(finding: Finding, cells: list[Cell]) -> None:
 
 
 def _place_fact(fact: dict, cells: list[Cell]) -> None:
-    position = fact.get("position")
-    if position is None:
-        return
-    probe = Finding("", "", "", position[0], position[1], position[2], position[3], "", "", "", "")
-    place(probe, cells)
-    fact["position"] = (probe.line, probe.column, probe.end_line, probe.end_column)
-    fact["cell"] = probe.cell
+    for where in holding(fact, "position"):
+        position = where["position"]
+        probe = Finding("", "", "", position[0], position[1], position[2], position[3], "", "", "", "")
+        place(probe, cells)
+        where["position"] = (probe.line, probe.column, probe.end_line, probe.end_column)
+        where["cell"] = probe.cell
 
 
 def scan(path: Path, rel: str, ctx) -> FileResult:

@@ -1,31 +1,12 @@
-"""Helpers for project-level checkers: where things are, and what a name was built from."""
+"""Helpers for checkers: qualified names of calls, what a name was built from, the module's code."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Optional
 
 import libcst as cst
 
 from torch_upgrade.analysis import dotted
-from torch_upgrade.positions import locate
-
-
-def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, dict]:
-    """``{"position": (line, col, end_line, end_col), "snippet": ...}`` per node id."""
-    nodes = list(nodes)
-    if not nodes:
-        return {}
-    where = locate(module, nodes)
-    lines = module.code.splitlines()
-    out = {}
-    for node in nodes:
-        rng = where.get(id(node))
-        if rng is not None:
-            out[id(node)] = {
-                "position": (rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1),
-                "snippet": "\n".join(lines[rng.start.line - 1:rng.end.line]),
-            }
-    return out
 
 
 def qualnames(analysis) -> dict[int, str]:

@@ -15,7 +15,6 @@ import libcst as cst
 
 from torch_upgrade.analysis import children
 
-from torch_upgrade.checkers._sites import positions
 
 WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.compile has "torch"
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
@@ -75,7 +74,7 @@ def collect(analysis, rule, window):
         return None
     fact = {"compiles": compiles}
     if site is not None:
-        fact.update(positions(analysis.module, [site]).get(id(site), {}))
+        fact["node"] = site
     return fact
 
 

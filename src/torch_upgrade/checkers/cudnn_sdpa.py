@@ -7,7 +7,6 @@ the project chooses the backends (``sdpa_kernel``, ``sdp_kernel``,
 
 from __future__ import annotations
 
-from torch_upgrade.checkers._sites import positions
 
 WORDS = (("torch", "scaled_dot_product_attention"), ("torch", "sdp"))
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
@@ -21,7 +20,7 @@ def collect(analysis, rule, window):
         return None
     fact = {"chooses": chooses}
     if site is not None:
-        fact.update(positions(analysis.module, [site]).get(id(site), {}))
+        fact["node"] = site
     return fact
 
 

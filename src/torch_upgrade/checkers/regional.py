@@ -13,7 +13,7 @@ import libcst as cst
 
 from torch_upgrade.analysis import dotted
 from torch_upgrade.checkers import _flow
-from torch_upgrade.checkers._sites import constructed_class, positions, qualnames
+from torch_upgrade.checkers._sites import constructed_class, qualnames
 from torch_upgrade.fixers._args import code
 
 WORDS = (("torch", "compile"),)
@@ -81,8 +81,7 @@ def collect(analysis, rule, window):
     sites = _sites(analysis, quals)
     if not blocks and not sites:
         return None
-    where = positions(analysis.module, [call for _, _, call in sites])
-    return {"blocks": blocks, "sites": [[cls, name, where[id(call)]] for cls, name, call in sites if id(call) in where]}
+    return {"blocks": blocks, "sites": [[cls, name, {"node": call}] for cls, name, call in sites]}
 
 
 def project(facts, rule, window):
@@ -92,7 +91,7 @@ def project(facts, rule, window):
     out = []
     for path, fact in facts:
         for cls, name, where in fact["sites"]:
-            if cls not in blocks:
+            if cls not in blocks or "position" not in where:
                 continue
             attr, block = blocks[cls]
             message = (f"{cls} repeats one {block} block in self.{attr}: compile the block instead of the whole "
