@@ -282,12 +282,15 @@ def scan(path: Path, rel: str, ctx) -> FileResult:
             result.errors.append(FileError(rel, filescan._syntax_message(exc)))
             return result
     try:
+        text = program  # the parsed program round-trips exactly; regenerate code only after a rewrite
         if ctx.settings.rewriting:
-            module = _rewrite(notebook, cells, module, program, rel, ctx, result)
+            rewritten = _rewrite(notebook, cells, module, program, rel, ctx, result)
+            if rewritten is not module:
+                module, text = rewritten, rewritten.code
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis)
-        result.findings = filescan.findings_for(module, module.code, rel, hits, ctx, analysis)
-        result.facts = filescan._collect_facts(analysis, module, module.code, ctx)
+        result.findings = filescan.findings_for(module, text, rel, hits, ctx, analysis)
+        result.facts = filescan._collect_facts(analysis, module, text, ctx)
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
         return result
