@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from torch_upgrade.engine import scan
-from torch_upgrade.settings import Settings
-from torch_upgrade.versions import NEWEST, OLDEST, Window
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import NEWEST, OLDEST, Window
 
 
 def settings(low: Optional[str] = None, high: Optional[str] = None, **kw) -> Settings:

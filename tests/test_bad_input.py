@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from helpers import scan_code, settings
-from torch_upgrade.engine import scan
+from torch_upgrade.engine.scan import scan
 
 OLD = "import torch\nX, _ = torch.solve(B, A)\n"
 

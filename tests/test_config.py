@@ -7,7 +7,7 @@ import json
 import pytest
 
 from helpers import cli
-from torch_upgrade import config as config_mod
+from torch_upgrade.io import config as config_mod
 
 SOLVE = "import torch\nX, _ = torch.solve(B, A)\n"
 LEGACY = "import torch\nX, _ = torch.solve(B, A)\nQ, R = torch.qr(A)\nwith torch.cuda.amp.autocast():\n    pass\n"

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from torch_upgrade.cli import main
-from torch_upgrade.diffs import unified
-from torch_upgrade.reporters.diff import render
+from torch_upgrade.core.diffs import unified
+from torch_upgrade.report.diff import render
 
 SOLVE = "import torch\nX, _ = torch.solve(B, A)\n"
 QR = "import torch\nQ, R = torch.qr(A)"  # no trailing newline

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from helpers import cli
-from torch_upgrade import engine
-from torch_upgrade.model import FileError, Finding, ScanResult
-from torch_upgrade.versions import Window
+from torch_upgrade.engine import scan as engine
+from torch_upgrade.core.model import FileError, Finding, ScanResult
+from torch_upgrade.core.versions import Window
 
 
 def finding(severity: str) -> Finding:

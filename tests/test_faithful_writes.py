@@ -9,9 +9,10 @@ import stat
 import pytest
 
 from helpers import settings
-from torch_upgrade import filescan, source
-from torch_upgrade.engine import scan
-from torch_upgrade.source import SourceError, read_source, write_atomic
+from torch_upgrade.pipeline import unit as filescan
+from torch_upgrade.io import source
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.io.source import SourceError, read_source, write_atomic
 
 OLD = b"import torch\nX, _ = torch.solve(B, A)\n"
 NEW = b"import torch\nX = torch.linalg.solve(A, B)\n"

@@ -12,8 +12,9 @@ import functools
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from helpers import settings
-from torch_upgrade import engine, filescan
-from torch_upgrade.ruledata import load_rules
+from torch_upgrade.engine import scan as engine
+from torch_upgrade.pipeline import unit as filescan
+from torch_upgrade.catalog.ruledata import load_rules
 
 EXAMPLES = sorted({e.code for r in load_rules() if r.detect for e in r.invalid})
 WINDOWS = ("1.6", "1.9", "2.0", "2.3", "2.4", "2.13")

@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import scan_code, settings
-from torch_upgrade import filescan, matching
+from torch_upgrade.pipeline import unit as filescan
+from torch_upgrade.detect import matching
 from torch_upgrade.cli import main
-from torch_upgrade.engine import scan
-from torch_upgrade.model import Fix, Replace
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.core.model import Fix, Replace
 
 MIXED = """\
 import torch
@@ -262,7 +263,7 @@ def test_an_import_still_bound_elsewhere_is_kept(tmp_path):
 
 
 def test_apply_reports_fixes_that_overlap_one_already_taken():
-    from torch_upgrade import fixing
+    from torch_upgrade.fix import apply as fixing
 
     module = cst.parse_module("y = f(g(x))\n")
     outer = module.body[0].body[0].value

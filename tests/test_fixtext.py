@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from torch_upgrade.fixtext import TextEdit, diff_edits
+from torch_upgrade.fix.text import TextEdit, diff_edits
 
 
 def apply_edits(text: str, edits) -> str:

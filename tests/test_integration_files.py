@@ -251,31 +251,31 @@ def test_documented_baseline_and_add_ignore(project, env):
 
 # ------------------------------------------------------------------ docs/rules.md
 def test_rules_doc_is_up_to_date():
-    from torch_upgrade.docs import rules_markdown
-    from torch_upgrade.ruledata import load_rules
+    from torch_upgrade.catalog.docs import rules_markdown
+    from torch_upgrade.catalog.ruledata import load_rules
 
     current = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     assert current == rules_markdown(load_rules()), (
-        "docs/rules.md is out of date: run `python -m torch_upgrade.docs` from the repository root")
+        "docs/rules.md is out of date: run `python -m torch_upgrade.catalog.docs` from the repository root")
 
 
 def test_rules_doc_check_command(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    proc = subprocess.run([sys.executable, "-m", "torch_upgrade.docs", "--check"], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "torch_upgrade.catalog.docs", "--check"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     stale = tmp_path / "rules.md"
     stale.write_text("old\n")
-    proc = subprocess.run([sys.executable, "-m", "torch_upgrade.docs", "--check", str(stale)], env=env,
+    proc = subprocess.run([sys.executable, "-m", "torch_upgrade.catalog.docs", "--check", str(stale)], env=env,
                           capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 1 and "python -m torch_upgrade.docs" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "torch_upgrade.docs", str(stale)], env=env,
+    assert proc.returncode == 1 and "python -m torch_upgrade.catalog.docs" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "torch_upgrade.catalog.docs", str(stale)], env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and stale.read_text().startswith("# torch-upgrade rules")
 
 
 def test_rules_doc_covers_every_rule():
-    from torch_upgrade.ruledata import load_rules
+    from torch_upgrade.catalog.ruledata import load_rules
 
     doc = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     for rule in load_rules():

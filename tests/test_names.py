@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torch_upgrade.analysis import Analysis
+from torch_upgrade.syntax.analysis import Analysis
 
 
 def resolved(code: str) -> dict[str, str]:

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from helpers import settings
 from torch_upgrade.cli import main
-from torch_upgrade.engine import scan
-from torch_upgrade.ipython import mask, unmask
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.io.ipython import mask, unmask
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 

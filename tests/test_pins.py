@@ -9,7 +9,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from helpers import cli
-from torch_upgrade.pins import conda_spec, detect, lowest
+from torch_upgrade.io.pins import conda_spec, detect, lowest
 
 
 def test_lowest_allowed_version():

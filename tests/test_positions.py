@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from torch_upgrade.analysis import Analysis
-from torch_upgrade.positions import _whole_module, locate
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.positions import _whole_module, locate
 
 from conftest import FIXTURES
 

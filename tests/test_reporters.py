@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from conftest import FIXTURES, ROOT
 from helpers import cli, scan_code, settings
-from torch_upgrade.engine import scan
-from torch_upgrade.reporters import FORMATS, text
-from torch_upgrade.reporters.github import escape_data, escape_property
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.report import FORMATS, text
+from torch_upgrade.report.github import escape_data, escape_property
 
 PROJECT = FIXTURES / "legacy_project"
 SARIF_SCHEMA = ROOT.parent / "shared" / "sarif" / "sarif-schema-2.1.0.json"
@@ -158,9 +158,9 @@ def test_github_notice_for_behaviour_changes(tmp_path, monkeypatch):
 def test_github_escaping():
     assert escape_data("50% done\nnext\r") == "50%25 done%0Anext%0D"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
-    from torch_upgrade.model import Finding, ScanResult
-    from torch_upgrade.reporters.github import render
-    from torch_upgrade.versions import Window
+    from torch_upgrade.core.model import Finding, ScanResult
+    from torch_upgrade.report.github import render
+    from torch_upgrade.core.versions import Window
 
     finding = Finding(rule_id="TU201", rule_name="linalg-solve", path="odd,dir/x:y.py", line=1, column=1,
                       end_line=1, end_column=2, severity="error", message="100% broken\nreally",

@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from torch_upgrade.ruledata import load_rules
+from torch_upgrade.catalog.ruledata import load_rules
 
 CASES = [
     (f"{r.id}-invalid{i}", e) for r in load_rules() for i, e in enumerate(r.invalid)

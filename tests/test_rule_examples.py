@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from helpers import scan_code, settings
-from torch_upgrade.engine import scan
-from torch_upgrade.ruledata import load_rules
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.catalog.ruledata import load_rules
 
 RULES = [r for r in load_rules() if r.detect]
 INVALID = [pytest.param(r, i, e, id=f"{r.id}-{r.name}-invalid{i}") for r in RULES for i, e in enumerate(r.invalid)]

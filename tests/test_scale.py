@@ -16,12 +16,15 @@ from click.testing import CliRunner
 
 from conftest import FIXTURES
 from helpers import settings
-from torch_upgrade import cache as cache_mod, engine, progress, runner
-from torch_upgrade.cache import FORMAT, INDEX, Cache, cache_root
+from torch_upgrade.io import cache as cache_mod
+from torch_upgrade.engine import scan as engine
+from torch_upgrade.report import progress
+from torch_upgrade.engine import runner
+from torch_upgrade.io.cache import FORMAT, INDEX, Cache, cache_root
 from torch_upgrade.cli import main
-from torch_upgrade.engine import Context, scan
-from torch_upgrade.reporters import get as reporter
-from torch_upgrade.ruledata import load_rules
+from torch_upgrade.engine.scan import Context, scan
+from torch_upgrade.report import get as reporter
+from torch_upgrade.catalog.ruledata import load_rules
 
 PROJECT = FIXTURES / "legacy_project"
 
@@ -228,10 +231,10 @@ def test_no_cache_flag_bypasses_the_cache(project, analysed):
 def test_cache_entry_is_per_reported_path(project):
     ctx = Context.build(settings("1.6", "2.13", cache=True))
     cache = Cache.open(ctx)
-    from torch_upgrade.source import read_source
+    from torch_upgrade.io.source import read_source
 
     source = read_source(project / "legacy" / "train.py")
-    from torch_upgrade.model import FileResult
+    from torch_upgrade.core.model import FileResult
 
     cache.put("legacy/train.py", source.path, source.digest, FileResult(path="legacy/train.py"))
     assert cache.get("legacy/train.py", source.path, source.digest) == FileResult(path="legacy/train.py")

@@ -17,8 +17,8 @@ import warnings
 
 import pytest
 
-from torch_upgrade.ruledata import load_rules
-from torch_upgrade.versions import parse_version
+from torch_upgrade.catalog.ruledata import load_rules
+from torch_upgrade.core.versions import parse_version
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
@@ -48,7 +48,7 @@ def installed():
 
 
 def _targets():
-    from torch_upgrade.fixers import has_flags, tf32_precision
+    from torch_upgrade.fix.fixers import has_flags, tf32_precision
 
     out = [(r.id, new) for r in RULES for new in r.rename.values()]
     out += [("has_flags", new) for new in has_flags.REPLACEMENTS.values()]

@@ -9,11 +9,13 @@ from typing import Optional
 
 import click
 
-from torch_upgrade import __version__, config as config_mod, pins
-from torch_upgrade.reporters import FORMATS, NEEDS_FIX_EDITS
-from torch_upgrade.ruledata import RuleDataError, load_rules
-from torch_upgrade.settings import Settings
-from torch_upgrade.versions import NEWEST, OLDEST, Window, short
+from torch_upgrade import __version__
+from torch_upgrade.io import config as config_mod
+from torch_upgrade.io import pins
+from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
+from torch_upgrade.catalog.ruledata import RuleDataError, load_rules
+from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
 
 SEVERITIES = ("error", "warning", "info", "hint")
 
@@ -123,7 +125,8 @@ def main() -> None:
 def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt, output, fail_on,
          exit_zero, jobs, no_cache, config_path, baseline, add_ignore) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
-    from torch_upgrade import engine, reporters
+    from torch_upgrade.engine import scan as engine
+    from torch_upgrade import report as reporters
 
     paths = list(paths) or [Path(".")]
     if add_ignore and (diff or baseline):
@@ -150,7 +153,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
         fix_edits=fmt in NEEDS_FIX_EDITS,
         jobs=jobs, cache=not no_cache,
     )
-    from torch_upgrade import progress as progress_bar
+    from torch_upgrade.report import progress as progress_bar
 
     try:
         with progress_bar.for_scan(fmt, diff) as progress:
@@ -160,7 +163,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
     for note in notes:
         click.echo(f"torch-upgrade: note: {note}", err=True)
     if diff:
-        from torch_upgrade.reporters import diff as diff_report
+        from torch_upgrade.report import diff as diff_report
 
         text = "".join(r.diff for r in result.files if r.diff)
         _emit(diff_report.render(text, color=_color(output)), output)
@@ -193,7 +196,7 @@ def _rebase(glob: str, config_path: Optional[Path]) -> str:
 
 
 def _add_ignore(result) -> None:
-    from torch_upgrade.add_ignore import add_ignores
+    from torch_upgrade.fix.add_ignore import add_ignores
 
     outcome = add_ignores(result.findings)
     for e in list(result.errors) + outcome.errors:
@@ -207,7 +210,7 @@ def _add_ignore(result) -> None:
 
 
 def _apply_baseline(result, path: Path):
-    from torch_upgrade import baseline
+    from torch_upgrade.io import baseline
 
     try:
         applied = baseline.apply(result, path)
@@ -245,7 +248,7 @@ def _emit(text: str, output: Optional[Path]) -> None:
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 def rules_command(fmt: str) -> None:
     """List every rule: id, title, versions, kind, fix safety."""
-    from torch_upgrade.rules_view import rules_json, rules_text
+    from torch_upgrade.report.rules_view import rules_json, rules_text
 
     try:
         rules = load_rules()
@@ -258,7 +261,7 @@ def rules_command(fmt: str) -> None:
 @click.argument("rule_id")
 def explain(rule_id: str) -> None:
     """Explain a rule: what changed, why, before/after, fix safety, references."""
-    from torch_upgrade.rules_view import explain_text
+    from torch_upgrade.report.rules_view import explain_text
 
     rules = load_rules()
     rule = rules.by_id(rule_id.strip())

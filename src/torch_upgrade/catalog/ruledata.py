@@ -1,0 +1,372 @@
+"""Loading and validating the rule catalog in ``rules/<release>.toml``.
+
+The TOML files are the knowledge base: every rule's facts, matchers, fix
+safety, references and examples live there. This module turns them into
+immutable :class:`Rule` objects and rejects anything malformed with a message
+that names the file and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional
+
+from packaging.version import Version
+
+from torch_upgrade.core.versions import parse_version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on older interpreters only
+    import tomli as tomllib
+
+KINDS = ("removed", "deprecated", "behavior", "opportunity")
+SAFETIES = ("safe", "unsafe", "none")
+SEVERITIES = ("error", "warning", "info", "hint")
+ID_RE = re.compile(r"^TU\d{3}$")
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+_RULE_KEYS = {
+    "id", "name", "title", "kind", "deprecated", "removed", "changed", "available",
+    "requires", "message", "why", "replacement", "safety", "safety_note", "fixer",
+    "checker", "references", "release_note", "detect", "detect_reason", "match",
+    "rename", "invalid", "valid", "catalog", "yields_to",
+}
+_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "keywords", "min_args"}
+_EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
+
+
+class RuleDataError(ValueError):
+    """A rule file is malformed; the message names the file and entry."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """What a rule looks for, by qualified name."""
+
+    calls: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    assigns: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    keywords: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    min_args: int = 0
+
+    def is_empty(self) -> bool:
+        return not (self.calls or self.names or self.modules or self.assigns
+                    or self.methods or self.keywords)
+
+
+@dataclass(frozen=True)
+class Example:
+    code: str
+    fixed: Optional[str] = None
+    low: Optional[str] = None
+    high: Optional[str] = None
+    count: Optional[int] = None
+    safety: Optional[str] = None
+    note: str = ""
+    path: str = "example.py"
+    setup: str = ""  # runs before the rewritten code when it is executed on real torch
+    check: str = ""  # assertions after it, e.g. against NumPy or the old documented behaviour
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    title: str
+    kind: str
+    release: str
+    file: str
+    message: str
+    why: str
+    references: tuple[str, ...]
+    safety: str = "none"
+    safety_note: str = ""
+    replacement: str = ""
+    deprecated: Optional[Version] = None
+    removed: Optional[Version] = None
+    changed: Optional[Version] = None
+    available: Optional[Version] = None
+    requires: Optional[Version] = None
+    fixer: Optional[str] = None
+    checker: Optional[str] = None
+    release_note: str = ""
+    catalog: str = ""
+    detect: bool = True
+    detect_reason: str = ""
+    match: Match = field(default_factory=Match)
+    rename: Mapping[str, str] = field(default_factory=dict)
+    invalid: tuple[Example, ...] = ()
+    valid: tuple[Example, ...] = ()
+    yields_to: tuple[str, ...] = ()  # project-level advice that stays quiet when one of these reports
+
+    @property
+    def fixable(self) -> bool:
+        return self.safety != "none"
+
+    @property
+    def trigger(self) -> Optional[Version]:
+        """The version at which the rule starts to apply."""
+        if self.kind == "behavior":
+            return self.changed
+        if self.kind == "opportunity":
+            return self.available
+        return self.deprecated or self.removed
+
+    def versions(self) -> dict[str, str]:
+        out = {}
+        for key in ("deprecated", "removed", "changed", "available", "requires"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = _short(value)
+        return out
+
+
+def _short(version: Version) -> str:
+    from torch_upgrade.core.versions import short
+
+    return short(version)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+
+    def __iter__(self):
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def by_id(self, key: str) -> Optional[Rule]:
+        for rule in self.rules:
+            if key in (rule.id, rule.name):
+                return rule
+        return None
+
+    def select(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> "RuleSet":
+        """Rules whose id or name starts with / equals a selected prefix, minus ignored ones."""
+        select, ignore = tuple(select), tuple(ignore)
+
+        def hit(rule: Rule, keys: tuple[str, ...]) -> bool:
+            return any(rule.id.startswith(k) or rule.name == k for k in keys)
+
+        chosen = [r for r in self.rules if (not select or hit(r, select)) and not hit(r, ignore)]
+        return RuleSet(tuple(chosen))
+
+
+def _fail(file: str, entry: str, problem: str) -> RuleDataError:
+    return RuleDataError(f"{file}: {entry}: {problem}")
+
+
+def _str_tuple(value: Any, file: str, entry: str, key: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise _fail(file, entry, f"'{key}' must be a list of non-empty strings")
+    return tuple(value)
+
+
+def _version(value: Any, file: str, entry: str, key: str) -> Optional[Version]:
+    if value is None:
+        return None
+    try:
+        return parse_version(str(value))
+    except ValueError:
+        raise _fail(file, entry, f"'{key}' is not a version: {value!r}") from None
+
+
+def _match(raw: Any, file: str, entry: str) -> Match:
+    if raw is None:
+        return Match()
+    if not isinstance(raw, dict):
+        raise _fail(file, entry, "'match' must be a table")
+    unknown = set(raw) - _MATCH_KEYS
+    if unknown:
+        raise _fail(file, entry, f"unknown key(s) in match: {', '.join(sorted(unknown))}")
+    keywords = raw.get("keywords", {})
+    if not isinstance(keywords, dict):
+        raise _fail(file, entry, "'match.keywords' must be a table of name = [keywords]")
+    min_args = raw.get("min_args", 0)
+    if not isinstance(min_args, int) or min_args < 0:
+        raise _fail(file, entry, "'match.min_args' must be a non-negative integer")
+    return Match(
+        calls=_str_tuple(raw.get("calls", []), file, entry, "match.calls"),
+        names=_str_tuple(raw.get("names", []), file, entry, "match.names"),
+        modules=_str_tuple(raw.get("modules", []), file, entry, "match.modules"),
+        assigns=_str_tuple(raw.get("assigns", []), file, entry, "match.assigns"),
+        methods=_str_tuple(raw.get("methods", []), file, entry, "match.methods"),
+        keywords={k: _str_tuple(v, file, entry, f"match.keywords.{k}") for k, v in keywords.items()},
+        min_args=min_args,
+    )
+
+
+def _examples(raw: Any, file: str, entry: str, key: str) -> tuple[Example, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise _fail(file, entry, f"'{key}' must be an array of tables ([[rule.{key}]])")
+    out = []
+    for i, item in enumerate(raw):
+        where = f"{entry} {key}[{i}]"
+        if not isinstance(item, dict) or not isinstance(item.get("code"), str):
+            raise _fail(file, where, "each example needs a 'code' string")
+        unknown = set(item) - _EXAMPLE_KEYS
+        if unknown:
+            raise _fail(file, where, f"unknown key(s): {', '.join(sorted(unknown))}")
+        if key == "valid" and "fixed" in item:
+            raise _fail(file, where, "a valid example cannot have 'fixed'")
+        for vkey in ("from", "to"):
+            if vkey in item:
+                _version(item[vkey], file, where, vkey)
+        if item.get("safety") not in (None, "safe", "unsafe"):
+            raise _fail(file, where, "'safety' must be 'safe' or 'unsafe'")
+        out.append(Example(
+            code=item["code"], fixed=item.get("fixed"), low=item.get("from"), high=item.get("to"),
+            count=item.get("count"), safety=item.get("safety"), note=item.get("note", ""),
+            path=item.get("path", "example.py"), setup=item.get("setup", ""), check=item.get("check", ""),
+        ))
+    return tuple(out)
+
+
+def _rule(raw: dict, release: str, file: str, index: int, release_note: str = "") -> Rule:
+    entry = f"rule {raw.get('id') or '#' + str(index + 1)}"
+    if not isinstance(raw, dict):
+        raise _fail(file, entry, "must be a table")
+    unknown = set(raw) - _RULE_KEYS
+    if unknown:
+        raise _fail(file, entry, f"unknown key(s): {', '.join(sorted(unknown))}")
+    for key in ("id", "name", "title", "kind", "message", "why"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise _fail(file, entry, f"missing or empty '{key}'")
+    if not ID_RE.match(raw["id"]):
+        raise _fail(file, entry, f"id must look like TU123, not {raw['id']!r}")
+    if not NAME_RE.match(raw["name"]):
+        raise _fail(file, entry, f"name must be kebab-case, not {raw['name']!r}")
+    kind = raw["kind"]
+    if kind not in KINDS:
+        raise _fail(file, entry, f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    versions = {k: _version(raw.get(k), file, entry, k)
+                for k in ("deprecated", "removed", "changed", "available", "requires")}
+    needed = {"removed": "removed", "deprecated": "deprecated", "behavior": "changed",
+              "opportunity": "available"}[kind]
+    if versions[needed] is None:
+        raise _fail(file, entry, f"a '{kind}' rule needs '{needed}'")
+    if versions["deprecated"] and versions["removed"] and versions["removed"] < versions["deprecated"]:
+        raise _fail(file, entry, "'removed' is before 'deprecated'")
+    references = _str_tuple(raw.get("references", []), file, entry, "references")
+    if not references:
+        raise _fail(file, entry, "needs at least one reference")
+    safety = raw.get("safety", "none")
+    if safety not in SAFETIES:
+        raise _fail(file, entry, f"safety must be one of {', '.join(SAFETIES)}")
+    rename = raw.get("rename", {})
+    if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
+        raise _fail(file, entry, "'rename' must be a table of old = new qualified names")
+    fixer = raw.get("fixer")
+    if safety != "none" and not (fixer or rename or raw.get("checker")):
+        raise _fail(file, entry, f"safety is {safety!r} but there is no 'fixer' or 'rename' (nor a 'checker' that fixes)")
+    if safety == "none" and (fixer or rename):
+        raise _fail(file, entry, "has a fixer/rename but safety is 'none'")
+    if safety == "unsafe" and not raw.get("safety_note"):
+        raise _fail(file, entry, "an unsafe fix needs a 'safety_note' saying why")
+    detect = raw.get("detect", True)
+    if not isinstance(detect, bool):
+        raise _fail(file, entry, "'detect' must be true or false")
+    match = _match(raw.get("match"), file, entry)
+    checker = raw.get("checker")
+    if detect and match.is_empty() and not checker:
+        raise _fail(file, entry, "needs a 'match' table or a 'checker' (or detect = false)")
+    if not detect and not raw.get("detect_reason"):
+        raise _fail(file, entry, "detect = false needs a 'detect_reason'")
+    yields_to = _str_tuple(raw.get("yields_to", []), file, entry, "yields_to")
+    if any(not ID_RE.match(i) for i in yields_to) or (yields_to and not checker):
+        raise _fail(file, entry, "'yields_to' lists rule ids (TU123), for a project-level checker")
+    invalid = _examples(raw.get("invalid"), file, entry, "invalid")
+    valid = _examples(raw.get("valid"), file, entry, "valid")
+    if detect and (not invalid or not valid):
+        raise _fail(file, entry, "needs at least one invalid and one valid example")
+    return Rule(
+        id=raw["id"], name=raw["name"], title=raw["title"].strip(), kind=kind, release=release,
+        file=file, message=raw["message"].strip(), why=raw["why"].strip(), references=references,
+        safety=safety, safety_note=raw.get("safety_note", "").strip(),
+        replacement=raw.get("replacement", "").strip(),
+        fixer=fixer, checker=checker, release_note=raw.get("release_note", release_note).strip(),
+        catalog=raw.get("catalog", raw["name"]), detect=detect,
+        detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
+        invalid=invalid, valid=valid, yields_to=yields_to, **versions,
+    )
+
+
+def load_file(path: Path) -> list[Rule]:
+    file = path.name
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleDataError(f"{file}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleDataError(f"{file}: invalid TOML: {exc}") from None
+    release = data.get("release")
+    if release != path.stem:
+        raise RuleDataError(f"{file}: 'release' must be {path.stem!r} (the file name), not {release!r}")
+    unknown = set(data) - {"release", "rule", "release_note"}
+    if unknown:
+        raise RuleDataError(f"{file}: unknown top-level key(s): {', '.join(sorted(unknown))}")
+    rules = data.get("rule", [])
+    if not isinstance(rules, list):
+        raise RuleDataError(f"{file}: 'rule' must be an array of tables ([[rule]])")
+    note = data.get("release_note", "")
+    if not isinstance(note, str):
+        raise RuleDataError(f"{file}: 'release_note' must be a string")
+    return [_rule(raw, release, file, i, note) for i, raw in enumerate(rules)]
+
+
+def rules_dir() -> Path:
+    """The shipped rule files: inside the wheel, or ``rules/`` of a source checkout."""
+    here = Path(__file__).resolve().parent.parent  # the torch_upgrade package
+    packaged = here / "_rules"
+    if packaged.is_dir():
+        return packaged
+    return here.parent.parent / "rules"
+
+
+def load_dir(directory: Path) -> RuleSet:
+    rules: list[Rule] = []
+    files = sorted(directory.glob("*.toml"), key=lambda p: parse_version(p.stem))
+    if not files:
+        raise RuleDataError(f"{directory}: no rule files found")
+    for path in files:
+        rules.extend(load_file(path))
+    seen: dict[str, str] = {}
+    for rule in rules:
+        for key in (rule.id, rule.name):
+            if key in seen:
+                raise RuleDataError(f"{rule.file}: rule {rule.id}: duplicate {key!r} (also in {seen[key]})")
+            seen[key] = rule.file
+    for rule in rules:
+        unknown = [i for i in rule.yields_to if i not in seen or i == rule.id]
+        if unknown:
+            raise RuleDataError(f"{rule.file}: rule {rule.id}: 'yields_to' names no other rule: {', '.join(unknown)}")
+    return RuleSet(tuple(rules))
+
+
+@lru_cache(maxsize=2)
+def load_rules(cached: bool = True) -> RuleSet:
+    """The shipped rules. Parsing the TOML takes longer than a warm re-scan, so the
+    parsed set is kept in the user cache (keyed by the files' names and bytes)."""
+    directory = rules_dir()
+    if not cached:
+        return load_dir(directory)
+    from torch_upgrade.io.cache import memo
+
+    try:
+        key = [(p.name, p.read_bytes()) for p in sorted(directory.glob("*.toml"))]
+    except OSError:
+        return load_dir(directory)  # reports the unreadable file
+    return memo("rules", key, lambda: load_dir(directory))

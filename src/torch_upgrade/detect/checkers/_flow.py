@@ -1,0 +1,205 @@
+"""Straight-line data flow inside one function, for checkers that follow a value.
+
+A function body (or the module body) is flattened into its simple statements
+in source order, descending into ``if``/``for``/``while``/``with``/``try``
+blocks but not into nested functions or classes. Assignments to plain names
+(``x = ...``, ``x += ...``, ``x: T = ...``) are recorded with their position,
+so that a name read at position ``i`` resolves to the latest assignment before
+``i`` — an approximation that ignores which branch ran, which is what a hint
+about a code pattern needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional, Union
+
+import libcst as cst
+
+from torch_upgrade.syntax.analysis import _fields, children
+
+Scope = Union[cst.Module, cst.FunctionDef]
+
+
+@dataclass
+class Assignment:
+    order: int
+    op: Optional[str]  # None for `=`, else the augmented operator's class name ("AddAssign")
+    value: cst.BaseExpression
+    statement: cst.SimpleStatementLine
+    conditional: bool = False  # inside an `if`/`elif`/`else` branch of the scope
+
+
+@dataclass
+class Body:
+    """The flattened statements of one scope and the names they assign."""
+
+    scope: Scope
+    statements: list[cst.SimpleStatementLine] = field(default_factory=list)
+    compound: list[cst.BaseCompoundStatement] = field(default_factory=list)
+    conditional: set = field(default_factory=set)  # ids of statements inside an if-branch
+    assignments: dict[str, list[Assignment]] = field(default_factory=dict)
+
+    def latest(self, name: str, before: int) -> Optional[Assignment]:
+        found = None
+        for assignment in self.assignments.get(name, ()):
+            if assignment.order < before:
+                found = assignment
+        return found
+
+    def reads(self, name: str, after: int = -1) -> Iterator[tuple[int, cst.Name]]:
+        """Reads of ``name`` in statements after position ``after`` (targets excluded)."""
+        for order, statement in enumerate(self.statements):
+            if order <= after:
+                continue
+            for node in _names(statement):
+                if node.value == name:
+                    yield order, node
+
+
+def scopes(analysis) -> list[Body]:
+    """The module body and every function body, each flattened (computed once per file)."""
+    cached = analysis.facts.get("_flow")
+    if cached is None:
+        cached = analysis.facts["_flow"] = list(_scopes(analysis.module))
+    return cached
+
+
+def _scopes(module: cst.Module) -> Iterator[Body]:
+    pending: list[Scope] = [module]
+    while pending:
+        scope = pending.pop(0)
+        body = Body(scope)
+        _flatten(_suite(scope.body) if isinstance(scope, cst.FunctionDef) else scope.body, body, pending)
+        for order, statement in enumerate(body.statements):
+            for small in statement.body:
+                _record(small, order, statement, body)
+        yield body
+
+
+def _flatten(statements, body: Body, pending: list, conditional: bool = False) -> None:
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            body.statements.append(statement)
+            if conditional:
+                body.conditional.add(id(statement))
+        elif isinstance(statement, cst.FunctionDef):
+            pending.append(statement)
+        elif isinstance(statement, cst.ClassDef):
+            _flatten(_suite(statement.body), Body(statement), pending)  # methods only
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            body.compound.append(statement)
+            branch = conditional or isinstance(statement, cst.If)
+            for suite in _suites(statement):
+                _flatten(suite, body, pending, branch)
+
+
+def _suite(suite: cst.BaseSuite) -> list:
+    if isinstance(suite, cst.IndentedBlock):
+        return list(suite.body)
+    return [cst.SimpleStatementLine(body=suite.body)]  # `if x: y = 1` on one line
+
+
+def _suites(node: cst.CSTNode) -> Iterator[list]:
+    """The statement lists inside a compound statement (elif chains included), in order."""
+    for name in ("body", "handlers", "cases", "orelse", "finalbody"):
+        value = getattr(node, name, None)
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if item is None:
+                continue
+            if isinstance(item, cst.BaseSuite):
+                yield _suite(item)
+            elif isinstance(item, cst.If):  # elif
+                yield [item]
+            else:  # Else, Finally, ExceptHandler, MatchCase
+                yield from _suites(item)
+
+
+def _record(small: cst.CSTNode, order: int, statement, body: Body) -> None:
+    conditional = id(statement) in body.conditional
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        body.assignments.setdefault(small.targets[0].target.value, []).append(
+            Assignment(order, None, small.value, statement, conditional))
+    elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+        body.assignments.setdefault(small.target.value, []).append(
+            Assignment(order, type(small.operator).__name__, small.value, statement, conditional))
+    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+        body.assignments.setdefault(small.target.value, []).append(
+            Assignment(order, None, small.value, statement, conditional))
+
+
+_SKIP = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Comment)
+
+
+_IS_NODE: dict[type, bool] = {}
+
+
+def _is_node(cls: type) -> bool:
+    known = _IS_NODE.get(cls)
+    if known is None:
+        known = _IS_NODE[cls] = issubclass(cls, cst.CSTNode)
+    return known
+
+
+def walk(node: cst.CSTNode, prune: tuple = ()) -> list[cst.CSTNode]:
+    """Every node under ``node`` (itself included), parents first, without LibCST's visitor machinery.
+
+    String literals and comments are not entered; nor are nodes of a type in ``prune``
+    (they are listed themselves).
+    """
+    out = []
+    stack = [node]
+    stop = _SKIP + tuple(prune)
+    while stack:
+        item = stack.pop()
+        out.append(item)
+        cls = type(item)
+        if cls in stop:
+            continue
+        kids = []
+        for name in _fields(cls):
+            value = getattr(item, name)
+            if type(value) in (list, tuple):
+                kids.extend(v for v in value if _is_node(type(v)))
+            elif _is_node(type(value)):
+                kids.append(value)
+        stack.extend(reversed(kids))
+    return out
+
+
+def nodes(statement: cst.CSTNode, kinds: tuple, analysis=None) -> list[cst.CSTNode]:
+    """All nodes of the given types inside ``statement`` (not inside lambdas), outermost first.
+
+    With ``analysis``, the walk of each statement is computed once per file and shared by checkers.
+    """
+    if analysis is None:
+        everything = walk(statement, (cst.Lambda,))
+    else:
+        cache = analysis.facts.setdefault("_nodes", {})
+        everything = cache.get(id(statement))
+        if everything is None:
+            everything = cache[id(statement)] = walk(statement, (cst.Lambda,))
+    return [n for n in everything if isinstance(n, kinds)]
+
+
+def _names(statement: cst.CSTNode) -> list[cst.Name]:
+    """Names read in ``statement``: not attribute names, keyword names or plain assignment targets."""
+    out = []
+    stack = [statement]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            out.append(item)
+            continue
+        if isinstance(item, cst.Attribute):
+            stack.append(item.value)
+            continue
+        if isinstance(item, cst.Arg):
+            stack.append(item.value)
+            continue
+        if isinstance(item, cst.AssignTarget) and isinstance(item.target, cst.Name):
+            continue
+        if isinstance(item, (cst.Lambda,) + _SKIP):
+            continue
+        stack.extend(children(item))
+    return out

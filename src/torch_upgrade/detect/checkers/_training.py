@@ -1,0 +1,83 @@
+"""Facts about how a file trains, shared by the precision checkers (TF32, native AMP).
+
+One pass over a file's references collects: whether it sets a matmul or cuDNN
+precision, whether it already uses mixed precision (autocast, GradScaler,
+apex, ``.half()``), whether it trains (``.backward()``), whether it builds
+convolutions, and where it first puts work on CUDA and first calls
+``.backward()``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.fix.fixers._args import literal
+
+MATMUL_PRECISION = (
+    "torch.set_float32_matmul_precision",
+    "torch.backends.cuda.matmul.allow_tf32",
+    "torch.backends.cuda.matmul.fp32_precision",
+    "torch.backends.fp32_precision",
+)
+CUDNN_PRECISION = (
+    "torch.backends.cudnn.allow_tf32",
+    "torch.backends.cudnn.fp32_precision",
+    "torch.backends.cudnn.conv",
+    "torch.backends.cudnn.flags",
+    "torch.backends.fp32_precision",
+)
+MIXED = ("torch.autocast", "torch.amp", "torch.cuda.amp", "torch.cpu.amp", "apex.amp")
+CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.functional.conv1d",
+        "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
+
+
+def _under(qualname: str, prefixes) -> bool:
+    return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
+
+
+def cuda_string(call: cst.Call) -> bool:
+    if not call.args:
+        return False
+    value = literal(call.args[0])
+    return isinstance(value, str) and value.startswith("cuda")
+
+
+def training_facts(analysis) -> dict:
+    """The facts above; ``cuda``/``backward`` hold the first such call node (or None).
+
+    Computed once per file (several checkers ask)."""
+    cached = analysis.facts.get("training")
+    if cached is None:
+        cached = analysis.facts["training"] = _training_facts(analysis)
+    return cached
+
+
+def _training_facts(analysis) -> dict:
+    fact = {"matmul": False, "cudnn": False, "mixed": False, "trains": False, "conv": False,
+            "cuda": None, "backward": None}
+    for ref in analysis.references:
+        q = ref.qualname
+        if q is not None:
+            if _under(q, MATMUL_PRECISION):
+                fact["matmul"] = True
+            if _under(q, CUDNN_PRECISION):
+                fact["cudnn"] = True
+            if _under(q, MIXED):
+                fact["mixed"] = True
+            elif ref.call is not None and q in CONV:
+                fact["conv"] = True
+            elif q == "torch.device" and ref.call is not None and fact["cuda"] is None and cuda_string(ref.call):
+                fact["cuda"] = ref.call
+            continue
+        if ref.call is None or not isinstance(ref.node, cst.Attribute):
+            continue
+        attr = ref.node.attr.value
+        if attr == "backward":
+            fact["trains"] = True
+            if fact["backward"] is None:
+                fact["backward"] = ref.call
+        elif attr == "half":
+            fact["mixed"] = True
+        elif fact["cuda"] is None and (attr == "cuda" or (attr == "to" and cuda_string(ref.call))):
+            fact["cuda"] = ref.call
+    return fact

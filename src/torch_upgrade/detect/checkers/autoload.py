@@ -1,0 +1,26 @@
+"""Device-extension autoload (2.5): ``import torch_npu`` only for its side effect.
+
+An out-of-tree backend registered through the ``torch.backends`` entry point
+is imported by ``import torch`` itself since 2.5, so an import whose name the
+file never uses has become redundant (and ``TORCH_DEVICE_BACKEND_AUTOLOAD=0``
+now decides whether the backend loads).
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.detect.matching import Hit
+
+WORDS = ("torch_npu",)
+EXTENSIONS = ("torch_npu",)
+
+
+def check(analysis, rule, window):
+    used = {id(r.binding) for r in analysis.references if r.ctx != "import" and r.binding is not None}
+    out = []
+    for ref in analysis.references:
+        if ref.ctx != "import" or ref.guarded or ref.qualname not in EXTENSIONS:
+            continue
+        if ref.binding is None or id(ref.binding) in used:
+            continue
+        out.append(Hit(rule, ref.node, ref.statement, ref=ref))
+    return out

@@ -1,0 +1,88 @@
+"""uint8 attention masks, an error since torch 2.0 (``nn.MultiheadAttention``/``nn.Transformer*``).
+
+Flags a mask keyword (``attn_mask``, ``key_padding_mask``, ``src_mask``, ...)
+whose value is known to be uint8 in the same function: ``m.byte()``,
+``m.to(torch.uint8)``, ``m.type(torch.uint8)``, a factory with
+``dtype=torch.uint8``, or a name last assigned one of those. For these modules
+a nonzero byte and True both mean "masked", so ``.bool()`` keeps the meaning:
+``m.byte()`` becomes ``m.bool()``, anything else gets ``.bool()`` appended.
+``F.scaled_dot_product_attention`` is never touched (True means "attend" there).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.detect.checkers import _flow
+from torch_upgrade.detect.checkers._sites import qualnames
+from torch_upgrade.fix.fixers import _args as A
+from torch_upgrade.detect.matching import Hit, finalize
+from torch_upgrade.core.model import Fix, Replace
+
+WORDS = (("torch", "mask"),)
+KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
+            "src_key_padding_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
+SDPA = "torch.nn.functional.scaled_dot_product_attention"
+
+
+def _is_uint8(node, quals) -> bool:
+    if isinstance(node, cst.Call):
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "byte" and not node.args:
+            return True
+        if isinstance(func, cst.Attribute) and func.attr.value in ("to", "type") and len(node.args) == 1:
+            return quals.get(id(node.args[0].value)) == "torch.uint8" or _dotted_q(node.args[0].value, quals)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype" and _dotted_q(arg.value, quals):
+                return True
+    return False
+
+
+def _dotted_q(node, quals) -> bool:
+    return quals.get(("dtype", id(node))) == "torch.uint8"
+
+
+def _dtype_refs(analysis) -> dict:
+    return {("dtype", id(r.node)): r.qualname for r in analysis.references
+            if r.call is None and r.qualname == "torch.uint8"}
+
+
+def _fix(value) -> Fix:
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "byte":
+        new = value.with_changes(func=value.func.with_changes(attr=cst.Name("bool")))
+    else:
+        receiver = value if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
+            else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        new = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("bool")))
+    return Fix(edits=[Replace(value, new)], replacement=A.code(new))
+
+
+def check(analysis, rule, window):
+    dtypes = _dtype_refs(analysis)
+    if not dtypes and not any(r.call is not None and r.dotted.endswith(".byte") for r in analysis.references):
+        return []
+    quals = qualnames(analysis)
+    quals.update(dtypes)
+    out = []
+    for body in _flow.scopes(analysis):
+        for order, statement in enumerate(body.statements):
+            for call in _flow.nodes(statement, (cst.Call,), analysis):
+                if quals.get(id(call.func)) == SDPA:
+                    continue
+                for arg in call.args:
+                    if arg.keyword is None or arg.keyword.value not in KEYWORDS:
+                        continue
+                    value = arg.value
+                    known = _is_uint8(value, quals)
+                    if not known and isinstance(value, cst.Name):
+                        assignment = body.latest(value.value, order)
+                        known = assignment is not None and assignment.op is None \
+                            and _is_uint8(assignment.value, quals)
+                    if known:
+                        hit = Hit(rule, value, statement, message=(
+                            f"{arg.keyword.value}={A.code(value)} is a uint8 mask, an error for "
+                            f"nn.MultiheadAttention/nn.Transformer since torch 2.0: pass a bool mask "
+                            f"(same meaning: True = masked)"))
+                        hit.fix = finalize(_fix(value), rule, window)
+                        out.append(hit)
+    return out

@@ -1,0 +1,63 @@
+"""channels_last memory format (promoted with 1.12) for convolution-heavy models.
+
+Per file it counts ``nn.Conv2d`` constructions in each class body, notes any
+use of ``torch.channels_last`` and whether the file trains on CUDA
+(``.backward()`` and a CUDA site). Across the project, when some file trains
+on CUDA and no file uses channels_last, one hint is reported at the class
+with the most Conv2d layers (at least ``HEAVY``). A model library that never
+runs its models gets no hint: there is no place to put the advice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import libcst as cst
+
+from torch_upgrade.detect.checkers._training import training_facts
+
+WORDS = ("Conv2d",)
+HEAVY = 4
+CONV2D = ("torch.nn.Conv2d", "torch.nn.modules.conv.Conv2d")
+
+
+def collect(analysis, rule, window):
+    uses = False
+    per_class: Counter = Counter()
+    nodes = {}
+    for ref in analysis.references:
+        if ref.qualname in ("torch.channels_last", "torch.channels_last_3d"):
+            uses = True
+        elif ref.qualname in CONV2D and ref.call is not None:
+            owner = _owner(analysis, ref)
+            if owner is not None:
+                per_class[id(owner)] += 1
+                nodes[id(owner)] = owner
+    if uses:
+        return {"uses": True}
+    training = training_facts(analysis)
+    trains = training["backward"] is not None and training["cuda"] is not None
+    key, count = per_class.most_common(1)[0] if per_class else (None, 0)
+    if count < HEAVY:
+        return {"uses": False, "trains": True} if trains else None
+    return {"uses": False, "trains": trains, "count": count, "node": nodes[key].name, "name": nodes[key].name.value}
+
+
+def _owner(analysis, ref):
+    """The module-level class whose body (at any depth) contains ``ref``."""
+    return ref.top if isinstance(ref.top, cst.ClassDef) else None
+
+
+def project(facts, rule, window):
+    if any(f["uses"] for _, f in facts) or not any(f.get("trains") for _, f in facts):
+        return []
+    heavy = [(p, f) for p, f in facts if "position" in f]
+    if not heavy:
+        return []
+    path, fact = max(heavy, key=lambda item: item[1]["count"])
+    others = len(heavy) - 1
+    message = (f"{rule.message}: {fact['name']} builds {fact['count']} Conv2d layers; "
+               "model.to(memory_format=torch.channels_last) and the same for its inputs")
+    if others:
+        message += f" ({others} more convolution-heavy file{'s' if others > 1 else ''} in this project)"
+    return [(path, fact, message)]

@@ -1,0 +1,88 @@
+"""torch.compile (2.0) for a project that trains eagerly: reported once, at the first training step.
+
+Per file: whether anything compiles (``torch.compile``, ``torch._dynamo.optimize``,
+a ``.compile()`` method call on a model, ``torch.jit.script``/``trace`` do not count),
+and the first training step: a ``.backward(...)`` call inside a ``for``/``while``
+loop that also calls ``.step(...)`` and ``.zero_grad(...)`` (an optimizer's
+cycle); a backward without them, e.g. guidance by gradients or a fresh
+optimizer over latents at inference, is not a training loop. Across the project the hint fires once, at the first training step, and
+only when nothing in the project compiles.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.syntax.analysis import children
+
+
+WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.compile has "torch"
+COMPILERS = ("torch.compile", "torch._dynamo.optimize")
+
+
+def _training_step(node: cst.CSTNode):
+    """The first ``.backward(...)`` in a loop whose body also calls ``.step(...)`` and ``.zero_grad(...)``
+    (directly or in an inner loop); a function defined inside a loop is not part of the loop."""
+    found = []
+
+    def visit(item, frame):
+        if isinstance(item, (cst.For, cst.While)):
+            inner = {"backward": None, "step": False, "zero_grad": False}
+            for child in _children(item):
+                visit(child, inner)
+            if inner["backward"] is not None and inner["step"] and inner["zero_grad"] and not found:
+                found.append(inner["backward"])
+            if frame is not None:
+                frame["step"] = frame["step"] or inner["step"]
+                frame["zero_grad"] = frame["zero_grad"] or inner["zero_grad"]
+            return
+        if isinstance(item, (cst.FunctionDef, cst.Lambda)):
+            frame = None
+        elif frame is not None and isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute):
+            name = item.func.attr.value
+            if name == "backward" and frame["backward"] is None:
+                frame["backward"] = item
+            elif name in ("step", "zero_grad"):
+                frame[name] = True
+        for child in _children(item):
+            visit(child, frame)
+
+    visit(node, None)
+    return found[0] if found else None
+
+
+def _children(item):
+    if isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return
+    yield from children(item)
+
+
+def collect(analysis, rule, window):
+    compiles = False
+    for ref in analysis.references:
+        if ref.qualname in COMPILERS:
+            compiles = True
+            break
+        if ref.qualname is None and ref.call is not None and isinstance(ref.node, cst.Attribute) \
+                and ref.node.attr.value == "compile" and not ref.call.args:
+            compiles = True
+            break
+    site = None
+    if any(r.call is not None and r.dotted.endswith(".step") for r in analysis.references):
+        site = _training_step(analysis.module)
+    if not compiles and site is None:
+        return None
+    fact = {"compiles": compiles}
+    if site is not None:
+        fact["node"] = site
+    return fact
+
+
+def project(facts, rule, window):
+    """Yield (path, fact, message) once for the project, or nothing."""
+    if any(f["compiles"] for _, f in facts):
+        return []
+    for path, fact in facts:
+        if "position" in fact:
+            return [(path, fact, rule.message)]
+    return []

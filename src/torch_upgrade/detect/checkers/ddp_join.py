@@ -1,0 +1,61 @@
+"""DDP ``join()`` (1.7) where ranks can see different numbers of batches.
+
+Specific, not general: a file that wraps a model in DistributedDataParallel
+and feeds it from an IterableDataset subclass (no sampler shards it evenly)
+or from a ``DistributedSampler(..., drop_last=False)`` -- which pads each rank
+by repeating samples -- and never uses ``join``/``Join``. One hint per file,
+at the DDP construction.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.detect.checkers._calls import calls, hit, keyword
+from torch_upgrade.fix.fixers._args import literal
+
+WORDS = (("torch", "DistributedDataParallel"),)
+DDP = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel")
+SAMPLER = ("torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler")
+ITERABLE = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset")
+JOIN = ("torch.distributed.algorithms.join.Join", "torch.distributed.algorithms.Join")
+
+
+def _uneven_source(analysis) -> str:
+    for ref in analysis.references:
+        q = ref.qualname
+        if q in ITERABLE and (ref.call is not None or _is_base(ref)):  # not isinstance() checks
+            return "an IterableDataset (no sampler splits it evenly across ranks)"
+        if q in SAMPLER and ref.call is not None:
+            drop = keyword(ref.call, "drop_last")
+            if drop is None or literal(drop) is False:
+                return "DistributedSampler(drop_last=False), which pads every rank by repeating samples"
+    return ""
+
+
+def _is_base(ref) -> bool:
+    """Whether ``ref`` is a base class in a ``class`` statement."""
+    return isinstance(ref.statement, cst.ClassDef) and any(b.value is ref.node for b in ref.statement.bases)
+
+
+def _joins(analysis) -> bool:
+    for ref in analysis.references:
+        if ref.qualname in JOIN:
+            return True
+        if ref.qualname is None and ref.call is not None and isinstance(ref.node, cst.Attribute) \
+                and ref.node.attr.value == "join" and not ref.call.args:
+            return True  # ddp_model.join(); str.join and Thread.join(timeout) take arguments
+    return False
+
+
+def check(analysis, rule, window):
+    first = next(iter(calls(analysis, DDP)), None)
+    if first is None:
+        return []
+    source = _uneven_source(analysis)
+    if not source or _joins(analysis):
+        return []
+    message = (f"{rule.message}; this file feeds DistributedDataParallel from {source}: "
+               "wrap the training loop in `with model.join():` (or Join([model]) from torch 1.10) "
+               "so ranks may see different numbers of batches without hanging or padding")
+    return [hit(rule, first, analysis, window, message=message)]

@@ -1,0 +1,36 @@
+"""Native AMP (1.6) for float32 CUDA training that uses no mixed precision at all.
+
+Reported once per project, at the first ``.backward()`` of a file that puts
+work on CUDA, when no file uses autocast, a GradScaler, apex or ``.half()``.
+When the 1.12 TF32 advice (TU302) is reported for the same project (it says
+the same float32 training will get slower and names autocast as one way out),
+this hint stays quiet so the user is not told twice (``yields_to`` in its rule
+data; the engine applies it, so deselecting or silencing TU302 brings it back).
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.detect.checkers._training import training_facts
+
+WORDS = (".backward",)  # a method call: loss.backward()
+
+
+def collect(analysis, rule, window):
+    facts = training_facts(analysis)
+    fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"],
+            "cuda": facts["cuda"] is not None}
+    if facts["backward"] is not None and facts["cuda"] is not None:
+        fact["node"] = facts["backward"]
+    elif not fact["amp"] and not fact["sets"] and facts["cuda"] is None:
+        return None
+    return fact
+
+
+def project(facts, rule, window):
+    if any(f["amp"] for _, f in facts):
+        return []
+    sites = [(p, f) for p, f in facts if "position" in f]
+    if not sites:
+        return []
+    path, fact = sites[0]
+    return [(path, fact, rule.message)]

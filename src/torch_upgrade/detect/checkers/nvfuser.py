@@ -1,0 +1,24 @@
+"""nvFuser toggles for TorchScript: no-ops since 2.2 (use torch.compile).
+
+Flags the ``torch._C._jit_set_nvfuser_*`` setters and ``torch.jit.fuser("fuser2")``.
+"""
+
+from __future__ import annotations
+
+
+from torch_upgrade.detect.checkers._calls import hit
+from torch_upgrade.fix.fixers._args import literal
+
+WORDS = (("torch", "nvfuser"), ("torch", "fuser2"))
+
+
+def check(analysis, rule, window):
+    out = []
+    for ref in analysis.references:
+        q, call = ref.qualname, ref.call
+        if q is None or call is None or ref.guarded:
+            continue
+        if q.startswith("torch._C._jit_set_nvfuser") or (
+                q == "torch.jit.fuser" and call.args and literal(call.args[0]) == "fuser2"):
+            out.append(hit(rule, ref, analysis, window))
+    return out

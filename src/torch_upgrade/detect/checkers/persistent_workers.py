@@ -1,0 +1,39 @@
+"""``DataLoader(..., num_workers=N)`` without ``persistent_workers``: workers restart every epoch.
+
+Flags a DataLoader whose ``num_workers`` is a non-zero literal or an
+expression, when neither ``persistent_workers`` nor ``**kwargs`` is passed.
+The suggested keyword keeps a variable worker count valid:
+``persistent_workers=True`` raises when ``num_workers`` is 0.
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
+from torch_upgrade.fix.fixers._args import bind, code, literal
+
+WORDS = (("torch", "DataLoader"),)
+LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",
+          "pin_memory", "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",
+          "prefetch_factor", "persistent_workers", "pin_memory_device", "in_order")
+
+
+def check(analysis, rule, window):
+    out = []
+    for ref in calls(analysis, LOADERS):
+        if has_star_kwargs(ref.call):
+            continue
+        bound = bind(ref.call, PARAMS)
+        if bound is None or "num_workers" not in bound or "persistent_workers" in bound:
+            continue
+        workers = literal(bound["num_workers"])
+        if workers == 0 or workers is None:
+            continue
+        if isinstance(workers, int):
+            keyword = "persistent_workers=True"
+        else:
+            keyword = f"persistent_workers={code(bound['num_workers'].value)} > 0"
+        message = (f"{rule.message}: add {keyword} so the worker processes survive between epochs"
+                   " (available since torch 1.7)")
+        out.append(hit(rule, ref, analysis, window, message=message))
+    return out

@@ -1,0 +1,48 @@
+"""The 1.12 TF32 default change: float32 CUDA training that never chooses a matmul precision.
+
+Per file it collects whether the code sets a precision, uses autocast,
+trains (calls ``.backward()``), and where it first puts work on CUDA. Across
+the project, the advice fires once, at the first CUDA site, when some file
+trains on CUDA, nothing sets a precision and nothing uses autocast.
+
+Torch 1.6 never used TF32 and 1.7-1.11 did, so the change is only felt when
+the project runs on 1.7-1.11 today: from an older torch the matmul
+behaviour after the upgrade is the same as before (the 1.7 rule covers that
+window, for convolutions).
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.core.versions import parse_version
+
+WORDS = ("cuda",)
+TF32_ON = parse_version("1.7")
+TF32_OFF = parse_version("1.12")
+
+
+def collect(analysis, rule, window):
+    facts = training_facts(analysis)
+    fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"]}
+    if facts["cuda"] is None and not fact["sets"] and not fact["amp"]:
+        return None
+    if facts["cuda"] is not None:
+        fact["node"] = facts["cuda"]
+    return fact
+
+
+def fires(facts, window) -> bool:
+    """Whether the TF32 matmul advice applies to the project."""
+    if window.low < TF32_ON or not window.crosses(TF32_OFF):
+        return False
+    if any(f["sets"] or f["amp"] for _, f in facts):
+        return False
+    return any(f["trains"] for _, f in facts) and any("position" in f for _, f in facts)
+
+
+def project(facts, rule, window):
+    """Yield (path, fact, message) once for the project, or nothing."""
+    if not fires(facts, window):
+        return []
+    path, fact = next((p, f) for p, f in facts if "position" in f)
+    return [(path, fact, rule.message)]

@@ -1,0 +1,41 @@
+"""The 1.7 TF32 default: float32 convolutions on Ampere+ GPUs run in TF32 through cuDNN.
+
+1.7 turned TF32 on for cuDNN convolutions and matmuls; 1.12 turned it off
+again for matmuls only (``torch.backends.cudnn.allow_tf32`` is still True in
+2.13). A project upgrading from 1.6 that trains convolutions in float32 on
+CUDA and never sets a cuDNN precision gets different numerics; the advice is
+reported once, at the first CUDA site.
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.core.versions import parse_version
+
+WORDS = ("cuda",)
+MATMUL_OFF = parse_version("1.12")
+
+
+def collect(analysis, rule, window):
+    facts = training_facts(analysis)
+    fact = {"sets": facts["cudnn"], "amp": facts["mixed"], "trains": facts["trains"], "conv": facts["conv"]}
+    if facts["cuda"] is None and not fact["sets"] and not fact["amp"] and not fact["conv"]:
+        return None
+    if facts["cuda"] is not None:
+        fact["node"] = facts["cuda"]
+    return fact
+
+
+def project(facts, rule, window):
+    if any(f["sets"] or f["amp"] for _, f in facts):
+        return []
+    if not any(f["trains"] for _, f in facts) or not any(f["conv"] for _, f in facts):
+        return []
+    sites = [(p, f) for p, f in facts if "position" in f]
+    if not sites:
+        return []
+    path, fact = sites[0]
+    message = rule.message
+    if window.high < MATMUL_OFF:
+        message += "; up to torch 1.11 float32 matmuls run in TF32 too"
+    return [(path, fact, message)]

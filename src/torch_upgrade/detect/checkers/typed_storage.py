@@ -1,0 +1,46 @@
+"""``tensor.storage()`` (TypedStorage, deprecated in 2.0) in files that use torch.
+
+A ``.storage()`` method call with no arguments on anything but ``self`` is
+flagged when the file imports torch; ``x.storage().data_ptr()`` (an identity
+use, the same address in both) is rewritten to ``x.untyped_storage().data_ptr()``.
+Other uses index or size the storage, and those count bytes in an
+UntypedStorage: advice only. The legacy ``torch.FloatStorage``-style classes
+are matched by name in the rule data.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.fix.fixers import _args as A
+from torch_upgrade.detect.matching import Hit, finalize
+from torch_upgrade.core.model import Fix, Replace
+
+WORDS = (("torch", "storage"),)
+IDENTITY = ("data_ptr",)
+
+
+def _uses_torch(analysis) -> bool:
+    return any(b.kind in ("import", "from") and (b.target or "").split(".")[0] == "torch"
+               for bindings in analysis.root_scope.bindings.values() for b in bindings)
+
+
+def check(analysis, rule, window):
+    if not _uses_torch(analysis):
+        return []
+    out = []
+    for ref in analysis.references:
+        node, call = ref.node, ref.call
+        if ref.qualname is not None or call is None or call.args or not isinstance(node, cst.Attribute) \
+                or node.attr.value != "storage" or ref.guarded:
+            continue
+        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+            continue
+        hit = Hit(rule, call, ref.statement, ref=ref)
+        parent = ref.parent
+        if isinstance(parent, cst.Attribute) and parent.value is call and parent.attr.value in IDENTITY:
+            new = node.with_changes(attr=cst.Name("untyped_storage"))
+            fix = Fix(edits=[Replace(node, new)], replacement=A.code(call.with_changes(func=new)), requires="2.0")
+            hit.fix = finalize(fix, rule, window)
+        out.append(hit)
+    return out

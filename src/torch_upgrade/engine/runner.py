@@ -1,0 +1,153 @@
+"""Running the per-file scan over many files: cache, prefilter, then inline or in worker processes.
+
+Results come back in the order of ``files`` whatever the number of workers,
+so output is identical with ``--jobs 1`` and ``--jobs N``. Small runs stay in
+this process: starting workers costs more than it saves there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+from torch_upgrade.pipeline import notebook
+from torch_upgrade.io.cache import Cache, file_stat
+from torch_upgrade.engine.scan import Context, Progress, display_path
+from torch_upgrade.core.model import FileError, FileResult
+from torch_upgrade.io.source import SourceError, decode, read_bytes, read_source
+
+# Below this much source to analyse (about a second of parsing), workers are not worth starting.
+INLINE_BYTES = 48_000
+
+
+def available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None,
+        cache: Optional[Cache] = None) -> list[FileResult]:
+    settings = ctx.settings
+    results: list[Optional[FileResult]] = [None] * len(files)
+    todo: list[tuple[int, Path, str, int]] = []  # (index, path, reported path, size)
+    stats: dict[int, Optional[tuple]] = {}  # taken before reading: what the cache records
+    for index, path in enumerate(files):
+        rel = display_path(path, settings.root)
+        full = os.path.abspath(path)
+        if path.suffix == notebook.SUFFIX:  # read, checked and (not) cached by the notebook module
+            if path.exists():
+                todo.append((index, path, rel, path.stat().st_size))
+            else:
+                results[index] = FileResult(path=rel, errors=[FileError(rel, "no such file or directory")])
+            continue
+        if cache is not None:
+            stats[index] = file_stat(full)
+            cached = cache.unchanged(rel, full, stats[index])
+            if cached is not None:
+                results[index] = cached
+                continue
+        try:
+            raw = read_bytes(path)
+        except SourceError as exc:
+            message = str(exc) if path.exists() else "no such file or directory"
+            results[index] = FileResult(path=rel, errors=[FileError(rel, message)])
+            continue
+        digest = hashlib.sha256(raw).hexdigest()
+        cached = cache.get(rel, full, digest, stats[index]) if cache is not None else None
+        if cached is not None:
+            results[index] = cached
+            continue
+        try:
+            text = decode(raw)[0]
+        except SourceError as exc:
+            results[index] = FileResult(path=rel, errors=[FileError(rel, str(exc))])
+            continue
+        if not ctx.wanted(text):
+            results[index] = FileResult(path=rel)
+            if cache is not None:
+                cache.put(rel, full, digest, results[index], stats[index])
+            continue
+        todo.append((index, path, rel, len(raw)))  # read again where analysed: less memory here
+    jobs = settings.jobs or available_cores()
+    for index, digest, result in _execute(todo, ctx, jobs, progress):
+        results[index] = result
+        if cache is not None and digest is not None:
+            cache.put(result.path, files[index], digest, result, stats.get(index))
+    return [r for r in results if r is not None]
+
+
+Outcome = tuple[int, Optional[str], FileResult]  # (index, SHA-256 of the content analysed, result)
+
+
+def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[Outcome]:
+    total = len(todo)
+    if progress is not None:
+        progress(0, total)
+    if jobs <= 1 or total < 2 or sum(size for *_, size in todo) < INLINE_BYTES:
+        for done, (index, path, rel, _) in enumerate(todo, 1):
+            yield (index, *analyse(path, rel, ctx))
+            if progress is not None:
+                progress(done, total)
+        return
+    yield from _in_workers(todo, ctx, min(jobs, total), progress)
+
+
+def analyse(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
+    """Read and scan one file; the digest is of the bytes actually analysed (None: not cacheable)."""
+    from torch_upgrade.pipeline.unit import scan_file, scan_source  # LibCST: only when a file is analysed
+
+    if path.suffix == notebook.SUFFIX:  # cells are joined, masked and spliced by the notebook module
+        return None, scan_file(path, ctx)
+    try:
+        source = read_source(path)
+    except SourceError as exc:
+        return None, FileResult(path=rel, errors=[FileError(rel, str(exc))])
+    if not ctx.wanted(source.text):
+        return None, FileResult(path=rel)
+    return source.digest, scan_source(source, rel, ctx)
+
+
+def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[Outcome]:
+    import multiprocessing  # only runs that start workers pay for importing these
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    # Forking shares the loaded rules for free; elsewhere workers rebuild them from pickles.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
+                               initializer=_init_worker, initargs=(ctx.settings, ctx.rules))
+    pending = {}
+    try:
+        # Largest first, so that one big file does not finish last on its own.
+        for index, path, rel, _ in sorted(todo, key=lambda item: -item[3]):
+            pending[pool.submit(_work, path, rel)] = (index, rel)
+        done = 0
+        try:
+            for future in as_completed(pending):
+                index, rel = pending.pop(future)
+                yield (index, *future.result())
+                done += 1
+                if progress is not None:
+                    progress(done, len(todo))
+        except BrokenProcessPool:
+            for index, rel in pending.values():  # a worker died (e.g. killed); say so per file
+                yield index, None, FileResult(path=rel, errors=[FileError(
+                    rel, "internal error: the worker process analysing this file died")])
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(settings, rules) -> None:
+    _WORKER["ctx"] = Context.build(settings, rules)
+
+
+def _work(path: Path, rel: str) -> tuple[Optional[str], FileResult]:
+    return analyse(path, rel, _WORKER["ctx"])

@@ -1,0 +1,115 @@
+"""``--baseline FILE``: record today's findings once, then report only new ones.
+
+A finding's fingerprint hashes its rule, its path (relative to the baseline
+file's directory), the flagged source text with whitespace removed, and its
+occurrence index among identical (rule, path, text) findings, so that code
+moving up or down a file keeps its fingerprint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from torch_upgrade.core.model import Finding, ScanResult
+
+FORMAT_VERSION = 1
+
+
+class BaselineError(ValueError):
+    """The baseline file exists but cannot be used; the message names it."""
+
+
+def flagged_text(finding: Finding) -> str:
+    """The source text of the flagged node (from the snippet and columns), whitespace removed."""
+    lines = finding.snippet.split("\n")
+    last = min(finding.end_line - finding.line, len(lines) - 1)
+    if last <= 0:
+        text = lines[0][finding.column - 1:finding.end_column - 1]
+    else:
+        text = "\n".join([lines[0][finding.column - 1:], *lines[1:last], lines[last][:finding.end_column - 1]])
+    return re.sub(r"\s+", "", text)
+
+
+def _relative(path: str, base: Path) -> str:
+    try:
+        rel = os.path.relpath(Path(path).resolve(), base.resolve())
+    except ValueError:  # another drive on Windows
+        rel = path
+    return rel.replace(os.sep, "/")
+
+
+def fingerprints(findings: Sequence[Finding], base: Path) -> list[str]:
+    """One fingerprint per finding, in order; identical findings are told apart by occurrence."""
+    seen: Counter = Counter()
+    out = [""] * len(findings)
+    for i in sorted(range(len(findings)), key=lambda i: findings[i].sort_key()):
+        finding = findings[i]
+        key = (finding.rule_id, _relative(finding.path, base), flagged_text(finding))
+        occurrence = seen[key]
+        seen[key] += 1
+        out[i] = hashlib.sha256("\0".join(map(str, (*key, occurrence))).encode("utf-8")).hexdigest()[:20]
+    return out
+
+
+@dataclass
+class Applied:
+    result: ScanResult
+    created: bool  # the baseline was written by this run
+    known: int  # findings hidden because the baseline has them
+    stale: int  # baseline entries that no longer occur
+
+
+def _write(path: Path, findings: Sequence[Finding], prints: Sequence[str]) -> None:
+    base = path.resolve().parent
+    entries = sorted(
+        ({"fingerprint": fp, "rule": f.rule_id, "path": _relative(f.path, base), "line": f.line,
+          "message": f.message} for f, fp in zip(findings, prints)),
+        key=lambda e: (e["path"], e["line"], e["rule"], e["fingerprint"]))
+    data = {"tool": "torch-upgrade", "version": FORMAT_VERSION, "findings": entries}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _read(path: Path) -> set[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{path}: cannot read the baseline: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{path}: not a torch-upgrade baseline (invalid JSON: {exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("findings"), list) \
+            or data.get("version") != FORMAT_VERSION \
+            or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in data["findings"]):
+        raise BaselineError(f"{path}: not a torch-upgrade baseline (expected version {FORMAT_VERSION} "
+                            "with a list of findings that have fingerprints)")
+    return {e["fingerprint"] for e in data["findings"]}
+
+
+def apply(result: ScanResult, path: Path) -> Applied:
+    """Write the baseline when ``path`` does not exist; otherwise drop the findings it records."""
+    prints = fingerprints(result.findings, path.resolve().parent)
+    if not path.exists():
+        try:
+            _write(path, result.findings, prints)
+        except OSError as exc:
+            raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc}") from None
+        known = len(result.findings)
+        return Applied(_without(result, set(range(len(prints)))), True, known, 0)
+    recorded = _read(path)
+    hidden = {i for i, fp in enumerate(prints) if fp in recorded}
+    stale = len(recorded - set(prints))
+    return Applied(_without(result, hidden), False, len(hidden), stale)
+
+
+def _without(result: ScanResult, hidden: set[int]) -> ScanResult:
+    gone = {id(result.findings[i]) for i in hidden}
+    files = [dataclasses.replace(r, findings=[f for f in r.findings if id(f) not in gone]) for r in result.files]
+    findings = [f for f in result.findings if id(f) not in gone]
+    return dataclasses.replace(result, files=files, findings=findings)

@@ -1,0 +1,266 @@
+"""The result cache, so that an unchanged tree re-scans in well under a second.
+
+One index file per configuration: a directory named after everything besides
+a file's content that decides its result (tool version and code, Python and
+LibCST versions, the selected rules' data, the window, the per-file ignores)
+holds ``index.pickle``, which maps each file (absolute and reported path) to
+the SHA-256 of the content analysed and its portable result (findings with
+their fix text and safety, errors, project facts). A changed file is a miss
+and replaces its own entry. The project-level advice, computed from all the
+files' facts, is kept too, keyed by those facts.
+
+A file is re-read and hashed unless its ``stat`` (size, mtime, ctime, inode)
+is the one recorded, and that was recorded only for a file that had not been
+touched for ``SETTLED_NS`` before it was read (as git does for its index: a
+write in the same clock tick as the last one cannot go unnoticed). The ctime
+cannot be set back by tools that restore an mtime (tar, rsync, cp -p), so any
+later write to the file changes it.
+
+Anything unreadable or corrupt is a miss, never an error. The cache lives in
+the user cache directory (``$XDG_CACHE_HOME/torch-upgrade``), never in the
+scanned project. Runs that fix or diff neither read nor write it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
+
+from torch_upgrade import __version__
+from torch_upgrade.core.model import FileResult, Finding
+
+if TYPE_CHECKING:
+    from torch_upgrade.engine.scan import Context
+
+FORMAT = 2
+KEEP_CONFIGURATIONS = 8  # directories of other configurations kept before the oldest go
+INDEX = "index.pickle"
+SETTLED_NS = 2_000_000_000  # a file untouched this long before it was read can be trusted by its stat
+
+T = TypeVar("T")
+
+
+def cache_root() -> Path:
+    """``$XDG_CACHE_HOME/torch-upgrade`` (or the platform's usual place)."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        base = Path(xdg)
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path.home() / ".cache"
+    return base / "torch-upgrade"
+
+
+def _digest(*parts) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else repr(part).encode("utf-8", "backslashreplace"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """The tool's identity: its version, its own code, Python's and LibCST's versions.
+
+    LibCST's version is read from its ``_version.py``, without importing it (which
+    would cost more than a whole warm re-scan) or importlib.metadata (a third of that).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("libcst")
+    libcst = b""
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for name in ("_version.py", "__init__.py"):
+            try:
+                libcst = (Path(folder) / name).read_bytes()
+                break
+            except OSError:
+                continue
+    package = Path(__file__).resolve().parent.parent  # the whole torch_upgrade package
+    sources = []
+    for path in sorted(package.rglob("*.py")):
+        try:
+            sources.append(path.read_bytes())
+        except OSError:
+            pass
+    return _digest(FORMAT, __version__, sys.version_info[:3], libcst, *sources)
+
+
+def configuration_key(ctx: "Context") -> str:
+    """A digest of everything besides a file's content that decides its result."""
+    settings = ctx.settings
+    return _digest(code_digest(), settings.window.low, settings.window.high, settings.select,
+                   settings.ignore, settings.per_file_ignores, settings.fix_edits, ctx.rules.rules)
+
+
+def memo(name: str, key: Sequence, build: Callable[[], T]) -> T:
+    """``build()``, kept under the cache root for the next run with the same ``key``.
+
+    For derived data that is slower to rebuild than to unpickle (the parsed rule
+    files); a missing, corrupt or unwritable copy only means building it again.
+    """
+    path = cache_root() / f"{name}-{_digest(code_digest(), *key)[:24]}.pickle"
+    try:
+        return pickle.loads(path.read_bytes())
+    except Exception:
+        pass
+    value = build()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        for old in path.parent.glob(f"{name}-*.pickle"):  # other versions of it are of no more use
+            if old != path:
+                old.unlink()
+    except Exception:
+        pass
+    return value
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (readers see the old or the new file, never half)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def file_stat(path: Path) -> Optional[tuple]:
+    """What must be unchanged for a file's recorded digest to still hold (None: unknown)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
+
+
+def _key(rel: str, path: Path) -> tuple[str, str]:
+    path = os.fspath(path)
+    return (path if os.path.isabs(path) else os.path.abspath(path)), rel
+
+
+class Cache:
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.writable = True
+        self.written = 0  # entries added or changed in this run
+        self.started = time.time_ns()
+        self._entries: Optional[dict] = None
+        self._project: tuple = ("", [])
+
+    @classmethod
+    def open(cls, ctx: "Context", root: Optional[Path] = None) -> "Cache":
+        root = root or cache_root()
+        return cls(root / configuration_key(ctx)[:24])
+
+    @property
+    def entries(self) -> dict:
+        """``{(absolute path, reported path): (digest, settled stat or None, result)}``."""
+        if self._entries is None:
+            self._load()
+        return self._entries
+
+    def _load(self) -> None:
+        self._entries = {}
+        try:
+            fmt, entries, project = pickle.loads((self.directory / INDEX).read_bytes())
+            if fmt == FORMAT and isinstance(entries, dict):
+                self._entries, self._project = entries, project
+        except Exception:  # missing, corrupt or from an incompatible build: all misses
+            pass
+
+    def _valid(self, key: tuple, rel: str):
+        entry = self.entries.get(key)
+        try:
+            digest, stat, result = entry
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(result, FileResult) or result.path != rel:
+            return None
+        return digest, stat, result
+
+    def unchanged(self, rel: str, path: Path, stat: Optional[tuple]) -> Optional[FileResult]:
+        """The result for ``path`` if its stat proves it unchanged, without reading it."""
+        entry = self._valid(_key(rel, path), rel)
+        if entry is None or stat is None or entry[1] != stat:
+            return None
+        return entry[2]
+
+    def get(self, rel: str, path: Path, digest: str, stat: Optional[tuple] = None) -> Optional[FileResult]:
+        """The result for the content of ``path`` with SHA-256 ``digest``, if stored.
+
+        ``stat`` (taken before the content was read) is recorded with a hit, so
+        that the next run need not read the file.
+        """
+        key = _key(rel, path)
+        entry = self._valid(key, rel)
+        if entry is None or entry[0] != digest:
+            return None
+        settled = self._settled(stat)
+        if settled != entry[1]:
+            self.entries[key] = (digest, settled, entry[2])
+            self.written += 1
+        return entry[2]
+
+    def put(self, rel: str, path: Path, digest: str, result: Optional[FileResult],
+            stat: Optional[tuple] = None) -> None:
+        """Store ``result`` for ``path`` whose content (read after ``stat`` was taken) had ``digest``."""
+        if result is None:
+            return
+        self.entries[_key(rel, path)] = (digest, self._settled(stat), result)
+        self.written += 1
+
+    def _settled(self, stat: Optional[tuple]) -> Optional[tuple]:
+        if stat is None or max(stat[1], stat[2]) > self.started - SETTLED_NS:
+            return None
+        return stat
+
+    def project(self, results: Sequence[FileResult], compute: Callable[[], list[Finding]]) -> list[Finding]:
+        """Project-level findings for these results: computed again only when some file's facts changed."""
+        if self._entries is None:
+            self._load()  # the index holds the last project findings too
+        key = _digest([(r.path, r.facts) for r in results if r.facts])
+        try:
+            stored_key, findings = self._project
+            if stored_key == key and all(isinstance(f, Finding) for f in findings):
+                return list(findings)
+        except (TypeError, ValueError):  # corrupt: computed again
+            pass
+        findings = compute()
+        self._project = (key, findings)
+        self.written += 1
+        return findings
+
+    def close(self) -> None:
+        """Write the index if anything changed; drop the oldest other configurations."""
+        if not self.written or not self.writable:
+            return
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            entries = {k: v for k, v in self.entries.items() if os.path.exists(k[0])}
+            _write(self.directory / INDEX, pickle.dumps((FORMAT, entries, self._project),
+                                                        protocol=pickle.HIGHEST_PROTOCOL))
+            others = [p for p in self.directory.parent.iterdir() if p.is_dir() and p != self.directory]
+            others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in others[KEEP_CONFIGURATIONS - 1:]:
+                shutil.rmtree(old, ignore_errors=True)
+        except Exception:  # an unwritable cache only makes the next run slower
+            self.writable = False

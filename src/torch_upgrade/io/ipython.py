@@ -1,0 +1,126 @@
+"""IPython syntax in notebook cells, masked so that the cell parses as Python, and restored exactly.
+
+``%magic``, ``!shell``, ``x = !cmd``, ``obj?`` / ``?obj`` at the start of a
+logical line become ``pass  # tu-magic-<nonce>-<k>`` at the same indentation (a
+continuation line of a magic becomes a comment), so the cell keeps its number
+of lines and every other line keeps its columns. A cell magic whose body is
+Python (``%%time``) has only its first line masked; any other cell magic
+(``%%bash``, ``%%writefile``) makes the cell not Python at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from torch_upgrade.io.source import SourceError
+
+# cell magics whose body is Python: only their first line is masked
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+
+_LINE_MAGIC = re.compile(r"[%!?]|[A-Za-z_][\w.]*\s*=\s*[%!]|[A-Za-z_][\w.]*\?{1,2}\s*$")
+_CELL_MAGIC = re.compile(r"\s*%%(\w*)")
+
+
+def _logical_line_starts(lines: list[str]) -> list[bool]:
+    """For each line: does it begin a logical line (not inside brackets, a string or a continuation)?
+
+    A small scanner over quotes, brackets, comments and backslashes; it only
+    has to be right about where IPython would see an escape at a line start.
+    """
+    starts = []
+    depth, quote, continued = 0, None, False
+    for line in lines:
+        starts.append(depth == 0 and quote is None and not continued)
+        continued = False
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if quote is not None:
+                if c == "\\":
+                    i += 2
+                elif line.startswith(quote, i):
+                    i += len(quote)
+                    quote = None
+                else:
+                    i += 1
+                continue
+            if c == "#":
+                break
+            if c in "\"'":
+                quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else c
+                i += len(quote)
+                continue
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth = max(0, depth - 1)
+            elif c == "\\" and not line[i + 1:].strip():
+                continued = True
+            i += 1
+        body = line.rstrip("\r\n")
+        if quote is not None and len(quote) == 1 and not body.endswith("\\"):
+            quote = None  # an unterminated one-line string: a syntax error Python will report
+    return starts
+
+
+@dataclass
+class Masked:
+    text: str  # parses as Python; same number of lines as the cell
+    originals: dict[str, str]  # marker -> the original line (without its newline)
+
+
+def mask(source: str, nonce: str) -> Optional[Masked]:
+    """Mask IPython syntax in one cell; None when the cell is not Python (e.g. ``%%bash``)."""
+    lines = source.splitlines(keepends=True)
+    originals: dict[str, str] = {}
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    out = list(lines)
+    skip_to = -1
+    if first is not None:
+        cell_magic = _CELL_MAGIC.match(lines[first])
+        if cell_magic is not None:
+            if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
+                return None
+            skip_to = first
+
+    def replace(i: int, statement: bool) -> None:
+        line = lines[i]
+        body = line.rstrip("\r\n")
+        marker = f"tu-magic-{nonce}-{len(originals)}"
+        originals[marker] = body
+        indent = body[:len(body) - len(body.lstrip())]
+        out[i] = (f"{indent}pass  # {marker}" if statement else f"# {marker}") + line[len(body):]
+
+    starts = _logical_line_starts([line if i != skip_to else "\n" for i, line in enumerate(lines)])
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].lstrip()
+        if i == skip_to or (starts[i] and _LINE_MAGIC.match(stripped)):
+            replace(i, statement=i != skip_to)
+            while lines[i].rstrip("\r\n").endswith("\\") and i + 1 < len(lines):  # continued magic
+                i += 1
+                replace(i, statement=False)
+            if i + 1 < len(lines):  # lines after a masked one start afresh
+                starts[i + 1:] = _logical_line_starts(lines[i + 1:])
+        i += 1
+    return Masked("".join(out), originals)
+
+
+def unmask(text: str, originals: dict[str, str]) -> str:
+    """Swap every marker line back for its original text; SourceError if one went missing."""
+    if not originals:
+        return text
+    nonce_markers = "|".join(re.escape(m) for m in originals)
+    pattern = re.compile(rf"^[ \t]*(?:pass  )?# ({nonce_markers})[ \t]*(?=\r?$)", re.MULTILINE)
+    found: list[str] = []
+
+    def back(match: re.Match) -> str:
+        found.append(match.group(1))
+        return originals[match.group(1)]
+
+    restored = pattern.sub(back, text)
+    if sorted(found) != sorted(originals):
+        raise SourceError("a fix moved IPython magics; notebook left unchanged")
+    return restored

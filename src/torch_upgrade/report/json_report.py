@@ -1,0 +1,26 @@
+"""The pinned JSON schema (DESIGN.md): findings, errors, window."""
+
+from __future__ import annotations
+
+import json
+
+from torch_upgrade import __version__
+from torch_upgrade.core.model import ScanResult
+
+
+def render(result: ScanResult, *, notes=(), **_) -> str:
+    data = {
+        "version": __version__,
+        "window": result.window.as_dict(),
+        "findings": [f.as_dict() for f in result.findings],
+        "errors": [e.as_dict() for e in result.errors],
+        "notes": list(notes),  # e.g. contradictory or unparseable torch pins
+        "summary": {
+            "files": result.scanned,
+            "findings": len(result.findings),
+            "fixed": result.fixed,
+            "by_severity": {s: sum(1 for f in result.findings if f.severity == s)
+                            for s in ("error", "warning", "info", "hint")},
+        },
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

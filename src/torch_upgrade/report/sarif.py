@@ -1,0 +1,109 @@
+"""SARIF 2.1.0 for code-scanning services (GitHub code scanning, Azure DevOps, IDE viewers).
+
+One run; the driver lists every rule that fired with its explain text as
+help; each result carries its region, a stable fingerprint and, for fixable
+findings, the rewrite as text replacements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from torch_upgrade import __version__
+from torch_upgrade.io.baseline import fingerprints
+from torch_upgrade.detect.matching import severity
+from torch_upgrade.core.model import ScanResult
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
+ROOT = "%SRCROOT%"
+
+
+def _rule(rule, window) -> dict:
+    from torch_upgrade.catalog.docs import rule_markdown
+    from torch_upgrade.report.rules_view import explain_text
+
+    out = {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": " ".join(rule.why.split()) or rule.message},
+        "help": {"text": explain_text(rule), "markdown": rule_markdown(rule, level=2)},
+        "defaultConfiguration": {"level": LEVELS[severity(rule, window)]},
+        "properties": {"kind": rule.kind, "fixSafety": rule.safety, **rule.versions(),
+                       "tags": ["pytorch", "upgrade", rule.kind]},
+    }
+    uri = next((ref for ref in rule.references if ref.startswith(("https://", "http://"))), None)
+    if uri:
+        out["helpUri"] = uri
+    return out
+
+
+def _artifact(path: str) -> dict:
+    return {"uri": path, "uriBaseId": ROOT} if not os.path.isabs(path) else {"uri": Path(path).as_uri()}
+
+
+def _region(start_line, start_column, end_line, end_column) -> dict:
+    return {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column}
+
+
+def _fix(finding) -> dict:
+    fix = finding.fix
+    what = "safe" if fix.safety == "safe" else f"unsafe: {fix.reason}" if fix.reason else "unsafe"
+    return {
+        "description": {"text": f"Replace with {fix.replacement} ({what})" if fix.replacement else what},
+        "artifactChanges": [{
+            "artifactLocation": _artifact(finding.path),
+            "replacements": [{"deletedRegion": _region(e.start_line, e.start_column, e.end_line, e.end_column),
+                              "insertedContent": {"text": e.text}} for e in fix.text_edits],
+        }],
+    }
+
+
+def _result(finding, index: dict, fingerprint: str) -> dict:
+    out = {
+        "ruleId": finding.rule_id,
+        "ruleIndex": index[finding.rule_id],
+        "level": LEVELS[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": _artifact(finding.path),
+            "region": _region(finding.line, finding.column, finding.end_line, finding.end_column),
+        }}],
+        "partialFingerprints": {"torchUpgrade/v1": fingerprint},
+        "properties": {"severity": finding.severity, "release": finding.release, "kind": finding.kind,
+                       "fixability": finding.fixability},
+    }
+    if finding.snippet:
+        out["locations"][0]["physicalLocation"]["region"]["snippet"] = {"text": finding.snippet}
+    if finding.cell is not None:
+        out["properties"]["cell"] = finding.cell
+    if finding.fix is not None and finding.fix.text_edits:
+        out["fixes"] = [_fix(finding)]
+    return out
+
+
+def render(result: ScanResult, *, notes=(), **_) -> str:
+    fired = sorted({f.rule_id for f in result.findings})
+    by_id = {r.id: r for r in result.rules}
+    rules = [_rule(by_id[i], result.window) for i in fired if i in by_id]
+    index = {r["id"]: n for n, r in enumerate(rules)}
+    prints = fingerprints(result.findings, Path.cwd())
+    notifications = [{"level": "error", "message": {"text": e.message},
+                      "locations": [{"physicalLocation": {"artifactLocation": _artifact(e.path)}}]}
+                     for e in result.errors]
+    notifications += [{"level": "note", "message": {"text": note}} for note in notes]
+    run = {
+        "tool": {"driver": {"name": "torch-upgrade", "version": __version__, "semanticVersion": __version__,
+                            "rules": rules}},
+        "originalUriBaseIds": {ROOT: {"uri": Path.cwd().as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{"executionSuccessful": not result.errors,
+                         "toolExecutionNotifications": notifications}],
+        "results": [_result(f, index, fp) for f, fp in zip(result.findings, prints) if f.rule_id in index],
+        "properties": {"window": result.window.as_dict()},
+    }
+    data = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
