@@ -14,7 +14,8 @@ from torch_upgrade.pipeline import unit as filescan
 from torch_upgrade.detect import matching
 from torch_upgrade.cli import main
 from torch_upgrade.engine.scan import scan
-from torch_upgrade.core.model import Fix, Replace
+from torch_upgrade.core.model import Fix
+from torch_upgrade.fix.edits import Replace
 
 MIXED = """\
 import torch

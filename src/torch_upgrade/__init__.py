@@ -1,3 +1,5 @@
 """torch-upgrade: the upgrade advisor for PyTorch codebases."""
 
-__version__ = "0.1.0"
+from torch_upgrade.core.meta import VERSION as __version__
+
+__all__ = ["__version__"]

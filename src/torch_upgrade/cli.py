@@ -9,7 +9,7 @@ from typing import Optional
 
 import click
 
-from torch_upgrade import __version__
+from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Optional, Union
-
-if TYPE_CHECKING:  # syntax nodes appear in results only while a file is being analysed
-    import libcst as cst
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 SEVERITY_ORDER = {"hint": 0, "info": 1, "warning": 2, "error": 3}
 
@@ -25,30 +22,26 @@ class ImportSpec:
         return f"from {self.module} import {self.name}" + (f" as {self.asname}" if self.asname else "")
 
 
-@dataclass
-class Replace:
-    """Replace one node (by identity) with another, or remove it."""
-
-    node: cst.CSTNode
-    new: Union[cst.CSTNode, cst.RemovalSentinel]
 
 
-@dataclass
-class MoveImport:
-    """Move ``alias`` out of the ``from ... import`` statement into ``from module import name``."""
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the text from (start_line, start_column) up to, not including, (end_line, end_column).
 
-    statement: cst.ImportFrom
-    alias: cst.ImportAlias
-    module: str
-    name: str
+    Lines and columns are 1-based and count code points; an empty range is an insertion.
+    """
 
-
-Edit = Union[Replace, MoveImport]
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    text: str
 
 
 @dataclass
 class Fix:
-    edits: list
+    # what the rewrite does to the parsed tree (``fix.edits``): only while a file is analysed
+    edits: list[Any]
     imports: tuple[ImportSpec, ...] = ()
     safety: str = "safe"  # "safe" | "unsafe"
     reason: str = ""  # why unsafe
@@ -57,7 +50,8 @@ class Fix:
     # names whose references this fix removes (candidates for unused-import cleanup)
     released: tuple[str, ...] = ()
     # the rewrite as text edits on the file (computed only when a report needs them, see fixtext.py)
-    text_edits: tuple = ()
+    text_edits: tuple[TextEdit, ...] = ()
+    moves_import: bool = False  # the rewrite moves an import (kept when ``edits`` are dropped)
 
     def as_dict(self) -> dict:
         out = {"safety": self.safety, "replacement": self.replacement}
@@ -85,7 +79,7 @@ class Finding:
     cell: Optional[int] = None
     snippet: str = ""  # the flagged source lines
     statement_line: Optional[int] = None  # first line of the enclosing statement (suppression comments)
-    node: Optional[cst.CSTNode] = field(default=None, repr=False, compare=False)
+    node: Any = field(default=None, repr=False, compare=False)  # the syntax node, while analysed
 
     @property
     def fixability(self) -> str:
@@ -161,20 +155,3 @@ class ScanResult:
     def failing(self, fail_on: str) -> list[Finding]:
         floor = SEVERITY_ORDER[fail_on]
         return [f for f in self.findings if SEVERITY_ORDER[f.severity] >= floor]
-
-
-def portable(result: FileResult) -> FileResult:
-    """``result`` without syntax nodes: what reporters need, safe to pickle and cache.
-
-    Fixes keep their safety, reason, replacement text, imports and text edits;
-    their node edits (which point into one parsed tree) are dropped, except that
-    an import move stays visible to reports as a ``MoveImport`` without nodes.
-    """
-    for i, finding in enumerate(result.findings):
-        fix = finding.fix
-        if finding.node is not None or (fix is not None and fix.edits):
-            if fix is not None:
-                fix = replace(fix, edits=[replace(e, statement=None, alias=None)
-                                          for e in fix.edits if isinstance(e, MoveImport)])
-            result.findings[i] = replace(finding, node=None, fix=fix)
-    return result

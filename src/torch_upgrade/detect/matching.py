@@ -10,7 +10,8 @@ from typing import Callable, Iterable, Optional
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
-from torch_upgrade.core.model import Fix, ImportSpec, MoveImport
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.fix.edits import MoveImport
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import Window, parse_version, short
 

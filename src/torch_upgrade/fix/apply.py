@@ -9,7 +9,8 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import dotted
 from torch_upgrade.syntax.comments import CommentKeeper
-from torch_upgrade.core.model import Fix, ImportSpec, MoveImport, Replace
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.fix.edits import MoveImport, Replace
 
 
 class _Apply(CommentKeeper):

@@ -8,27 +8,13 @@ computed when a report asks for them (``Settings.fix_edits``).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import libcst as cst
 
 from torch_upgrade.fix import apply as fixing
-from torch_upgrade.core.model import Fix, MoveImport
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """Replace the text from (start_line, start_column) up to, not including, (end_line, end_column).
-
-    Lines and columns are 1-based and count code points; an empty range is an insertion.
-    """
-
-    start_line: int
-    start_column: int
-    end_line: int
-    end_column: int
-    text: str
+from torch_upgrade.core.model import Fix, TextEdit
+from torch_upgrade.fix.edits import MoveImport
 
 
 def _position(lines: Sequence[str], first: int, offset: int) -> tuple[int, int]:
@@ -111,7 +97,7 @@ def rewritten_snippet(finding) -> Optional[str]:
 
 
 def _touches_imports(fix: Fix) -> bool:
-    return bool(fix.imports or fix.released or any(isinstance(e, MoveImport) for e in fix.edits))
+    return bool(fix.imports or fix.released or fix.moves_import or any(isinstance(e, MoveImport) for e in fix.edits))
 
 
 def _import_only(edit: TextEdit) -> bool:

@@ -34,13 +34,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
 
-from torch_upgrade import __version__
+from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import FileResult, Finding
 
 if TYPE_CHECKING:
     from torch_upgrade.engine.scan import Context
 
-FORMAT = 2
+FORMAT = 3
 KEEP_CONFIGURATIONS = 8  # directories of other configurations kept before the oldest go
 INDEX = "index.pickle"
 SETTLED_NS = 2_000_000_000  # a file untouched this long before it was read can be trusted by its stat

@@ -13,6 +13,7 @@ import sys
 import threading
 import warnings
 from pathlib import Path
+from dataclasses import replace
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
@@ -23,7 +24,8 @@ from torch_upgrade.pipeline import notebook
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.engine.scan import Context, display_path, ignored_by_path
 from torch_upgrade.detect.matching import Hit, get_checker, release, severity
-from torch_upgrade.core.model import FileError, FileResult, Finding, holding, portable
+from torch_upgrade.core.model import FileError, FileResult, Finding, holding
+from torch_upgrade.fix.edits import MoveImport
 from torch_upgrade.syntax.positions import locate
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.io.source import SourceError, SourceFile, read_source, write_atomic
@@ -324,3 +326,20 @@ def deliver(result: FileResult, rel: str, source, data: Callable[[], bytes], dif
     result.fixed = applied
     result.changed = True
     return module
+
+
+def portable(result: FileResult) -> FileResult:
+    """``result`` without syntax nodes: what reporters need, safe to pickle and cache.
+
+    Fixes keep their safety, reason, replacement text, imports and text edits;
+    their node edits (which point into one parsed tree) are dropped, except that
+    whether it moves an import stays visible to reports (``moves_import``).
+    """
+    for i, finding in enumerate(result.findings):
+        fix = finding.fix
+        if finding.node is not None or (fix is not None and fix.edits):
+            if fix is not None:
+                fix = replace(fix, edits=[], moves_import=fix.moves_import or any(
+                    isinstance(e, MoveImport) for e in fix.edits))
+            result.findings[i] = replace(finding, node=None, fix=fix)
+    return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from torch_upgrade import __version__
+from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import ScanResult
 
 

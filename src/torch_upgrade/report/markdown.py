@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 
 from packaging.version import Version
 
-from torch_upgrade import __version__
+from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import ScanResult
 from torch_upgrade.report.concise import location
 

@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from torch_upgrade import __version__
+from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.io.baseline import fingerprints
 from torch_upgrade.detect.matching import severity
 from torch_upgrade.core.model import ScanResult

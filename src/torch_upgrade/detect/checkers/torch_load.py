@@ -14,7 +14,8 @@ import libcst as cst
 
 from torch_upgrade.fix.fixers import _args as A
 from torch_upgrade.detect.matching import Hit, finalize
-from torch_upgrade.core.model import Fix, Replace
+from torch_upgrade.core.model import Fix
+from torch_upgrade.fix.edits import Replace
 
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")

@@ -7,7 +7,8 @@ from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from torch_upgrade.core.model import Fix, ImportSpec, Replace
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.fix.edits import Replace
 
 _NO = object()
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torch_upgrade.core.model import Replace
+from torch_upgrade.fix.edits import Replace
 
 
 def remove(statement: cst.CSTNode, small: Optional[cst.BaseSmallStatement] = None) -> Optional[Replace]:

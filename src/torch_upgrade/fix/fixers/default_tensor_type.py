@@ -16,7 +16,8 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import dotted
 from torch_upgrade.fix.fixers import _args as A
-from torch_upgrade.core.model import Fix, Replace
+from torch_upgrade.core.model import Fix
+from torch_upgrade.fix.edits import Replace
 
 DTYPES = {"FloatTensor": "float32", "DoubleTensor": "float64"}
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from torch_upgrade.fix.fixers import _args as A
 from torch_upgrade.fix.fixers import rename
-from torch_upgrade.core.model import ImportSpec, Replace
+from torch_upgrade.core.model import ImportSpec
+from torch_upgrade.fix.edits import Replace
 
 SUBMODULES = {"torch.distributed.tensor": "2.5", "torch.distributed.device_mesh": "2.2"}
 PRIVATE = ("torch.distributed._tensor.api", "torch.distributed._tensor._")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.fix.fixers import _args as A
-from torch_upgrade.core.model import Fix, Replace
+from torch_upgrade.core.model import Fix
+from torch_upgrade.fix.edits import Replace
 
 KEYWORDS = {"parameters_and_buffers": "parameter_and_buffer_dicts"}
 

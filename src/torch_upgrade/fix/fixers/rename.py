@@ -8,7 +8,8 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Reference
 from torch_upgrade.fix.fixers._args import code
-from torch_upgrade.core.model import Fix, MoveImport, Replace
+from torch_upgrade.core.model import Fix
+from torch_upgrade.fix.edits import MoveImport, Replace
 
 
 def renamed(table: dict, qualname: str) -> Optional[str]:

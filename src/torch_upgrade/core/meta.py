@@ -1,0 +1,3 @@
+"""The tool's own identity."""
+
+VERSION = "0.1.0"
