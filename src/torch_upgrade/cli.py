@@ -14,10 +14,11 @@ from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.catalog.ruledata import RuleDataError, load_rules
+from torch_upgrade.core.ids import id_matches
+from torch_upgrade.core.model import SEVERITIES
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
 
-SEVERITIES = ("error", "warning", "info", "hint")
 
 
 def _split(values) -> tuple[str, ...]:
@@ -184,7 +185,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
 
 
 def _known(rules, key: str) -> bool:
-    return any(r.id.startswith(key) or r.name == key for r in rules)
+    return any(id_matches(r.id, r.name, (key,)) for r in rules)
 
 
 def _rebase(glob: str, config_path: Optional[Path]) -> str:

@@ -9,7 +9,6 @@ that names the file and the entry.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -17,16 +16,13 @@ from typing import Any, Iterable, Mapping, Optional
 
 from packaging.version import Version
 
-from torch_upgrade.core.versions import parse_version
+from torch_upgrade.core.ids import id_matches
+from torch_upgrade.core.versions import parse_version, short
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older interpreters only
-    import tomli as tomllib
+from torch_upgrade.core import toml as tomllib
 
 KINDS = ("removed", "deprecated", "behavior", "opportunity")
 SAFETIES = ("safe", "unsafe", "none")
-SEVERITIES = ("error", "warning", "info", "hint")
 ID_RE = re.compile(r"^TU\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -124,14 +120,8 @@ class Rule:
         for key in ("deprecated", "removed", "changed", "available", "requires"):
             value = getattr(self, key)
             if value is not None:
-                out[key] = _short(value)
+                out[key] = short(value)
         return out
-
-
-def _short(version: Version) -> str:
-    from torch_upgrade.core.versions import short
-
-    return short(version)
 
 
 @dataclass(frozen=True)
@@ -154,10 +144,8 @@ class RuleSet:
         """Rules whose id or name starts with / equals a selected prefix, minus ignored ones."""
         select, ignore = tuple(select), tuple(ignore)
 
-        def hit(rule: Rule, keys: tuple[str, ...]) -> bool:
-            return any(rule.id.startswith(k) or rule.name == k for k in keys)
-
-        chosen = [r for r in self.rules if (not select or hit(r, select)) and not hit(r, ignore)]
+        chosen = [r for r in self.rules
+                  if (not select or id_matches(r.id, r.name, select)) and not id_matches(r.id, r.name, ignore)]
         return RuleSet(tuple(chosen))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+SEVERITIES = ("error", "warning", "info", "hint")  # most severe first
 SEVERITY_ORDER = {"hint": 0, "info": 1, "warning": 2, "error": 3}
 
 

@@ -12,36 +12,9 @@ import libcst as cst
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.fix.edits import MoveImport
+from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
-from torch_upgrade.core.versions import Window, parse_version, short
-
-
-def applies(rule: Rule, window: Window) -> bool:
-    """Whether a rule fires for this window (DESIGN.md, 'Version window')."""
-    if not rule.detect:
-        return False
-    if rule.kind == "behavior":
-        return window.crosses(rule.changed)
-    if rule.kind == "opportunity":
-        return window.reaches(rule.available)
-    return window.reaches(rule.trigger)
-
-
-def severity(rule: Rule, window: Window) -> str:
-    if rule.kind == "behavior":
-        return "info"
-    if rule.kind == "opportunity":
-        return "hint"
-    if rule.removed is not None and window.reaches(rule.removed):
-        return "error"
-    return "warning"
-
-
-def release(rule: Rule, window: Window) -> str:
-    """The release that makes the finding apply, for grouping reports."""
-    if rule.kind in ("removed", "deprecated") and rule.removed is not None and window.reaches(rule.removed):
-        return short(rule.removed)
-    return short(rule.trigger)
+from torch_upgrade.core.versions import Window
 
 
 @dataclass
@@ -145,7 +118,7 @@ class Matcher:
 
     def __init__(self, rules: RuleSet, window: Window):
         self.window = window
-        self.rules = [r for r in rules if applies(r, window)]
+        self.rules = [r for r in rules if policy.applies(r, window)]
         self.exact: dict[str, list[Rule]] = defaultdict(list)
         self.prefix: dict[str, list[Rule]] = defaultdict(list)
         self.methods: dict[str, list[Rule]] = defaultdict(list)
@@ -177,7 +150,7 @@ class Matcher:
     def _accepts(self, rule: Rule, ref: Reference) -> bool:
         m, q = rule.match, ref.qualname
         if ref.ctx == "import":
-            if rule.kind == "opportunity":  # a hint is about code that runs, not about an import
+            if not policy.on_import_line(rule):
                 return False
             return q in m.names or q in m.calls or any(
                 q == mod or q.startswith(mod + ".") for mod in m.modules)
@@ -232,7 +205,10 @@ class Matcher:
         for rule in self.checkers:
             checker = get_checker(rule.checker)
             if hasattr(checker, "check"):
-                out.extend(checker.check(analysis, rule, self.window))
+                out.extend(h for h in checker.check(analysis, rule, self.window) if h.rule is rule)
+        for hit in out:  # one place decides every fix's safety, whoever proposed it
+            if hit.fix is not None:
+                hit.fix = policy.finalize(hit.fix, hit.rule, self.window)
         return out
 
     def _fix(self, rule: Rule, ref: Reference, analysis: Analysis) -> Optional[Fix]:
@@ -240,7 +216,7 @@ class Matcher:
 
 
 def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:
-    """The rule's fix at ``ref`` (its fixer, or the rename table), with its safety decided."""
+    """The rule's fix at ``ref`` (its fixer, or the rename table); ``Matcher.match`` decides its safety."""
     ctx = FixContext(analysis, rule, window, ref.scope)
     fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
     try:
@@ -251,18 +227,17 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
         return None
     if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):
         fix.released = fix.released + (ref.dotted.split(".", 1)[0],)
-    return finalize(fix, rule, window)
+    return fix
 
 
 def once_per_file(hits: list[Hit], analysis: Analysis) -> list[Hit]:
-    """Advice-only module migrations (``match.modules`` without a fix) are reported once per
-    file, at the first place that uses the module, saying how many places there are; the
-    migration is one piece of work per file, not one per call."""
+    """Hits of rules reported once per file (``policy.once_per_file``) folded into the first
+    place that uses the module, saying how many places there are."""
     order = {id(ref): i for i, ref in enumerate(analysis.references)}
     groups: dict[str, list[Hit]] = defaultdict(list)
     out: list[Hit] = []
     for hit in hits:
-        if hit.rule.match.modules and not hit.rule.fixable and hit.ref is not None:
+        if policy.once_per_file(hit.rule) and hit.ref is not None:
             groups[hit.rule.id].append(hit)
         else:
             out.append(hit)
@@ -270,26 +245,9 @@ def once_per_file(hits: list[Hit], analysis: Analysis) -> list[Hit]:
         places = {id(h.node) for h in group}
         first = min(group, key=lambda h: order.get(id(h.ref), 0))
         if len(places) > 1:
-            first.message = f"{first.rule.message} ({len(places)} places in this file; reported once)"
+            first.message = policy.reported_once(first.rule, len(places))
         out.append(first)
     return out
-
-
-def finalize(fix: Fix, rule: Rule, window: Window) -> Fix:
-    """Decide a fix's safety from the rule, the fixer's verdict and the window."""
-    reasons = []
-    if fix.safety == "unsafe" and fix.reason:
-        reasons.append(fix.reason)
-    if rule.safety == "unsafe":
-        reasons.append(rule.safety_note)
-    needs = [v for v in (rule.requires, parse_version(fix.requires) if fix.requires else None) if v]
-    if needs:
-        need = max(needs)
-        if not window.supports_from_start(need):
-            reasons.append(f"needs torch >= {short(need)}, but the project supports torch {short(window.low)}")
-    fix.safety = "unsafe" if reasons else "safe"
-    fix.reason = "; ".join(dict.fromkeys(r for r in reasons if r))
-    return fix
 
 
 def _renamed(rule: Rule, qualname: Optional[str]) -> bool:

@@ -111,7 +111,8 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
     applies, so the user is not told the same thing twice; silencing the other one
     with a comment does not bring it out (a suppression never adds findings).
     """
-    from torch_upgrade.detect.matching import get_checker, release, severity
+    from torch_upgrade.catalog.policy import quiet, release, severity
+    from torch_upgrade.detect.matching import get_checker
 
     out = []
     applies = {f.rule_id for r in results for f in r.findings}
@@ -131,8 +132,8 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
                 message=message, release=release(rule, ctx.settings.window), kind=rule.kind,
                 snippet=fact.get("snippet", ""), cell=fact.get("cell"),
             ))
-    quiet = {r.id for r in ctx.matcher.checkers if applies.intersection(r.yields_to)}
-    return [f for f in out if f.rule_id not in quiet]
+    silenced = quiet(ctx.matcher.checkers, applies)
+    return [f for f in out if f.rule_id not in silenced]
 
 
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from torch_upgrade.core import toml as tomllib
 
 
 class ConfigError(ValueError):

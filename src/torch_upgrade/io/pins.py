@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
@@ -19,10 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.core.versions import RELEASES, short
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from torch_upgrade.core import toml as tomllib
 
 TORCH_NAMES = {"torch", "pytorch"}
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml", "Pipfile")

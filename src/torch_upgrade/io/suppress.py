@@ -16,6 +16,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
+from torch_upgrade.core.ids import id_matches
+
 _LINE = re.compile(r"#\s*torch-upgrade\s*:\s*ignore(?!-)(?:\[([^\]]*)\])?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*([A-Za-z][A-Za-z0-9_\-]*(?:[,\s]+[A-Za-z][A-Za-z0-9_\-]*)*))?",
                    re.IGNORECASE)
@@ -34,7 +36,7 @@ def _ids(group: Optional[str]):
 def _covers(ids, rule_id: str, rule_name: str) -> bool:
     if ids is ALL:
         return True
-    return any(rule_id.startswith(i) or i == rule_name for i in ids)
+    return id_matches(rule_id, rule_name, ids)
 
 
 def line_suppression(comment: str):

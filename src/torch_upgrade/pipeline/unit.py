@@ -23,7 +23,8 @@ from torch_upgrade.fix import apply as fixing
 from torch_upgrade.pipeline import notebook
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.engine.scan import Context, display_path, ignored_by_path
-from torch_upgrade.detect.matching import Hit, get_checker, release, severity
+from torch_upgrade.catalog.policy import release, severity
+from torch_upgrade.detect.matching import Hit, get_checker
 from torch_upgrade.core.model import FileError, FileResult, Finding, holding
 from torch_upgrade.fix.edits import MoveImport
 from torch_upgrade.syntax.positions import locate

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.io.baseline import fingerprints
-from torch_upgrade.detect.matching import severity
+from torch_upgrade.catalog.policy import severity
 from torch_upgrade.core.model import ScanResult
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

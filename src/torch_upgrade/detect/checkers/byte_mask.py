@@ -16,7 +16,7 @@ import libcst as cst
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import qualnames
 from torch_upgrade.fix.fixers import _args as A
-from torch_upgrade.detect.matching import Hit, finalize
+from torch_upgrade.detect.matching import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.fix.edits import Replace
 
@@ -84,6 +84,6 @@ def check(analysis, rule, window):
                             f"{arg.keyword.value}={A.code(value)} is a uint8 mask, an error for "
                             f"nn.MultiheadAttention/nn.Transformer since torch 2.0: pass a bool mask "
                             f"(same meaning: True = masked)"))
-                        hit.fix = finalize(_fix(value), rule, window)
+                        hit.fix = _fix(value)
                         out.append(hit)
     return out

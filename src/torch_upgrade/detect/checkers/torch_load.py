@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.fix.fixers import _args as A
-from torch_upgrade.detect.matching import Hit, finalize
+from torch_upgrade.detect.matching import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.fix.edits import Replace
 
@@ -54,6 +54,6 @@ def check(analysis, rule, window):
             continue
         hit = Hit(rule, call, ref.statement, ref=ref)
         if _into_load_state_dict(ref):
-            hit.fix = finalize(_fix(call), rule, window)
+            hit.fix = _fix(call)
         out.append(hit)
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.fix.fixers import _args as A
-from torch_upgrade.detect.matching import Hit, finalize
+from torch_upgrade.detect.matching import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.fix.edits import Replace
 
@@ -42,6 +42,6 @@ def check(analysis, rule, window):
         if isinstance(parent, cst.Attribute) and parent.value is call and parent.attr.value in IDENTITY:
             new = node.with_changes(attr=cst.Name("untyped_storage"))
             fix = Fix(edits=[Replace(node, new)], replacement=A.code(call.with_changes(func=new)), requires="2.0")
-            hit.fix = finalize(fix, rule, window)
+            hit.fix = fix
         out.append(hit)
     return out
