@@ -12,7 +12,7 @@ import functools
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from helpers import settings
-from torch_upgrade.engine import scan as engine
+from torch_upgrade.pipeline.context import Context
 from torch_upgrade.pipeline import unit as filescan
 from torch_upgrade.catalog.ruledata import load_rules
 
@@ -40,8 +40,8 @@ SEPARATORS = ("\n", "\n\n", "\n# comment\n", "\n\n\n")
 
 
 @functools.lru_cache(maxsize=None)
-def context(low: str, unsafe: bool) -> engine.Context:
-    return engine.Context.build(settings(low, fix=True, unsafe_fixes=unsafe))
+def context(low: str, unsafe: bool) -> Context:
+    return Context.build(settings(low, fix=True, unsafe_fixes=unsafe))
 
 
 def fix(code: str, low: str, unsafe: bool) -> tuple[str, int]:

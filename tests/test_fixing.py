@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from helpers import scan_code, settings
 from torch_upgrade.pipeline import unit as filescan
-from torch_upgrade.detect import matching
+from torch_upgrade.detect import registry as matching
 from torch_upgrade.cli import main
 from torch_upgrade.engine.scan import scan
 from torch_upgrade.core.model import Fix

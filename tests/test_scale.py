@@ -20,9 +20,10 @@ from torch_upgrade.io import cache as cache_mod
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.report import progress
 from torch_upgrade.engine import runner
-from torch_upgrade.io.cache import FORMAT, INDEX, Cache, cache_root
+from torch_upgrade.io.cache import FORMAT, INDEX, Cache, cache_root, configuration_key
 from torch_upgrade.cli import main
-from torch_upgrade.engine.scan import Context, scan
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.pipeline.context import Context
 from torch_upgrade.report import get as reporter
 from torch_upgrade.catalog.ruledata import load_rules
 
@@ -230,7 +231,7 @@ def test_no_cache_flag_bypasses_the_cache(project, analysed):
 
 def test_cache_entry_is_per_reported_path(project):
     ctx = Context.build(settings("1.6", "2.13", cache=True))
-    cache = Cache.open(ctx)
+    cache = Cache.open(configuration_key(ctx.settings, ctx.rules.rules))
     from torch_upgrade.io.source import read_source
 
     source = read_source(project / "legacy" / "train.py")

@@ -13,11 +13,12 @@ from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
-from torch_upgrade.catalog.ruledata import RuleDataError, load_rules
+from torch_upgrade.catalog.ruledata import RuleDataError
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.model import SEVERITIES
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
+from torch_upgrade.engine.scan import shipped_rules
 
 
 
@@ -134,7 +135,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
         raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
     try:
         cfg = config_mod.load(config_path) if config_path else config_mod.discover(paths[0])
-        rules = load_rules(cached=not no_cache)
+        rules = shipped_rules(cached=not no_cache)
         config_mod.check_rule_ids(cfg, lambda k: _known(rules, k))
     except (config_mod.ConfigError, RuleDataError) as exc:
         raise click.UsageError(str(exc)) from None
@@ -252,7 +253,7 @@ def rules_command(fmt: str) -> None:
     from torch_upgrade.report.rules_view import rules_json, rules_text
 
     try:
-        rules = load_rules()
+        rules = shipped_rules()
     except RuleDataError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(rules_json(rules) if fmt == "json" else rules_text(rules, color=_color(None)), nl=False)
@@ -264,7 +265,7 @@ def explain(rule_id: str) -> None:
     """Explain a rule: what changed, why, before/after, fix safety, references."""
     from torch_upgrade.report.rules_view import explain_text
 
-    rules = load_rules()
+    rules = shipped_rules()
     rule = rules.by_id(rule_id.strip())
     if rule is None:
         raise click.UsageError(f"unknown rule {rule_id!r}; run 'torch-upgrade rules' to list them")

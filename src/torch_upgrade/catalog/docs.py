@@ -14,8 +14,7 @@ from typing import Optional, Sequence
 
 from packaging.version import Version
 
-from torch_upgrade.catalog.ruledata import Rule, RuleSet, load_rules
-from torch_upgrade.report.rules_view import SAFETY_WORDS
+from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet, load_rules
 
 DEFAULT_PATH = Path("docs") / "rules.md"
 KIND_WORDS = {"removed": "Removed", "deprecated": "Deprecated", "behavior": "Behaviour change",

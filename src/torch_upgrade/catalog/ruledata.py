@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from packaging.version import Version
 
@@ -23,6 +23,7 @@ from torch_upgrade.core import toml as tomllib
 
 KINDS = ("removed", "deprecated", "behavior", "opportunity")
 SAFETIES = ("safe", "unsafe", "none")
+SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
 ID_RE = re.compile(r"^TU\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -344,17 +345,23 @@ def load_dir(directory: Path) -> RuleSet:
     return RuleSet(tuple(rules))
 
 
-@lru_cache(maxsize=2)
-def load_rules(cached: bool = True) -> RuleSet:
-    """The shipped rules. Parsing the TOML takes longer than a warm re-scan, so the
-    parsed set is kept in the user cache (keyed by the files' names and bytes)."""
-    directory = rules_dir()
-    if not cached:
-        return load_dir(directory)
-    from torch_upgrade.io.cache import memo
+Memo = Callable[[str, Sequence[Any], Callable[[], RuleSet]], RuleSet]
 
+
+def load_rules(memo: Optional[Memo] = None) -> RuleSet:
+    """The shipped rules. Parsing the TOML takes longer than a warm re-scan, so a caller
+    may pass ``memo`` (the user cache's, ``io.cache.memo``) to keep the parsed set, keyed
+    by the files' names and bytes; within one process they are parsed once."""
+    directory = rules_dir()
+    if memo is None:
+        return _load_dir_once(directory)
     try:
         key = [(p.name, p.read_bytes()) for p in sorted(directory.glob("*.toml"))]
     except OSError:
         return load_dir(directory)  # reports the unreadable file
-    return memo("rules", key, lambda: load_dir(directory))
+    return memo("rules", key, lambda: _load_dir_once(directory))
+
+
+@lru_cache(maxsize=2)
+def _load_dir_once(directory: Path) -> RuleSet:
+    return load_dir(directory)

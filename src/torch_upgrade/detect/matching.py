@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
@@ -15,6 +14,7 @@ from torch_upgrade.fix.edits import MoveImport
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.registry import get_checker, get_fixer
 
 
 @dataclass
@@ -95,22 +95,6 @@ class FixContext:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.analysis.module.code_for_node(node)
-
-
-Fixer = Callable[[Reference, FixContext], Optional[Fix]]
-_FIXERS: dict[str, Fixer] = {}
-
-
-def get_fixer(name: str) -> Fixer:
-    fixer = _FIXERS.get(name)
-    if fixer is None:
-        module = importlib.import_module(f"torch_upgrade.fix.fixers.{name}")
-        fixer = _FIXERS[name] = module.fix
-    return fixer
-
-
-def get_checker(name: str):
-    return importlib.import_module(f"torch_upgrade.detect.checkers.{name}")
 
 
 class Matcher:

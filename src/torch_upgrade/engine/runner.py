@@ -11,13 +11,16 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 from torch_upgrade.pipeline import notebook
 from torch_upgrade.io.cache import Cache, file_stat
-from torch_upgrade.engine.scan import Context, Progress, display_path
+from torch_upgrade.core.paths import display_path
+from torch_upgrade.pipeline.context import Context
 from torch_upgrade.core.model import FileError, FileResult
 from torch_upgrade.io.source import SourceError, decode, read_bytes, read_source
+
+Progress = Callable[[int, int], None]  # (files analysed, files to analyse)
 
 # Below this much source to analyse (about a second of parsing), workers are not worth starting.
 INLINE_BYTES = 48_000

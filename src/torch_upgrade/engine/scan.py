@@ -8,100 +8,25 @@ a re-scan answered from the cache never loads the parser.
 
 from __future__ import annotations
 
-import fnmatch
-import os
-from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
-from torch_upgrade.io.cache import Cache
-from torch_upgrade.io.discovery import discover
-from torch_upgrade.core.model import FileResult, Finding, ScanResult
+from torch_upgrade.catalog.policy import quiet, release, severity
 from torch_upgrade.catalog.ruledata import RuleSet, load_rules
+from torch_upgrade.core.model import FileResult, Finding, ScanResult
+from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
-
-if TYPE_CHECKING:
-    from torch_upgrade.detect.matching import Matcher
-
-Progress = Callable[[int, int], None]  # (files analysed, files to analyse)
-
-
-@dataclass
-class Context:
-    """Per-process state derived from the settings: the selected rules, and the
-    matcher and prefilter words, built on first use (only files that must be
-    analysed need them)."""
-
-    settings: Settings
-    rules: RuleSet
-
-    @classmethod
-    def build(cls, settings: Settings, rules: Optional[RuleSet] = None) -> "Context":
-        return cls(settings, (rules or load_rules()).select(settings.select, settings.ignore))
-
-    @cached_property
-    def matcher(self) -> "Matcher":
-        from torch_upgrade.detect.matching import Matcher
-
-        return Matcher(self.rules, self.settings.window)
-
-    @cached_property
-    def prefilter(self) -> tuple[tuple[str, ...], ...]:
-        """Groups of words: a file is analysed when it contains every word of some group.
-
-        The names rules match come first (most files that matter contain ``torch``,
-        which ends the search early), then the checkers' words (see ``checkers``).
-        """
-        from torch_upgrade.detect.matching import get_checker
-
-        groups = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
-        for rule in self.matcher.checkers:
-            for entry in getattr(get_checker(rule.checker), "WORDS", ("torch",)):
-                groups.append((entry,) if isinstance(entry, str) else tuple(entry))
-        return tuple(dict.fromkeys(groups))
-
-    def wanted(self, text: str) -> bool:
-        """The text prefilter: False when no selected rule can match ``text``.
-
-        Plain substring tests (far faster than one regular expression of all the
-        words), each word looked for at most once.
-        """
-        if not self.prefilter:
-            return True
-        found: dict[str, bool] = {}
-
-        def has(word: str) -> bool:
-            if word not in found:
-                found[word] = word in text
-            return found[word]
-
-        return any(all(has(word) for word in group) for group in self.prefilter)
+from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.engine import runner
+from torch_upgrade.engine.runner import Progress
+from torch_upgrade.io.cache import Cache, configuration_key, memo
+from torch_upgrade.io.discovery import discover
+from torch_upgrade.pipeline.context import Context
 
 
-def display_path(path: Path, root: Optional[str]) -> str:
-    """``path`` as reported: relative to ``root`` (default: the working directory)."""
-    base = os.path.abspath(root or os.getcwd())
-    full = os.path.abspath(path)
-    if full.startswith(base) and full[len(base):len(base) + 1] == os.sep:
-        rel = full[len(base) + 1:]  # the common case, without os.path.relpath's cost
-    else:
-        try:
-            rel = os.path.relpath(full, base)
-        except ValueError:
-            rel = str(path)
-        if rel.startswith(".." + os.sep + ".."):
-            rel = str(path)
-    return rel.replace(os.sep, "/")
-
-
-def ignored_by_path(rel: str, rule_id: str, rule_name: str, settings: Settings) -> bool:
-    for pattern, ids in settings.per_file_ignores:
-        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel, pattern.rstrip("/") + "/*") \
-                or ("/" not in pattern and fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern)):
-            if any(rule_id.startswith(i) or i == rule_name for i in ids):
-                return True
-    return False
+def shipped_rules(cached: bool = True) -> RuleSet:
+    """The rules shipped with the tool; ``cached``: parsed once and kept in the user cache."""
+    return load_rules(memo if cached else None)
 
 
 def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Finding]:
@@ -111,9 +36,6 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
     applies, so the user is not told the same thing twice; silencing the other one
     with a comment does not bring it out (a suppression never adds findings).
     """
-    from torch_upgrade.catalog.policy import quiet, release, severity
-    from torch_upgrade.detect.matching import get_checker
-
     out = []
     applies = {f.rule_id for r in results for f in r.findings}
     for rule in ctx.matcher.checkers:
@@ -139,11 +61,10 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,
          progress: Optional[Progress] = None) -> ScanResult:
     """Scan ``paths``; ``progress(done, total)`` hears about the files being analysed."""
-    from torch_upgrade.engine import runner
-
-    ctx = Context.build(settings, rules)
+    ctx = Context.build(settings, rules or shipped_rules())
     files = list(discover([Path(p) for p in paths], settings.exclude))
-    cache = Cache.open(ctx) if settings.cache and not settings.rewriting else None
+    cache = Cache.open(configuration_key(settings, ctx.rules.rules)) \
+        if settings.cache and not settings.rewriting else None
     results = runner.run(files, ctx, progress, cache)
     if cache is not None:
         project = cache.project(results, lambda: project_findings(results, ctx))

@@ -36,9 +36,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
 
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import FileResult, Finding
-
-if TYPE_CHECKING:
-    from torch_upgrade.engine.scan import Context
+from torch_upgrade.core.settings import Settings
 
 FORMAT = 3
 KEEP_CONFIGURATIONS = 8  # directories of other configurations kept before the oldest go
@@ -98,11 +96,11 @@ def code_digest() -> str:
     return _digest(FORMAT, __version__, sys.version_info[:3], libcst, *sources)
 
 
-def configuration_key(ctx: "Context") -> str:
-    """A digest of everything besides a file's content that decides its result."""
-    settings = ctx.settings
+def configuration_key(settings: Settings, rules: Sequence[object]) -> str:
+    """A digest of everything besides a file's content that decides its result:
+    the settings that matter and the selected rules' data."""
     return _digest(code_digest(), settings.window.low, settings.window.high, settings.select,
-                   settings.ignore, settings.per_file_ignores, settings.fix_edits, ctx.rules.rules)
+                   settings.ignore, settings.per_file_ignores, settings.fix_edits, tuple(rules))
 
 
 def memo(name: str, key: Sequence, build: Callable[[], T]) -> T:
@@ -167,9 +165,10 @@ class Cache:
         self._project: tuple = ("", [])
 
     @classmethod
-    def open(cls, ctx: "Context", root: Optional[Path] = None) -> "Cache":
+    def open(cls, key: str, root: Optional[Path] = None) -> "Cache":
+        """The cache of one configuration (``configuration_key``)."""
         root = root or cache_root()
-        return cls(root / configuration_key(ctx)[:24])
+        return cls(root / key[:24])
 
     @property
     def entries(self) -> dict:

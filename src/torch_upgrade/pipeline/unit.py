@@ -22,9 +22,11 @@ from torch_upgrade.core import diffs
 from torch_upgrade.fix import apply as fixing
 from torch_upgrade.pipeline import notebook
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.engine.scan import Context, display_path, ignored_by_path
+from torch_upgrade.core.paths import display_path, ignored_by_path
+from torch_upgrade.pipeline.context import Context
 from torch_upgrade.catalog.policy import release, severity
-from torch_upgrade.detect.matching import Hit, get_checker
+from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.core.model import FileError, FileResult, Finding, holding
 from torch_upgrade.fix.edits import MoveImport
 from torch_upgrade.syntax.positions import locate

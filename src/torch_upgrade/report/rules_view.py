@@ -9,9 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from torch_upgrade.catalog.ruledata import Rule, RuleSet
-
-SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
+from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet
 
 
 def _versions(rule: Rule) -> str:

@@ -1,0 +1,67 @@
+"""What analysing a file needs besides the file: the settings, the selected rules, and
+the matcher and prefilter words built from them on first use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional
+
+from torch_upgrade.catalog.ruledata import RuleSet, load_rules
+from torch_upgrade.core.settings import Settings
+from torch_upgrade.detect.registry import get_checker
+
+if TYPE_CHECKING:
+    from torch_upgrade.detect.matching import Matcher
+
+
+@dataclass
+class Context:
+    """Per-process state derived from the settings: the selected rules, and the
+    matcher and prefilter words, built on first use (only files that must be
+    analysed need them)."""
+
+    settings: Settings
+    rules: RuleSet
+
+    @classmethod
+    def build(cls, settings: Settings, rules: Optional[RuleSet] = None) -> "Context":
+        """The context for ``settings``, selecting from ``rules`` (default: the shipped ones)."""
+        return cls(settings, (rules or load_rules()).select(settings.select, settings.ignore))
+
+    @cached_property
+    def matcher(self) -> Matcher:
+        # imported on first use, not to break a cycle: a re-scan answered from the cache never loads LibCST
+        from torch_upgrade.detect.matching import Matcher
+
+        return Matcher(self.rules, self.settings.window)
+
+    @cached_property
+    def prefilter(self) -> tuple[tuple[str, ...], ...]:
+        """Groups of words: a file is analysed when it contains every word of some group.
+
+        The names rules match come first (most files that matter contain ``torch``,
+        which ends the search early), then the checkers' words (see ``checkers``).
+        """
+        groups = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
+        for rule in self.matcher.checkers:
+            for entry in getattr(get_checker(rule.checker), "WORDS", ("torch",)):
+                groups.append((entry,) if isinstance(entry, str) else tuple(entry))
+        return tuple(dict.fromkeys(groups))
+
+    def wanted(self, text: str) -> bool:
+        """The text prefilter: False when no selected rule can match ``text``.
+
+        Plain substring tests (far faster than one regular expression of all the
+        words), each word looked for at most once.
+        """
+        if not self.prefilter:
+            return True
+        found: dict[str, bool] = {}
+
+        def has(word: str) -> bool:
+            if word not in found:
+                found[word] = word in text
+            return found[word]
+
+        return any(all(has(word) for word in group) for group in self.prefilter)
