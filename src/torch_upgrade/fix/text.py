@@ -1,4 +1,4 @@
-"""A fix as plain text edits on the original file, for reports that carry fixes (SARIF).
+"""A fix as plain text edits on the original file, for reports that carry fixes (SARIF, markdown).
 
 Each fix is applied alone to the parsed module and the result compared with
 the original text, so the edits include added and removed imports. Only
@@ -8,13 +8,12 @@ computed when a report asks for them (``Settings.fix_edits``).
 from __future__ import annotations
 
 import difflib
-from typing import Optional, Sequence
+from typing import Sequence
 
 import libcst as cst
 
 from torch_upgrade.fix import apply as fixing
 from torch_upgrade.core.model import Fix, TextEdit
-from torch_upgrade.fix.edits import MoveImport
 
 
 def _position(lines: Sequence[str], first: int, offset: int) -> tuple[int, int]:
@@ -58,48 +57,3 @@ def text_edits(module: cst.Module, fix: Fix) -> tuple[TextEdit, ...]:
     if not applied:
         return ()
     return diff_edits(module.code, new.code)
-
-
-def rewritten_snippet(finding) -> Optional[str]:
-    """The flagged lines as the fix leaves them, or None when the fix reaches beyond them.
-
-    Edits outside the flagged lines that only touch imports are left out (reports list the
-    imports separately).
-    """
-    fix = finding.fix
-    if fix is None or not fix.text_edits or not finding.snippet:
-        return None
-    text = finding.snippet + "\n"
-    starts = [0]
-    for line in text.split("\n")[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    first, last = finding.line, finding.line + len(starts) - 2
-
-    def offset(line: int, column: int) -> int:
-        return starts[line - first] + column - 1
-
-    inside = []
-    for edit in fix.text_edits:
-        last_touched = edit.end_line - 1 if edit.end_column == 1 and edit.end_line > edit.start_line else edit.end_line
-        if first <= edit.start_line and last_touched <= last:
-            inside.append(edit)
-        elif edit.start_line <= last and last_touched >= first:
-            return None  # the rewrite reaches beyond the flagged lines: no faithful before/after
-        elif not (_touches_imports(fix) or _import_only(edit)):
-            return None
-    if not inside:
-        return None
-    for edit in sorted(inside, key=lambda e: (e.start_line, e.start_column), reverse=True):
-        start, end = offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
-        text = text[:start] + edit.text + text[end:]
-    text = text.replace("\r\n", "\n")
-    return text[:-1] if text.endswith("\n") else text
-
-
-def _touches_imports(fix: Fix) -> bool:
-    return bool(fix.imports or fix.released or fix.moves_import or any(isinstance(e, MoveImport) for e in fix.edits))
-
-
-def _import_only(edit: TextEdit) -> bool:
-    return all(line.lstrip().startswith(("import ", "from ")) or not line.strip()
-               for line in edit.text.splitlines())

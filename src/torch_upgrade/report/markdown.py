@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter, defaultdict
+from typing import Optional
 
 from packaging.version import Version
 
 from torch_upgrade.core.meta import VERSION as __version__
-from torch_upgrade.core.model import ScanResult
+from torch_upgrade.core.model import Finding, Fix, ScanResult, TextEdit
 from torch_upgrade.report.concise import location
 
 COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Behaviour changes"),
@@ -59,7 +60,6 @@ def _dedent_pair(before: str, after: str) -> tuple[str, str]:
 
 
 def _location(finding) -> list[str]:
-    from torch_upgrade.fix.text import rewritten_snippet
 
     fix = finding.fix
     status = {"fixable": "safe automatic fix (`--fix`)",
@@ -191,3 +191,48 @@ def render(result: ScanResult, *, notes=(), **_) -> str:
         for rule_id in sorted(by_release[rel]):
             out += _rule_section(rule_id, by_release[rel][rule_id], rules.get(rule_id))
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def rewritten_snippet(finding: Finding) -> Optional[str]:
+    """The flagged lines as the fix leaves them, or None when the fix reaches beyond them.
+
+    Edits outside the flagged lines that only touch imports are left out (reports list the
+    imports separately).
+    """
+    fix = finding.fix
+    if fix is None or not fix.text_edits or not finding.snippet:
+        return None
+    text = finding.snippet + "\n"
+    starts = [0]
+    for line in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    first, last = finding.line, finding.line + len(starts) - 2
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - first] + column - 1
+
+    inside = []
+    for edit in fix.text_edits:
+        last_touched = edit.end_line - 1 if edit.end_column == 1 and edit.end_line > edit.start_line else edit.end_line
+        if first <= edit.start_line and last_touched <= last:
+            inside.append(edit)
+        elif edit.start_line <= last and last_touched >= first:
+            return None  # the rewrite reaches beyond the flagged lines: no faithful before/after
+        elif not (_touches_imports(fix) or _import_only(edit)):
+            return None
+    if not inside:
+        return None
+    for edit in sorted(inside, key=lambda e: (e.start_line, e.start_column), reverse=True):
+        start, end = offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
+        text = text[:start] + edit.text + text[end:]
+    text = text.replace("\r\n", "\n")
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _touches_imports(fix: Fix) -> bool:
+    return bool(fix.imports or fix.released or fix.moves_import)
+
+
+def _import_only(edit: TextEdit) -> bool:
+    return all(line.lstrip().startswith(("import ", "from ")) or not line.strip()
+               for line in edit.text.splitlines())
