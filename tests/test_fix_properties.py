@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from helpers import settings
 from torch_upgrade.pipeline.context import Context
 from torch_upgrade.pipeline import unit as filescan
+from torch_upgrade.syntax.parse import parse_module
 from torch_upgrade.catalog.ruledata import load_rules
 
 EXAMPLES = sorted({e.code for r in load_rules() if r.detect for e in r.invalid})
@@ -46,7 +47,7 @@ def context(low: str, unsafe: bool) -> Context:
 
 def fix(code: str, low: str, unsafe: bool) -> tuple[str, int]:
     ctx = context(low, unsafe)
-    module, applied = filescan.fix_module(filescan._parse(code), code, "generated.py", ctx)
+    module, applied = filescan.fix_module(parse_module(code), code, "generated.py", ctx)
     return module.code, applied
 
 

@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
-from torch_upgrade.pipeline import notebook
 from torch_upgrade.io.cache import Cache, file_stat
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.pipeline.context import Context
 from torch_upgrade.core.model import FileError, FileResult
-from torch_upgrade.io.source import SourceError, decode, read_bytes, read_source
+from torch_upgrade.io.source import SourceError, decode, is_notebook, read_bytes
 
 Progress = Callable[[int, int], None]  # (files analysed, files to analyse)
 
@@ -42,7 +41,7 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
     for index, path in enumerate(files):
         rel = display_path(path, settings.root)
         full = os.path.abspath(path)
-        if path.suffix == notebook.SUFFIX:  # read, checked and (not) cached by the notebook module
+        if is_notebook(path):  # JSON, read and checked by the pipeline; not cached as source text
             if path.exists():
                 todo.append((index, path, rel, path.stat().st_size))
             else:
@@ -102,17 +101,9 @@ def _execute(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) 
 
 def analyse(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
     """Read and scan one file; the digest is of the bytes actually analysed (None: not cacheable)."""
-    from torch_upgrade.pipeline.unit import scan_file, scan_source  # LibCST: only when a file is analysed
+    from torch_upgrade.pipeline.unit import scan_path  # LibCST: only when a file is analysed
 
-    if path.suffix == notebook.SUFFIX:  # cells are joined, masked and spliced by the notebook module
-        return None, scan_file(path, ctx)
-    try:
-        source = read_source(path)
-    except SourceError as exc:
-        return None, FileResult(path=rel, errors=[FileError(rel, str(exc))])
-    if not ctx.wanted(source.text):
-        return None, FileResult(path=rel)
-    return source.digest, scan_source(source, rel, ctx)
+    return scan_path(path, rel, ctx)
 
 
 def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress]) -> Iterator[Outcome]:

@@ -12,6 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def is_notebook(path: Path) -> bool:
+    """Whether ``path`` is read as a Jupyter notebook (JSON) rather than as Python source."""
+    return path.suffix == NOTEBOOK_SUFFIX
+
+
 class SourceError(Exception):
     """A file could not be read, decoded or written; the message is one line."""
 

@@ -1,95 +1,214 @@
-"""One file: parse it, analyse it once, match the rules, fix, and turn hits into findings.
+"""The analysis unit: one program, read from a .py file or joined from a notebook's code cells,
+parsed, analysed once, fixed until stable, verified, written back, and turned into findings.
 
-This is the part of a scan that needs LibCST; ``engine`` imports it only when
-a file must actually be analysed, so a fully cached re-scan never loads it.
+Everything here is the same for files and notebooks; a :class:`Unit` says only how its
+program maps back onto the file (cell and line) and how a rewritten program becomes the
+file's new bytes. ``scan_path`` decides, once, how a path is read.
 """
 
 from __future__ import annotations
 
 import ast
-import itertools
-import re
-import sys
-import threading
 import warnings
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from dataclasses import replace
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
-from torch_upgrade.core import diffs
-from torch_upgrade.fix import apply as fixing
-from torch_upgrade.pipeline import notebook
-from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.core.paths import display_path, ignored_by_path
-from torch_upgrade.pipeline.context import Context
 from torch_upgrade.catalog.policy import release, severity
+from torch_upgrade.core import diffs
+from torch_upgrade.core.model import FileError, FileResult, Finding, holding
+from torch_upgrade.core.paths import ignored_by_path
+from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.matching import Hit
 from torch_upgrade.detect.registry import get_checker
-from torch_upgrade.core.model import FileError, FileResult, Finding, holding
+from torch_upgrade.fix import apply as fixing
 from torch_upgrade.fix.edits import MoveImport
-from torch_upgrade.syntax.positions import locate
-from torch_upgrade.core.settings import Settings
-from torch_upgrade.io.source import SourceError, SourceFile, read_source, write_atomic
+from torch_upgrade.fix.text import text_edits
+from torch_upgrade.io import notebook as nb
+from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_source, write_atomic
 from torch_upgrade.io.suppress import Suppressions
+from torch_upgrade.pipeline.context import Context
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message
+from torch_upgrade.syntax.positions import locate
 
 MAX_FIX_PASSES = 8
 
-_STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed: room for deeply nested code
-_RECURSION_LIMIT = 12000
+
+@dataclass
+class Rendered:
+    """A rewritten program as the file's new bytes, and as a diff for --diff (both computed on demand)."""
+
+    data: Callable[[], bytes]
+    diff: Callable[[], str]
 
 
-_MAX_NESTING = 500  # CPython itself refuses more than 200 nested brackets
-_NOT_BRACKETS = re.compile(r"[^()\[\]{}]+")
-_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+@dataclass
+class Unit:
+    """One program to analyse, and how it maps back onto its file.
 
-
-def nesting(text: str) -> int:
-    """Maximum bracket depth (an upper bound: brackets in strings count too), at C speed."""
-    brackets = _NOT_BRACKETS.sub("", text)
-    return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
-
-
-def _parse(text: str) -> cst.Module:
-    if nesting(text) > _MAX_NESTING:
-        raise RecursionError("nesting")
-    return cst.parse_module(text)
-
-
-def _on_big_stack(fn, *args):
-    """Run ``fn`` in a thread with a large stack.
-
-    LibCST's native parser recurses on the calling thread's stack and crashes
-    the process (not an exception) on pathologically nested code; a big stack
-    plus Python's recursion limit turns that into a RecursionError we report.
+    ``render`` turns a rewritten program into the file's new bytes (None: the file would
+    not change); ``place`` moves findings and facts from program positions to file
+    positions; ``recover`` is asked for another program when this one does not parse
+    (a notebook drops the cells that do not parse, each with its error).
     """
-    box: dict = {}
 
-    def target():
-        try:
-            box["value"] = fn(*args)
-        except BaseException as exc:  # re-raised in the caller's thread
-            box["error"] = exc
+    rel: str
+    source: SourceFile  # what is written back to (its stat is checked before replacing it)
+    text: str
+    render: Callable[[str], Optional[Rendered]]
+    place: Optional[Callable[[FileResult], None]] = None
+    recover: Optional[Callable[[FileResult], Optional[str]]] = None
+    errors: list[FileError] = field(default_factory=list)  # found while reading, reported with the result
 
-    old_size = threading.stack_size(_STACK_BYTES)
+    @property
+    def positions_are_the_files(self) -> bool:
+        """Whether a position in the program is the same position in the file (text edits need it)."""
+        return self.place is None
+
+
+def file_unit(source: SourceFile, rel: str) -> Unit:
+    """A .py file (or text not on disk) as a unit: the program is the text."""
+
+    def render(new: str) -> Optional[Rendered]:
+        if new == source.text:
+            return None
+        return Rendered(lambda: source.encode(new), lambda: diffs.unified(source.text, new, rel))
+
+    return Unit(rel, source, source.text, render)
+
+
+def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
+    """A notebook's Python code cells as one program (see io/notebook.py)."""
+    cells = list(notebook.cells)
+    originals = {c.index: c.source for c in cells}
+
+    def render(new: str) -> Optional[Rendered]:
+        sources = notebook.split(new, cells)
+        changed = {i: s for i, s in sources.items() if s != originals[i]}
+        if not changed:
+            return None
+        data = notebook.render(changed)
+        return Rendered(lambda: data, lambda: "".join(
+            diffs.unified(originals[i], text, f"{rel}:cell {i}") for i, text in sorted(changed.items())))
+
+    def place(result: FileResult) -> None:
+        for finding in result.findings:
+            nb.place(finding, cells)
+        for fact in result.facts.values():
+            nb._place_fact(fact, cells)
+
+    def recover(result: FileResult) -> Optional[str]:
+        good = []
+        for cell in cells:
+            try:
+                parse_module(cell.masked.text)
+            except Exception as exc:
+                result.errors.append(FileError(rel, f"cell {cell.index}: {syntax_message(exc)}"))
+            else:
+                good.append(cell)
+        cells[:] = good
+        return notebook.program(cells)
+
+    return Unit(rel, notebook.source, notebook.program(cells) if cells else "", render, place, recover)
+
+
+def scan_path(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
+    """Read and scan one file; never raises for bad input. Returns the digest of the bytes
+    analysed (None: not cacheable as source text) and the portable result."""
     try:
-        worker = threading.Thread(target=target, name="torch-upgrade-file")
-        worker.start()
-    finally:
-        threading.stack_size(old_size)
-    worker.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+        if is_notebook(path):  # the one place that decides how a path is read
+            notebook = nb.load(path)
+            if not notebook.cells:
+                return None, FileResult(path=rel)
+            unit, digest = notebook_unit(notebook, rel), None
+        else:
+            source = read_source(path)
+            unit, digest = file_unit(source, rel), source.digest
+    except SourceError as exc:
+        return None, FileResult(path=rel, errors=[FileError(rel, str(exc))])
+    if not ctx.wanted(unit.text):
+        return digest, FileResult(path=rel)
+    return digest, analyse(unit, ctx)
 
 
-def _syntax_message(exc: Exception) -> str:
-    if isinstance(exc, cst.ParserSyntaxError):
-        return f"syntax error at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}"
-    if isinstance(exc, RecursionError):
-        return "too deeply nested to analyse"
-    return f"cannot parse: {exc}"
+def analyse(unit: Unit, ctx: Context) -> FileResult:
+    """Parse, analyse and (optionally) fix a unit; never raises for bad input.
+
+    The result is portable (no syntax nodes): it can cross processes and be cached.
+    """
+    return portable(on_big_stack(_analyse, unit, ctx))
+
+
+def _analyse(unit: Unit, ctx: Context) -> FileResult:
+    rel = unit.rel
+    result = FileResult(path=rel)
+    text = unit.text
+    try:
+        module = parse_module(text)
+    except Exception as exc:
+        recovered = unit.recover(result) if unit.recover is not None else None
+        try:
+            if recovered is None:
+                raise exc
+            text = recovered
+            module = parse_module(text)
+        except Exception as again:
+            result.errors.append(FileError(rel, syntax_message(again)))
+            return result
+    try:
+        if ctx.settings.rewriting:
+            # the parsed text round-trips exactly; regenerate code only after a rewrite
+            rewritten = _rewrite(unit, module, text, ctx, result)
+            if rewritten is not module:
+                module, text = rewritten, rewritten.code
+        analysis = Analysis(module)
+        hits = ctx.matcher.match(analysis)
+        result.findings = findings_for(module, text, rel, hits, ctx, analysis)
+        if ctx.settings.fix_edits and unit.positions_are_the_files:
+            _attach_text_edits(module, result.findings)
+        result.facts = _collect_facts(analysis, module, text, ctx)
+    except RecursionError:
+        result.errors.append(FileError(rel, "too deeply nested to analyse"))
+        return result
+    except SourceError as exc:
+        result.errors.append(FileError(rel, str(exc)))
+        return result
+    if unit.place is not None:
+        unit.place(result)
+    return result
+
+
+def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: FileResult) -> cst.Module:
+    """Fix ``module`` and deliver the rewrite: record its diff (--diff) or write the new bytes
+    atomically. Returns the module the findings are then computed on: the rewritten one, or the
+    original when nothing was written."""
+    original = module
+    try:
+        module, applied = fix_module(module, text, unit.rel, ctx)
+        if not applied or module.code == text:
+            return module
+        rendered = unit.render(module.code)
+    except SourceError as exc:
+        result.errors.append(FileError(unit.rel, str(exc)))
+        return original
+    if rendered is None:
+        return module
+    if ctx.settings.diff:
+        result.diff = rendered.diff()
+        result.changed = True
+        result.fixed = applied
+        return original if not ctx.settings.fix else module
+    try:
+        write_atomic(unit.source, rendered.data())
+    except SourceError as exc:
+        result.errors.append(FileError(unit.rel, str(exc)))
+        return original
+    result.fixed = applied
+    result.changed = True
+    return module
 
 
 def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context,
@@ -157,8 +276,6 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
 
 
 def _attach_text_edits(module: cst.Module, findings: Sequence[Finding]) -> None:
-    from torch_upgrade.fix.text import text_edits
-
     for finding in findings:
         if finding.fix is not None:
             finding.fix.text_edits = text_edits(module, finding.fix)
@@ -196,9 +313,9 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
                 raise SourceError(f"{note}; file left unchanged")
             break  # what is left changes nothing
         try:
-            module = _parse(code)
+            module = parse_module(code)
         except Exception as exc:  # the rewrite produced code that does not parse
-            raise SourceError(f"a fix produced code that does not parse ({_syntax_message(exc)}); file left unchanged")
+            raise SourceError(f"a fix produced code that does not parse ({syntax_message(exc)}); file left unchanged")
         applied += count
     if applied:
         _check_compiles(source_text, module.code)
@@ -237,98 +354,6 @@ def _check_compiles(before: str, after: str) -> None:
         return  # compiles, or did not compile before either: not the fix's doing
     line = f" at line {error.lineno}" if error.lineno else ""
     raise SourceError(f"a fix produced code that does not compile ({error.msg}{line}); file left unchanged")
-
-
-def scan_file(path: Path, ctx: Context) -> FileResult:
-    """Read, parse, analyse and (optionally) fix one file; never raises for bad input."""
-    rel = display_path(path, ctx.settings.root)
-    if path.suffix == notebook.SUFFIX:
-        if sys.getrecursionlimit() < _RECURSION_LIMIT:
-            sys.setrecursionlimit(_RECURSION_LIMIT)
-        return portable(_on_big_stack(notebook.scan, path, rel, ctx))
-    try:
-        source = read_source(path)
-    except SourceError as exc:
-        return FileResult(path=rel, errors=[FileError(rel, str(exc))])
-    if not ctx.wanted(source.text):
-        return FileResult(path=rel)
-    return scan_source(source, rel, ctx)
-
-
-def scan_source(source: SourceFile, rel: str, ctx: Context) -> FileResult:
-    """Parse, analyse and (optionally) fix one file already read; never raises for bad input.
-
-    The result is portable (no syntax nodes): it can cross processes and be cached.
-    """
-    if sys.getrecursionlimit() < _RECURSION_LIMIT:
-        sys.setrecursionlimit(_RECURSION_LIMIT)
-    return portable(_on_big_stack(_scan_source, source, rel, ctx))
-
-
-def _scan_source(source: SourceFile, rel: str, ctx: Context) -> FileResult:
-    settings = ctx.settings
-    result = FileResult(path=rel)
-    text = source.text
-    try:
-        module = _parse(text)
-    except Exception as exc:
-        result.errors.append(FileError(rel, _syntax_message(exc)))
-        return result
-    try:
-        if settings.rewriting:
-            rewritten = _rewrite(source, module, rel, ctx, result)
-            if rewritten is not module:
-                module, text = rewritten, rewritten.code
-        analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis)
-        # the parsed text round-trips exactly; regenerate code only after a rewrite
-        result.findings = findings_for(module, text, rel, hits, ctx, analysis)
-        if settings.fix_edits:
-            _attach_text_edits(module, result.findings)
-        result.facts = _collect_facts(analysis, module, text, ctx)
-    except RecursionError:
-        result.errors.append(FileError(rel, "too deeply nested to analyse"))
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-    return result
-
-
-def _rewrite(source: SourceFile, module: cst.Module, rel: str, ctx: Context, result: FileResult) -> cst.Module:
-    original = module
-    try:
-        module, applied = fix_module(module, source.text, rel, ctx)
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return original
-    if not applied:
-        return module
-    new_text = module.code
-    if new_text == source.text:
-        return module
-    return deliver(result, rel, source, lambda: source.encode(new_text),
-                   lambda: diffs.unified(source.text, new_text, rel), applied, original, module, ctx)
-
-
-def deliver(result: FileResult, rel: str, source, data: Callable[[], bytes], diff: Callable[[], str],
-            applied: int, original, module, ctx: Context):
-    """Finish a rewrite: record its diff (--diff) or write the new bytes atomically.
-
-    Returns the module the findings are then computed on: the rewritten one,
-    or the original when nothing was written.
-    """
-    if ctx.settings.diff:
-        result.diff = diff()
-        result.changed = True
-        result.fixed = applied
-        return original if not ctx.settings.fix else module
-    try:
-        write_atomic(source, data())
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return original
-    result.fixed = applied
-    result.changed = True
-    return module
 
 
 def portable(result: FileResult) -> FileResult:

@@ -1,7 +1,7 @@
-"""Jupyter notebooks (``.ipynb``, nbformat 4): scanned and fixed like Python files.
+"""Jupyter notebooks (``.ipynb``, nbformat 4) as programs: read, joined, split and written back.
 
 The code cells of a notebook share one namespace (``import torch`` in cell 0
-serves cell 5), so they are analysed as one program: the cells joined, a
+serves cell 5), so the pipeline analyses them as one program: the cells joined, a
 separator statement before each but the first. IPython syntax is masked first
 (see ipython.py) without moving any other line or column, and restored after
 fixing. Cells whose cell magic is not Python (``%%bash``, ``%%writefile``, ...)
@@ -21,10 +21,9 @@ from json.decoder import scanstring
 from pathlib import Path
 
 from torch_upgrade.io.ipython import Masked, mask, unmask
-from torch_upgrade.core.model import FileError, FileResult, Finding, holding
+from torch_upgrade.core.model import Finding, holding
 from torch_upgrade.io.source import SourceError, SourceFile
 
-SUFFIX = ".ipynb"
 BOM = "\ufeff"
 
 
@@ -254,90 +253,3 @@ def _place_fact(fact: dict, cells: list[Cell]) -> None:
         place(probe, cells)
         where["position"] = (probe.line, probe.column, probe.end_line, probe.end_column)
         where["cell"] = probe.cell
-
-
-def scan(path: Path, rel: str, ctx) -> FileResult:
-    """The engine's per-file work for a notebook (see filescan._scan_source)."""
-    from torch_upgrade.pipeline import unit as filescan
-    from torch_upgrade.syntax.analysis import Analysis
-
-    result = FileResult(path=rel)
-    try:
-        notebook = load(path)
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return result
-    cells = list(notebook.cells)
-    program = notebook.program(cells)
-    if not cells or not ctx.wanted(program):
-        return result
-    try:
-        module = filescan._parse(program)
-    except Exception:
-        cells = _parseable(cells, rel, result)
-        program = notebook.program(cells)
-        try:
-            module = filescan._parse(program)
-        except Exception as exc:
-            result.errors.append(FileError(rel, filescan._syntax_message(exc)))
-            return result
-    try:
-        text = program  # the parsed program round-trips exactly; regenerate code only after a rewrite
-        if ctx.settings.rewriting:
-            rewritten = _rewrite(notebook, cells, module, program, rel, ctx, result)
-            if rewritten is not module:
-                module, text = rewritten, rewritten.code
-        analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis)
-        result.findings = filescan.findings_for(module, text, rel, hits, ctx, analysis)
-        result.facts = filescan._collect_facts(analysis, module, text, ctx)
-    except RecursionError:
-        result.errors.append(FileError(rel, "too deeply nested to analyse"))
-        return result
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return result
-    for finding in result.findings:
-        place(finding, cells)
-    for fact in result.facts.values():
-        _place_fact(fact, cells)
-    return result
-
-
-def _parseable(cells: list[Cell], rel: str, result: FileResult) -> list[Cell]:
-    """The cells that parse on their own; an error line for each one that does not."""
-    from torch_upgrade.pipeline import unit as filescan
-
-    good = []
-    for cell in cells:
-        try:
-            filescan._parse(cell.masked.text)
-        except Exception as exc:
-            result.errors.append(FileError(rel, f"cell {cell.index}: {filescan._syntax_message(exc)}"))
-        else:
-            good.append(cell)
-    return good
-
-
-def _rewrite(notebook: Notebook, cells, module, program: str, rel: str, ctx, result: FileResult):
-    from torch_upgrade.core import diffs
-    from torch_upgrade.pipeline import unit as filescan
-
-    original = module
-    try:
-        module, applied = filescan.fix_module(module, program, rel, ctx)
-        if not applied or module.code == program:
-            return module
-        sources = notebook.split(module.code, cells)
-        changed = {i: s for i, s in sources.items() if s != next(c.source for c in cells if c.index == i)}
-        if not changed:
-            return module
-        data = notebook.render(changed)
-    except SourceError as exc:
-        result.errors.append(FileError(rel, str(exc)))
-        return original
-    return filescan.deliver(
-        result, rel, notebook.source, lambda: data,
-        lambda: "".join(diffs.unified(next(c.source for c in cells if c.index == i), new, f"{rel}:cell {i}")
-                        for i, new in sorted(changed.items())),
-        applied, original, module, ctx)
