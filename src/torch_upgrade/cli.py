@@ -1,4 +1,4 @@
-"""The command line: parse options into Settings, call the engine, render, exit."""
+"""The command line: parse options, resolve them through the public API, run, render, exit."""
 
 from __future__ import annotations
 
@@ -9,58 +9,14 @@ from typing import Optional
 
 import click
 
-from torch_upgrade.core.meta import VERSION as __version__
-from torch_upgrade.io import config as config_mod
-from torch_upgrade.io import pins
-from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
+from torch_upgrade import api
+from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
-from torch_upgrade.core.ids import id_matches
+from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import SEVERITIES
-from torch_upgrade.core.settings import Settings
-from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
 from torch_upgrade.engine.scan import shipped_rules
-
-
-
-def _split(values) -> tuple[str, ...]:
-    out = []
-    for value in values or ():
-        out.extend(v.strip() for v in str(value).split(",") if v.strip())
-    return tuple(out)
-
-
-def _installed_torch() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        raise click.UsageError("--to installed: torch is not installed in this environment") from None
-
-
-def _window(low: Optional[str], high: Optional[str], cfg, start: Path) -> tuple[Window, list[str]]:
-    notes: list[str] = []
-    high = high or cfg.get("to") or NEWEST
-    if high == "installed":
-        high = _installed_torch()
-    if low:
-        source = "--from"
-    elif cfg.get("from"):
-        low, source = cfg.get("from"), f"config {cfg.path.name}"
-    else:
-        pin = pins.detect(start)
-        notes.extend(pin.problems)
-        if pin.version is not None:
-            low, source = str(pin.version), pin.source
-        else:
-            low, source = OLDEST, f"no torch pin found; assuming the oldest catalog release {OLDEST}"
-    try:
-        window = Window.of(low, high, source)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
-    if window.low > window.high:
-        raise click.UsageError(f"--from {short(window.low)} is newer than --to {short(window.high)}")
-    return window, notes
+from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
+from torch_upgrade.report import progress as progress_bar
 
 
 def _color(output: Optional[str]) -> bool:
@@ -127,39 +83,20 @@ def main() -> None:
 def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt, output, fail_on,
          exit_zero, jobs, no_cache, config_path, baseline, add_ignore) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
-    from torch_upgrade.engine import scan as engine
-    from torch_upgrade import report as reporters
-
     paths = list(paths) or [Path(".")]
     if add_ignore and (diff or baseline):
         raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
     try:
-        cfg = config_mod.load(config_path) if config_path else config_mod.discover(paths[0])
-        rules = shipped_rules(cached=not no_cache)
-        config_mod.check_rule_ids(cfg, lambda k: _known(rules, k))
-    except (config_mod.ConfigError, RuleDataError) as exc:
+        resolved = api.resolve(
+            paths, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
+            exclude=exclude, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
+            jobs=jobs, cache=not no_cache)
+    except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    window, notes = _window(low, high, cfg, paths[0])
-    selected = _split(select) or tuple(cfg.get("select", ()))
-    ignored = _split(ignore) or tuple(cfg.get("ignore", ()))
-    unknown = [k for k in _split(select) + _split(ignore) if not _known(rules, k)]
-    if unknown:
-        raise click.UsageError(f"unknown rule id or prefix: {', '.join(unknown)}")
-    settings = Settings(
-        window=window, select=selected, ignore=ignored,
-        exclude=tuple(exclude) or tuple(cfg.get("exclude", ())),
-        fix=fix or bool(unsafe_fixes and not diff), diff=diff,
-        unsafe_fixes=bool(unsafe_fixes if unsafe_fixes is not None else cfg.get("unsafe-fixes", False)),
-        per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
-                               for g, ids in cfg.get("per-file-ignores", {}).items()),
-        fix_edits=fmt in NEEDS_FIX_EDITS,
-        jobs=jobs, cache=not no_cache,
-    )
-    from torch_upgrade.report import progress as progress_bar
-
+    rules, notes = resolved.rules, resolved.notes
     try:
         with progress_bar.for_scan(fmt, diff) as progress:
-            result = engine.scan(paths, settings, rules, progress=progress)
+            result = api.run(paths, resolved, progress=progress)
     except RecursionError:  # pragma: no cover - guarded per file
         raise _Failure("internal error: recursion limit") from None
     for note in notes:
@@ -183,18 +120,6 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
     if result.errors:
         sys.exit(1)
     sys.exit(0 if exit_zero or not failing else 1)
-
-
-def _known(rules, key: str) -> bool:
-    return any(id_matches(r.id, r.name, (key,)) for r in rules)
-
-
-def _rebase(glob: str, config_path: Optional[Path]) -> str:
-    """A per-file-ignores glob, written relative to its config file, made relative to the cwd."""
-    if config_path is None or "/" not in glob.rstrip("/"):
-        return glob  # a bare name pattern matches the file name anywhere
-    base = os.path.relpath(config_path.resolve().parent, Path.cwd())
-    return glob if base == "." else f"{base}/{glob}".replace(os.sep, "/")
 
 
 def _add_ignore(result) -> None:

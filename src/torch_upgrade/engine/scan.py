@@ -8,6 +8,7 @@ a re-scan answered from the cache never loads the parser.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
@@ -56,6 +57,18 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
             ))
     silenced = quiet(ctx.matcher.checkers, applies)
     return [f for f in out if f.rule_id not in silenced]
+
+
+def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Optional[RuleSet] = None
+              ) -> ScanResult:
+    """Scan one source text that is not on disk (an editor buffer, stdin) as the file ``path``."""
+    from torch_upgrade.pipeline.unit import scan_text as analyse_text  # LibCST: only when analysing
+
+    ctx = Context.build(replace(settings, fix=False, diff=False), rules or shipped_rules())
+    result = analyse_text(text, path, rel, ctx)
+    findings = sorted(result.findings + project_findings([result], ctx), key=lambda f: f.sort_key())
+    return ScanResult(window=settings.window, files=[result], findings=findings, errors=list(result.errors),
+                      rules=ctx.rules.rules, scanned=1)
 
 
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,

@@ -190,6 +190,12 @@ def load(path: Path) -> Notebook:
         raw = path.read_bytes()
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    return parse(raw, path)
+
+
+def parse(raw: bytes, path: Path) -> Notebook:
+    """A notebook from its bytes (``path``: where it is written back); SourceError when it is not
+    an nbformat 4 notebook."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

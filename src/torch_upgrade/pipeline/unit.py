@@ -134,6 +134,22 @@ def scan_path(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileRe
     return digest, analyse(unit, ctx)
 
 
+def scan_text(text: str, path: Path, rel: str, ctx: Context) -> FileResult:
+    """Scan source text that is not on disk, as the file ``path`` (never written)."""
+    raw = text.encode("utf-8")
+    try:
+        if is_notebook(path):
+            notebook = nb.parse(raw, path)
+            if not notebook.cells:
+                return FileResult(path=rel)
+            unit = notebook_unit(notebook, rel)
+        else:
+            unit = file_unit(SourceFile(path=path, raw=raw, text=text, encoding="utf-8"), rel)
+    except SourceError as exc:
+        return FileResult(path=rel, errors=[FileError(rel, str(exc))])
+    return analyse(unit, ctx)
+
+
 def analyse(unit: Unit, ctx: Context) -> FileResult:
     """Parse, analyse and (optionally) fix a unit; never raises for bad input.
 
