@@ -86,11 +86,12 @@ class Error:
 
 @dataclass(frozen=True)
 class VersionWindow:
-    """The torch versions the scan covered: ``low`` (what the code runs on today) to ``high``."""
+    """The torch versions the scan covered (the JSON report's ``from`` and ``to``): from the one
+    the code runs on today to the upgrade's target."""
 
-    low: str
-    high: str
-    source: str  # where ``low`` came from (a pin, the config, an option, or the default)
+    from_version: str
+    to_version: str
+    source: str  # where ``from_version`` came from (a pin, the config, an option, or the default)
 
 
 @dataclass(frozen=True)

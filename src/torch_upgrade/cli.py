@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
@@ -13,13 +13,13 @@ from torch_upgrade import api
 from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
 from torch_upgrade.core.meta import VERSION as __version__
-from torch_upgrade.core.model import SEVERITIES
+from torch_upgrade.core.model import SEVERITIES, ScanResult
 from torch_upgrade.engine.scan import shipped_rules
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.report import progress as progress_bar
 
 
-def _color(output: Optional[str]) -> bool:
+def _color(output: Optional[Path]) -> bool:
     if output or os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
@@ -30,7 +30,7 @@ def _color(output: Optional[str]) -> bool:
 class _Group(click.Group):
     """Turns an unexpected exception into exit code 2 with one line, as DESIGN.md pins."""
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit,
@@ -80,15 +80,17 @@ def main() -> None:
               help="Record current findings there on first use; afterwards report only new ones.")
 @click.option("--add-ignore", is_flag=True,
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
-def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt, output, fail_on,
-         exit_zero, jobs, no_cache, config_path, baseline, add_ignore) -> None:
+def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
+         ignore: tuple[str, ...], exclude: tuple[str, ...], fix: bool, unsafe_fixes: Optional[bool], diff: bool,
+         fmt: str, output: Optional[Path], fail_on: str, exit_zero: bool, jobs: int, no_cache: bool,
+         config_path: Optional[Path], baseline: Optional[Path], add_ignore: bool) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
-    paths = list(paths) or [Path(".")]
+    targets = list(paths) or [Path(".")]
     if add_ignore and (diff or baseline):
         raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
     try:
         resolved = api.resolve(
-            paths, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
+            targets, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
             exclude=exclude, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
             jobs=jobs, cache=not no_cache)
     except api.UsageError as exc:
@@ -96,7 +98,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
     rules, notes = resolved.rules, resolved.notes
     try:
         with progress_bar.for_scan(fmt, diff) as progress:
-            result = api.run(paths, resolved, progress=progress)
+            result = api.run(targets, resolved, progress=progress)
     except RecursionError:  # pragma: no cover - guarded per file
         raise _Failure("internal error: recursion limit") from None
     for note in notes:
@@ -122,7 +124,7 @@ def scan(paths, low, high, select, ignore, exclude, fix, unsafe_fixes, diff, fmt
     sys.exit(0 if exit_zero or not failing else 1)
 
 
-def _add_ignore(result) -> None:
+def _add_ignore(result: ScanResult) -> None:
     from torch_upgrade.fix.add_ignore import add_ignores
 
     outcome = add_ignores(result.findings)
@@ -136,7 +138,7 @@ def _add_ignore(result) -> None:
     sys.exit(1 if result.errors or outcome.errors else 0)
 
 
-def _apply_baseline(result, path: Path):
+def _apply_baseline(result: ScanResult, path: Path) -> ScanResult:
     from torch_upgrade.io import baseline
 
     try:

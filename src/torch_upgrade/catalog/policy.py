@@ -19,9 +19,7 @@ def applies(rule: Rule, window: Window) -> bool:
     if not rule.detect:
         return False
     if rule.kind == "behavior":
-        return window.crosses(rule.changed)
-    if rule.kind == "opportunity":
-        return window.reaches(rule.available)
+        return window.crosses(rule.trigger)
     return window.reaches(rule.trigger)
 
 

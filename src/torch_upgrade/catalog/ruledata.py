@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from packaging.version import Version
 
@@ -108,13 +108,16 @@ class Rule:
         return self.safety != "none"
 
     @property
-    def trigger(self) -> Optional[Version]:
-        """The version at which the rule starts to apply."""
+    def trigger(self) -> Version:
+        """The version at which the rule starts to apply (the schema requires it for each kind)."""
         if self.kind == "behavior":
-            return self.changed
-        if self.kind == "opportunity":
-            return self.available
-        return self.deprecated or self.removed
+            version = self.changed
+        elif self.kind == "opportunity":
+            version = self.available
+        else:
+            version = self.deprecated or self.removed
+        assert version is not None, f"{self.id}: no version for its kind"
+        return version
 
     def versions(self) -> dict[str, str]:
         out = {}
@@ -129,7 +132,7 @@ class Rule:
 class RuleSet:
     rules: tuple[Rule, ...]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
 
     def __len__(self) -> int:

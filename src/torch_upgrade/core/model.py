@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
+
+from torch_upgrade.core.versions import Window
 
 SEVERITIES = ("error", "warning", "info", "hint")  # most severe first
 SEVERITY_ORDER = {"hint": 0, "info": 1, "warning": 2, "error": 3}
@@ -54,8 +56,8 @@ class Fix:
     text_edits: tuple[TextEdit, ...] = ()
     moves_import: bool = False  # the rewrite moves an import (kept when ``edits`` are dropped)
 
-    def as_dict(self) -> dict:
-        out = {"safety": self.safety, "replacement": self.replacement}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"safety": self.safety, "replacement": self.replacement}
         if self.reason:
             out["reason"] = self.reason
         if self.imports:
@@ -88,7 +90,7 @@ class Finding:
             return "manual"
         return "fixable" if self.fix.safety == "safe" else "fixable-unsafe"
 
-    def sort_key(self):
+    def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule_id)
 
     def as_dict(self) -> dict:
@@ -120,7 +122,7 @@ class FileError:
         return {"path": self.path, "message": self.message}
 
 
-def holding(value, key: str):
+def holding(value: object, key: str) -> Iterator[dict[str, Any]]:
     """The dicts in a fact (itself, and those nested in its dicts and lists) that hold ``key``."""
     if isinstance(value, dict):
         if key in value:
@@ -137,7 +139,7 @@ class FileResult:
     path: str
     findings: list[Finding] = field(default_factory=list)
     errors: list[FileError] = field(default_factory=list)
-    facts: dict = field(default_factory=dict)  # per-file facts for project-level rules
+    facts: dict[str, Any] = field(default_factory=dict)  # per-file facts for project-level rules
     fixed: int = 0  # fixes applied (with --fix)
     diff: str = ""  # unified diff (with --diff)
     changed: bool = False
@@ -145,7 +147,7 @@ class FileResult:
 
 @dataclass
 class ScanResult:
-    window: object
+    window: Window
     files: list[FileResult]
     findings: list[Finding]
     errors: list[FileError]

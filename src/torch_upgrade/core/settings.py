@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from torch_upgrade.core.versions import Window
@@ -28,7 +28,6 @@ class Settings:
     root: Optional[str] = None  # paths in reports are relative to this
     jobs: int = 1  # worker processes (0: one per available core)
     cache: bool = False  # read and write the per-file result cache
-    extra: dict = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def rewriting(self) -> bool:

@@ -15,6 +15,8 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from torch_upgrade.io.cache import Cache, file_stat
 from torch_upgrade.core.paths import display_path
+from torch_upgrade.catalog.ruledata import RuleSet
+from torch_upgrade.core.settings import Settings
 from torch_upgrade.pipeline.context import Context
 from torch_upgrade.core.model import FileError, FileResult
 from torch_upgrade.io.source import SourceError, decode, is_notebook, read_bytes
@@ -76,10 +78,10 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
             continue
         todo.append((index, path, rel, len(raw)))  # read again where analysed: less memory here
     jobs = settings.jobs or available_cores()
-    for index, digest, result in _execute(todo, ctx, jobs, progress):
+    for index, analysed, result in _execute(todo, ctx, jobs, progress):
         results[index] = result
-        if cache is not None and digest is not None:
-            cache.put(result.path, files[index], digest, result, stats.get(index))
+        if cache is not None and analysed is not None:
+            cache.put(result.path, files[index], analysed, result, stats.get(index))
     return [r for r in results if r is not None]
 
 
@@ -136,10 +138,10 @@ def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-_WORKER: dict = {}
+_WORKER: dict[str, Context] = {}
 
 
-def _init_worker(settings, rules) -> None:
+def _init_worker(settings: Settings, rules: RuleSet) -> None:
     _WORKER["ctx"] = Context.build(settings, rules)
 
 

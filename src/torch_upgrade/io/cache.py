@@ -32,7 +32,7 @@ import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, TypeVar
+from typing import Any, Callable, Optional, Sequence, TypeVar, Union
 
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import FileResult, Finding
@@ -60,7 +60,7 @@ def cache_root() -> Path:
     return base / "torch-upgrade"
 
 
-def _digest(*parts) -> str:
+def _digest(*parts: object) -> str:
     digest = hashlib.sha256()
     for part in parts:
         digest.update(part if isinstance(part, bytes) else repr(part).encode("utf-8", "backslashreplace"))
@@ -141,7 +141,11 @@ def _write(path: Path, data: bytes) -> None:
         raise
 
 
-def file_stat(path: Path) -> Optional[tuple]:
+Stat = tuple[int, int, int, int, int]  # size, mtime, ctime (ns), inode, device
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+def file_stat(path: StrPath) -> Optional[Stat]:
     """What must be unchanged for a file's recorded digest to still hold (None: unknown)."""
     try:
         st = os.stat(path)
@@ -150,9 +154,9 @@ def file_stat(path: Path) -> Optional[tuple]:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
 
 
-def _key(rel: str, path: Path) -> tuple[str, str]:
-    path = os.fspath(path)
-    return (path if os.path.isabs(path) else os.path.abspath(path)), rel
+def _key(rel: str, path: StrPath) -> tuple[str, str]:
+    full = os.fspath(path)
+    return (full if os.path.isabs(full) else os.path.abspath(full)), rel
 
 
 class Cache:
@@ -161,8 +165,8 @@ class Cache:
         self.writable = True
         self.written = 0  # entries added or changed in this run
         self.started = time.time_ns()
-        self._entries: Optional[dict] = None
-        self._project: tuple = ("", [])
+        self._entries: Optional[dict[tuple[str, str], Any]] = None
+        self._project: tuple[str, list[Finding]] = ("", [])
 
     @classmethod
     def open(cls, key: str, root: Optional[Path] = None) -> "Cache":
@@ -171,13 +175,13 @@ class Cache:
         return cls(root / key[:24])
 
     @property
-    def entries(self) -> dict:
+    def entries(self) -> dict[tuple[str, str], Any]:
         """``{(absolute path, reported path): (digest, settled stat or None, result)}``."""
         if self._entries is None:
-            self._load()
+            self._entries = self._load()
         return self._entries
 
-    def _load(self) -> None:
+    def _load(self) -> dict[tuple[str, str], Any]:
         self._entries = {}
         try:
             fmt, entries, project = pickle.loads((self.directory / INDEX).read_bytes())
@@ -185,9 +189,10 @@ class Cache:
                 self._entries, self._project = entries, project
         except Exception:  # missing, corrupt or from an incompatible build: all misses
             pass
+        return self._entries
 
-    def _valid(self, key: tuple, rel: str):
-        entry = self.entries.get(key)
+    def _valid(self, key: tuple[str, str], rel: str) -> Optional[tuple[str, Optional[Stat], FileResult]]:
+        entry: Any = self.entries.get(key)
         try:
             digest, stat, result = entry
         except (TypeError, ValueError):
@@ -196,14 +201,14 @@ class Cache:
             return None
         return digest, stat, result
 
-    def unchanged(self, rel: str, path: Path, stat: Optional[tuple]) -> Optional[FileResult]:
+    def unchanged(self, rel: str, path: StrPath, stat: Optional[Stat]) -> Optional[FileResult]:
         """The result for ``path`` if its stat proves it unchanged, without reading it."""
         entry = self._valid(_key(rel, path), rel)
         if entry is None or stat is None or entry[1] != stat:
             return None
         return entry[2]
 
-    def get(self, rel: str, path: Path, digest: str, stat: Optional[tuple] = None) -> Optional[FileResult]:
+    def get(self, rel: str, path: StrPath, digest: str, stat: Optional[Stat] = None) -> Optional[FileResult]:
         """The result for the content of ``path`` with SHA-256 ``digest``, if stored.
 
         ``stat`` (taken before the content was read) is recorded with a hit, so
@@ -219,15 +224,15 @@ class Cache:
             self.written += 1
         return entry[2]
 
-    def put(self, rel: str, path: Path, digest: str, result: Optional[FileResult],
-            stat: Optional[tuple] = None) -> None:
+    def put(self, rel: str, path: StrPath, digest: str, result: Optional[FileResult],
+            stat: Optional[Stat] = None) -> None:
         """Store ``result`` for ``path`` whose content (read after ``stat`` was taken) had ``digest``."""
         if result is None:
             return
         self.entries[_key(rel, path)] = (digest, self._settled(stat), result)
         self.written += 1
 
-    def _settled(self, stat: Optional[tuple]) -> Optional[tuple]:
+    def _settled(self, stat: Optional[Stat]) -> Optional[tuple]:
         if stat is None or max(stat[1], stat[2]) > self.started - SETTLED_NS:
             return None
         return stat

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from torch_upgrade.core import toml as tomllib
 
@@ -32,7 +32,7 @@ class Config:
     path: Optional[Path] = None
     values: dict[str, Any] = field(default_factory=dict)
 
-    def get(self, key: str, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         return self.values.get(key, default)
 
 
@@ -52,6 +52,10 @@ def _check_version(path: Path, key: str, value: str) -> None:
         raise ConfigError(f"{path}: {TABLE} key {key!r}: expected {KEYS[key][1]}, got {value!r}") from None
 
 
+def _instance(value: Any, expected: type) -> bool:
+    return isinstance(value, expected)
+
+
 def _validate(path: Path, table: Any) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {TABLE} must be a table")
@@ -62,7 +66,7 @@ def _validate(path: Path, table: Any) -> dict[str, Any]:
             raise ConfigError(f"{path}: {TABLE} has unknown key {key!r} (expected one of: "
                               f"{', '.join(KEYS)}){hint}")
         expected, what = KEYS[key]
-        if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
+        if not _instance(value, expected) or (expected is not bool and isinstance(value, bool)):
             note = " (quote versions: a TOML number turns 1.10 into 1.1)" if expected is str else ""
             raise ConfigError(f"{path}: {TABLE} key {key!r}: expected {what}, got {_type_name(value)}"
                               f" {value!r}{note}")
@@ -80,7 +84,7 @@ def _validate(path: Path, table: Any) -> dict[str, Any]:
     return table
 
 
-def check_rule_ids(config: "Config", known) -> None:
+def check_rule_ids(config: "Config", known: Callable[[str], bool]) -> None:
     """Every id in select, ignore and per-file-ignores must name a rule or an id prefix.
 
     ``known(text) -> bool`` says whether a value matches some rule.

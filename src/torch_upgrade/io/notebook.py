@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, untyped
 from pathlib import Path
+from typing import Any, Iterator
 
 from torch_upgrade.io.ipython import Masked, mask, unmask
 from torch_upgrade.core.model import Finding, holding
@@ -32,11 +33,17 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
+def _whitespace(text: str, i: int) -> str:
+    match = _WS.match(text, i)
+    assert match is not None  # the pattern matches the empty string
+    return match.group()
+
+
 def _skip(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
+    return i + len(_whitespace(text, i))
 
 
-def _members(text: str, i: int):
+def _members(text: str, i: int) -> Iterator[tuple[str, int, int]]:
     """(key, value start, value end) for each member of the object at ``text[i] == '{'``."""
     i = _skip(text, i + 1)
     if text[i] == "}":
@@ -52,7 +59,7 @@ def _members(text: str, i: int):
         i = _skip(text, i + 1)
 
 
-def _elements(text: str, i: int):
+def _elements(text: str, i: int) -> Iterator[tuple[int, int]]:
     """(start, end) of each element of the array at ``text[i] == '['``."""
     i = _skip(text, i + 1)
     if text[i] == "]":
@@ -88,7 +95,7 @@ def _render_source(new: str, old_json: str, as_list: bool, ensure_ascii: bool) -
     items = [json.dumps(line, ensure_ascii=ensure_ascii) for line in new.splitlines(keepends=True)]
     if not items:
         return "[]"
-    lead = _WS.match(old_json, 1).group()
+    lead = _whitespace(old_json, 1)
     trail = old_json[len(old_json.rstrip("]").rstrip(" \t\r\n")):-1]
     spans = list(_elements(old_json, 0))
     if len(spans) >= 2:
@@ -173,8 +180,8 @@ class Notebook:
         return ((BOM if self.bom else "") + text).encode("utf-8")
 
 
-def _python_kernel(data: dict) -> bool:
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+def _python_kernel(data: dict[str, Any]) -> bool:
+    metadata = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     for key in ("kernelspec", "language_info"):
         info = metadata.get(key)
         if isinstance(info, dict):
@@ -252,7 +259,7 @@ def place(finding: Finding, cells: list[Cell]) -> None:
     finding.end_line -= offset
 
 
-def _place_fact(fact: dict, cells: list[Cell]) -> None:
+def place_fact(fact: dict[str, Any], cells: list[Cell]) -> None:
     for where in holding(fact, "position"):
         position = where["position"]
         probe = Finding("", "", "", position[0], position[1], position[2], position[3], "", "", "", "")

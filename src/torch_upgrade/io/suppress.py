@@ -14,7 +14,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from torch_upgrade.core.ids import id_matches
 
@@ -27,19 +27,19 @@ _MARKERS = re.compile(r"torch-upgrade|noqa", re.IGNORECASE)
 ALL = None  # a suppression without a list silences every rule
 
 
-def _ids(group: Optional[str]):
+def _ids(group: Optional[str]) -> Optional[tuple[str, ...]]:
     if group is None:
         return ALL
     return tuple(part for part in re.split(r"[,\s]+", group) if part)
 
 
-def _covers(ids, rule_id: str, rule_name: str) -> bool:
+def _covers(ids: Optional[tuple[str, ...]], rule_id: str, rule_name: str) -> bool:
     if ids is ALL:
         return True
     return id_matches(rule_id, rule_name, ids)
 
 
-def line_suppression(comment: str):
+def line_suppression(comment: str) -> Union[Optional[tuple[str, ...]], bool]:
     """The ids of a ``# torch-upgrade: ignore[...]`` in ``comment`` (ALL when bare), or False when absent."""
     match = _LINE.search(comment)
     if match is None:

@@ -18,7 +18,7 @@ import libcst as cst
 
 from torch_upgrade.catalog.policy import release, severity
 from torch_upgrade.core import diffs
-from torch_upgrade.core.model import FileError, FileResult, Finding, holding
+from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, holding
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.matching import Hit
@@ -98,7 +98,7 @@ def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
         for finding in result.findings:
             nb.place(finding, cells)
         for fact in result.facts.values():
-            nb._place_fact(fact, cells)
+            nb.place_fact(fact, cells)
 
     def recover(result: FileResult) -> Optional[str]:
         good = []
@@ -321,7 +321,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
             reason = f" ({note})" if note else ""
             raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes{reason}; file left unchanged")
         conflicts: list = []
-        new, count = fixing.apply(module, [f.fix for f in chosen], conflicts)
+        new, count = fixing.apply(module, [f.fix for f in chosen if f.fix is not None], conflicts)
         note = _conflict_message(conflicts, chosen)
         code = new.code
         if count == 0 or code == module.code:
@@ -341,7 +341,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
 def _conflict_message(conflicts: list, findings: Sequence[Finding]) -> str:
     where = {id(f.fix): f for f in findings}
 
-    def name(fix) -> str:
+    def name(fix: Fix) -> str:
         f = where.get(id(fix))
         return f"{f.rule_id} at line {f.line}" if f is not None else "another fix"
 

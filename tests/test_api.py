@@ -1,0 +1,121 @@
+"""The public Python API: torch_upgrade.scan / scan_source / fix, against the CLI's JSON report."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+import torch_upgrade
+from helpers import cli
+
+LEGACY = "import torch\nx = torch.solve(b, A)[0]\nq, r = torch.qr(A)\n"
+
+
+def _as_json(finding: torch_upgrade.Finding) -> dict:
+    """A public finding in the JSON report's shape."""
+    out = dataclasses.asdict(finding)
+    out.pop("cell") if finding.cell is None else None
+    fix = out.pop("fix")
+    if fix is not None:
+        fix = {"safety": fix["safety"], "replacement": fix["replacement"],
+               **({"reason": fix["reason"]} if fix["reason"] else {}),
+               **({"imports": list(fix["imports"])} if fix["imports"] else {})}
+    out["fix"] = fix
+    return out
+
+
+def test_scan_returns_the_findings_of_the_cli_json_report(project):
+    report = torch_upgrade.scan(["."])
+    data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
+    assert report.findings, "the legacy project has findings"
+    assert [_as_json(f) for f in report.findings] == data["findings"]
+    window = report.window
+    assert {"from": window.from_version, "to": window.to_version, "source": window.source} == data["window"]
+    assert report.files == data["summary"]["files"] and report.errors == ()
+    assert all("/" in f.path or f.path.endswith(".py") for f in report.findings)  # reported paths, as in JSON
+
+
+def test_scan_gives_each_fix_its_text_edits(project):
+    report = torch_upgrade.scan("legacy", from_version="2.0")
+    fixed = [f for f in report.findings if f.fix is not None]
+    assert fixed and all(f.fix.edits for f in fixed)
+    original = (project / fixed[0].path).read_text().splitlines(keepends=True)
+    edit = fixed[0].fix.edits[0]
+    assert isinstance(edit, torch_upgrade.TextEdit) and 1 <= edit.start_line <= len(original)
+
+
+def test_scan_source_on_a_string():
+    report = torch_upgrade.scan_source(LEGACY, from_version="1.6", to_version="2.13")
+    assert [(f.rule, f.line, f.severity) for f in report.findings] == [("TU201", 2, "error"), ("TU204", 3, "warning")]
+    solve = report.findings[0]
+    assert solve.path == "<string>" and solve.fix is not None
+    assert solve.fix.edits == (torch_upgrade.TextEdit(2, 11, 2, 25, "linalg.solve(A, b)"),)
+    assert (report.window.from_version, report.window.to_version) == ("1.6", "2.13")
+
+
+def test_scan_source_modern_code_has_no_findings():
+    assert torch_upgrade.scan_source("import torch\nx = torch.linalg.solve(A, b)\n").findings == ()
+
+
+def test_scan_source_resolves_pin_config_and_ignores_from_a_real_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "requirements.txt").write_text("torch==2.4.0\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.torch-upgrade]\nper-file-ignores = {"tests/*" = ["TU204"]}\n')
+    (tmp_path / "tests").mkdir()
+    report = torch_upgrade.scan_source(LEGACY, path=tmp_path / "tests" / "test_x.py")
+    assert report.window.from_version == "2.4" and "requirements.txt" in report.window.source
+    assert [(f.rule, f.path) for f in report.findings] == [("TU201", "tests/test_x.py")]
+    assert not (tmp_path / "tests" / "test_x.py").exists()  # never written
+
+
+def test_scan_source_notebook_json():
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# title"]},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": ["import torch\n", "Q, R = torch.qr(A)"]}]}
+    report = torch_upgrade.scan_source(json.dumps(notebook), path="analysis.ipynb", from_version="1.6")
+    assert [(f.rule, f.cell, f.line) for f in report.findings] == [("TU204", 1, 2)]
+
+
+def test_scan_reports_bad_files_instead_of_raising(tmp_path):
+    (tmp_path / "broken.py").write_text("import torch\ndef f(:\n")
+    (tmp_path / "good.py").write_text(LEGACY)
+    report = torch_upgrade.scan(tmp_path, from_version="1.6")
+    assert [e.path.rsplit("/", 1)[-1] for e in report.errors] == ["broken.py"]
+    assert "line 2" in report.errors[0].message
+    assert {f.rule for f in report.findings} == {"TU201", "TU204"}
+    source_report = torch_upgrade.scan_source("def f(:\n")
+    assert source_report.findings == () and len(source_report.errors) == 1
+
+
+def test_fix_rewrites_files_and_says_what_changed(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(LEGACY)
+    preview = torch_upgrade.fix(tmp_path, unsafe=True, diff=True, from_version="1.6")
+    assert path.read_text() == LEGACY and "+x = torch.linalg.solve(A, b)" in preview.diff
+    report = torch_upgrade.fix(tmp_path, unsafe=True, from_version="1.6")
+    assert report.fixed == 2 and [Path(p).name for p in report.changed] == ["train.py"]
+    assert path.read_text() == "import torch\nx = torch.linalg.solve(A, b)\nq, r = torch.linalg.qr(A)\n"
+    assert report.findings == ()
+
+
+def test_fix_without_unsafe_keeps_unsafe_rewrites(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(LEGACY)
+    report = torch_upgrade.fix(tmp_path, from_version="1.6")  # linalg needs 1.8: unsafe from 1.6
+    assert report.fixed == 0 and path.read_text() == LEGACY
+    assert all(f.fix is not None and f.fix.safety == "unsafe" for f in report.findings)
+
+
+def test_bad_options_raise_usage_error():
+    with pytest.raises(torch_upgrade.UsageError, match="unknown rule id"):
+        torch_upgrade.scan_source(LEGACY, select=["TU999x"])
+    with pytest.raises(torch_upgrade.UsageError):
+        torch_upgrade.scan_source(LEGACY, from_version="2.5", to_version="2.0")
+
+
+def test_package_is_typed():
+    assert (Path(torch_upgrade.__file__).parent / "py.typed").is_file()
