@@ -16,6 +16,7 @@ written to benchmarks/.work/results.json). Not part of CI.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -160,6 +161,8 @@ def main() -> None:
     parser.add_argument("--torchfix-on", nargs="*", default=None,
                         help="projects (names) to run TorchFix on (default: all; it is slow)")
     parser.add_argument("--slope", default="transformers", help="project whose subsets give time vs files")
+    parser.add_argument("--no-torch-source", action="store_true",
+                        help="skip the single-process scan of torch's own installed source")
     args = parser.parse_args()
 
     WORK.mkdir(exist_ok=True)
@@ -213,10 +216,32 @@ def main() -> None:
         if name == args.slope:
             entry["slope"] = slope(files, args.jobs, cache_home)
         report["projects"][name] = entry
+    if not args.no_torch_source:
+        report["torch_source"] = torch_source(cache_home)
     report["machine"]["load_after"] = _load()
     (WORK / "results.json").write_text(json.dumps(report, indent=2))
     print(table(report))
     print(json.dumps(report, indent=2))
+
+
+def torch_source(cache_home: str) -> dict:
+    """Our cold scan of torch's own installed source in ONE process (``--jobs 1``, every rule,
+    window 1.6 to 2.13): the memory target (peak RSS under 400 MB) is for this run."""
+    spec = importlib.util.find_spec("torch")  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        print("torch is not installed: no torch-source run", file=sys.stderr)
+        return {}
+    root = list(spec.submodule_search_locations)[0]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "XDG_CACHE_HOME": cache_home, "CI": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = [sys.executable, "-m", "torch_upgrade", "scan", root, "--jobs", "1", "--from", "1.6", "--to", "2.13",
+           "--format", "json", "--exit-zero", "--no-cache", "-o", str(WORK / "torch-source.json")]
+    run = measure(cmd, env)
+    summary = json.loads((WORK / "torch-source.json").read_text())["summary"]
+    print(f"torch source ({summary['files']} files): {run['wall_s']} s, peak RSS {run['peak_rss_mb']} MB",
+          file=sys.stderr)
+    return {"path": root, "files": summary["files"], "findings": summary["findings"], **run,
+            "target_peak_rss_mb": 400, "met": run["peak_rss_mb"] < 400}
 
 
 def slope(files: list[Path], jobs: int, cache_home: str) -> dict:
@@ -248,6 +273,10 @@ def table(report: dict) -> str:
         if "slope" in entry:
             rows.append((name, "slope s/file", "", f"{entry['slope']['seconds_per_file']:.4f}", "",
                          f"r2={entry['slope']['r2']}"))
+    source = report.get("torch_source")
+    if source:
+        rows.append(("torch source", "ours_cold --jobs 1", f"{source['files'] / source['wall_s']:.1f}",
+                     f"{source['wall_s']:.2f}", f"{source['cpu_s']:.2f}", f"{source['peak_rss_mb']:.0f}"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
 
