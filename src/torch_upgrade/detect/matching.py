@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, cast
 
 import libcst as cst
 
@@ -136,6 +136,7 @@ class Matcher:
         if ref.ctx == "import":
             if not policy.on_import_line(rule):
                 return False
+            assert q is not None  # an import is qualified by its own dotted name
             return q in m.names or q in m.calls or any(
                 q == mod or q.startswith(mod + ".") for mod in m.modules)
         if q is None:  # method on an unknown receiver
@@ -173,9 +174,11 @@ class Matcher:
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref))
         # A use through a from-import that the rule renames is fixed at the import;
         # an import is reported only when it is renamed or nothing it binds is flagged.
-        kept = [h for h in uses if (h.rule.id, id(h.ref.binding)) not in renamed]
+        # (every hit made above carries its reference)
+        kept = [h for h in uses if (h.rule.id, id(cast(Reference, h.ref).binding)) not in renamed]
         kept += [h for h in imports
-                 if (h.rule.id, id(h.ref.binding)) in renamed or (h.rule.id, id(h.ref.binding)) not in used]
+                 if (h.rule.id, id(cast(Reference, h.ref).binding)) in renamed
+                 or (h.rule.id, id(cast(Reference, h.ref).binding)) not in used]
         out: list[Hit] = []
         seen: set[tuple[str, int]] = set()
         for hit in once_per_file(kept, analysis):
@@ -184,9 +187,11 @@ class Matcher:
                 continue
             seen.add(key)
             if hit.rule.fixable:
+                assert hit.ref is not None  # hits made above carry their reference
                 hit.fix = self._fix(hit.rule, hit.ref, analysis)
             out.append(hit)
         for rule in self.checkers:
+            assert rule.checker is not None  # self.checkers holds only rules with one
             checker = get_checker(rule.checker)
             if hasattr(checker, "check"):
                 out.extend(h for h in checker.check(analysis, rule, self.window) if h.rule is rule)

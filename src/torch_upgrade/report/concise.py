@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from torch_upgrade.core.model import ScanResult
+from torch_upgrade.core.model import Finding, ScanResult
 
 
-def location(finding) -> str:
+def location(finding: Finding) -> str:
     if finding.cell is not None:
         return f"{finding.path}:cell {finding.cell}:{finding.line}:{finding.column}"
     return f"{finding.path}:{finding.line}:{finding.column}"
 
 
-def render(result: ScanResult, **_) -> str:
+def render(result: ScanResult, **_: object) -> str:
     lines = []
     for f in result.findings:
         fix = {"fixable": " [*]", "fixable-unsafe": " [unsafe fix]"}.get(f.fixability, "")

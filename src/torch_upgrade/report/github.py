@@ -21,12 +21,12 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _annotation(command: str, message: str, **props) -> str:
+def _annotation(command: str, message: str, **props: object) -> str:
     fields = ",".join(f"{key}={escape_property(str(value))}" for key, value in props.items() if value is not None)
     return f"::{command} {fields}::{escape_data(message)}"
 
 
-def render(result: ScanResult, **_) -> str:
+def render(result: ScanResult, **_: object) -> str:
     lines = []
     for f in result.findings:
         fix = {"fixable": " [fix: torch-upgrade scan --fix]",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Sequence
 
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import ScanResult
 
 
-def render(result: ScanResult, *, notes=(), **_) -> str:
+def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str:
     data = {
         "version": __version__,
         "window": result.window.as_dict(),

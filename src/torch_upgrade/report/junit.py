@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from torch_upgrade.core.model import ScanResult
+from torch_upgrade.core.model import FileError, Finding, ScanResult
 from torch_upgrade.report.concise import location
 
 
@@ -23,7 +23,7 @@ def _xml(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def _details(finding) -> str:
+def _details(finding: Finding) -> str:
     lines = [f"{location(finding)}: {finding.rule_id} {finding.message}",
              f"severity: {finding.severity} ({finding.kind} in torch {finding.release})"]
     if finding.snippet:
@@ -37,11 +37,11 @@ def _details(finding) -> str:
     return _xml("\n".join(lines))
 
 
-def render(result: ScanResult, **_) -> str:
-    findings = defaultdict(list)
+def render(result: ScanResult, **_: object) -> str:
+    findings: defaultdict[str, list[Finding]] = defaultdict(list)
     for f in result.findings:
         findings[f.path].append(f)
-    errors = defaultdict(list)
+    errors: defaultdict[str, list[FileError]] = defaultdict(list)
     for e in result.errors:
         errors[e.path].append(e)
     paths = list(dict.fromkeys([r.path for r in result.files] + list(findings) + list(errors)))

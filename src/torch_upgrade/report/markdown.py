@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter, defaultdict
-from typing import Optional
+from typing import Optional, Sequence
 
 from packaging.version import Version
 
+from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import Finding, Fix, ScanResult, TextEdit
 from torch_upgrade.report.concise import location
@@ -59,7 +60,7 @@ def _dedent_pair(before: str, after: str) -> tuple[str, str]:
     return strip(before), strip(after)
 
 
-def _location(finding) -> list[str]:
+def _location(finding: Finding) -> list[str]:
 
     fix = finding.fix
     status = {"fixable": "safe automatic fix (`--fix`)",
@@ -83,7 +84,7 @@ def _location(finding) -> list[str]:
     return out
 
 
-def _versions(rule) -> str:
+def _versions(rule: Rule) -> str:
     versions = rule.versions()
     parts = [f"{key} in {value}" for key, value in versions.items() if key != "requires"]
     if "requires" in versions:
@@ -97,7 +98,7 @@ def _fix_count(key: str, count: int) -> str:
     return _plural(count, "safe fix" if key == "fixable" else "unsafe fix").replace("fixs", "fixes")
 
 
-def _rule_section(rule, findings, rule_obj) -> list[str]:
+def _rule_section(rule: str, findings: list[Finding], rule_obj: Optional[Rule]) -> list[str]:
     first = findings[0]
     title = rule_obj.title if rule_obj else first.message
     out = [f"### {rule} {code(first.rule_name)}: {text(title)}", ""]
@@ -134,7 +135,7 @@ def _summary(result: ScanResult) -> list[str]:
     releases = sorted({f.release for f in result.findings}, key=Version)
     header = ["torch"] + [label for _, label in COLUMNS] + ["Total"] + [label for _, label in FIX_COLUMNS]
     out = ["| " + " | ".join(header) + " |", "|" + "|".join([":--"] + ["--:"] * (len(header) - 1)) + "|"]
-    total = Counter()
+    total: Counter[str] = Counter()
     for rel in releases:
         here = [f for f in result.findings if f.release == rel]
         counts = Counter(f.severity for f in here) + Counter(f.fixability for f in here)
@@ -150,7 +151,7 @@ def _row(label: str, counts: Counter, total: int) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def render(result: ScanResult, *, notes=(), **_) -> str:
+def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str:
     window = result.window.as_dict()
     findings = result.findings
     files = len({f.path for f in findings})
@@ -181,7 +182,7 @@ def render(result: ScanResult, *, notes=(), **_) -> str:
         out += ["## Files not analysed", ""]
         out += [f"- {code(e.path)}: {text(e.message)}" for e in result.errors] + [""]
     rules = {r.id: r for r in result.rules}
-    by_release = defaultdict(lambda: defaultdict(list))
+    by_release: defaultdict[str, defaultdict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for f in findings:
         by_release[f.release][f.rule_id].append(f)
     for rel in sorted(by_release, key=Version):

@@ -10,18 +10,21 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any, Sequence
 
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.io.baseline import fingerprints
 from torch_upgrade.catalog.policy import severity
-from torch_upgrade.core.model import ScanResult
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Finding, ScanResult
+from torch_upgrade.core.versions import Window
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 ROOT = "%SRCROOT%"
 
 
-def _rule(rule, window) -> dict:
+def _rule(rule: Rule, window: Window) -> dict:
     from torch_upgrade.catalog.docs import rule_markdown
     from torch_upgrade.report.rules_view import explain_text
 
@@ -45,12 +48,13 @@ def _artifact(path: str) -> dict:
     return {"uri": path, "uriBaseId": ROOT} if not os.path.isabs(path) else {"uri": Path(path).as_uri()}
 
 
-def _region(start_line, start_column, end_line, end_column) -> dict:
+def _region(start_line: int, start_column: int, end_line: int, end_column: int) -> dict:
     return {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column}
 
 
-def _fix(finding) -> dict:
+def _fix(finding: Finding) -> dict:
     fix = finding.fix
+    assert fix is not None  # only called for findings with a fix
     what = "safe" if fix.safety == "safe" else f"unsafe: {fix.reason}" if fix.reason else "unsafe"
     return {
         "description": {"text": f"Replace with {fix.replacement} ({what})" if fix.replacement else what},
@@ -62,8 +66,8 @@ def _fix(finding) -> dict:
     }
 
 
-def _result(finding, index: dict, fingerprint: str) -> dict:
-    out = {
+def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict:
+    out: dict[str, Any] = {
         "ruleId": finding.rule_id,
         "ruleIndex": index[finding.rule_id],
         "level": LEVELS[finding.severity],
@@ -85,7 +89,7 @@ def _result(finding, index: dict, fingerprint: str) -> dict:
     return out
 
 
-def render(result: ScanResult, *, notes=(), **_) -> str:
+def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str:
     fired = sorted({f.rule_id for f in result.findings})
     by_id = {r.id: r for r in result.rules}
     rules = [_rule(by_id[i], result.window) for i in fired if i in by_id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections import Counter
+from typing import Optional
 
 from rich.console import Console
 from rich.control import strip_control_codes
@@ -13,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
 
-from torch_upgrade.core.model import ScanResult
+from torch_upgrade.catalog.ruledata import RuleSet
+from torch_upgrade.core.model import Finding, ScanResult
 from torch_upgrade.report.concise import location
 
 THEME = Theme({
@@ -35,7 +37,7 @@ KIND_WORD = {"removed": "removed in", "deprecated": "deprecated in", "behavior":
              "opportunity": "available since"}
 
 
-def _frame(finding) -> list[str]:
+def _frame(finding: Finding) -> list[str]:
     lines = finding.snippet.splitlines()
     shown = lines[:4]
     width = len(str(finding.line + len(shown)))
@@ -48,7 +50,7 @@ def _frame(finding) -> list[str]:
     return out
 
 
-def _status(finding) -> str:
+def _status(finding: Finding) -> str:
     fix = finding.fix
     if fix is None:
         return "[tu.manual]manual change[/]"
@@ -57,7 +59,8 @@ def _status(finding) -> str:
     return f"[tu.unsafe]fixable, unsafe[/] (--unsafe-fixes: {escape(fix.reason)})"
 
 
-def render(result: ScanResult, *, color: bool = False, width: int = 100, rules=None, **_) -> str:
+def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: Optional[RuleSet] = None,
+           **_: object) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, theme=THEME, width=width, force_terminal=color,
                       no_color=not color, highlight=False, soft_wrap=False, emoji=False)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -179,7 +179,8 @@ class Analysis:
         self._stack: list[cst.CSTNode] = []
         self._statement: cst.CSTNode = module
         self._guard = 0
-        self._dispatch = {
+        # handlers take the node type they are keyed by
+        self._dispatch: dict[type[cst.CSTNode], Callable[[Any], None]] = {
             cst.Import: self._import,
             cst.ImportFrom: self._import_from,
             cst.FunctionDef: self._function,
@@ -212,7 +213,7 @@ class Analysis:
         if hasattr(cst, "TryStar"):
             self._dispatch[cst.TryStar] = self._try
         self._top: Optional[cst.CSTNode] = None
-        self._tops: Optional[dict[int, cst.CSTNode]] = None
+        self._tops: Optional[dict[int, Optional[cst.CSTNode]]] = None
         self._stack.append(module)
         for statement in module.body:
             self._top = statement
@@ -245,24 +246,24 @@ class Analysis:
                     if isinstance(item, cst.CSTNode):
                         self._visit(item)
 
-    def _visit_all(self, *nodes) -> None:
+    def _visit_all(self, *nodes: Optional[Union[cst.CSTNode, Sequence[cst.CSTNode]]]) -> None:
         self._stack_push_visit(nodes)
 
-    def _stack_push_visit(self, nodes) -> None:
+    def _stack_push_visit(self, nodes: Iterable[Optional[Union[cst.CSTNode, Sequence[cst.CSTNode]]]]) -> None:
         for node in nodes:
             if node is None:
                 continue
             if isinstance(node, (list, tuple)):
                 for item in node:
                     self._visit(item)
-            else:
-                self._visit(node)
+            else:  # LibCST's node sequences are lists or tuples
+                self._visit(cast(cst.CSTNode, node))
 
     def _skip(self, node: cst.CSTNode) -> None:
         return
 
     def _record(self, node: cst.CSTNode, name: str, ctx: str = "load",
-                call: Optional[cst.Call] = None, import_statement=None) -> Reference:
+                call: Optional[cst.Call] = None, import_statement: Optional[cst.CSTNode] = None) -> Reference:
         ref = Reference(
             node=node, dotted=name, scope=self.scope, statement=self._statement,
             parents=tuple(self._stack[-3:]), ctx=ctx, call=call, guarded=self._guard > 0,
@@ -277,6 +278,7 @@ class Analysis:
             name = _import_name(alias.name)
             if alias.asname is not None:
                 local = dotted(alias.asname.name)
+                assert local is not None  # the grammar allows only a name after "as"
                 binding = Binding("import", name, alias, node)
                 self.scope.bind(local, binding)
             else:
@@ -295,6 +297,7 @@ class Analysis:
         for alias in node.names:
             name = _import_name(alias.name)
             local = dotted(alias.asname.name) if alias.asname is not None else name
+            assert local is not None  # the grammar allows only a name after "as"
             if relative:
                 self.scope.bind(local, Binding("local"))
                 continue
@@ -304,7 +307,7 @@ class Analysis:
             self._record(alias, qualname, ctx="import", import_statement=node).binding = binding
 
     # ------------------------------------------------------------ scopes
-    def _in_scope(self, kind: str, body_fn) -> None:
+    def _in_scope(self, kind: str, body_fn: Callable[[], None]) -> None:
         saved = self.scope
         self.scope = Scope(kind, parent=saved)
         try:
@@ -322,7 +325,7 @@ class Analysis:
         if node.returns is not None:
             self._visit(node.returns)
 
-        def body():
+        def body() -> None:
             self._bind_params(node.params)
             self._visit(node.body)
 
@@ -334,7 +337,7 @@ class Analysis:
         self._stack.append(node)
         self._visit_params_outer(node.params)
 
-        def body():
+        def body() -> None:
             self._bind_params(node.params)
             self._visit(node.body)
 
@@ -367,7 +370,7 @@ class Analysis:
         self._stack.pop()
         self._statement = saved_statement
 
-    def _global(self, node) -> None:
+    def _global(self, node: Union[cst.Global, cst.Nonlocal]) -> None:
         for item in node.names:
             self.scope.globals.add(item.name.value)
 
@@ -385,7 +388,7 @@ class Analysis:
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value)
         elif isinstance(target, cst.Attribute) and dotted(target) is not None:
-            self._record(target, dotted(target), ctx="store")
+            self._record(target, cast(str, dotted(target)), ctx="store")
         else:
             self._visit(target)
 
@@ -461,6 +464,7 @@ class Analysis:
     def _chain(self, node: Union[cst.Name, cst.Attribute]) -> None:
         name = dotted(node)
         if name is None:  # e.g. f(x).attr: look inside the receiver
+            assert isinstance(node, cst.Attribute)  # a Name always has a dotted name
             self._stack.append(node)
             self._visit(node.value)
             self._stack.pop()
@@ -488,7 +492,7 @@ class Analysis:
         self._visit(node.value)
 
     # ------------------------------------------------------------ guards
-    def _guarded(self, fn) -> None:
+    def _guarded(self, fn: Callable[[], None]) -> None:
         self._guard += 1
         try:
             fn()
@@ -515,7 +519,7 @@ class Analysis:
             self._stack_push_visit([node.body, node.orelse])
         self._stack.pop()
 
-    def _try(self, node) -> None:
+    def _try(self, node: Union[cst.Try, "cst.TryStar"]) -> None:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
         if _catches_import_errors(node):
@@ -549,6 +553,7 @@ class Analysis:
         if binding.kind == "alias":
             if depth > 5:
                 return None, binding
+            assert binding.target is not None  # aliases always record their source
             base, _ = self.qualify(binding.target, scope, depth + 1)
             if base is None:
                 return None, binding
@@ -585,6 +590,7 @@ class Analysis:
             if binding is None or binding.kind not in ("import", "from"):
                 continue
             target = binding.target
+            assert target is not None  # imports always record what they import
             if qualname == target:
                 return local
             if qualname.startswith(target + ".") and binding.kind == "import":

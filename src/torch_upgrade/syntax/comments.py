@@ -19,11 +19,12 @@ _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
 class CommentKeeper(cst.CSTTransformer):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self._lost: list[list[cst.EmptyLine]] = []  # per open block: lines of removed statements
 
-    def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+    def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Union[
+            cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
         """What the transformer does to a node; by default, its ``leave_*`` methods."""
         return super().on_leave(original_node, updated_node)
 
@@ -32,8 +33,9 @@ class CommentKeeper(cst.CSTTransformer):
             self._lost.append([])
         return super().on_visit(node)
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Union[
-            cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]:
+    # not generic like the base's signature: a rewrite may replace a node with one of another type
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Union[  # type: ignore[override]
+            cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
         result = self.rewrite(original_node, updated_node)
         if isinstance(original_node, _BLOCKS):
             lost = self._lost.pop()

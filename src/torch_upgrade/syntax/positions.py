@@ -12,10 +12,10 @@ falls back to the whole-module provider.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, cast
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import BaseMetadataProvider, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 _NEWLINES = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
@@ -26,8 +26,8 @@ TopOf = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
 class _Table:
     """Stands in for the metadata provider the codegen state records into."""
 
-    def __init__(self):
-        self._computed: dict = {}
+    def __init__(self) -> None:
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
 
 
 def locate(module: cst.Module, nodes: Iterable[cst.CSTNode], text: Optional[str] = None,
@@ -73,7 +73,7 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf) -> 
     return out
 
 
-def _statement_positions(module: cst.Module, top: cst.CSTNode, text: str) -> Optional[dict]:
+def _statement_positions(module: cst.Module, top: cst.CSTNode, text: str) -> Optional[dict[cst.CSTNode, CodeRange]]:
     code = module.code_for_node(top)
     offset = _unique(text, code)
     if offset is None and top is module.body[-1] and not module.has_trailing_newline:
@@ -83,7 +83,8 @@ def _statement_positions(module: cst.Module, top: cst.CSTNode, text: str) -> Opt
         return None
     table = _Table()
     state = PositionProvidingCodegenState(
-        default_indent=module.default_indent, default_newline=module.default_newline, provider=table,
+        default_indent=module.default_indent, default_newline=module.default_newline,
+        provider=cast("BaseMetadataProvider[CodeRange]", table),
     )
     state.line = len(_NEWLINES.findall(text, 0, offset)) + 1
     top._codegen(state)
