@@ -15,7 +15,7 @@ from torch_upgrade.detect import registry as matching
 from torch_upgrade.cli import main
 from torch_upgrade.engine.scan import scan
 from torch_upgrade.core.model import Fix
-from torch_upgrade.fix.edits import Replace
+from torch_upgrade.rewrite.edits import Replace
 
 MIXED = """\
 import torch
@@ -264,7 +264,7 @@ def test_an_import_still_bound_elsewhere_is_kept(tmp_path):
 
 
 def test_apply_reports_fixes_that_overlap_one_already_taken():
-    from torch_upgrade.fix import apply as fixing
+    from torch_upgrade.rewrite import apply as fixing
 
     module = cst.parse_module("y = f(g(x))\n")
     outer = module.body[0].body[0].value

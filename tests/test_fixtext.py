@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from torch_upgrade.core.model import TextEdit
-from torch_upgrade.fix.text import diff_edits
+from torch_upgrade.rewrite.text import diff_edits
 
 
 def apply_edits(text: str, edits) -> str:

@@ -97,6 +97,6 @@ def test_fixers_and_checkers_named_in_data_exist():
 
     for rule in load_rules():
         if rule.fixer:
-            assert callable(importlib.import_module(f"torch_upgrade.fix.fixers.{rule.fixer}").fix)
+            assert callable(importlib.import_module(f"torch_upgrade.rewrite.fixers.{rule.fixer}").fix)
         if rule.checker:
             importlib.import_module(f"torch_upgrade.detect.checkers.{rule.checker}")

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES
 from helpers import cli, scan_code
-from torch_upgrade.fix.add_ignore import annotate
+from torch_upgrade.rewrite.add_ignore import annotate
 
 
 def rules(result):

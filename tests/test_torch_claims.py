@@ -48,7 +48,7 @@ def installed():
 
 
 def _targets():
-    from torch_upgrade.fix.fixers import has_flags, tf32_precision
+    from torch_upgrade.rewrite.fixers import has_flags, tf32_precision
 
     out = [(r.id, new) for r in RULES for new in r.rename.values()]
     out += [("has_flags", new) for new in has_flags.REPLACEMENTS.values()]

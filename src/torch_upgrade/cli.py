@@ -125,7 +125,7 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
 
 
 def _add_ignore(result: ScanResult) -> None:
-    from torch_upgrade.fix.add_ignore import add_ignores
+    from torch_upgrade.rewrite.add_ignore import add_ignores
 
     outcome = add_ignores(result.findings)
     for e in list(result.errors) + outcome.errors:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
 from torch_upgrade.core.model import Fix, ImportSpec
-from torch_upgrade.fix.edits import MoveImport
+from torch_upgrade.rewrite.edits import MoveImport
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import Window

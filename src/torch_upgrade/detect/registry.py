@@ -18,7 +18,7 @@ _FIXERS: dict[str, Fixer] = {}
 def get_fixer(name: str) -> Fixer:
     fixer = _FIXERS.get(name)
     if fixer is None:
-        module = importlib.import_module(f"torch_upgrade.fix.fixers.{name}")
+        module = importlib.import_module(f"torch_upgrade.rewrite.fixers.{name}")
         fixer = _FIXERS[name] = module.fix
     return fixer
 

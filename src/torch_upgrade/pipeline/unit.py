@@ -23,9 +23,9 @@ from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.matching import Hit
 from torch_upgrade.detect.registry import get_checker
-from torch_upgrade.fix import apply as fixing
-from torch_upgrade.fix.edits import MoveImport
-from torch_upgrade.fix.text import text_edits
+from torch_upgrade.rewrite import apply as fixing
+from torch_upgrade.rewrite.edits import MoveImport
+from torch_upgrade.rewrite.text import text_edits
 from torch_upgrade.io import notebook as nb
 from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_source, write_atomic
 from torch_upgrade.io.suppress import Suppressions

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torch_upgrade.fix.fixers._args import literal
+from torch_upgrade.rewrite.fixers._args import literal
 
 MATMUL_PRECISION = (
     "torch.set_float32_matmul_precision",

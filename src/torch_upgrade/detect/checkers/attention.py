@@ -22,7 +22,7 @@ import libcst as cst
 from packaging.version import Version
 
 from torch_upgrade.detect.checkers import _flow
-from torch_upgrade.fix.fixers._args import code, literal
+from torch_upgrade.rewrite.fixers._args import code, literal
 from torch_upgrade.detect.matching import Hit
 
 WORDS = (("torch", "softmax"),)

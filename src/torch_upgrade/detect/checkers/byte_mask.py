@@ -15,10 +15,10 @@ import libcst as cst
 
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import qualnames
-from torch_upgrade.fix.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.detect.matching import Hit
 from torch_upgrade.core.model import Fix
-from torch_upgrade.fix.edits import Replace
+from torch_upgrade.rewrite.edits import Replace
 
 WORDS = (("torch", "mask"),)
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",

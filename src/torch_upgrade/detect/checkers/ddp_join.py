@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
-from torch_upgrade.fix.fixers._args import literal
+from torch_upgrade.rewrite.fixers._args import literal
 
 WORDS = (("torch", "DistributedDataParallel"),)
 DDP = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel")

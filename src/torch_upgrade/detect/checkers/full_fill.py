@@ -8,7 +8,7 @@ today (1.6 rejected such calls, so code that runs on 1.6 has none).
 from __future__ import annotations
 
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
-from torch_upgrade.fix.fixers._args import literal
+from torch_upgrade.rewrite.fixers._args import literal
 
 WORDS = (("torch", "full"),)
 

@@ -9,7 +9,7 @@ only those are flagged (when ``recompute_scale_factor`` is not given).
 from __future__ import annotations
 
 from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, keyword
-from torch_upgrade.fix.fixers._args import literal
+from torch_upgrade.rewrite.fixers._args import literal
 
 WORDS = (("torch", "scale_factor"),)
 FUNCTIONS = ("torch.nn.functional.interpolate", "torch.nn.Upsample", "torch.nn.modules.upsampling.Upsample")

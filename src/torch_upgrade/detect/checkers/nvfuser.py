@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 from torch_upgrade.detect.checkers._calls import hit
-from torch_upgrade.fix.fixers._args import literal
+from torch_upgrade.rewrite.fixers._args import literal
 
 WORDS = (("torch", "nvfuser"), ("torch", "fuser2"))
 

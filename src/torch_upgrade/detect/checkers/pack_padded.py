@@ -8,7 +8,7 @@ certainly a tensor.
 from __future__ import annotations
 
 from torch_upgrade.detect.checkers._calls import calls, hit
-from torch_upgrade.fix.fixers.pack_lengths import lengths_arg, on_cpu
+from torch_upgrade.rewrite.fixers.pack_lengths import lengths_arg, on_cpu
 
 WORDS = (("torch", "pack_padded_sequence"),)
 FUNCTIONS = ("torch.nn.utils.rnn.pack_padded_sequence",)

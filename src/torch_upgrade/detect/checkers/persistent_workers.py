@@ -9,7 +9,7 @@ The suggested keyword keeps a variable worker count valid:
 from __future__ import annotations
 
 from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
-from torch_upgrade.fix.fixers._args import bind, code, literal
+from torch_upgrade.rewrite.fixers._args import bind, code, literal
 
 WORDS = (("torch", "DataLoader"),)
 LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")

@@ -14,7 +14,7 @@ import libcst as cst
 from torch_upgrade.syntax.analysis import dotted
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import constructed_class, qualnames
-from torch_upgrade.fix.fixers._args import code
+from torch_upgrade.rewrite.fixers._args import code
 
 WORDS = (("torch", "compile"),)
 CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential")

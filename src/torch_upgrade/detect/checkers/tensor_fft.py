@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.detect.checkers._calls import hit
-from torch_upgrade.fix.fixers._args import literal
+from torch_upgrade.rewrite.fixers._args import literal
 
 WORDS = ("fft(",)
 METHODS = ("fft", "ifft", "rfft", "irfft")

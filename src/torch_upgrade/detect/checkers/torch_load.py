@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torch_upgrade.fix.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.detect.matching import Hit
 from torch_upgrade.core.model import Fix
-from torch_upgrade.fix.edits import Replace
+from torch_upgrade.rewrite.edits import Replace
 
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")

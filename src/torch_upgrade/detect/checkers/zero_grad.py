@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.detect.checkers import _flow
-from torch_upgrade.fix.fixers._args import code
+from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.detect.matching import Hit
 
 WORDS = ("zero_grad",)

@@ -1,0 +1,285 @@
+"""Applying fixes to a module: node replacements, moved imports, added and unused imports."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Optional, Sequence
+
+import libcst as cst
+
+from torch_upgrade.syntax.analysis import dotted
+from torch_upgrade.syntax.comments import CommentKeeper
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.rewrite.edits import MoveImport, Replace
+
+
+class _Apply(CommentKeeper):
+    def __init__(self, replacements: dict, moves: dict):
+        super().__init__()
+        self.replacements = replacements
+        self.moves = moves
+
+    def rewrite(self, original_node, updated_node):
+        new = self.replacements.get(id(original_node))
+        if new is not None:
+            return new
+        if isinstance(original_node, cst.ImportFrom) and id(original_node) in self.moves:
+            gone = {id(a) for a in self.moves[id(original_node)]}
+            names = [a for a in original_node.names if id(a) not in gone]
+            if not names:
+                return cst.RemovalSentinel.REMOVE
+            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated_node.with_changes(names=names)
+        return updated_node
+
+
+class _Subtree(cst.CSTVisitor):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[int] = set()
+
+    def on_visit(self, node) -> bool:
+        self.ids.add(id(node))
+        return True
+
+
+def _subtree(node: cst.CSTNode) -> set[int]:
+    visitor = _Subtree()
+    node.visit(visitor)
+    return visitor.ids
+
+
+def apply(module: cst.Module, fixes: Sequence[Fix],
+          conflicts: Optional[list] = None) -> tuple[cst.Module, int]:
+    """Apply non-conflicting fixes; returns the new module and how many were applied.
+
+    A fix conflicts with one already taken when it replaces a node inside (or
+    around) one that fix replaces, or moves the same import elsewhere. It is
+    left for the next pass; ``conflicts`` (if given) receives ``(fix, other)``
+    pairs so that the caller can say why a file does not settle.
+    """
+    replacements: dict[int, object] = {}
+    covered: dict[int, Fix] = {}  # every node inside a replaced node -> the fix replacing it
+    moves: dict[int, list] = defaultdict(list)
+    imports: list[ImportSpec] = []
+    released: set[str] = set()
+    applied = 0
+    moved: dict[int, tuple] = {}  # alias -> (module, name, fix)
+    moving: dict[int, Fix] = {}  # import statement an alias moves out of -> the fix moving it
+    for fix in fixes:
+        nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
+        if len({id(n) for n in nodes}) != len(nodes):
+            continue  # a fixer replacing one node twice: never applied
+        inside = [_subtree(n) for n in nodes]
+        clash = next((covered[i] for ids in inside for i in ids if i in covered), None)
+        if clash is None:
+            clash = next((moved[id(e.alias)][2] for e in fix.edits if isinstance(e, MoveImport)
+                          and id(e.alias) in moved and moved[id(e.alias)][:2] != (e.module, e.name)), None)
+        if clash is None:
+            clash = next((covered[id(e.statement)] for e in fix.edits
+                          if isinstance(e, MoveImport) and id(e.statement) in covered), None)
+        if clash is None:
+            clash = next((moving[i] for ids in inside for i in ids if i in moving), None)
+        if clash is not None:
+            if conflicts is not None:
+                conflicts.append((fix, clash))
+            continue  # the next pass retries it on the rewritten code
+        for ids in inside:
+            covered.update(dict.fromkeys(ids, fix))
+        for edit in fix.edits:
+            if isinstance(edit, Replace):
+                replacements[id(edit.node)] = edit.new
+            elif id(edit.alias) not in moved:  # several uses may move the same import
+                moved[id(edit.alias)] = (edit.module, edit.name, fix)
+                moving.setdefault(id(edit.statement), fix)
+                moves[id(edit.statement)].append(edit.alias)
+                # keep the name the file uses: `from torch import ger` -> `from torch import outer as ger`
+                local = dotted(edit.alias.asname.name) if edit.alias.asname else dotted(edit.alias.name)
+                imports.append(ImportSpec(edit.module, edit.name, None if local == edit.name else local))
+        imports.extend(fix.imports)
+        released.update(fix.released)
+        applied += 1
+    if not applied:
+        return module, 0
+    new = module.visit(_Apply(replacements, moves))
+    new = add_imports(new, imports)
+    new = remove_unused_imports(new, released)
+    return new, applied
+
+
+# ---------------------------------------------------------------- imports
+def _top_imports(module: cst.Module) -> list[tuple[int, cst.BaseSmallStatement]]:
+    """Top-level ``import``/``from`` statements with their index in the body."""
+    out = []
+    for index, statement in enumerate(module.body):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    out.append((index, small))
+    return out
+
+
+def _binds(module: cst.Module, spec: ImportSpec) -> bool:
+    """Whether a top-level import already provides what ``spec`` asks for."""
+    for _, small in _top_imports(module):
+        if spec.name is None and isinstance(small, cst.Import):
+            for alias in small.names:
+                name = dotted(alias.name)
+                asname = dotted(alias.asname.name) if alias.asname else None
+                if asname != spec.asname:
+                    continue
+                if name == spec.module or (asname is None and name.split(".", 1)[0] == spec.module):
+                    return True
+        elif spec.name is not None and isinstance(small, cst.ImportFrom) and not small.relative:
+            if small.module is None or dotted(small.module) != spec.module:
+                continue
+            if isinstance(small.names, cst.ImportStar):
+                continue
+            for alias in small.names:
+                asname = dotted(alias.asname.name) if alias.asname else None
+                if dotted(alias.name) == spec.name and asname == spec.asname:
+                    return True
+    return False
+
+
+def _is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+
+
+def _insert_index(body: Sequence[cst.CSTNode]) -> int:
+    """Just after the first block of top-level imports (else after the docstring)."""
+    start = 0
+    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 \
+            and isinstance(body[0].body[0], cst.Expr) \
+            and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        start = 1
+    first = next((i for i in range(start, len(body)) if _is_import_line(body[i])), None)
+    if first is None:
+        return start
+    end = first
+    while end < len(body) and _is_import_line(body[end]):
+        end += 1
+    return end
+
+
+def _merge_into_existing(body: list, mod: str, items: list[ImportSpec]) -> bool:
+    for i, statement in enumerate(body):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        smalls = list(statement.body)
+        for j, small in enumerate(smalls):
+            if not (isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
+                    and dotted(small.module) == mod and not isinstance(small.names, cst.ImportStar)):
+                continue
+            names = list(small.names)
+            space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            names[-1] = names[-1].with_changes(comma=space)
+            for k, spec in enumerate(items):
+                names.append(cst.ImportAlias(
+                    name=cst.parse_expression(spec.name),
+                    asname=cst.AsName(name=cst.Name(spec.asname)) if spec.asname else None,
+                    comma=space if k < len(items) - 1 else cst.MaybeSentinel.DEFAULT,
+                ))
+            smalls[j] = small.with_changes(names=names)
+            body[i] = statement.with_changes(body=smalls)
+            return True
+    return False
+
+
+def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
+    """Add the imports a rewrite needs, once each, merging into existing ``from m import``."""
+    pending: list[ImportSpec] = []
+    for spec in specs:
+        if spec not in pending and not _binds(module, spec):
+            pending.append(spec)
+    if not pending:
+        return module
+    body = list(module.body)
+    new_lines = [cst.parse_statement(s.code() + "\n") for s in pending if s.name is None]
+    by_module: dict[str, list[ImportSpec]] = defaultdict(list)
+    for spec in pending:
+        if spec.name is not None:
+            by_module[spec.module].append(spec)
+    for mod, items in by_module.items():
+        if not _merge_into_existing(body, mod, items):
+            new_lines.append(cst.parse_statement("from {} import {}\n".format(
+                mod, ", ".join(s.name + (f" as {s.asname}" if s.asname else "") for s in items))))
+    if new_lines:
+        index = _insert_index(body)
+        body[index:index] = new_lines
+    return module.with_changes(body=body)
+
+
+class _NameCounter(cst.CSTVisitor):
+    def __init__(self, names: set[str]):
+        super().__init__()
+        self.names = names
+        self.count: dict[str, int] = defaultdict(int)
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # `x.name` does not use a variable called `name`
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # nor does the keyword in `f(name=1)`
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names:
+            self.count[node.value] += 1
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        text = node.value.strip("'\"")
+        if text in self.names:  # e.g. listed in __all__
+            self.count[text] += 1
+
+
+class _RemoveImports(CommentKeeper):
+    def __init__(self, unused: set[str]):
+        super().__init__()
+        self.unused = unused
+
+    def _keep(self, alias: cst.ImportAlias, from_import: bool) -> bool:
+        if alias.asname is not None:
+            bound = dotted(alias.asname.name)
+        else:
+            name = dotted(alias.name)
+            bound = name if from_import else name.split(".", 1)[0]
+        return bound not in self.unused
+
+    def _strip(self, original, updated, from_import: bool):
+        if isinstance(updated.names, cst.ImportStar):
+            return updated
+        names = [a for a in updated.names if self._keep(a, from_import)]
+        if len(names) == len(updated.names):
+            return updated
+        if not names:
+            return cst.RemovalSentinel.REMOVE
+        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=names)
+
+    def leave_Import(self, original_node, updated_node):
+        return self._strip(original_node, updated_node, False)
+
+    def leave_ImportFrom(self, original_node, updated_node):
+        return self._strip(original_node, updated_node, True)
+
+
+def remove_unused_imports(module: cst.Module, candidates: Iterable[str]) -> cst.Module:
+    """Remove imports of ``candidates`` (names a rewrite stopped using) that nothing uses now."""
+    names = set(candidates)
+    if not names:
+        return module
+    counter = _NameCounter(names)
+    module.visit(counter)
+    unused = {n for n in names if counter.count.get(n, 0) == 0}
+    if not unused:
+        return module
+    return module.visit(_RemoveImports(unused))

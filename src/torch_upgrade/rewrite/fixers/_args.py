@@ -1,0 +1,174 @@
+"""Helpers shared by fixers: binding call arguments, reading literals, building calls."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Sequence, Union
+
+import libcst as cst
+
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.rewrite.edits import Replace
+
+_NO = object()
+
+
+def bind(call: cst.Call, params: Sequence[str]) -> Optional[dict[str, cst.Arg]]:
+    """Map a call's arguments onto an old signature's parameter names.
+
+    Returns None when the call cannot be mapped with certainty: ``*args``,
+    ``**kwargs``, too many positional arguments, or an unknown keyword.
+    """
+    out: dict[str, cst.Arg] = {}
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position >= len(params):
+                return None
+            out[params[position]] = arg
+            position += 1
+        else:
+            name = arg.keyword.value
+            if name not in params or name in out:
+                return None
+            out[name] = arg
+    return out
+
+
+def literal(arg: Optional[Union[cst.Arg, cst.BaseExpression]], default=_NO):
+    """The Python value of a literal argument (numbers, strings, bools, None, tuples), else ``_NO``."""
+    if arg is None:
+        return default
+    node = arg.value if isinstance(arg, cst.Arg) else arg
+    try:
+        code = cst.Module([]).code_for_node(node)
+        return ast.literal_eval(code.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NO
+
+
+def is_literal(value) -> bool:
+    return value is not _NO
+
+
+def value(arg: cst.Arg) -> cst.BaseExpression:
+    return arg.value
+
+
+def expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+_SEPARATOR = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def call(func: cst.BaseExpression, args: Sequence[tuple[Optional[str], cst.BaseExpression]]) -> cst.Call:
+    """Build ``func(a, k=v, ...)`` from (keyword or None, value) pairs."""
+    built = []
+    for i, (keyword, val) in enumerate(args):
+        comma = _SEPARATOR if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
+        if keyword is None:
+            built.append(cst.Arg(value=val, comma=comma))
+        else:
+            built.append(cst.Arg(
+                value=val, keyword=cst.Name(keyword), comma=comma,
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")),
+            ))
+    return cst.Call(func=func, args=built)
+
+
+def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
+    """``new`` written the way ``old`` was: its line breaks, indentation and spacing.
+
+    Comments travel with the argument they annotate, when it is carried over:
+    one after it on its line, and comment lines just above it. The call's own
+    ends (a comment after the opening parenthesis, the trailing comma, lines
+    before the closing one) stay where they were.
+    """
+    if not old.args or not new.args:
+        return new
+    plain = next((_bare(a.comma.whitespace_after) for a in old.args[:-1] if isinstance(a.comma, cst.Comma)),
+                 None)
+    if plain is None:
+        opening = old.whitespace_before_args
+        plain = _bare(opening) if isinstance(opening, cst.ParenthesizedWhitespace) else cst.SimpleWhitespace(" ")
+    before = [old.whitespace_before_args] + [a.comma.whitespace_after if isinstance(a.comma, cst.Comma)
+                                             else None for a in old.args[:-1]]
+    lead = {id(a.value): getattr(ws, "empty_lines", ()) for a, ws in zip(old.args, before)}
+    trail = {id(a.value): _after(a).first_line for a in old.args
+             if isinstance(_after(a), cst.ParenthesizedWhitespace) and _after(a).first_line.comment}
+    end = old.args[-1]
+    args = []
+    for i, arg in enumerate(new.args):
+        last = i == len(new.args) - 1
+        nxt = None if last else new.args[i + 1]
+        if last:
+            arg = arg.with_changes(comma=end.comma, whitespace_after_arg=end.whitespace_after_arg)
+        else:
+            comma = arg.comma if isinstance(arg.comma, cst.Comma) else _SEPARATOR
+            arg = arg.with_changes(comma=comma.with_changes(whitespace_after=_lines(
+                plain, None, lead.get(id(nxt.value), ()))), whitespace_after_arg=cst.SimpleWhitespace(""))
+        args.append(_set_after(arg, trail.get(id(arg.value))))
+    opening = _lines(old.whitespace_before_args, "keep", lead.get(id(new.args[0].value), ()))
+    return new.with_changes(args=args, whitespace_before_args=opening)
+
+
+def _bare(ws):
+    """Whitespace with the same line break and indentation, without comments."""
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        return ws.with_changes(first_line=cst.TrailingWhitespace(newline=ws.first_line.newline), empty_lines=[])
+    return ws
+
+
+def _lines(ws, first_line, empty_lines):
+    """``ws`` (when it breaks the line) with this comment after the line ("keep": its own) and lines below."""
+    if not isinstance(ws, cst.ParenthesizedWhitespace):
+        return ws
+    line = ws.first_line if first_line == "keep" else first_line or cst.TrailingWhitespace(
+        newline=ws.first_line.newline)
+    return ws.with_changes(first_line=line, empty_lines=list(empty_lines))
+
+
+def _after(arg: cst.Arg):
+    """The whitespace after an argument where its line ends, if anywhere."""
+    if isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace):
+        return arg.comma.whitespace_after
+    return arg.whitespace_after_arg
+
+
+def _set_after(arg: cst.Arg, note) -> cst.Arg:
+    """``arg`` with ``note`` (a comment line, or None) as the comment ending its line."""
+    if isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace):
+        ws = arg.comma.whitespace_after
+        return arg.with_changes(comma=arg.comma.with_changes(whitespace_after=_lines(ws, note, ws.empty_lines)))
+    if isinstance(arg.whitespace_after_arg, cst.ParenthesizedWhitespace):
+        ws = arg.whitespace_after_arg
+        return arg.with_changes(whitespace_after_arg=_lines(ws, note, ws.empty_lines))
+    return arg
+
+
+def if_else(test: cst.BaseExpression, body: cst.BaseExpression, orelse: cst.BaseExpression) -> cst.IfExp:
+    """``body if test else orelse``, spaced as people write it."""
+    space = cst.SimpleWhitespace(" ")
+    return cst.IfExp(test=test, body=body, orelse=orelse, whitespace_before_if=space,
+                     whitespace_after_if=space, whitespace_before_else=space, whitespace_after_else=space)
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def replace(node: cst.CSTNode, new: cst.CSTNode, imports: Sequence[ImportSpec] = (), *,
+            safety: str = "safe", reason: str = "", requires: Optional[str] = None) -> Fix:
+    """A one-edit fix whose report shows the new code; a call rebuilt in place keeps its layout."""
+    if isinstance(node, cst.Call) and isinstance(new, cst.Call):
+        new = laid_out_like(new, node)
+    return Fix(edits=[Replace(node, new)], imports=tuple(imports), safety=safety, reason=reason,
+               replacement=code(new), requires=requires)
+
+
+def string(text: str) -> cst.SimpleString:
+    return cst.SimpleString(repr(text).replace("'", '"') if '"' not in text else repr(text))

@@ -1,0 +1,47 @@
+"""``torch.{cuda,cpu}.amp.autocast`` -> ``torch.autocast(device, ...)`` and
+``torch.{cuda,cpu}.amp.GradScaler`` -> ``torch.amp.GradScaler(device, ...)``.
+
+The old autocast signature is ``(enabled=True, dtype=..., cache_enabled=True)``;
+``torch.autocast`` takes ``device_type`` first and ``dtype`` second, so every
+argument is passed by keyword. The scalers' signatures differ only by the new
+leading ``device``, so positional arguments keep their meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torch_upgrade.rewrite.fixers import _args as A
+
+AUTOCAST_PARAMS = ("enabled", "dtype", "cache_enabled")
+
+
+def fix(ref, ctx):
+    call = ref.call
+    if call is None or ref.qualname is None:
+        return None  # e.g. the class passed around as a value
+    device = "cuda" if ref.qualname.startswith("torch.cuda.") else "cpu"
+    if ref.qualname.endswith(".autocast"):
+        return _autocast(ref, ctx, call, device)
+    if ref.qualname.endswith(".GradScaler"):
+        return _scaler(ref, ctx, call, device)
+    return None
+
+
+def _autocast(ref, ctx, call, device):
+    bound = A.bind(call, AUTOCAST_PARAMS)
+    if bound is None:
+        return None
+    func, imports = ctx.qualified("torch.autocast")
+    args = [(None, A.string(device))]
+    args += [(name, bound[name].value) for name in AUTOCAST_PARAMS if name in bound]
+    return A.replace(call, A.call(func, args), imports, requires="1.10")
+
+
+def _scaler(ref, ctx, call, device) -> Optional[object]:
+    if any(a.star for a in call.args):
+        return None
+    func, imports = ctx.qualified("torch.amp.GradScaler")
+    args = [(None, A.string(device))]
+    args += [(a.keyword.value if a.keyword else None, a.value) for a in call.args]
+    return A.replace(call, A.call(func, args), imports, requires="2.3")

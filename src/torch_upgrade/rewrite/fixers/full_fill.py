@@ -1,0 +1,26 @@
+"""``torch.full(size, 1)`` -> ``torch.full(size, 1.0)``: keep the float result torch <= 1.5 gave.
+
+Up to 1.5 ``torch.full`` always returned the default floating dtype; 1.6
+rejected integer and bool fill values without ``dtype=``, and from 1.7 the
+dtype is inferred from the fill value (int64, bool). For a literal fill the
+old meaning is a float literal of the same value.
+"""
+
+from __future__ import annotations
+
+
+from torch_upgrade.rewrite.fixers import _args as A
+
+
+def fix(ref, ctx):
+    call = ref.call
+    bound = A.bind(call, ("size", "fill_value", "out", "dtype", "layout", "device", "pin_memory",
+                          "requires_grad", "names")) if call is not None else None
+    if bound is None or "fill_value" not in bound or "dtype" in bound or "out" in bound:
+        return None
+    value = A.literal(bound["fill_value"])
+    if not isinstance(value, int):  # bools are ints too
+        return None
+    arg = bound["fill_value"]
+    new = arg.with_changes(value=A.expr(repr(float(value))))
+    return A.replace(arg, new)

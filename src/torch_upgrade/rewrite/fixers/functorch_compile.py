@@ -1,0 +1,19 @@
+"""``functorch.compile.memory_efficient_fusion(fn)`` -> ``torch.compile(fn)``.
+
+Only the one-argument call is rewritten; ``aot_function``/``aot_module`` with
+custom compilers have no mechanical mapping and are flagged only.
+"""
+
+from __future__ import annotations
+
+from torch_upgrade.rewrite.fixers import _args as A
+
+
+def fix(ref, ctx):
+    call = ref.call
+    if call is None or not (ref.qualname or "").endswith(".memory_efficient_fusion"):
+        return None
+    if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    func, imports = ctx.qualified("torch.compile")
+    return A.replace(call, A.call(func, [(None, call.args[0].value)]), imports)

@@ -1,0 +1,53 @@
+"""``pack_padded_sequence(x, lengths)`` with a tensor ``lengths`` -> ``lengths.cpu()``.
+
+Since 1.7 the lengths must be a CPU tensor or a list; ``.cpu()`` is a no-op
+for CPU tensors and a device copy for CUDA ones, so it is safe exactly when
+``lengths`` is certainly a tensor: the result of a ``torch.*`` call, or of a
+tensor-only method (``.cuda()``, ``.to(...)``, ``.long()``, ...). Lists and
+unknown values are flagged only.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torch_upgrade.rewrite.fixers import _args as A
+
+PARAMS = ("input", "lengths", "batch_first", "enforce_sorted")
+TENSOR_METHODS = {"cuda", "to", "long", "int", "detach", "clone", "type_as", "masked_fill", "ne", "eq"}
+
+
+def lengths_arg(call: cst.Call):
+    bound = A.bind(call, PARAMS)
+    return None if bound is None else bound.get("lengths")
+
+
+def on_cpu(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is certainly on the CPU already (a list, ``.cpu()``, ``.tolist()``)."""
+    if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value in ("cpu", "tolist") or (
+            node.func.attr.value == "to" and bool(node.args) and A.literal(node.args[0]) == "cpu")
+    return False
+
+
+def fix(ref, ctx):
+    call = ref.call
+    arg = lengths_arg(call) if call is not None else None
+    if arg is None or on_cpu(arg.value) or not _tensor(arg.value, ctx):
+        return None
+    new = cst.Call(func=cst.Attribute(value=arg.value, attr=cst.Name("cpu")))
+    return A.replace(arg, arg.with_changes(value=new))
+
+
+def _tensor(node: cst.BaseExpression, ctx) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_METHODS:
+        return True
+    name = A.code(func)
+    head = name.split(".", 1)[0]
+    qualified, _ = ctx.analysis.qualify(name, ctx.analysis.root_scope) if head.isidentifier() else (None, None)
+    return bool(qualified) and qualified.startswith("torch.")

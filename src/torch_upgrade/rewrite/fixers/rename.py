@@ -1,0 +1,55 @@
+"""Data-driven renames from a rule's ``rename`` table (old qualified name = new one)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.syntax.analysis import Reference
+from torch_upgrade.rewrite.fixers._args import code
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.edits import MoveImport, Replace
+
+
+def renamed(table: dict, qualname: str) -> Optional[str]:
+    """The new name for ``qualname`` by the longest matching old prefix."""
+    best = None
+    for old in table:
+        if (qualname == old or qualname.startswith(old + ".")) and (best is None or len(old) > len(best)):
+            best = old
+    if best is None:
+        return None
+    return table[best] + qualname[len(best):]
+
+
+def fix(ref: Reference, ctx) -> Optional[Fix]:
+    if ref.qualname is None:
+        return _method(ref, ctx)
+    new = renamed(ctx.rule.rename, ref.qualname)
+    if new is None:
+        return None
+    if ref.ctx == "import":
+        if not isinstance(ref.import_statement, cst.ImportFrom) or "." not in new:
+            return None  # `import old.module`: its uses are rewritten one by one
+        module, name = new.rsplit(".", 1)
+        alias = ref.node
+        local = code(alias.asname.name) if alias.asname else code(alias.name)
+        asname = f" as {local}" if local != name else ""
+        return Fix(edits=[MoveImport(ref.import_statement, alias, module, name)],
+                   replacement=f"from {module} import {name}{asname}")
+    expression, imports = ctx.qualified(new)
+    shown = ref.call.with_changes(func=expression) if ref.call is not None else expression
+    return Fix(edits=[Replace(ref.node, expression)], imports=imports, replacement=code(shown))
+
+
+def _method(ref: Reference, ctx) -> Optional[Fix]:
+    """``x.old(...)`` on an unknown receiver, renamed by a ``torch.Tensor.old`` entry."""
+    node = ref.node
+    if ref.call is None or not isinstance(node, cst.Attribute):
+        return None
+    new = ctx.rule.rename.get(f"torch.Tensor.{node.attr.value}")
+    if new is None or not new.startswith("torch.Tensor."):
+        return None
+    replacement = node.with_changes(attr=cst.Name(new.rsplit(".", 1)[1]))
+    return Fix(edits=[Replace(node, replacement)], replacement=code(ref.call.with_changes(func=replacement)))
