@@ -1,21 +1,59 @@
 """Finding a rule's fixer and checker modules by the names its data gives.
 
 Cheap to import (no LibCST): a module is loaded only when its rule is used.
+
+A fixer is the function ``fix(ref, ctx)`` of a module in ``rewrite/fixers``
+(``rewrite.context.Fixer``). A checker is a module of ``detect/checkers`` with
+any of three functions:
+
+- ``check(analysis, rule, window)``: hits in one file (``CheckFn``);
+- ``collect(analysis, rule, window)``: facts about one file for a project-level
+  rule, or None (``CollectFn``); a fact names a place as ``{"node": node, ...}``;
+- ``project(facts, rule, window)``: from every file's ``(path, fact)``, a
+  ``(path, fact, message)`` for each place the advice applies (``ProjectFn``);
+
+and ``WORDS``, its prefilter: a file is analysed only when it contains one of
+them (a tuple entry: all of its words). Default: ``("torch",)``.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
-from typing import Callable, Optional
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
 
-from torch_upgrade.core.model import Fix
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 
-Fixer = Callable[..., Optional[Fix]]  # (Reference, FixContext) -> Fix or None
+if TYPE_CHECKING:  # types only: importing them would load LibCST
+    from torch_upgrade.detect.hits import Hit
+    from torch_upgrade.rewrite.context import Fixer
+    from torch_upgrade.syntax.analysis import Analysis
+
+Fact = dict[str, Any]
+CheckFn = Callable[["Analysis", Rule, Window], Iterable["Hit"]]
+CollectFn = Callable[["Analysis", Rule, Window], Optional[Fact]]
+ProjectFn = Callable[[Sequence[tuple[str, Fact]], Rule, Window], Iterable[tuple[str, Fact, str]]]
+Words = tuple[Union[str, tuple[str, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Checker:
+    """A checker module's functions, each None where the module has none."""
+
+    name: str
+    words: Words
+    check: Optional[CheckFn] = None
+    collect: Optional[CollectFn] = None
+    project: Optional[ProjectFn] = None
+
+
 _FIXERS: dict[str, Fixer] = {}
+_CHECKERS: dict[str, Checker] = {}
 
 
 def get_fixer(name: str) -> Fixer:
+    """The ``fix`` function of ``rewrite/fixers/<name>.py``."""
     fixer = _FIXERS.get(name)
     if fixer is None:
         module = importlib.import_module(f"torch_upgrade.rewrite.fixers.{name}")
@@ -23,5 +61,15 @@ def get_fixer(name: str) -> Fixer:
     return fixer
 
 
-def get_checker(name: str) -> ModuleType:
-    return importlib.import_module(f"torch_upgrade.detect.checkers.{name}")
+def get_checker(rule: Rule) -> Checker:
+    """The checker ``rule`` names (only rules with a ``checker`` have one)."""
+    name = rule.checker
+    if name is None:
+        raise ValueError(f"rule {rule.id} has no checker")
+    checker = _CHECKERS.get(name)
+    if checker is None:
+        module = importlib.import_module(f"torch_upgrade.detect.checkers.{name}")
+        checker = _CHECKERS[name] = Checker(
+            name, getattr(module, "WORDS", ("torch",)), getattr(module, "check", None),
+            getattr(module, "collect", None), getattr(module, "project", None))
+    return checker

@@ -40,11 +40,11 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
     out = []
     applies = {f.rule_id for r in results for f in r.findings}
     for rule in ctx.matcher.checkers:
-        checker = get_checker(rule.checker)
-        if not hasattr(checker, "project"):
+        project = get_checker(rule).project
+        if project is None:
             continue
         facts = [(r.path, r.facts[rule.id]) for r in results if rule.id in r.facts]
-        for path, fact, message in checker.project(facts, rule, ctx.settings.window):
+        for path, fact, message in project(facts, rule, ctx.settings.window):
             applies.add(rule.id)
             if fact.get("suppressed") or ignored_by_path(path, rule.id, rule.name, ctx.settings):
                 continue

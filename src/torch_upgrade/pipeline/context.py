@@ -45,7 +45,7 @@ class Context:
         """
         groups = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
         for rule in self.matcher.checkers:
-            for entry in getattr(get_checker(rule.checker), "WORDS", ("torch",)):
+            for entry in get_checker(rule).words:
                 groups.append((entry,) if isinstance(entry, str) else tuple(entry))
         return tuple(dict.fromkeys(groups))
 

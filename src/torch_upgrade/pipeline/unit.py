@@ -21,7 +21,7 @@ from torch_upgrade.core import diffs
 from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, holding
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.rewrite import apply as fixing
 from torch_upgrade.rewrite.edits import MoveImport
@@ -270,10 +270,10 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
     facts = {}
     places = []  # (rule, dict holding a node)
     for rule in ctx.matcher.checkers:
-        checker = get_checker(rule.checker)
-        if not hasattr(checker, "collect"):
+        collect = get_checker(rule).collect
+        if collect is None:
             continue
-        fact = checker.collect(analysis, rule, ctx.settings.window)
+        fact = collect(analysis, rule, ctx.settings.window)
         if fact is None:
             continue
         places += [(rule, place) for place in holding(fact, "node")]

@@ -6,7 +6,8 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from torch_upgrade.detect.matching import Hit, fix_for
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.detect.matching import fix_for
 
 
 def calls(analysis, qualnames: Iterable[str]) -> Iterator:

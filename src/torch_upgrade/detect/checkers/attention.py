@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.rewrite.fixers._args import code, literal
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 
 WORDS = (("torch", "softmax"),)
 FLEX = Version("2.5")

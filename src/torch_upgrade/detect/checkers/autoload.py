@@ -8,7 +8,7 @@ now decides whether the backend loads).
 
 from __future__ import annotations
 
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 
 WORDS = ("torch_npu",)
 EXTENSIONS = ("torch_npu",)

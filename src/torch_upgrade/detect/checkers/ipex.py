@@ -8,7 +8,7 @@ when IPEX patched it in. One hint per file, at the first such call.
 from __future__ import annotations
 
 from torch_upgrade.detect.checkers._sites import source
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 
 WORDS = (("torch", "xpu"),)
 OPTIMIZE = ("intel_extension_for_pytorch.optimize", "torch.xpu.optimize")

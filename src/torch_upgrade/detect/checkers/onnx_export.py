@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 
 WORDS = (("torch", "onnx"),)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
 

@@ -13,7 +13,7 @@ import libcst as cst
 
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.rewrite.fixers._args import code
-from torch_upgrade.detect.matching import Hit
+from torch_upgrade.detect.hits import Hit
 
 WORDS = ("zero_grad",)
 BACKWARD = ("backward", "grad")  # loss.backward(), torch.autograd.backward/grad(...)

@@ -2,6 +2,6 @@
 
 Each module exposes ``fix(ref, ctx) -> Fix | None``: ``ref`` is the matched
 reference (``ref.call`` is the call when the name is called) and ``ctx`` a
-:class:`torch_upgrade.detect.matching.FixContext`. Returning ``None`` means "flag, but
+:class:`torch_upgrade.rewrite.context.FixContext`. Returning ``None`` means "flag, but
 no mechanical rewrite for this sub-case".
 """

@@ -1,0 +1,25 @@
+"""What a checker gives back for one file: rules matched at nodes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
+from torch_upgrade.syntax.analysis import Reference
+
+
+@dataclass
+class Hit:
+    """A rule matched at a node; becomes a Finding once positioned."""
+
+    rule: Rule
+    node: cst.CSTNode
+    statement: cst.CSTNode
+    ref: Optional[Reference] = None
+    fix: Optional[Fix] = None
+    message: Optional[str] = None
+
