@@ -43,7 +43,7 @@ class Context:
         The names rules match come first (most files that matter contain ``torch``,
         which ends the search early), then the checkers' words (see ``checkers``).
         """
-        groups = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
+        groups: list[tuple[str, ...]] = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
         for rule in self.matcher.checkers:
             for entry in get_checker(rule).words:
                 groups.append((entry,) if isinstance(entry, str) else tuple(entry))

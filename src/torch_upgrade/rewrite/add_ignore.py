@@ -45,12 +45,13 @@ def _line_end(line: str) -> tuple[str, str]:
 def _merge(comment: str, ids: list[str]) -> Optional[str]:
     """The comment with ``ids`` added to its ignore list; None when it already covers them."""
     present = line_suppression(comment)
-    if present is None or present is False:  # bare ignore covers all; False handled by the caller
+    if not isinstance(present, tuple):  # None: a bare ignore covers all; False is handled by the caller
         return None
     merged = list(present) + [i for i in ids if i not in present]
     if merged == list(present):
         return None
     match = _LINE.search(comment)
+    assert match is not None  # line_suppression found it
     return comment[:match.start()] + f"# torch-upgrade: ignore[{', '.join(merged)}]" + comment[match.end():]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -12,18 +12,21 @@ from torch_upgrade.syntax.comments import CommentKeeper
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import MoveImport, Replace
 
+_Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]
+
 
 class _Apply(CommentKeeper):
-    def __init__(self, replacements: dict, moves: dict):
+    def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]]) -> None:
         super().__init__()
         self.replacements = replacements
         self.moves = moves
 
-    def rewrite(self, original_node, updated_node):
+    def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> _Replacement:
         new = self.replacements.get(id(original_node))
         if new is not None:
             return new
-        if isinstance(original_node, cst.ImportFrom) and id(original_node) in self.moves:
+        if isinstance(original_node, cst.ImportFrom) and id(original_node) in self.moves \
+                and not isinstance(original_node.names, cst.ImportStar):  # a moved alias is one of its names
             gone = {id(a) for a in self.moves[id(original_node)]}
             names = [a for a in original_node.names if id(a) not in gone]
             if not names:
@@ -34,11 +37,11 @@ class _Apply(CommentKeeper):
 
 
 class _Subtree(cst.CSTVisitor):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.ids: set[int] = set()
 
-    def on_visit(self, node) -> bool:
+    def on_visit(self, node: cst.CSTNode) -> bool:
         self.ids.add(id(node))
         return True
 
@@ -50,7 +53,7 @@ def _subtree(node: cst.CSTNode) -> set[int]:
 
 
 def apply(module: cst.Module, fixes: Sequence[Fix],
-          conflicts: Optional[list] = None) -> tuple[cst.Module, int]:
+          conflicts: Optional[list[tuple[Fix, Fix]]] = None) -> tuple[cst.Module, int]:
     """Apply non-conflicting fixes; returns the new module and how many were applied.
 
     A fix conflicts with one already taken when it replaces a node inside (or
@@ -58,13 +61,13 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
     left for the next pass; ``conflicts`` (if given) receives ``(fix, other)``
     pairs so that the caller can say why a file does not settle.
     """
-    replacements: dict[int, object] = {}
+    replacements: dict[int, _Replacement] = {}
     covered: dict[int, Fix] = {}  # every node inside a replaced node -> the fix replacing it
-    moves: dict[int, list] = defaultdict(list)
+    moves: dict[int, list[cst.ImportAlias]] = defaultdict(list)
     imports: list[ImportSpec] = []
     released: set[str] = set()
     applied = 0
-    moved: dict[int, tuple] = {}  # alias -> (module, name, fix)
+    moved: dict[int, tuple[str, str, Fix]] = {}  # alias -> (module, name, fix)
     moving: dict[int, Fix] = {}  # import statement an alias moves out of -> the fix moving it
     for fix in fixes:
         nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
@@ -108,7 +111,10 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
 
 
 # ---------------------------------------------------------------- imports
-def _top_imports(module: cst.Module) -> list[tuple[int, cst.BaseSmallStatement]]:
+_Import = Union[cst.Import, cst.ImportFrom]
+
+
+def _top_imports(module: cst.Module) -> list[tuple[int, _Import]]:
     """Top-level ``import``/``from`` statements with their index in the body."""
     out = []
     for index, statement in enumerate(module.body):
@@ -125,6 +131,7 @@ def _binds(module: cst.Module, spec: ImportSpec) -> bool:
         if spec.name is None and isinstance(small, cst.Import):
             for alias in small.names:
                 name = dotted(alias.name)
+                assert name is not None  # an imported name is a (dotted) name
                 asname = dotted(alias.asname.name) if alias.asname else None
                 if asname != spec.asname:
                     continue
@@ -163,7 +170,8 @@ def _insert_index(body: Sequence[cst.CSTNode]) -> int:
     return end
 
 
-def _merge_into_existing(body: list, mod: str, items: list[ImportSpec]) -> bool:
+def _merge_into_existing(body: list[Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]], mod: str,
+                         items: list[ImportSpec]) -> bool:
     for i, statement in enumerate(body):
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
@@ -176,8 +184,11 @@ def _merge_into_existing(body: list, mod: str, items: list[ImportSpec]) -> bool:
             space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
             names[-1] = names[-1].with_changes(comma=space)
             for k, spec in enumerate(items):
+                assert spec.name is not None  # the specs of a `from` import
+                target = cst.parse_expression(spec.name)
+                assert isinstance(target, (cst.Name, cst.Attribute))  # what a `from` import imports is a name
                 names.append(cst.ImportAlias(
-                    name=cst.parse_expression(spec.name),
+                    name=target,
                     asname=cst.AsName(name=cst.Name(spec.asname)) if spec.asname else None,
                     comma=space if k < len(items) - 1 else cst.MaybeSentinel.DEFAULT,
                 ))
@@ -204,7 +215,7 @@ def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
     for mod, items in by_module.items():
         if not _merge_into_existing(body, mod, items):
             new_lines.append(cst.parse_statement("from {} import {}\n".format(
-                mod, ", ".join(s.name + (f" as {s.asname}" if s.asname else "") for s in items))))
+                mod, ", ".join(cast(str, s.name) + (f" as {s.asname}" if s.asname else "") for s in items))))
     if new_lines:
         index = _insert_index(body)
         body[index:index] = new_lines
@@ -217,10 +228,10 @@ class _NameCounter(cst.CSTVisitor):
         self.names = names
         self.count: dict[str, int] = defaultdict(int)
 
-    def visit_Import(self, node) -> bool:
+    def visit_Import(self, node: cst.Import) -> bool:
         return False
 
-    def visit_ImportFrom(self, node) -> bool:
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
@@ -242,7 +253,7 @@ class _NameCounter(cst.CSTVisitor):
 
 
 class _RemoveImports(CommentKeeper):
-    def __init__(self, unused: set[str]):
+    def __init__(self, unused: set[str]) -> None:
         super().__init__()
         self.unused = unused
 
@@ -251,10 +262,12 @@ class _RemoveImports(CommentKeeper):
             bound = dotted(alias.asname.name)
         else:
             name = dotted(alias.name)
+            assert name is not None  # an imported name is a (dotted) name
             bound = name if from_import else name.split(".", 1)[0]
         return bound not in self.unused
 
-    def _strip(self, original, updated, from_import: bool):
+    def _strip(self, original: _Import, updated: _Import,
+               from_import: bool) -> Union[cst.BaseSmallStatement, cst.RemovalSentinel]:
         if isinstance(updated.names, cst.ImportStar):
             return updated
         names = [a for a in updated.names if self._keep(a, from_import)]
@@ -265,10 +278,12 @@ class _RemoveImports(CommentKeeper):
         names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(names=names)
 
-    def leave_Import(self, original_node, updated_node):
+    def leave_Import(self, original_node: cst.Import,
+                     updated_node: cst.Import) -> Union[cst.BaseSmallStatement, cst.RemovalSentinel]:
         return self._strip(original_node, updated_node, False)
 
-    def leave_ImportFrom(self, original_node, updated_node):
+    def leave_ImportFrom(self, original_node: cst.ImportFrom,
+                         updated_node: cst.ImportFrom) -> Union[cst.BaseSmallStatement, cst.RemovalSentinel]:
         return self._strip(original_node, updated_node, True)
 
 

@@ -14,10 +14,10 @@ import libcst as cst
 
 @dataclass
 class Replace:
-    """Replace one node (by identity) with another, or remove it."""
+    """Replace one node (by identity) with another (a statement with several), or remove it."""
 
     node: cst.CSTNode
-    new: Union[cst.CSTNode, cst.RemovalSentinel]
+    new: Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]
 
 
 @dataclass

@@ -10,6 +10,8 @@ from typing import Callable, TypeVar
 
 import libcst as cst
 
+from torch_upgrade.syntax.pieces import parse_in_pieces
+
 T = TypeVar("T")
 
 _STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed: room for deeply nested code
@@ -26,10 +28,13 @@ def nesting(text: str) -> int:
 
 
 def parse_module(text: str) -> cst.Module:
-    """Parse ``text``; raises ParserSyntaxError, or RecursionError for code nested too deeply."""
+    """Parse ``text``; raises ParserSyntaxError, or RecursionError for code nested too deeply.
+
+    A big file is parsed in pieces (``syntax.pieces``): the same tree, in bounded memory.
+    """
     if nesting(text) > _MAX_NESTING:
         raise RecursionError("nesting")
-    return cst.parse_module(text)
+    return parse_in_pieces(text) or cst.parse_module(text)
 
 
 def syntax_message(exc: Exception) -> str:

@@ -12,13 +12,14 @@ about a code pattern needs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Union
+from typing import Iterator, Optional, Sequence, TypeVar, Union, cast
 
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import _fields, children
+from torch_upgrade.syntax.analysis import Analysis, _fields, children
 
 Scope = Union[cst.Module, cst.FunctionDef]
+N = TypeVar("N", bound=cst.CSTNode)
 
 
 @dataclass
@@ -34,10 +35,10 @@ class Assignment:
 class Body:
     """The flattened statements of one scope and the names they assign."""
 
-    scope: Scope
+    scope: Union[Scope, cst.ClassDef]  # a class only while its methods are collected
     statements: list[cst.SimpleStatementLine] = field(default_factory=list)
     compound: list[cst.BaseCompoundStatement] = field(default_factory=list)
-    conditional: set = field(default_factory=set)  # ids of statements inside an if-branch
+    conditional: set[int] = field(default_factory=set)  # ids of statements inside an if-branch
     assignments: dict[str, list[Assignment]] = field(default_factory=dict)
 
     def latest(self, name: str, before: int) -> Optional[Assignment]:
@@ -57,9 +58,9 @@ class Body:
                     yield order, node
 
 
-def scopes(analysis) -> list[Body]:
+def scopes(analysis: Analysis) -> list[Body]:
     """The module body and every function body, each flattened (computed once per file)."""
-    cached = analysis.facts.get("_flow")
+    cached = cast(Optional[list[Body]], analysis.facts.get("_flow"))
     if cached is None:
         cached = analysis.facts["_flow"] = list(_scopes(analysis.module))
     return cached
@@ -77,7 +78,8 @@ def _scopes(module: cst.Module) -> Iterator[Body]:
         yield body
 
 
-def _flatten(statements, body: Body, pending: list, conditional: bool = False) -> None:
+def _flatten(statements: Sequence[cst.BaseStatement], body: Body, pending: list[Scope],
+             conditional: bool = False) -> None:
     for statement in statements:
         if isinstance(statement, cst.SimpleStatementLine):
             body.statements.append(statement)
@@ -94,13 +96,14 @@ def _flatten(statements, body: Body, pending: list, conditional: bool = False) -
                 _flatten(suite, body, pending, branch)
 
 
-def _suite(suite: cst.BaseSuite) -> list:
+def _suite(suite: cst.BaseSuite) -> list[cst.BaseStatement]:
     if isinstance(suite, cst.IndentedBlock):
         return list(suite.body)
-    return [cst.SimpleStatementLine(body=suite.body)]  # `if x: y = 1` on one line
+    # the other suite: a SimpleStatementSuite
+    return [cst.SimpleStatementLine(body=cast(cst.SimpleStatementSuite, suite).body)]  # `if x: y = 1` on one line
 
 
-def _suites(node: cst.CSTNode) -> Iterator[list]:
+def _suites(node: cst.CSTNode) -> Iterator[list[cst.BaseStatement]]:
     """The statement lists inside a compound statement (elif chains included), in order."""
     for name in ("body", "handlers", "cases", "orelse", "finalbody"):
         value = getattr(node, name, None)
@@ -115,7 +118,7 @@ def _suites(node: cst.CSTNode) -> Iterator[list]:
                 yield from _suites(item)
 
 
-def _record(small: cst.CSTNode, order: int, statement, body: Body) -> None:
+def _record(small: cst.BaseSmallStatement, order: int, statement: cst.SimpleStatementLine, body: Body) -> None:
     conditional = id(statement) in body.conditional
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
         body.assignments.setdefault(small.targets[0].target.value, []).append(
@@ -141,13 +144,13 @@ def _is_node(cls: type) -> bool:
     return known
 
 
-def walk(node: cst.CSTNode, prune: tuple = ()) -> list[cst.CSTNode]:
+def walk(node: cst.CSTNode, prune: tuple[type[cst.CSTNode], ...] = ()) -> list[cst.CSTNode]:
     """Every node under ``node`` (itself included), parents first, without LibCST's visitor machinery.
 
     String literals and comments are not entered; nor are nodes of a type in ``prune``
     (they are listed themselves).
     """
-    out = []
+    out: list[cst.CSTNode] = []
     stack = [node]
     stop = _SKIP + tuple(prune)
     while stack:
@@ -156,7 +159,7 @@ def walk(node: cst.CSTNode, prune: tuple = ()) -> list[cst.CSTNode]:
         cls = type(item)
         if cls in stop:
             continue
-        kids = []
+        kids: list[cst.CSTNode] = []
         for name in _fields(cls):
             value = getattr(item, name)
             if type(value) in (list, tuple):
@@ -167,15 +170,16 @@ def walk(node: cst.CSTNode, prune: tuple = ()) -> list[cst.CSTNode]:
     return out
 
 
-def nodes(statement: cst.CSTNode, kinds: tuple, analysis=None) -> list[cst.CSTNode]:
+def nodes(statement: cst.CSTNode, kinds: tuple[type[N], ...], analysis: Optional[Analysis] = None) -> list[N]:
     """All nodes of the given types inside ``statement`` (not inside lambdas), outermost first.
 
     With ``analysis``, the walk of each statement is computed once per file and shared by checkers.
     """
+    everything: Optional[list[cst.CSTNode]]
     if analysis is None:
         everything = walk(statement, (cst.Lambda,))
     else:
-        cache = analysis.facts.setdefault("_nodes", {})
+        cache = cast(dict[int, list[cst.CSTNode]], analysis.facts.setdefault("_nodes", {}))
         everything = cache.get(id(statement))
         if everything is None:
             everything = cache[id(statement)] = walk(statement, (cst.Lambda,))
@@ -184,7 +188,7 @@ def nodes(statement: cst.CSTNode, kinds: tuple, analysis=None) -> list[cst.CSTNo
 
 def _names(statement: cst.CSTNode) -> list[cst.Name]:
     """Names read in ``statement``: not attribute names, keyword names or plain assignment targets."""
-    out = []
+    out: list[cst.Name] = []
     stack = [statement]
     while stack:
         item = stack.pop()

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import dotted
+from torch_upgrade.detect.checkers._flow import Body
+from torch_upgrade.syntax.analysis import Analysis, dotted
 
 
-def qualnames(analysis) -> dict[int, str]:
+def qualnames(analysis: Analysis) -> dict[int, str]:
     """Qualified name of each called function, by the id of the call's ``func`` node."""
     return {id(r.node): r.qualname for r in analysis.references if r.call is not None and r.qualname}
 
 
-def constructed_class(node: cst.CSTNode, body, order: int) -> Optional[str]:
+def constructed_class(node: cst.CSTNode, body: Optional[Body], order: int) -> Optional[str]:
     """``Net`` when ``node`` is ``Net(...)`` or a name last assigned ``Net(...)`` (possibly ``.to(...)``)."""
     for _ in range(10):
         if isinstance(node, cst.Name) and body is not None:
@@ -37,9 +38,9 @@ def constructed_class(node: cst.CSTNode, body, order: int) -> Optional[str]:
     return None
 
 
-def source(analysis) -> str:
+def source(analysis: Analysis) -> str:
     """The module's code, generated once per file (LibCST's codegen is not cheap)."""
-    code = analysis.facts.get("_code")
+    code = cast(Optional[str], analysis.facts.get("_code"))
     if code is None:
         code = analysis.facts["_code"] = analysis.module.code
     return code

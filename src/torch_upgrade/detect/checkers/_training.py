@@ -9,9 +9,12 @@ convolutions, and where it first puts work on CUDA and first calls
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, TypedDict, cast
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.analysis import Analysis
 
 MATMUL_PRECISION = (
     "torch.set_float32_matmul_precision",
@@ -31,7 +34,19 @@ CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.funct
         "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
 
 
-def _under(qualname: str, prefixes) -> bool:
+class TrainingFacts(TypedDict):
+    """What ``training_facts`` finds in one file."""
+
+    matmul: bool
+    cudnn: bool
+    mixed: bool
+    trains: bool
+    conv: bool
+    cuda: Optional[cst.Call]
+    backward: Optional[cst.Call]
+
+
+def _under(qualname: str, prefixes: Iterable[str]) -> bool:
     return any(qualname == p or qualname.startswith(p + ".") for p in prefixes)
 
 
@@ -42,19 +57,19 @@ def cuda_string(call: cst.Call) -> bool:
     return isinstance(value, str) and value.startswith("cuda")
 
 
-def training_facts(analysis) -> dict:
+def training_facts(analysis: Analysis) -> TrainingFacts:
     """The facts above; ``cuda``/``backward`` hold the first such call node (or None).
 
     Computed once per file (several checkers ask)."""
-    cached = analysis.facts.get("training")
+    cached = cast(Optional[TrainingFacts], analysis.facts.get("training"))
     if cached is None:
         cached = analysis.facts["training"] = _training_facts(analysis)
     return cached
 
 
-def _training_facts(analysis) -> dict:
-    fact = {"matmul": False, "cudnn": False, "mixed": False, "trains": False, "conv": False,
-            "cuda": None, "backward": None}
+def _training_facts(analysis: Analysis) -> TrainingFacts:
+    fact: TrainingFacts = {"matmul": False, "cudnn": False, "mixed": False, "trains": False, "conv": False,
+                           "cuda": None, "backward": None}
     for ref in analysis.references:
         q = ref.qualname
         if q is not None:

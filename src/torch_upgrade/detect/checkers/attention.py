@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Any, Optional, Sequence, Union, cast
 
 import libcst as cst
 from packaging.version import Version
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.rewrite.fixers._args import code, literal
 from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis, Reference
 
 WORDS = (("torch", "softmax"),)
 FLEX = Version("2.5")
@@ -59,7 +62,7 @@ class Scores:
 class Probs:
     scores: Scores
     softmax_order: int
-    names: frozenset = frozenset()
+    names: frozenset[str] = frozenset()
     dropout: Optional[str] = None
     blockers: tuple[str, ...] = ()
 
@@ -73,18 +76,22 @@ class Block:
     weights_used: bool = False
 
 
+# what an expression computes: scores, probabilities, or the output ("out", probabilities, v)
+Value = Union[Scores, Probs, tuple[str, Probs, str], None]
+
+
 class _Eval:
     """Abstract evaluation of expressions in one function body."""
 
-    def __init__(self, body: _flow.Body, quals: dict):
+    def __init__(self, body: _flow.Body, quals: dict[int, str]) -> None:
         self.body = body
         self.quals = quals
-        self.names: set = set()
+        self.names: set[str] = set()
 
     def qual(self, call: cst.Call) -> Optional[str]:
         return self.quals.get(id(call.func))
 
-    def value(self, node, order: int, depth: int = 0, cond: bool = False):
+    def value(self, node: cst.BaseExpression, order: int, depth: int = 0, cond: bool = False) -> Value:
         """What ``node`` computes; ``cond`` says it is the value of an assignment inside an if-branch."""
         if depth > 40:
             return None
@@ -115,7 +122,7 @@ class _Eval:
             return self.call(node, order, depth)
         return None
 
-    def _binary(self, base, op: str, other: cst.CSTNode, cond: bool):
+    def _binary(self, base: Value, op: str, other: cst.CSTNode, cond: bool) -> Union[Scores, Probs, None]:
         if base is None:
             return None
         text = _short(code(other))
@@ -138,7 +145,8 @@ class _Eval:
             return replace(base, blockers=base.blockers + (f"the product with {text}",))
         return None
 
-    def matmul(self, node, a, b, order: int, depth: int, bmm: bool = False):
+    def matmul(self, node: cst.BaseExpression, a: cst.BaseExpression, b: cst.BaseExpression, order: int, depth: int,
+               bmm: bool = False) -> Value:
         left = self.value(a, order, depth + 1)
         if isinstance(left, Probs):
             return ("out", left, _short(code(b))) if _value_like(b) else None
@@ -147,7 +155,7 @@ class _Eval:
             return Scores(q=_short(code(a)), k=k, first=node)
         return None
 
-    def transposed(self, node, order: int, depth: int, bmm: bool) -> Optional[str]:
+    def transposed(self, node: cst.BaseExpression, order: int, depth: int, bmm: bool) -> Optional[str]:
         """``k`` when ``node`` is ``k`` with its last two dimensions swapped."""
         if depth > 40:
             return None
@@ -167,13 +175,11 @@ class _Eval:
                 return _short(code(node.args[0].value))
         return None
 
-    def call(self, node: cst.Call, order: int, depth: int):
+    def call(self, node: cst.Call, order: int, depth: int) -> Value:
         qual = self.qual(node)
         func = node.func
         positional = [a for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
-        method = func.attr.value if isinstance(func, cst.Attribute) else None
-        receiver = func.value if isinstance(func, cst.Attribute) else None
         if qual in MATMUL and len(positional) == 2:
             return self.matmul(node, positional[0].value, positional[1].value, order, depth, qual == "torch.bmm")
         if qual in SOFTMAX and positional:
@@ -199,8 +205,9 @@ class _Eval:
         if isinstance(func, cst.Call) and self.qual(func) == "torch.nn.Softmax" and len(positional) == 1:
             dim = {a.keyword.value: a for a in func.args if a.keyword}.get("dim") or (func.args[0] if func.args else None)
             return self._softmax(positional[0].value, dim, order, depth)
-        if receiver is None or qual is not None:  # a function of some module, not a tensor method
+        if not isinstance(func, cst.Attribute) or qual is not None:  # a function of some module, not a tensor method
             return None
+        method, receiver = func.attr.value, func.value
         if method == "matmul" and len(positional) == 1:
             return self.matmul(node, receiver, positional[0].value, order, depth)
         if method == "softmax":
@@ -222,7 +229,8 @@ class _Eval:
                 return replace(probs, dropout=f"{module}.p if self.training else 0.0")
         return None
 
-    def _softmax(self, scores_node, dim, order: int, depth: int, module: bool = False):
+    def _softmax(self, scores_node: cst.BaseExpression, dim: Optional[cst.Arg], order: int, depth: int,
+                 module: bool = False) -> Optional[Probs]:
         scores = self.value(scores_node, order, depth + 1)
         if not isinstance(scores, Scores):
             return None
@@ -230,7 +238,8 @@ class _Eval:
             return None
         return Probs(scores=scores, softmax_order=order)
 
-    def _masked_fill(self, scores_node, mask, order: int, depth: int):
+    def _masked_fill(self, scores_node: cst.BaseExpression, mask: cst.BaseExpression, order: int,
+                     depth: int) -> Optional[Scores]:
         scores = self.value(scores_node, order, depth + 1)
         if not isinstance(scores, Scores):
             return None
@@ -242,14 +251,14 @@ class _Eval:
 _RESHAPES = {"view", "reshape", "transpose", "permute", "contiguous", "unsqueeze", "expand", "to", "type_as", "float"}
 
 
-def _value_like(node) -> bool:
+def _value_like(node: cst.BaseExpression) -> bool:
     """``v`` is a tensor variable (possibly reshaped), not e.g. the result of a helper method."""
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _RESHAPES:
         node = node.func.value
     return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript))
 
 
-def _swaps_last(args, bmm: bool) -> bool:
+def _swaps_last(args: Sequence[Any], bmm: bool) -> bool:
     if not all(isinstance(a, int) for a in args):
         return False
     pair = set(args)
@@ -276,22 +285,22 @@ def _parenthesized(text: str) -> str:
     return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
 
 
-def _softmax_ref(ref) -> bool:
+def _softmax_ref(ref: Reference) -> bool:
     name = ref.qualname or ref.dotted
     return name.rsplit(".", 1)[-1] in ("softmax", "Softmax")
 
 
-def _quals(analysis) -> dict:
+def _quals(analysis: Analysis) -> dict[int, str]:
     return {id(r.node): r.qualname for r in analysis.references if r.call is not None and r.qualname}
 
 
-def _guarded_statements(analysis) -> set:
+def _guarded_statements(analysis: Analysis) -> set[int]:
     return {id(r.statement) for r in analysis.references if r.guarded}
 
 
-def blocks(analysis) -> list[Block]:
+def blocks(analysis: Analysis) -> list[Block]:
     """Every hand-written attention in the file (computed once per file)."""
-    cached = analysis.facts.get("attention")
+    cached = cast(Optional[list[Block]], analysis.facts.get("attention"))
     if cached is not None:
         return cached
     found: list[Block] = []
@@ -319,7 +328,7 @@ def blocks(analysis) -> list[Block]:
     return found
 
 
-def _output(evaluator: _Eval, node, order: int):
+def _output(evaluator: _Eval, node: cst.BaseExpression, order: int) -> Optional[tuple[str, Probs, str]]:
     if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
         return None
     if isinstance(node, cst.Call):
@@ -341,7 +350,7 @@ def _weights_used(body: _flow.Body, probs: Probs, out_order: int) -> bool:
     return False
 
 
-def _mask_argument(masks: list) -> tuple[Optional[str], list]:
+def _mask_argument(masks: list[tuple[str, str]]) -> tuple[Optional[str], list[str]]:
     """One SDPA attn_mask from the masks (boolean: True = attend; float: added to the scores)."""
     if not masks:
         return None, []
@@ -403,7 +412,7 @@ def describe(block: Block, flex: bool) -> str:
     return text + "".join("; " + n for n in notes)
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     wants_flex = rule.name == "flex-attention"
     guarded = _guarded_statements(analysis)
     out = []

@@ -8,13 +8,16 @@ now decides whether the backend loads).
 
 from __future__ import annotations
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = ("torch_npu",)
 EXTENSIONS = ("torch_npu",)
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     used = {id(r.binding) for r in analysis.references if r.ctx != "import" and r.binding is not None}
     out = []
     for ref in analysis.references:

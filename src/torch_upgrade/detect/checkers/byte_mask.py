@@ -11,7 +11,12 @@ a nonzero byte and True both mean "masked", so ``.bool()`` keeps the meaning:
 
 from __future__ import annotations
 
+from typing import Union
+
 import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import qualnames
@@ -19,14 +24,17 @@ from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "mask"),)
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
             "src_key_padding_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
+# qualified names by node id: of called functions (``id(call.func)``) and of dtypes (``("dtype", id(node))``)
+Quals = dict[Union[int, tuple[str, int]], str]
 
 
-def _is_uint8(node, quals) -> bool:
+def _is_uint8(node: cst.BaseExpression, quals: Quals) -> bool:
     if isinstance(node, cst.Call):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "byte" and not node.args:
@@ -39,16 +47,16 @@ def _is_uint8(node, quals) -> bool:
     return False
 
 
-def _dotted_q(node, quals) -> bool:
+def _dotted_q(node: cst.BaseExpression, quals: Quals) -> bool:
     return quals.get(("dtype", id(node))) == "torch.uint8"
 
 
-def _dtype_refs(analysis) -> dict:
+def _dtype_refs(analysis: Analysis) -> Quals:
     return {("dtype", id(r.node)): r.qualname for r in analysis.references
             if r.call is None and r.qualname == "torch.uint8"}
 
 
-def _fix(value) -> Fix:
+def _fix(value: cst.BaseExpression) -> Fix:
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "byte":
         new = value.with_changes(func=value.func.with_changes(attr=cst.Name("bool")))
     else:
@@ -58,11 +66,11 @@ def _fix(value) -> Fix:
     return Fix(edits=[Replace(value, new)], replacement=A.code(new))
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     dtypes = _dtype_refs(analysis)
     if not dtypes and not any(r.call is not None and r.dotted.endswith(".byte") for r in analysis.references):
         return []
-    quals = qualnames(analysis)
+    quals: Quals = dict(qualnames(analysis).items())
     quals.update(dtypes)
     out = []
     for body in _flow.scopes(analysis):

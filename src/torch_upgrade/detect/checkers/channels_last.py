@@ -12,19 +12,26 @@ from __future__ import annotations
 
 from collections import Counter
 
+from typing import Iterable, Optional, Sequence
+
 import libcst as cst
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+
 from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.registry import Fact
+from torch_upgrade.syntax.analysis import Analysis, Reference
 
 WORDS = ("Conv2d",)
 HEAVY = 4
 CONV2D = ("torch.nn.Conv2d", "torch.nn.modules.conv.Conv2d")
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     uses = False
-    per_class: Counter = Counter()
-    nodes = {}
+    per_class: Counter[int] = Counter()
+    nodes: dict[int, cst.ClassDef] = {}
     for ref in analysis.references:
         if ref.qualname in ("torch.channels_last", "torch.channels_last_3d"):
             uses = True
@@ -40,15 +47,16 @@ def collect(analysis, rule, window):
     key, count = per_class.most_common(1)[0] if per_class else (None, 0)
     if count < HEAVY:
         return {"uses": False, "trains": True} if trains else None
+    assert key is not None  # count >= HEAVY > 0: some class was counted
     return {"uses": False, "trains": trains, "count": count, "node": nodes[key].name, "name": nodes[key].name.value}
 
 
-def _owner(analysis, ref):
+def _owner(analysis: Analysis, ref: Reference) -> Optional[cst.ClassDef]:
     """The module-level class whose body (at any depth) contains ``ref``."""
     return ref.top if isinstance(ref.top, cst.ClassDef) else None
 
 
-def project(facts, rule, window):
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     if any(f["uses"] for _, f in facts) or not any(f.get("trains") for _, f in facts):
         return []
     heavy = [(p, f) for p, f in facts if "position" in f]

@@ -11,23 +11,29 @@ only when nothing in the project compiles.
 
 from __future__ import annotations
 
+from typing import Any, Iterable, Iterator, Optional, Sequence
+
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import children
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.registry import Fact
+from torch_upgrade.syntax.analysis import Analysis, children
 
 
 WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.compile has "torch"
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 
-def _training_step(node: cst.CSTNode):
+def _training_step(node: cst.CSTNode) -> Optional[cst.Call]:
     """The first ``.backward(...)`` in a loop whose body also calls ``.step(...)`` and ``.zero_grad(...)``
     (directly or in an inner loop); a function defined inside a loop is not part of the loop."""
-    found = []
+    found: list[cst.Call] = []
 
-    def visit(item, frame):
+    # what a loop calls: "backward" (the first such call or None), "step", "zero_grad" (bools)
+    def visit(item: cst.CSTNode, frame: Optional[dict[str, Any]]) -> None:
         if isinstance(item, (cst.For, cst.While)):
-            inner = {"backward": None, "step": False, "zero_grad": False}
+            inner: dict[str, Any] = {"backward": None, "step": False, "zero_grad": False}
             for child in _children(item):
                 visit(child, inner)
             if inner["backward"] is not None and inner["step"] and inner["zero_grad"] and not found:
@@ -51,13 +57,13 @@ def _training_step(node: cst.CSTNode):
     return found[0] if found else None
 
 
-def _children(item):
+def _children(item: cst.CSTNode) -> Iterator[cst.CSTNode]:
     if isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
         return
     yield from children(item)
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     compiles = False
     for ref in analysis.references:
         if ref.qualname in COMPILERS:
@@ -72,13 +78,13 @@ def collect(analysis, rule, window):
         site = _training_step(analysis.module)
     if not compiles and site is None:
         return None
-    fact = {"compiles": compiles}
+    fact: Fact = {"compiles": compiles}
     if site is not None:
         fact["node"] = site
     return fact
 
 
-def project(facts, rule, window):
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     """Yield (path, fact, message) once for the project, or nothing."""
     if any(f["compiles"] for _, f in facts):
         return []

@@ -7,24 +7,30 @@ the project chooses the backends (``sdpa_kernel``, ``sdp_kernel``,
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, Sequence
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.registry import Fact
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "scaled_dot_product_attention"), ("torch", "sdp"))
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 CHOOSES = ("torch.nn.attention.sdpa_kernel", "torch.backends.cuda.sdp_kernel", "torch.backends.cuda.enable_cudnn_sdp")
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     chooses = any(r.qualname in CHOOSES for r in analysis.references)
     site = next((r.call for r in analysis.references if r.qualname == SDPA and r.call is not None), None)
     if not chooses and site is None:
         return None
-    fact = {"chooses": chooses}
+    fact: Fact = {"chooses": chooses}
     if site is not None:
         fact["node"] = site
     return fact
 
 
-def project(facts, rule, window):
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     if any(f["chooses"] for _, f in facts):
         return []
     for path, fact in facts:

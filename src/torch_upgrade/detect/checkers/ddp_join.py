@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.analysis import Analysis, Reference
 
 WORDS = (("torch", "DistributedDataParallel"),)
 DDP = ("torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel")
@@ -21,7 +25,7 @@ ITERABLE = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.Iterab
 JOIN = ("torch.distributed.algorithms.join.Join", "torch.distributed.algorithms.Join")
 
 
-def _uneven_source(analysis) -> str:
+def _uneven_source(analysis: Analysis) -> str:
     for ref in analysis.references:
         q = ref.qualname
         if q in ITERABLE and (ref.call is not None or _is_base(ref)):  # not isinstance() checks
@@ -33,12 +37,12 @@ def _uneven_source(analysis) -> str:
     return ""
 
 
-def _is_base(ref) -> bool:
+def _is_base(ref: Reference) -> bool:
     """Whether ``ref`` is a base class in a ``class`` statement."""
     return isinstance(ref.statement, cst.ClassDef) and any(b.value is ref.node for b in ref.statement.bases)
 
 
-def _joins(analysis) -> bool:
+def _joins(analysis: Analysis) -> bool:
     for ref in analysis.references:
         if ref.qualname in JOIN:
             return True
@@ -48,8 +52,8 @@ def _joins(analysis) -> bool:
     return False
 
 
-def check(analysis, rule, window):
-    first = next(iter(calls(analysis, DDP)), None)
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    first = next((ref for ref, _ in calls(analysis, DDP)), None)
     if first is None:
         return []
     source = _uneven_source(analysis)

@@ -7,16 +7,19 @@ today (1.6 rejected such calls, so code that runs on 1.6 has none).
 
 from __future__ import annotations
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "full"),)
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref in calls(analysis, ("torch.full",)):
-        call = ref.call
+    for ref, call in calls(analysis, ("torch.full",)):
         if keyword(call, "dtype") or keyword(call, "out") or any(a.star for a in call.args):
             continue
         fill = keyword(call, "fill_value")

@@ -10,14 +10,20 @@ data; the engine applies it, so deselecting or silencing TU302 brings it back).
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, Sequence
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.registry import Fact
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (".backward",)  # a method call: loss.backward()
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     facts = training_facts(analysis)
-    fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"],
+    fact: Fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"],
             "cuda": facts["cuda"] is not None}
     if facts["backward"] is not None and facts["cuda"] is not None:
         fact["node"] = facts["backward"]
@@ -26,7 +32,7 @@ def collect(analysis, rule, window):
     return fact
 
 
-def project(facts, rule, window):
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     if any(f["amp"] for _, f in facts):
         return []
     sites = [(p, f) for p, f in facts if "position" in f]

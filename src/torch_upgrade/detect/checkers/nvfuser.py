@@ -6,13 +6,17 @@ Flags the ``torch._C._jit_set_nvfuser_*`` setters and ``torch.jit.fuser("fuser2"
 from __future__ import annotations
 
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "nvfuser"), ("torch", "fuser2"))
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         q, call = ref.qualname, ref.call

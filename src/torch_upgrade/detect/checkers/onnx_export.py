@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "onnx"),)
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call

@@ -8,8 +8,12 @@ The suggested keyword keeps a variable worker count valid:
 
 from __future__ import annotations
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers._args import bind, code, literal
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "DataLoader"),)
 LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
@@ -18,12 +22,12 @@ PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_w
           "prefetch_factor", "persistent_workers", "pin_memory_device", "in_order")
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref in calls(analysis, LOADERS):
-        if has_star_kwargs(ref.call):
+    for ref, call in calls(analysis, LOADERS):
+        if has_star_kwargs(call):
             continue
-        bound = bind(ref.call, PARAMS)
+        bound = bind(call, PARAMS)
         if bound is None or "num_workers" not in bound or "persistent_workers" in bound:
             continue
         workers = literal(bound["num_workers"])

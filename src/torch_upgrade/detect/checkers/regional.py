@@ -9,18 +9,24 @@ block gets the hint, with the attribute to loop over.
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, Sequence
+
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import dotted
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+
+from torch_upgrade.syntax.analysis import Analysis, dotted
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import constructed_class, qualnames
+from torch_upgrade.detect.registry import Fact
 from torch_upgrade.rewrite.fixers._args import code
 
 WORDS = (("torch", "compile"),)
 CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential")
 
 
-def _repeated(value: cst.CSTNode, quals: dict):
+def _repeated(value: cst.BaseExpression, quals: dict[int, str]) -> Optional[str]:
     """The block expression when ``value`` is ``nn.ModuleList([Block(...) for _ in range(n)])``."""
     if not isinstance(value, cst.Call) or quals.get(id(value.func)) not in CONTAINERS or len(value.args) != 1:
         return None
@@ -35,8 +41,8 @@ def _repeated(value: cst.CSTNode, quals: dict):
     return dotted(comp.elt.func)
 
 
-def _blocks(analysis, quals) -> dict:
-    out = {}
+def _blocks(analysis: Analysis, quals: dict[int, str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
     if not any(r.qualname in CONTAINERS for r in analysis.references):
         return out
     for cls in _flow.walk(analysis.module, (cst.FunctionDef,)):
@@ -54,8 +60,8 @@ def _blocks(analysis, quals) -> dict:
     return out
 
 
-def _sites(analysis, quals) -> list:
-    found = []
+def _sites(analysis: Analysis, quals: dict[int, str]) -> list[tuple[str, str, cst.Call]]:
+    found: list[tuple[str, str, cst.Call]] = []
     if not any(r.call is not None and (r.qualname == "torch.compile" or r.dotted.endswith(".compile"))
                for r in analysis.references):
         return found
@@ -75,7 +81,7 @@ def _sites(analysis, quals) -> list:
     return found
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     quals = qualnames(analysis)
     blocks = _blocks(analysis, quals)
     sites = _sites(analysis, quals)
@@ -84,11 +90,11 @@ def collect(analysis, rule, window):
     return {"blocks": blocks, "sites": [[cls, name, {"node": call}] for cls, name, call in sites]}
 
 
-def project(facts, rule, window):
-    blocks = {}
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
+    blocks: dict[str, list[str]] = {}
     for _, fact in facts:
         blocks.update(fact["blocks"])
-    out = []
+    out: list[tuple[str, Fact, str]] = []
     for path, fact in facts:
         for cls, name, where in fact["sites"]:
             if cls not in blocks or "position" not in where:

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = ("fft(",)
 METHODS = ("fft", "ifft", "rfft", "irfft")
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call

@@ -13,7 +13,13 @@ window, for convolutions).
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, Sequence
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.registry import Fact
+from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.core.versions import parse_version
 
 WORDS = ("cuda",)
@@ -21,9 +27,9 @@ TF32_ON = parse_version("1.7")
 TF32_OFF = parse_version("1.12")
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     facts = training_facts(analysis)
-    fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"]}
+    fact: Fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"]}
     if facts["cuda"] is None and not fact["sets"] and not fact["amp"]:
         return None
     if facts["cuda"] is not None:
@@ -31,7 +37,7 @@ def collect(analysis, rule, window):
     return fact
 
 
-def fires(facts, window) -> bool:
+def fires(facts: Sequence[tuple[str, Fact]], window: Window) -> bool:
     """Whether the TF32 matmul advice applies to the project."""
     if window.low < TF32_ON or not window.crosses(TF32_OFF):
         return False
@@ -40,7 +46,7 @@ def fires(facts, window) -> bool:
     return any(f["trains"] for _, f in facts) and any("position" in f for _, f in facts)
 
 
-def project(facts, rule, window):
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     """Yield (path, fact, message) once for the project, or nothing."""
     if not fires(facts, window):
         return []

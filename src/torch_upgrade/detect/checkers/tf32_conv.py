@@ -9,16 +9,22 @@ reported once, at the first CUDA site.
 
 from __future__ import annotations
 
+from typing import Iterable, Optional, Sequence
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.registry import Fact
+from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.core.versions import parse_version
 
 WORDS = ("cuda",)
 MATMUL_OFF = parse_version("1.12")
 
 
-def collect(analysis, rule, window):
+def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     facts = training_facts(analysis)
-    fact = {"sets": facts["cudnn"], "amp": facts["mixed"], "trains": facts["trains"], "conv": facts["conv"]}
+    fact: Fact = {"sets": facts["cudnn"], "amp": facts["mixed"], "trains": facts["trains"], "conv": facts["conv"]}
     if facts["cuda"] is None and not fact["sets"] and not fact["amp"] and not fact["conv"]:
         return None
     if facts["cuda"] is not None:
@@ -26,7 +32,7 @@ def collect(analysis, rule, window):
     return fact
 
 
-def project(facts, rule, window):
+def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     if any(f["sets"] or f["amp"] for _, f in facts):
         return []
     if not any(f["trains"] for _, f in facts) or not any(f["conv"] for _, f in facts):

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.analysis import Analysis, Reference
 
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")
 
 
-def _into_load_state_dict(ref) -> bool:
+def _into_load_state_dict(ref: Reference) -> bool:
     outer = ref.parent
     if not isinstance(outer, cst.Call) or not isinstance(outer.func, cst.Attribute) \
             or outer.func.attr.value != "load_state_dict":
@@ -41,7 +44,7 @@ def _fix(call: cst.Call) -> Fix:
     return Fix(edits=[Replace(call, new)], replacement=A.code(new), requires="1.13")
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call

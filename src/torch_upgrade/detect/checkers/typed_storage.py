@@ -12,21 +12,24 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "storage"),)
 IDENTITY = ("data_ptr",)
 
 
-def _uses_torch(analysis) -> bool:
+def _uses_torch(analysis: Analysis) -> bool:
     return any(b.kind in ("import", "from") and (b.target or "").split(".")[0] == "torch"
                for bindings in analysis.root_scope.bindings.values() for b in bindings)
 
 
-def check(analysis, rule, window):
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not _uses_torch(analysis):
         return []
     out = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -11,6 +11,9 @@ from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import Replace
 
 _NO = object()
+
+Argument = tuple[Optional[str], cst.BaseExpression]
+"""An argument for ``call``: (keyword or None, value)."""
 
 
 def bind(call: cst.Call, params: Sequence[str]) -> Optional[dict[str, cst.Arg]]:
@@ -37,7 +40,7 @@ def bind(call: cst.Call, params: Sequence[str]) -> Optional[dict[str, cst.Arg]]:
     return out
 
 
-def literal(arg: Optional[Union[cst.Arg, cst.BaseExpression]], default=_NO):
+def literal(arg: Optional[Union[cst.Arg, cst.BaseExpression]], default: Any = _NO) -> Any:
     """The Python value of a literal argument (numbers, strings, bools, None, tuples), else ``_NO``."""
     if arg is None:
         return default
@@ -49,7 +52,7 @@ def literal(arg: Optional[Union[cst.Arg, cst.BaseExpression]], default=_NO):
         return _NO
 
 
-def is_literal(value) -> bool:
+def is_literal(value: object) -> bool:
     return value is not _NO
 
 
@@ -64,9 +67,9 @@ def expr(code: str) -> cst.BaseExpression:
 _SEPARATOR = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
-def call(func: cst.BaseExpression, args: Sequence[tuple[Optional[str], cst.BaseExpression]]) -> cst.Call:
+def call(func: cst.BaseExpression, args: Sequence[Argument]) -> cst.Call:
     """Build ``func(a, k=v, ...)`` from (keyword or None, value) pairs."""
-    built = []
+    built: list[cst.Arg] = []
     for i, (keyword, val) in enumerate(args):
         comma = _SEPARATOR if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
         if keyword is None:
@@ -98,16 +101,18 @@ def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
     before = [old.whitespace_before_args] + [a.comma.whitespace_after if isinstance(a.comma, cst.Comma)
                                              else None for a in old.args[:-1]]
     lead = {id(a.value): getattr(ws, "empty_lines", ()) for a, ws in zip(old.args, before)}
-    trail = {id(a.value): _after(a).first_line for a in old.args
-             if isinstance(_after(a), cst.ParenthesizedWhitespace) and _after(a).first_line.comment}
+    trail: dict[int, cst.TrailingWhitespace] = {}
+    for a in old.args:
+        after = _after(a)
+        if isinstance(after, cst.ParenthesizedWhitespace) and after.first_line.comment:
+            trail[id(a.value)] = after.first_line
     end = old.args[-1]
     args = []
     for i, arg in enumerate(new.args):
-        last = i == len(new.args) - 1
-        nxt = None if last else new.args[i + 1]
-        if last:
+        if i == len(new.args) - 1:
             arg = arg.with_changes(comma=end.comma, whitespace_after_arg=end.whitespace_after_arg)
         else:
+            nxt = new.args[i + 1]
             comma = arg.comma if isinstance(arg.comma, cst.Comma) else _SEPARATOR
             arg = arg.with_changes(comma=comma.with_changes(whitespace_after=_lines(
                 plain, None, lead.get(id(nxt.value), ()))), whitespace_after_arg=cst.SimpleWhitespace(""))
@@ -116,14 +121,15 @@ def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
     return new.with_changes(args=args, whitespace_before_args=opening)
 
 
-def _bare(ws):
+def _bare(ws: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
     """Whitespace with the same line break and indentation, without comments."""
     if isinstance(ws, cst.ParenthesizedWhitespace):
         return ws.with_changes(first_line=cst.TrailingWhitespace(newline=ws.first_line.newline), empty_lines=[])
     return ws
 
 
-def _lines(ws, first_line, empty_lines):
+def _lines(ws: cst.BaseParenthesizableWhitespace, first_line: Union[cst.TrailingWhitespace, Literal["keep"], None],
+           empty_lines: Sequence[cst.EmptyLine]) -> cst.BaseParenthesizableWhitespace:
     """``ws`` (when it breaks the line) with this comment after the line ("keep": its own) and lines below."""
     if not isinstance(ws, cst.ParenthesizedWhitespace):
         return ws
@@ -132,14 +138,14 @@ def _lines(ws, first_line, empty_lines):
     return ws.with_changes(first_line=line, empty_lines=list(empty_lines))
 
 
-def _after(arg: cst.Arg):
+def _after(arg: cst.Arg) -> cst.BaseParenthesizableWhitespace:
     """The whitespace after an argument where its line ends, if anywhere."""
     if isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace):
         return arg.comma.whitespace_after
     return arg.whitespace_after_arg
 
 
-def _set_after(arg: cst.Arg, note) -> cst.Arg:
+def _set_after(arg: cst.Arg, note: Optional[cst.TrailingWhitespace]) -> cst.Arg:
     """``arg`` with ``note`` (a comment line, or None) as the comment ending its line."""
     if isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace):
         ws = arg.comma.whitespace_after

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from typing import Optional
 
+import libcst as cst
+
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 AUTOCAST_PARAMS = ("enabled", "dtype", "cache_enabled")
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if call is None or ref.qualname is None:
         return None  # e.g. the class passed around as a value
@@ -28,20 +33,20 @@ def fix(ref, ctx):
     return None
 
 
-def _autocast(ref, ctx, call, device):
+def _autocast(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
     bound = A.bind(call, AUTOCAST_PARAMS)
     if bound is None:
         return None
     func, imports = ctx.qualified("torch.autocast")
-    args = [(None, A.string(device))]
+    args: list[A.Argument] = [(None, A.string(device))]
     args += [(name, bound[name].value) for name in AUTOCAST_PARAMS if name in bound]
     return A.replace(call, A.call(func, args), imports, requires="1.10")
 
 
-def _scaler(ref, ctx, call, device) -> Optional[object]:
+def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
     if any(a.star for a in call.args):
         return None
     func, imports = ctx.qualified("torch.amp.GradScaler")
-    args = [(None, A.string(device))]
+    args: list[A.Argument] = [(None, A.string(device))]
     args += [(a.keyword.value if a.keyword else None, a.value) for a in call.args]
     return A.replace(call, A.call(func, args), imports, requires="2.3")

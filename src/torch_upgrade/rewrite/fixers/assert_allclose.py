@@ -12,23 +12,28 @@ comparison stricter.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = ("actual", "expected", "rtol", "atol", "equal_nan", "msg")
 _TRUE = cst.Name("True")
 _FALSE = cst.Name("False")
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, PARAMS) if call is not None else None
-    if bound is None or "actual" not in bound or "expected" not in bound:
+    if call is None or bound is None or "actual" not in bound or "expected" not in bound:
         return None
-    needs: list = []
+    needs: list[ImportSpec] = []
 
-    def operand(arg):
+    def operand(arg: cst.Arg) -> cst.BaseExpression:
         if isinstance(arg.value, (cst.List, cst.Tuple)) or A.is_literal(A.literal(arg)):
             tensor, imports = ctx.qualified("torch.tensor")
             needs.extend(imports)
@@ -40,7 +45,7 @@ def fix(ref, ctx):
     else:
         func, imports = ctx.qualified("torch.testing.assert_close")
     needs.extend(imports)
-    args = [(None, operand(bound["actual"])), (None, operand(bound["expected"]))]
+    args: list[A.Argument] = [(None, operand(bound["actual"])), (None, operand(bound["expected"]))]
     args += [(name, bound[name].value) for name in ("rtol", "atol") if name in bound]
     args.append(("equal_nan", bound["equal_nan"].value if "equal_nan" in bound else _TRUE))
     args += [("check_dtype", _FALSE), ("check_stride", _FALSE)]

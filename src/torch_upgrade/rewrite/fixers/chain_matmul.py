@@ -7,12 +7,17 @@ arguments (or with ``*matrices``) are left alone.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if call is None or any(a.star or a.keyword is not None for a in call.args) or len(call.args) < 2:
         return None

@@ -8,17 +8,22 @@ bare decorator ``@custom_fwd`` gets parentheses, and a call gets
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     name = (ref.qualname or "").rsplit(".", 1)[-1]
     if name not in ("custom_fwd", "custom_bwd") or ref.ctx != "load":
         return None
     func, imports = ctx.qualified(f"torch.amp.{name}")
-    device = ("device_type", A.string("cuda"))
+    device: A.Argument = ("device_type", A.string("cuda"))
     call = ref.call
     if call is None:
         if not isinstance(ref.parent, cst.Decorator):
@@ -26,6 +31,6 @@ def fix(ref, ctx):
         return A.replace(ref.node, A.call(func, [device]), imports, requires="2.4")
     if any(a.star for a in call.args):
         return None
-    positional = [(None, a.value) for a in call.args if a.keyword is None]
-    keywords = [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
+    positional: list[A.Argument] = [(None, a.value) for a in call.args if a.keyword is None]
+    keywords: list[A.Argument] = [(a.keyword.value, a.value) for a in call.args if a.keyword is not None]
     return A.replace(call, A.call(func, positional + [device] + keywords), imports, requires="2.4")

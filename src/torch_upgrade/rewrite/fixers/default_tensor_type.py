@@ -12,17 +12,20 @@ did not.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import dotted
+from torch_upgrade.syntax.analysis import Reference, dotted
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.context import FixContext
 
 DTYPES = {"FloatTensor": "float32", "DoubleTensor": "float64"}
 
 
-def _type_name(arg, ref, ctx):
+def _type_name(arg: cst.Arg, ref: Reference, ctx: FixContext) -> Optional[str]:
     value = A.literal(arg)
     if isinstance(value, str):
         return value
@@ -33,10 +36,10 @@ def _type_name(arg, ref, ctx):
     return qualname
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("t",)) if call is not None else None
-    if not bound or "t" not in bound:
+    if call is None or not bound or "t" not in bound:
         return None
     name = _type_name(bound["t"], ref, ctx)
     if name is None:

@@ -10,16 +10,22 @@ moved), ``torch.distributed.device_mesh`` 2.2 (the rule's ``requires``).
 
 from __future__ import annotations
 
+from typing import Optional
+
+import libcst as cst
+
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import rename
-from torch_upgrade.core.model import ImportSpec
+from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 SUBMODULES = {"torch.distributed.tensor": "2.5", "torch.distributed.device_mesh": "2.2"}
 PRIVATE = ("torch.distributed._tensor.api", "torch.distributed._tensor._")
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     qualname = ref.qualname or ""
     new = rename.renamed(ctx.rule.rename, qualname)
     if new is None or any(qualname.startswith(p) for p in PRIVATE):
@@ -30,6 +36,6 @@ def fix(ref, ctx):
     module = next(m for m in SUBMODULES if new == m or new.startswith(m + "."))
     fix.requires = SUBMODULES[module]
     edit = fix.edits[0]
-    if isinstance(edit, Replace) and A.code(edit.new).startswith("torch."):
+    if isinstance(edit, Replace) and isinstance(edit.new, cst.CSTNode) and A.code(edit.new).startswith("torch."):
         fix.imports = (ImportSpec(module),)
     return fix

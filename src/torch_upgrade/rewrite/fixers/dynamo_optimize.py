@@ -6,27 +6,32 @@ Also the decorator form ``@torch._dynamo.optimize(...)`` -> ``@torch.compile(...
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 KEYWORDS = {"backend": "backend", "nopython": "fullgraph", "dynamic": "dynamic", "disable": "disable"}
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = _options(call) if call is not None else None
-    if bound is None:
+    if call is None or bound is None:
         return None
     return _build(ref, ctx, call, bound)
 
 
-def _options(call: cst.Call):
+def _options(call: cst.Call) -> Optional[dict[str, cst.Arg]]:
     """The optimize() arguments by name, or None if one has no torch.compile counterpart."""
     positional = [a for a in call.args if a.keyword is None]
     if len(positional) > 1 or any(a.star for a in call.args):
         return None
-    bound = {"backend": positional[0]} if positional else {}
+    bound: dict[str, cst.Arg] = {"backend": positional[0]} if positional else {}
     for arg in call.args:
         if arg.keyword is not None:
             name = arg.keyword.value
@@ -36,9 +41,9 @@ def _options(call: cst.Call):
     return bound
 
 
-def _build(ref, ctx, call, bound):
+def _build(ref: Reference, ctx: FixContext, call: cst.Call, bound: dict[str, cst.Arg]) -> Optional[Fix]:
     func, imports = ctx.qualified("torch.compile")
-    options = [(KEYWORDS[k], bound[k].value) for k in KEYWORDS if k in bound]
+    options: list[A.Argument] = [(KEYWORDS[k], bound[k].value) for k in KEYWORDS if k in bound]
     parent = ref.parent
     if isinstance(parent, cst.Call) and parent.func is call:
         target = [a for a in parent.args]

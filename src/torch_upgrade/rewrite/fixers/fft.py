@@ -16,9 +16,14 @@ equivalent wraps the ``torch.fft`` module functions in ``view_as_complex`` /
 
 from __future__ import annotations
 
+from typing import Literal, Optional, Union
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix, ImportSpec
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = {
     "fft": ("input", "signal_ndim", "normalized"),
@@ -28,7 +33,7 @@ PARAMS = {
 }
 ONE_D = {"fftn": "fft", "ifftn": "ifft", "rfftn": "rfft", "irfftn": "irfft"}
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if call is None:
         return None
@@ -49,7 +54,7 @@ def fix(ref, ctx):
     if not isinstance(onesided, bool):
         return None
     x = bound["input"].value
-    kw = []
+    kw: list[A.Argument] = []
     if "normalized" in bound:
         norm = _norm(bound["normalized"].value)
         if norm is None:
@@ -57,29 +62,30 @@ def fix(ref, ctx):
         if norm is not False:
             kw.append(("norm", norm))
     sizes = bound.get("signal_sizes")
-    needs: list = []
+    needs: list[ImportSpec] = []
 
-    def q(qualname: str):
+    def q(qualname: str) -> cst.BaseExpression:
         expression, imports = ctx.qualified(qualname)
         needs.extend(imports)
         return expression
 
-    def wrap(function: str, inner):
+    def wrap(function: str, inner: cst.BaseExpression) -> cst.Call:
         return A.call(q(f"torch.{function}"), [(None, inner)])
 
     one_d = k == 1 and not (name == "irfft" and sizes is not None)
 
-    def fn(n_name: str):
+    def fn(n_name: str) -> cst.BaseExpression:
         return q(f"torch.fft.{ONE_D[n_name] if one_d else n_name}")
 
     dims = "-1" if one_d else "(" + ", ".join(str(-i) for i in range(k, 0, -1)) + ("," if k == 1 else "") + ")"
     dim = ("dim", A.expr(dims))
+    new: cst.BaseExpression
     if name in ("fft", "ifft"):
         new = wrap("view_as_real", A.call(fn(name + "n"), [(None, wrap("view_as_complex", x)), dim] + kw))
     elif name == "rfft":
         new = wrap("view_as_real", A.call(fn("rfftn" if onesided else "fftn"), [(None, x), dim] + kw))
     elif onesided:
-        args = [(None, wrap("view_as_complex", x))]
+        args: list[A.Argument] = [(None, wrap("view_as_complex", x))]
         if sizes is not None:
             args.append(("s", sizes.value))
         new = A.call(fn("irfftn"), args + [dim] + kw)
@@ -92,7 +98,7 @@ def fix(ref, ctx):
     return A.replace(call, new, tuple(dict.fromkeys(needs)))
 
 
-def _norm(node: cst.BaseExpression):
+def _norm(node: cst.BaseExpression) -> Union[cst.BaseExpression, Literal[False], None]:
     """``norm=`` for a ``normalized`` argument: False (omit), a string, or a conditional."""
     value = A.literal(node)
     if value is True:

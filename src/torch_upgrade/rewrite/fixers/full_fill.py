@@ -8,11 +8,15 @@ old meaning is a float literal of the same value.
 
 from __future__ import annotations
 
+from typing import Optional
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("size", "fill_value", "out", "dtype", "layout", "device", "pin_memory",
                           "requires_grad", "names")) if call is not None else None

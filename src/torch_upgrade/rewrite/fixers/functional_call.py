@@ -8,25 +8,30 @@ spelling: the import moves to ``from torch.func import functional_call``.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.core.model import Fix
-from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.edits import Edit, Replace
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 KEYWORDS = {"parameters_and_buffers": "parameter_and_buffer_dicts"}
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if call is None:
         return None
-    func, edits, imports = ctx.renamed(ref, "torch.func.functional_call")
+    func, moves, imports = ctx.renamed(ref, "torch.func.functional_call")
     args = [a.with_changes(keyword=cst.Name(KEYWORDS[a.keyword.value]))
             if a.keyword is not None and a.keyword.value in KEYWORDS else a for a in call.args]
     new = call.with_changes(func=func, args=args)
+    edits: list[Edit] = list(moves)
     if func is not call.func or args != list(call.args):
-        edits = edits + [Replace(call, new)]
+        edits.append(Replace(call, new))
     shown = A.code(new)
     if not any(isinstance(e, Replace) for e in edits):  # only the import moves
         shown = "from torch.func import functional_call"

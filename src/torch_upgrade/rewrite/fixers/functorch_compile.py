@@ -6,10 +6,15 @@ custom compilers have no mechanical mapping and are flagged only.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if call is None or not (ref.qualname or "").endswith(".memory_efficient_fusion"):
         return None

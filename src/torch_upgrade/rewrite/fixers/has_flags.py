@@ -7,9 +7,14 @@ read becomes a call of the backend function.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 REPLACEMENTS = {
     "torch.has_mps": "torch.backends.mps.is_built",
@@ -19,7 +24,7 @@ REPLACEMENTS = {
 }
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     target = REPLACEMENTS.get(ref.qualname or "")
     if target is None or ref.ctx != "load" or ref.call is not None:
         return None  # an import, an assignment, or a (wrong) call: left to a person

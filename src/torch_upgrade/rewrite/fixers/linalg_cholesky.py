@@ -6,16 +6,21 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("input", "upper")) if call is not None else None
-    if bound is None or "input" not in bound:
+    if call is None or bound is None or "input" not in bound:
         return None
     func, imports = ctx.qualified("torch.linalg.cholesky")
-    args = [(None, bound["input"].value)]
+    args: list[A.Argument] = [(None, bound["input"].value)]
     requires = None
     if "upper" in bound:
         upper = A.literal(bound["upper"])

@@ -9,15 +9,20 @@ factor) is flagged for a person.
 
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("input", "A")) if call is not None else None
-    if bound is None or len(bound) != 2:
+    if call is None or bound is None or len(bound) != 2:
         return None
     solution = _solution(ref.parents, call)
     if solution is None:
@@ -31,7 +36,7 @@ def fix(ref, ctx):
     return A.replace(slicing, new, imports)
 
 
-def _solution(parents, call):
+def _solution(parents: Sequence[cst.CSTNode], call: cst.Call) -> Optional[cst.BaseExpression]:
     """The ``.solution`` / ``[0]`` node applied directly to the call, if any."""
     for node in parents:
         if isinstance(node, cst.Attribute) and node.value is call and node.attr.value == "solution":
@@ -43,7 +48,7 @@ def _solution(parents, call):
     return None
 
 
-def _slice_of(solution, statement):
+def _slice_of(solution: cst.BaseExpression, statement: cst.CSTNode) -> Optional[cst.Subscript]:
     """The subscript applied to the solution (the walk keeps only the nearest ancestors)."""
     finder = _Finder(solution)
     statement.visit(finder)
@@ -51,10 +56,10 @@ def _slice_of(solution, statement):
 
 
 class _Finder(cst.CSTVisitor):
-    def __init__(self, inner):
+    def __init__(self, inner: cst.CSTNode) -> None:
         super().__init__()
         self.inner = inner
-        self.found = None
+        self.found: Optional[cst.Subscript] = None
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
         if node.value is self.inner:

@@ -8,24 +8,29 @@ returns the same ``(LU, pivots, infos)``; without, its first two elements.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("A", "pivot", "get_infos")) if call is not None else None
-    if bound is None or "A" not in bound:
+    if call is None or bound is None or "A" not in bound:
         return None
     infos = A.literal(bound.get("get_infos"), False)
     if not isinstance(infos, bool):
         return None
-    args = [(None, bound["A"].value)]
+    args: list[A.Argument] = [(None, bound["A"].value)]
     if "pivot" in bound:
         args.append(("pivot", bound["pivot"].value))
     func, imports = ctx.qualified("torch.linalg.lu_factor_ex")
-    new = A.call(func, args)
+    new: cst.BaseExpression = A.call(func, args)
     if not infos:
         new = cst.Subscript(value=new, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=cst.Integer("2")))])
     return A.replace(call, new, imports)

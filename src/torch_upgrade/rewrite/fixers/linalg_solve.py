@@ -8,11 +8,16 @@ solution alone, so the rewrite needs to see how the result is used:
 
 from __future__ import annotations
 
+from typing import Optional
+
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers._results import first_of_pair
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("input", "A")) if call is not None else None
     if bound is None or len(bound) != 2:

@@ -8,22 +8,28 @@ uses of the eigenvalues are rewritten, to ``eigvalsh``. The old default
 
 from __future__ import annotations
 
+from typing import Optional
+
+import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers._results import first_of_pair
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, ("input", "eigenvectors", "upper")) if call is not None else None
-    if bound is None or "input" not in bound:
+    if call is None or bound is None or "input" not in bound:
         return None
     vectors = A.literal(bound.get("eigenvectors"), False)
     if not isinstance(vectors, bool):
         return None
     upper = A.literal(bound.get("upper"), True)
     if isinstance(upper, bool):
-        uplo = A.string("U" if upper else "L")
+        uplo: cst.BaseExpression = A.string("U" if upper else "L")
     elif A.is_literal(upper):
         return None
     else:

@@ -10,15 +10,20 @@ A non-literal ``transpose`` is left for a person.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers._results import first_of_pair
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = ("input", "A", "upper", "transpose", "unitriangular")
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, PARAMS) if call is not None else None
     if bound is None or "input" not in bound or "A" not in bound:

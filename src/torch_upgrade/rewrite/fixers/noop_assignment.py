@@ -8,13 +8,17 @@ statement with a single target is removed; other uses (augmented assignment,
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _statements
 from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if ref.ctx != "store":
         return None
     statement = ref.statement

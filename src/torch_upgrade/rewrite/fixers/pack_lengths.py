@@ -9,15 +9,20 @@ unknown values are flagged only.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = ("input", "lengths", "batch_first", "enforce_sorted")
 TENSOR_METHODS = {"cuda", "to", "long", "int", "detach", "clone", "type_as", "masked_fill", "ne", "eq"}
 
 
-def lengths_arg(call: cst.Call):
+def lengths_arg(call: cst.Call) -> Optional[cst.Arg]:
     bound = A.bind(call, PARAMS)
     return None if bound is None else bound.get("lengths")
 
@@ -32,7 +37,7 @@ def on_cpu(node: cst.BaseExpression) -> bool:
     return False
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     arg = lengths_arg(call) if call is not None else None
     if arg is None or on_cpu(arg.value) or not _tensor(arg.value, ctx):
@@ -41,7 +46,7 @@ def fix(ref, ctx):
     return A.replace(arg, arg.with_changes(value=new))
 
 
-def _tensor(node: cst.BaseExpression, ctx) -> bool:
+def _tensor(node: cst.BaseExpression, ctx: FixContext) -> bool:
     if not isinstance(node, cst.Call):
         return False
     func = node.func
@@ -50,4 +55,4 @@ def _tensor(node: cst.BaseExpression, ctx) -> bool:
     name = A.code(func)
     head = name.split(".", 1)[0]
     qualified, _ = ctx.analysis.qualify(name, ctx.analysis.root_scope) if head.isidentifier() else (None, None)
-    return bool(qualified) and qualified.startswith("torch.")
+    return qualified is not None and qualified.startswith("torch.")

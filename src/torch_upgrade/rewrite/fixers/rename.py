@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Mapping, Optional, cast
 
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Reference
 from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.edits import MoveImport, Replace
 
 
-def renamed(table: dict, qualname: str) -> Optional[str]:
+def renamed(table: Mapping[str, str], qualname: str) -> Optional[str]:
     """The new name for ``qualname`` by the longest matching old prefix."""
     best = None
     for old in table:
@@ -23,7 +24,7 @@ def renamed(table: dict, qualname: str) -> Optional[str]:
     return table[best] + qualname[len(best):]
 
 
-def fix(ref: Reference, ctx) -> Optional[Fix]:
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if ref.qualname is None:
         return _method(ref, ctx)
     new = renamed(ctx.rule.rename, ref.qualname)
@@ -33,7 +34,8 @@ def fix(ref: Reference, ctx) -> Optional[Fix]:
         if not isinstance(ref.import_statement, cst.ImportFrom) or "." not in new:
             return None  # `import old.module`: its uses are rewritten one by one
         module, name = new.rsplit(".", 1)
-        alias = ref.node
+        # the ImportAlias, though for `from old import *` the ImportFrom itself (and this fails)
+        alias = cast(cst.ImportAlias, ref.node)
         local = code(alias.asname.name) if alias.asname else code(alias.name)
         asname = f" as {local}" if local != name else ""
         return Fix(edits=[MoveImport(ref.import_statement, alias, module, name)],
@@ -43,7 +45,7 @@ def fix(ref: Reference, ctx) -> Optional[Fix]:
     return Fix(edits=[Replace(ref.node, expression)], imports=imports, replacement=code(shown))
 
 
-def _method(ref: Reference, ctx) -> Optional[Fix]:
+def _method(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     """``x.old(...)`` on an unknown receiver, renamed by a ``torch.Tensor.old`` entry."""
     node = ref.node
     if ref.call is None or not isinstance(node, cst.Attribute):

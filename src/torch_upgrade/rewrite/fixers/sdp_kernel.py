@@ -7,17 +7,22 @@ Only literal True/False flags are rewritten.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = ("enable_flash", "enable_math", "enable_mem_efficient", "enable_cudnn")
 BACKENDS = (("enable_flash", "FLASH_ATTENTION"), ("enable_mem_efficient", "EFFICIENT_ATTENTION"),
             ("enable_math", "MATH"), ("enable_cudnn", "CUDNN_ATTENTION"))
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, PARAMS) if call is not None else None
-    if bound is None:
+    if call is None or bound is None:
         return None
     flags = {}
     for name in PARAMS:

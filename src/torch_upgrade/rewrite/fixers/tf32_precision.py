@@ -11,9 +11,14 @@ reads of the legacy flags are flagged, because mixing the two APIs raises
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 TARGETS = {
     "torch.backends.cuda.matmul.allow_tf32": "torch.backends.cuda.matmul.fp32_precision",
@@ -21,14 +26,14 @@ TARGETS = {
 }
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     target = TARGETS.get(ref.qualname or "")
     assign = ref.parent
     if target is None or ref.ctx != "store" or not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
         return None
     value = A.literal(assign.value)
     if value is True:
-        new_value = A.string("tf32")
+        new_value: cst.BaseExpression = A.string("tf32")
     elif value is False:
         new_value = A.string("ieee")
     elif A.is_literal(value):

@@ -11,18 +11,23 @@ non-literal ``p`` or another string are left for a person.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = ("input", "p", "dim", "keepdim", "out", "dtype")
 
 
-def fix(ref, ctx):
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, PARAMS) if call is not None else None
-    if bound is None or "input" not in bound or "out" in bound:
+    if call is None or bound is None or "input" not in bound or "out" in bound:
         return None
     p = A.literal(bound.get("p"), "fro")
-    rest = [(name, bound[name].value) for name in ("dim", "keepdim", "dtype") if name in bound]
+    rest: list[A.Argument] = [(name, bound[name].value) for name in ("dim", "keepdim", "dtype") if name in bound]
     if p == "fro" or p is None:
         dim = A.literal(bound.get("dim"), None)
         if isinstance(dim, (tuple, list)) and len(dim) > 2:
