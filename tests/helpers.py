@@ -33,3 +33,8 @@ def cli(*args, **kw):
     except TypeError:
         runner = CliRunner()
     return runner.invoke(main, [str(a) for a in args], catch_exceptions=False, **kw)
+
+
+def window(low: Optional[str] = None, high: Optional[str] = None) -> dict:
+    """The version window of ``settings(low, high)`` as public-API keywords (no detection from pins)."""
+    return {"from_version": low or OLDEST, "to_version": high or NEWEST}

@@ -7,39 +7,45 @@ import stat
 
 import pytest
 
-from helpers import scan_code, settings
-from torch_upgrade.engine.scan import scan
+import torch_upgrade
+from helpers import window
 
 OLD = "import torch\nX, _ = torch.solve(B, A)\n"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the public API reports paths relative to the working directory
 
 
 def test_syntax_error_is_reported_and_scan_continues(tmp_path):
     (tmp_path / "broken.py").write_text("import torch\ndef f(:\n", encoding="utf-8")
     (tmp_path / "ok.py").write_text(OLD, encoding="utf-8")
-    result = scan([tmp_path], settings(root=str(tmp_path)))
-    assert [e.path for e in result.errors] == ["broken.py"]
-    assert "syntax error at line 2" in result.errors[0].message
-    assert [f.path for f in result.findings] == ["ok.py"]
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert [e.path for e in report.errors] == ["broken.py"]
+    assert "syntax error at line 2" in report.errors[0].message
+    assert [f.path for f in report.findings] == ["ok.py"]
 
 
 def test_python2_file(tmp_path):
-    result, _ = scan_code(tmp_path, 'import torch\nprint "hello"\n')
-    assert len(result.errors) == 1 and "syntax error" in result.errors[0].message
+    (tmp_path / "example.py").write_text('import torch\nprint "hello"\n', encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert len(report.errors) == 1 and "syntax error" in report.errors[0].message
 
 
 def test_non_utf8_file_is_an_error_not_a_crash(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"import torch\nname = '\xe9t\xe9'\n")
-    result = scan([tmp_path], settings(root=str(tmp_path)))
-    assert len(result.errors) == 1 and "cannot decode" in result.errors[0].message
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert len(report.errors) == 1 and "cannot decode" in report.errors[0].message
 
 
 def test_coding_cookie_and_bom_are_honoured(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX, _ = torch.solve(B, A)\n")
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfimport torch\nQ, R = torch.qr(A)\n")
-    result = scan([tmp_path], settings(root=str(tmp_path)))
-    assert not result.errors
-    assert {(f.path, f.line) for f in result.findings} == {("latin.py", 4), ("bom.py", 2)}
-    scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert not report.errors
+    assert {(f.path, f.line) for f in report.findings} == {("latin.py", 4), ("bom.py", 2)}
+    torch_upgrade.fix([tmp_path], unsafe=True, **window())
     assert (tmp_path / "latin.py").read_bytes() == (
         b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX = torch.linalg.solve(A, B)\n")
     assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbfimport torch\nQ, R = torch.linalg.qr(A)\n"
@@ -48,7 +54,7 @@ def test_coding_cookie_and_bom_are_honoured(tmp_path):
 def test_crlf_line_endings_survive_a_fix(tmp_path):
     path = tmp_path / "crlf.py"
     path.write_bytes(b"import torch\r\n\r\nX, _ = torch.solve(B, A)\r\n")
-    scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    torch_upgrade.fix([tmp_path], unsafe=True, **window())
     assert path.read_bytes() == b"import torch\r\n\r\nX = torch.linalg.solve(A, B)\r\n"
 
 
@@ -56,30 +62,33 @@ def test_empty_and_whitespace_files(tmp_path):
     (tmp_path / "empty.py").write_bytes(b"")
     (tmp_path / "blank.py").write_bytes(b"\n\n   \n")
     (tmp_path / "torch_only.py").write_bytes(b"import torch")
-    result = scan([tmp_path], settings(root=str(tmp_path)))
-    assert not result.errors and not result.findings and result.scanned == 3
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert not report.errors and not report.findings and report.files == 3
 
 
 @pytest.mark.parametrize("depth", [3000, 100000])
 def test_deeply_nested_expression_is_an_error_line(tmp_path, depth):
     code = "import torch\nx = " + "(" * depth + "torch.solve(b, a)" + ")" * depth + "\n"
     (tmp_path / "fine.py").write_text(OLD)
-    result, _ = scan_code(tmp_path, code)
-    assert [(e.path, e.message) for e in result.errors] == [("example.py", "too deeply nested to analyse")]
-    assert [f.path for f in result.findings] == ["fine.py"]
+    (tmp_path / "example.py").write_text(code, encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert [(e.path, e.message) for e in report.errors] == [("example.py", "too deeply nested to analyse")]
+    assert [f.path for f in report.findings] == ["fine.py"]
 
 
 def test_moderately_nested_code_is_analysed(tmp_path):
     code = "import torch\nx = " + "(" * 150 + "torch.solve(b, a)" + ")" * 150 + "\n"
-    result, _ = scan_code(tmp_path, code)
-    assert not result.errors and [f.rule_id for f in result.findings] == ["TU201"]
+    (tmp_path / "example.py").write_text(code, encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert not report.errors and [f.rule for f in report.findings] == ["TU201"]
 
 
 def test_huge_file(tmp_path):
     body = "".join(f"def f{i}(a, b):\n    return torch.linalg.solve(a, b)\n" for i in range(3000))
-    result, _ = scan_code(tmp_path, "import torch\n" + body + "X, _ = torch.solve(B, A)\n")
-    assert not result.errors
-    assert [f.line for f in result.findings] == [6002]
+    (tmp_path / "example.py").write_text("import torch\n" + body + "X, _ = torch.solve(B, A)\n", encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert not report.errors
+    assert [f.line for f in report.findings] == [6002]
 
 
 def test_unreadable_file(tmp_path):
@@ -89,27 +98,27 @@ def test_unreadable_file(tmp_path):
     secret.write_text(OLD)
     secret.chmod(0)
     try:
-        result = scan([tmp_path], settings(root=str(tmp_path)))
+        report = torch_upgrade.scan([tmp_path], **window())
     finally:
         secret.chmod(0o644)
-    errors = {e.path: e.message for e in result.errors}
+    errors = {e.path: e.message for e in report.errors}
     assert errors["dangling.py"] in ("no such file or directory", "cannot read: No such file or directory")
     if not os.access(secret, os.R_OK) or os.geteuid() != 0:
         assert "secret.py" in errors
-    assert "ok.py" in {f.path for f in result.findings}
+    assert "ok.py" in {f.path for f in report.findings}
 
 
 def test_symlink_loop_does_not_hang(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "m.py").write_text(OLD)
     os.symlink(tmp_path, tmp_path / "pkg" / "loop")
-    result = scan([tmp_path], settings(root=str(tmp_path)))
-    assert [f.path for f in result.findings] == ["pkg/m.py"]
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert [f.path for f in report.findings] == ["pkg/m.py"]
 
 
 def test_missing_path_is_an_error(tmp_path):
-    result = scan([tmp_path / "nope.py"], settings(root=str(tmp_path)))
-    assert [e.message for e in result.errors] == ["no such file or directory"]
+    report = torch_upgrade.scan([tmp_path / "nope.py"], **window())
+    assert [e.message for e in report.errors] == ["no such file or directory"]
 
 
 def test_read_only_file_is_left_untouched_under_fix(tmp_path):
@@ -117,9 +126,9 @@ def test_read_only_file_is_left_untouched_under_fix(tmp_path):
     path.write_text(OLD)
     path.chmod(stat.S_IRUSR | stat.S_IRGRP)
     try:
-        result = scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+        report = torch_upgrade.fix([tmp_path], unsafe=True, **window())
         assert path.read_text() == OLD
-        assert any("read-only" in e.message for e in result.errors)
+        assert any("read-only" in e.message for e in report.errors)
         assert stat.S_IMODE(path.stat().st_mode) == stat.S_IRUSR | stat.S_IRGRP
     finally:
         path.chmod(0o644)
@@ -129,7 +138,7 @@ def test_fix_keeps_file_mode(tmp_path):
     path = tmp_path / "script.py"
     path.write_text(OLD)
     path.chmod(0o755)
-    scan([tmp_path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    torch_upgrade.fix([tmp_path], unsafe=True, **window())
     assert "torch.linalg.solve" in path.read_text()
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
 
@@ -140,5 +149,5 @@ def test_default_excluded_directories_and_exclude_globs(tmp_path):
         (tmp_path / sub / "m.py").write_text(OLD)
     (tmp_path / "env_with_cfg" / "pyvenv.cfg").write_text("home = /usr")
     (tmp_path / "src" / "keep.py").write_text(OLD)
-    result = scan([tmp_path], settings(root=str(tmp_path), exclude=("src/gen",)))
-    assert [f.path for f in result.findings] == ["src/keep.py"]
+    report = torch_upgrade.scan([tmp_path], exclude=["src/gen"], **window())
+    assert [f.path for f in report.findings] == ["src/keep.py"]

@@ -8,7 +8,8 @@ import stat
 
 import pytest
 
-from helpers import settings
+import torch_upgrade
+from helpers import settings, window
 from torch_upgrade.pipeline import unit as filescan
 from torch_upgrade.io import source
 from torch_upgrade.engine.scan import scan
@@ -18,11 +19,16 @@ OLD = b"import torch\nX, _ = torch.solve(B, A)\n"
 NEW = b"import torch\nX = torch.linalg.solve(A, B)\n"
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the public API reports paths relative to the working directory
+
+
 def fix(tmp_path, name: str, data: bytes, low="2.4"):
     path = tmp_path / name
     path.write_bytes(data)
-    result = scan([path], settings(low, root=str(tmp_path), fix=True, unsafe_fixes=True))
-    return result, path
+    report = torch_upgrade.fix([path], unsafe=True, **window(low))
+    return report, path
 
 
 def leftovers(directory) -> list[str]:
@@ -59,7 +65,7 @@ def test_file_mode_is_kept(tmp_path, mode):
     path = tmp_path / "m.py"
     path.write_bytes(OLD)
     path.chmod(mode)
-    scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    torch_upgrade.fix([path], unsafe=True, **window())
     assert path.read_bytes() == NEW
     assert stat.S_IMODE(path.stat().st_mode) == mode
 
@@ -70,7 +76,7 @@ def test_file_its_owner_may_not_write_is_left_alone_even_as_root(tmp_path, mode)
     path.write_bytes(OLD)
     path.chmod(mode)
     try:
-        result = scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+        result = torch_upgrade.fix([path], unsafe=True, **window())
         assert path.read_bytes() == OLD and stat.S_IMODE(path.stat().st_mode) == mode
     finally:
         path.chmod(0o644)
@@ -89,6 +95,7 @@ def test_file_changed_since_it_was_read_is_not_overwritten(tmp_path, monkeypatch
         return out
 
     monkeypatch.setattr(filescan, "fix_module", meanwhile)
+    # internal API: the concurrent edit is simulated by patching an engine internal (filescan.fix_module)
     result = scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
     assert path.read_bytes() == OLD + b"# edited\n"
     assert [e.message for e in result.errors] == ["changed on disk since it was read; not written"]
@@ -111,7 +118,7 @@ def test_a_symlink_stays_a_link_and_its_target_is_fixed(tmp_path):
     real.write_bytes(OLD)
     link = tmp_path / "link.py"
     link.symlink_to(real.name)
-    result = scan([link], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    result = torch_upgrade.fix([link], unsafe=True, **window())
     assert not result.errors
     assert link.is_symlink() and os.readlink(link) == "real.py"
     assert real.read_bytes() == NEW
@@ -123,14 +130,14 @@ def test_a_file_with_other_hard_links_is_left_alone(tmp_path):
     path.write_bytes(OLD)
     other = tmp_path / "vendored_copy.py"
     os.link(path, other)
-    result = scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+    result = torch_upgrade.fix([path], unsafe=True, **window())
     assert path.read_bytes() == OLD and other.read_bytes() == OLD
     assert os.path.samefile(path, other)
     assert [(e.path, e.message) for e in result.errors] == [
         ("m.py", "has 2 hard links, which an atomic rewrite would separate; not written")]
     assert leftovers(tmp_path) == []
     other.unlink()  # once it is the only name, it is fixed
-    assert not scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True)).errors
+    assert not torch_upgrade.fix([path], unsafe=True, **window()).errors
     assert path.read_bytes() == NEW
 
 
@@ -178,7 +185,7 @@ def test_interrupt_during_the_write_propagates_and_leaves_the_original(tmp_path,
     path = tmp_path / "m.py"
     path.write_bytes(OLD)
     with pytest.raises(KeyboardInterrupt):
-        scan([path], settings(root=str(tmp_path), fix=True, unsafe_fixes=True))
+        torch_upgrade.fix([path], unsafe=True, **window())
     assert path.read_bytes() == OLD
     assert leftovers(tmp_path) == []
 

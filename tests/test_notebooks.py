@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from helpers import settings
+import torch_upgrade
+from helpers import window
 from torch_upgrade.cli import main
-from torch_upgrade.engine.scan import scan
 from torch_upgrade.io.ipython import mask, unmask
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -55,8 +55,17 @@ def write(tmp_path, nb, name="nb.ipynb", dumps=None):
     return path
 
 
-def run_scan(tmp_path, **kw):
-    return scan([tmp_path], settings(kw.pop("low", "2.4"), root=str(tmp_path), **kw))
+def run_scan(tmp_path, low="2.4"):
+    return torch_upgrade.scan([tmp_path], **window(low))
+
+
+def run_fix(tmp_path, low="2.4", unsafe=False):
+    return torch_upgrade.fix([tmp_path], unsafe=unsafe, **window(low))
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the public API reports paths relative to the working directory
 
 
 # ---------------------------------------------------------------- scanning
@@ -64,7 +73,7 @@ def test_findings_name_the_cell_and_the_line_within_it(tmp_path):
     write(tmp_path, notebook(CELLS))
     result = run_scan(tmp_path)
     assert not result.errors, result.errors
-    assert [(f.rule_id, f.cell, f.line, f.column) for f in result.findings] == [
+    assert [(f.rule, f.cell, f.line, f.column) for f in result.findings] == [
         ("TU201", 2, 6, 12), ("TU204", 4, 5, 8)]
 
 
@@ -87,13 +96,13 @@ def test_notebooks_are_discovered_but_checkpoints_are_not(tmp_path):
     write(tmp_path, notebook(CELLS), "sub/nb.ipynb")
     write(tmp_path, notebook(CELLS), ".ipynb_checkpoints/nb-checkpoint.ipynb")
     result = run_scan(tmp_path)
-    assert {f.path for f in result.findings} == {"sub/nb.ipynb"} and result.scanned == 1
+    assert {f.path for f in result.findings} == {"sub/nb.ipynb"} and result.files == 1
 
 
 def test_names_imported_in_one_cell_resolve_in_another(tmp_path):
     cells = [code(["import torch as th\n"]), markdown(["text\n"]), code(["Q, R = th.qr(A)\n"])]
     write(tmp_path, notebook(cells))
-    assert [(f.rule_id, f.cell, f.line) for f in run_scan(tmp_path).findings] == [("TU204", 2, 1)]
+    assert [(f.rule, f.cell, f.line) for f in run_scan(tmp_path).findings] == [("TU204", 2, 1)]
 
 
 def test_a_cell_that_does_not_parse_is_an_error_and_the_others_are_scanned(tmp_path):
@@ -120,7 +129,7 @@ def test_other_kernels_are_skipped(tmp_path):
 def test_broken_notebook_is_an_error_line(tmp_path, monkeypatch, content, message):
     (tmp_path / "bad.ipynb").write_bytes(content)
     (tmp_path / "ok.py").write_text("import torch\nQ, R = torch.qr(A)\n")
-    result = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    result = run_fix(tmp_path, unsafe=True)
     assert [(e.path, e.message) for e in result.errors] == [("bad.ipynb", message)]
     assert (tmp_path / "bad.ipynb").read_bytes() == content
     monkeypatch.chdir(tmp_path)
@@ -162,13 +171,13 @@ def test_non_python_cell_magics_are_not_analysed():
 def test_fix_changes_only_the_sources_of_cells_that_change(tmp_path):
     path = write(tmp_path, notebook(CELLS))
     before = path.read_bytes()
-    result = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    result = run_fix(tmp_path, unsafe=True)
     assert not result.errors and result.fixed == 2
     expected = before.replace(b'"    X, _ = torch.solve(B, A)\\n"', b'"    X = torch.linalg.solve(A, B)\\n"') \
         .replace(b'"Q, R = torch.qr(A)\\n"', b'"Q, R = torch.linalg.qr(A)\\n"')
     assert expected != before
     assert path.read_bytes() == expected  # magics, outputs, markdown, key order, layout: byte for byte
-    again = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    again = run_fix(tmp_path, unsafe=True)
     assert again.fixed == 0 and path.read_bytes() == expected
 
 
@@ -182,7 +191,7 @@ def test_fix_keeps_the_json_layout(tmp_path, dumps):
     path = write(tmp_path, notebook(CELLS), dumps=dumps)
     before = path.read_bytes()
     old = json.loads(before.decode("utf-8-sig"))
-    assert run_scan(tmp_path, fix=True, unsafe_fixes=True).fixed == 2
+    assert run_fix(tmp_path, unsafe=True).fixed == 2
     after = path.read_bytes()
     new = json.loads(after.decode("utf-8-sig"))
     old["cells"][2]["source"][5] = "    X = torch.linalg.solve(A, B)\n"
@@ -196,7 +205,7 @@ def test_fix_keeps_the_json_layout(tmp_path, dumps):
 def test_source_stored_as_one_string_stays_one_string(tmp_path):
     nb = notebook([code("import torch\nQ, R = torch.qr(A)")])
     path = write(tmp_path, nb)
-    run_scan(tmp_path, fix=True, unsafe_fixes=True)
+    run_fix(tmp_path, unsafe=True)
     assert json.loads(path.read_text())["cells"][0]["source"] == "import torch\nQ, R = torch.linalg.qr(A)"
 
 
@@ -204,7 +213,7 @@ def test_an_import_a_rewrite_needs_goes_into_the_cell_with_the_imports(tmp_path)
     cells = [code(["%load_ext autoreload\n", "from torch.cuda.amp import autocast\n", "import numpy as np"]),
              code(["with autocast():\n", "    pass\n"])]
     path = write(tmp_path, notebook(cells))
-    assert run_scan(tmp_path, fix=True).fixed == 1
+    assert run_fix(tmp_path).fixed == 1
     sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
     assert sources == ["%load_ext autoreload\nimport numpy as np\nimport torch",
                        'with torch.autocast("cuda"):\n    pass\n']
@@ -227,7 +236,7 @@ def test_read_only_notebook_is_left_alone(tmp_path):
     before = path.read_bytes()
     path.chmod(0o444)
     try:
-        result = run_scan(tmp_path, fix=True, unsafe_fixes=True)
+        result = run_fix(tmp_path, unsafe=True)
     finally:
         path.chmod(0o644)
     assert path.read_bytes() == before
@@ -241,7 +250,7 @@ def test_project_level_advice_names_the_cell(tmp_path):
                    "    loss.backward()\n"])]
     write(tmp_path, notebook(cells))
     result = run_scan(tmp_path, low="1.8")
-    advice = [f for f in result.findings if f.rule_id == "TU302"]
+    advice = [f for f in result.findings if f.rule == "TU302"]
     assert [(f.path, f.cell, f.line, f.column) for f in advice] == [("nb.ipynb", 2, 1, 9)]
 
 
@@ -249,7 +258,7 @@ def test_cell_magic_stays_first_when_the_import_below_it_goes(tmp_path):
     cells = [code(["x = 1\n"]), code(["%%time\n", "from torch.cuda.amp import autocast\n", "import torch\n",
                                       "with autocast():\n", "    pass\n"])]
     path = write(tmp_path, notebook(cells))
-    result = run_scan(tmp_path, fix=True)
+    result = run_fix(tmp_path)
     assert not result.errors and result.fixed == 1
     assert "".join(json.loads(path.read_text())["cells"][1]["source"]) == \
         '%%time\nimport torch\nwith torch.autocast("cuda"):\n    pass\n'

@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union,
 
 import libcst as cst
 
-Chain = Union[cst.Name, cst.Attribute]
 
 # Identifiers that make an ``if`` test a version/feature check (compatibility code).
 _GUARD_WORDS = re.compile(
@@ -245,9 +244,6 @@ class Analysis:
                 for item in value:
                     if isinstance(item, cst.CSTNode):
                         self._visit(item)
-
-    def _visit_all(self, *nodes: Optional[Union[cst.CSTNode, Sequence[cst.CSTNode]]]) -> None:
-        self._stack_push_visit(nodes)
 
     def _stack_push_visit(self, nodes: Iterable[Optional[Union[cst.CSTNode, Sequence[cst.CSTNode]]]]) -> None:
         for node in nodes:

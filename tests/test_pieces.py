@@ -1,0 +1,124 @@
+"""Big files are parsed in pieces (bounded memory) into exactly the tree a whole parse gives."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+import torch_upgrade
+from torch_upgrade.syntax import parse, pieces
+
+
+@pytest.fixture
+def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of a few dozen tokens, so that small texts are split many times over."""
+    monkeypatch.setattr(pieces, "PIECE_TOKENS", 40)
+    monkeypatch.setattr(pieces, "_CHEAP_BYTES", 0)
+
+
+HEADER = '''\
+#!/usr/bin/env python
+# a header comment
+
+"""Docstring."""
+import torch as th
+'''
+
+SHAPES = {
+    "statements": """
+        @decorator
+        @other(1, 2)
+        def f(x):
+            return x  # trailing
+            # indented comment after the body
+        # column-0 comment before the next statement
+
+        if a:
+            b = [1, 2]
+        elif c:
+            pass
+        else:
+            d = {1: 2}
+        try:
+            import foo
+        except ImportError:
+            foo = None
+        finally:
+            pass
+        class C:
+            x = th.ones(3)
+        """,
+    "list": """
+        TABLE = [
+            # leading comment
+            (1, 2, "a]"),  # element comment
+            [3, 4],
+            {"k": "v"},
+
+            th.randn(2, 3),
+            f"{x}[",
+            *rest,
+        ]
+        """,
+    "dict": """
+        D: dict = {
+            "a": [1, 2, 3],  # c
+            ("b", 1): {"x": 1, "y": 2, "z": th.qr(a)},
+            **more,
+            "c": lambda: [1, 2, 3],
+            "d": (1,
+                  2)
+        }
+        """,
+    "nested": """
+        x = f([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+              {1: [a, b, c, d, e, f, g, h, i, j], 2: {k, l, m, n, o, p, q, r, s, t}})
+        """,
+    "unsplittable": """
+        y = [i * 2 for i in range(100) if i % 3 and i % 5 and i % 7 and i % 11 and i % 13]
+        z = {lambda v: v, lambda w: w, lambda u: u, lambda t: t, lambda s: s, lambda r: r}
+        """,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_pieces_build_the_tree_a_whole_parse_builds(small_pieces: None, shape: str, newline: str) -> None:
+    text = (HEADER + textwrap.dedent(SHAPES[shape]) * 3).replace("\n", newline)
+    whole = cst.parse_module(text)
+    built = pieces.parse_in_pieces(text)
+    if shape != "unsplittable":
+        assert built is not None  # it did split
+    module = parse.parse_module(text)
+    assert module.code == text
+    assert module.deep_equals(whole)
+    assert (module.default_indent, module.default_newline) == (whole.default_indent, whole.default_newline)
+
+
+def test_tab_indented_file_keeps_its_indent(small_pieces: None) -> None:
+    text = "import torch\n" + "def f():\n\tif x:\n\t\treturn [1, 2, 3, 4]\n" * 20
+    module = parse.parse_module(text)
+    assert module.default_indent == "\t"
+    assert module.deep_equals(cst.parse_module(text))
+
+
+def test_syntax_error_in_a_big_file_names_its_real_line(small_pieces: None) -> None:
+    text = "import torch\n" + "x = [1, 2, 3]\n" * 50 + "y = (\n" + "z = 1\n" * 50
+    with pytest.raises(cst.ParserSyntaxError) as whole:
+        cst.parse_module(text)
+    with pytest.raises(cst.ParserSyntaxError) as error:
+        parse.parse_module(text)
+    assert (error.value.raw_line, error.value.raw_column) == (whole.value.raw_line, whole.value.raw_column)
+    assert error.value.raw_line > 50
+
+
+def test_findings_inside_a_huge_table_keep_their_places() -> None:
+    """A 6,000-line data table (over one piece) is analysed, line numbers intact."""
+    rows = "".join(f"    ({i}, {i + 1}, 'row {i}'),\n" for i in range(6_000))
+    text = "import torch\n\nTABLE = [\n" + rows + "    torch.qr(a),\n]\nb = torch.symeig(a)\n"
+    assert pieces.parse_in_pieces(text) is not None
+    report = torch_upgrade.scan_source(text, from_version="1.6", to_version="2.13")
+    assert sorted(f.line for f in report.findings) == [6_004, 6_006]
+    assert not report.errors
