@@ -54,7 +54,7 @@ def test_text_report_marks_each_finding_and_counts_them(mixed):
     assert "fixable, unsafe (--unsafe-fixes: needs torch >= 2.3, but the project supports torch 2.0)" in out
     assert "fixable (--fix)" in out
     assert "manual change" in out
-    assert "1 fixable with --fix, 1 more with --unsafe-fixes, 1 need a person." in out
+    assert "1 fixable with --fix, 1 more with --unsafe-fixes, 2 need a person." in out  # apex: its import and its use
 
 
 def test_fix_applies_safe_ones_and_unsafe_only_on_request(mixed):

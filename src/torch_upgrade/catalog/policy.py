@@ -46,18 +46,26 @@ def on_import_line(rule: Rule) -> bool:
     return rule.kind != "opportunity"
 
 
-def once_per_file(rule: Rule) -> bool:
-    """Advice-only module migrations (``match.modules`` without a fix) are reported once per
-    file, at the first place that uses the module: the migration is one piece of work per
-    file, not one per call."""
+def reports_its_imports(rule: Rule) -> bool:
+    """Whether an import the rule matches is reported even when uses of what it binds are.
+
+    For an advice-only module migration (``match.modules`` without a fix: the module is gone
+    or superseded) the import is the first line the user must change, so it is reported
+    alongside every use. Elsewhere the uses carry the findings (and the fixes, which tidy the
+    import), and an import is reported only when nothing it binds is.
+    """
     return bool(rule.match.modules) and not rule.fixable
 
 
-def reported_once(rule: Rule, places: int) -> str:
-    """The message of a finding that stands for ``places`` uses in the file."""
-    if places > 1:
-        return f"{rule.message} ({places} places in this file; reported once)"
-    return rule.message
+def references_match(rule: Rule) -> bool:
+    """Whether a rule that matches calls also matches the callable used as a value
+    (``scaler_cls = torch.cuda.amp.GradScaler``, ``partial(torch.solve, ...)``).
+
+    Only for a removed or deprecated callable (an opportunity or a behaviour change is about
+    what a call does), and not when the rule needs arguments to decide (``min_args``:
+    ``torch.fft(x, 2)`` was the removed function, ``torch.fft`` alone is the module that
+    replaced it)."""
+    return rule.kind in ("removed", "deprecated") and rule.match.min_args == 0
 
 
 def quiet(rules: Iterable[Rule], reporting: set[str]) -> set[str]:

@@ -57,7 +57,9 @@ class Matcher:
             if not policy.on_import_line(rule):
                 return False
             assert q is not None  # an import is qualified by its own dotted name
-            return q in m.names or q in m.calls or any(
+            # a callable's import, unless the name may be a module's (a rename is made at the import)
+            callable_ = q in m.calls and (policy.references_match(rule) or _renamed(rule, q))
+            return q in m.names or callable_ or any(
                 q == mod or q.startswith(mod + ".") for mod in m.modules)
         if q is None:  # method on an unknown receiver
             return ref.call is not None and len(_positional(ref.call)) >= m.min_args
@@ -67,8 +69,11 @@ class Matcher:
             call = ref.call
             if call is not None and any(a.keyword and a.keyword.value in m.keywords[q] for a in call.args):
                 return True
-        if q in m.calls and ref.call is not None and len(_positional(ref.call)) >= m.min_args:
-            return True
+        if q in m.calls:
+            if ref.call is None:  # the callable as a value
+                return ref.ctx == "load" and policy.references_match(rule)
+            if len(_positional(ref.call)) >= m.min_args:
+                return True
         if q in m.names:
             return True
         return any(q == mod or q.startswith(mod + ".") for mod in m.modules)
@@ -98,10 +103,11 @@ class Matcher:
         kept = [h for h in uses if (h.rule.id, id(cast(Reference, h.ref).binding)) not in renamed]
         kept += [h for h in imports
                  if (h.rule.id, id(cast(Reference, h.ref).binding)) in renamed
-                 or (h.rule.id, id(cast(Reference, h.ref).binding)) not in used]
+                 or (h.rule.id, id(cast(Reference, h.ref).binding)) not in used
+                 or policy.reports_its_imports(h.rule)]
         out: list[Hit] = []
         seen: set[tuple[str, int]] = set()
-        for hit in once_per_file(kept, analysis):
+        for hit in kept:
             key = (hit.rule.id, id(hit.node))
             if key in seen:
                 continue
@@ -136,26 +142,6 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):
         fix.released = fix.released + (ref.dotted.split(".", 1)[0],)
     return fix
-
-
-def once_per_file(hits: list[Hit], analysis: Analysis) -> list[Hit]:
-    """Hits of rules reported once per file (``policy.once_per_file``) folded into the first
-    place that uses the module, saying how many places there are."""
-    order = {id(ref): i for i, ref in enumerate(analysis.references)}
-    groups: dict[str, list[Hit]] = defaultdict(list)
-    out: list[Hit] = []
-    for hit in hits:
-        if policy.once_per_file(hit.rule) and hit.ref is not None:
-            groups[hit.rule.id].append(hit)
-        else:
-            out.append(hit)
-    for group in groups.values():
-        places = {id(h.node) for h in group}
-        first = min(group, key=lambda h: order.get(id(h.ref), 0))
-        if len(places) > 1:
-            first.message = policy.reported_once(first.rule, len(places))
-        out.append(first)
-    return out
 
 
 def _renamed(rule: Rule, qualname: Optional[str]) -> bool:

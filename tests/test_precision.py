@@ -1,0 +1,108 @@
+"""Precision in real-code shapes: modern code and look-alikes stay quiet, every occurrence of old
+code is reported at its own line, and the callable used as a value is an occurrence too."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import torch_upgrade
+
+
+def findings(code: str, low: str = "1.6") -> list[tuple[str, int]]:
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version=low, to_version="2.13")
+    assert not report.errors
+    return sorted((f.rule, f.line) for f in report.findings)
+
+
+@pytest.mark.parametrize("code", [
+    # the torch.fft module, imported as new code imports it
+    """
+    import torch.fft
+    y = torch.fft.rfft(x)
+    """,
+    """
+    import torch
+    from torch import fft as tfft
+    y = tfft.rfft(x, dim=-1)
+    """,
+    """
+    from torch import fft
+    spectrum = fft.fftn(x)
+    """,
+    """
+    import torch
+    fft_module = torch.fft
+    """,
+    # look-alikes: NumPy, SciPy, a user's own objects, strings and comments
+    """
+    import numpy as np
+    import scipy.linalg
+    y = np.fft.fft(x)
+    q, r = np.linalg.qr(a)
+    x = scipy.linalg.solve(a, b)
+    """,
+    """
+    class Solver:
+        def solve(self, b, a):
+            return self.qr(a)
+    s = Solver().solve(b, a)
+    """,
+    '''
+    import torch
+    doc = "use torch.solve(B, A) or torch.cuda.amp.autocast() in old code"  # torch.symeig(x)
+    # x = torch.qr(a)
+    ''',
+    # the isinstance check that FSDP2 code keeps for FSDP1 models is not an FSDP1 wrap
+    """
+    from torch.distributed.fsdp import fully_shard, FullyShardedDataParallel as FSDP
+    fully_shard(model)
+    wrapped = isinstance(model, FSDP)
+    """,
+])
+def test_modern_code_and_look_alikes_are_quiet(code: str) -> None:
+    assert findings(code) == []
+
+
+def test_the_removed_fft_function_is_still_found_at_its_call() -> None:
+    assert findings("""
+    from torch import fft
+    y = fft(x, 2, normalized=True)
+    """) == [("TU101", 3)]
+
+
+def test_a_deprecated_callable_used_as_a_value_is_reported_without_a_rewrite() -> None:
+    code = """
+    import functools
+    import torch
+    scaler_cls = torch.cuda.amp.GradScaler
+    make_autocast = functools.partial(torch.cuda.amp.autocast, dtype=torch.float16)
+    solve = torch.solve
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
+    got = sorted((f.rule, f.line, f.fix) for f in report.findings)
+    assert got == [("TU201", 6, None), ("TU303", 5, None), ("TU304", 4, None)]
+    assert {f.rule: f.severity for f in report.findings}["TU201"] == "error"  # removed in 1.12
+
+
+def test_every_use_of_a_removed_module_is_reported_at_its_own_line_and_the_import_too() -> None:
+    assert findings("""
+    from apex import amp
+    model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+    with amp.scale_loss(loss, optimizer) as scaled_loss:
+        scaled_loss.backward()
+    """) == [("TU301", 2), ("TU301", 3), ("TU301", 4)]
+    assert findings("""
+    from torch.utils.data.dataloader_experimental import DataLoader2
+    loader = DataLoader2(pipe)
+    """) == [("TU702", 2), ("TU702", 3)]
+
+
+def test_a_suppression_silences_its_own_line_only() -> None:
+    assert findings("""
+    from apex import amp  # noqa
+    model, optimizer = amp.initialize(model, optimizer)
+    with amp.scale_loss(loss, optimizer) as scaled_loss:  # torch-upgrade: ignore[TU301]
+        scaled_loss.backward()
+    """) == [("TU301", 3)]
