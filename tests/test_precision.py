@@ -106,3 +106,45 @@ def test_a_suppression_silences_its_own_line_only() -> None:
     with amp.scale_loss(loss, optimizer) as scaled_loss:  # torch-upgrade: ignore[TU301]
         scaled_loss.backward()
     """) == [("TU301", 3)]
+
+
+JIT = """\
+import torch
+
+@torch.jit.script
+def a(x):
+    return x
+
+@torch.jit.script
+def b(x):
+    return x
+
+@torch.jit.script
+def c(x):
+    return x
+"""
+
+
+def test_torchscript_is_noted_at_info_once_per_use() -> None:
+    report = torch_upgrade.scan_source(JIT, from_version="2.0", to_version="2.13")
+    assert [(f.rule, f.line, f.severity) for f in report.findings] == [
+        ("TU804", 3, "info"), ("TU804", 7, "info"), ("TU804", 11, "info")]
+
+
+def test_text_output_folds_the_same_advice_in_a_file_under_its_first(tmp_path, monkeypatch) -> None:
+    from helpers import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "jit.py").write_text(JIT)
+    out = cli("scan", ".", "--from", "2.0", "--no-cache").stdout
+    assert out.count("jit.py:") == 1  # one location line; the others by number
+    assert "and 2 more TU804 in this file, the same advice, at lines 7, 11" in out
+    assert "Found 3 findings (3 info) in 1 file." in out
+    concise = cli("scan", ".", "--from", "2.0", "--no-cache", "--format", "concise").stdout
+    assert [line.split(" ")[0] for line in concise.splitlines() if line] == ["jit.py:3:2:", "jit.py:7:2:", "jit.py:11:2:"]
+
+
+def test_a_star_import_of_a_renamed_module_is_advice_not_a_crash() -> None:
+    report = torch_upgrade.scan_source("from torch.distributed._tensor import *\n", from_version="2.0")
+    assert [(f.rule, f.line, f.fix) for f in report.findings] == [("TU630", 1, None)]
+    assert not report.errors

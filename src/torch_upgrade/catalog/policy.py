@@ -24,13 +24,16 @@ def applies(rule: Rule, window: Window) -> bool:
 
 
 def severity(rule: Rule, window: Window) -> str:
+    """error once the window reaches the removal; a deprecation is a warning unless its rule
+    says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
+    a behaviour change is info, an opportunity a hint."""
     if rule.kind == "behavior":
         return "info"
     if rule.kind == "opportunity":
         return "hint"
     if rule.removed is not None and window.reaches(rule.removed):
         return "error"
-    return "warning"
+    return rule.severity or "warning"
 
 
 def release(rule: Rule, window: Window) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections import Counter
-from typing import Optional
+from typing import Optional, Sequence
 
 from rich.console import Console
 from rich.control import strip_control_codes
@@ -50,6 +50,26 @@ def _frame(finding: Finding) -> list[str]:
     return out
 
 
+FOLD_AT = 3  # this many findings of one rule in a file, all with the same advice: show the first
+_LINES_SHOWN = 12
+
+
+def _folded(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
+    """Groups of a file's findings that say the same thing with no fix (ruff-style grouping):
+    the first of each group -> the others, and each other -> []. Every finding is still one
+    finding at its own line (counts, JSON and every other format are unchanged)."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for f in findings:
+        if f.fix is None:
+            groups.setdefault((f.path, f.rule_id, f.message), []).append(f)
+    out: dict[int, list[Finding]] = {}
+    for group in groups.values():
+        if len(group) >= FOLD_AT:
+            out[id(group[0])] = group[1:]
+            out.update((id(g), []) for g in group[1:])
+    return out
+
+
 def _status(finding: Finding) -> str:
     fix = finding.fix
     if fix is None:
@@ -69,7 +89,11 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     # editors and grep read location lines whole; messages are wrapped as prose below.
     lines = [f"[tu.dim]Window:[/] {escape(result.window.describe())}"]
     current = None
+    folded = _folded(result.findings)
     for f in result.findings:
+        more = folded.get(id(f))
+        if more == []:
+            continue  # shown as a line number under the first of its group
         if f.path != current:
             current = f.path
             lines += ["", f"[tu.path]{escape(f.path)}[/]"]
@@ -83,6 +107,11 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
             lines.append(f"  [tu.fix]→[/] {escape(f.fix.replacement.splitlines()[0])}"
                          + (" …" if "\n" in f.fix.replacement else ""))
         lines.append(f"  {_status(f)}")
+        if more:
+            shown = ", ".join(str(g.line) for g in more[:_LINES_SHOWN])
+            rest = f", … ({len(more) - _LINES_SHOWN} more)" if len(more) > _LINES_SHOWN else ""
+            lines.append(f"  [tu.dim]and {len(more)} more {f.rule_id} in this file, the same advice, "
+                         f"at lines {shown}{rest}[/]")
     lines += [f"[tu.error]error[/] {escape(e.path)}: {escape(e.message)}" for e in result.errors]
     report = Text.from_markup("\n".join(lines), emoji=False)
     if color:

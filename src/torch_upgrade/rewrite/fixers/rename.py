@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, cast
+from typing import Mapping, Optional
 
 import libcst as cst
 
@@ -33,9 +33,10 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if ref.ctx == "import":
         if not isinstance(ref.import_statement, cst.ImportFrom) or "." not in new:
             return None  # `import old.module`: its uses are rewritten one by one
+        alias = ref.node
+        if not isinstance(alias, cst.ImportAlias):
+            return None  # `from old import *`: what the new module exports is not known here
         module, name = new.rsplit(".", 1)
-        # the ImportAlias, though for `from old import *` the ImportFrom itself (and this fails)
-        alias = cast(cst.ImportAlias, ref.node)
         local = code(alias.asname.name) if alias.asname else code(alias.name)
         asname = f" as {local}" if local != name else ""
         return Fix(edits=[MoveImport(ref.import_statement, alias, module, name)],
