@@ -148,3 +148,87 @@ def test_a_star_import_of_a_renamed_module_is_advice_not_a_crash() -> None:
     report = torch_upgrade.scan_source("from torch.distributed._tensor import *\n", from_version="2.0")
     assert [(f.rule, f.line, f.fix) for f in report.findings] == [("TU630", 1, None)]
     assert not report.errors
+
+
+def test_a_renamed_function_used_as_a_value_keeps_its_identity() -> None:
+    code = """
+    import torch
+    SKIP = {torch._dynamo.disable: "skip", torch._dynamo.reset: "reset"}
+    def run(fn, wrap=torch._dynamo.disable):
+        return fn is torch._dynamo.is_compiling
+    @torch._dynamo.disable
+    def helper(x):
+        return x
+    torch._dynamo.reset()
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="2.6", to_version="2.13")
+    got = sorted((f.rule, f.line, f.column, [e.text for e in f.fix.edits] if f.fix else None)
+                 for f in report.findings)
+    assert got == [
+        ("TU413", 3, 9, None), ("TU413", 3, 40, None),  # dict keys: the new functions are other objects
+        ("TU413", 4, 18, None),  # a default argument
+        ("TU413", 6, 2, ["compiler"]),  # a decorator is called with the function: rewritten
+        ("TU413", 9, 1, ["compiler"]),
+        ("TU414", 5, 18, None),  # an `is` operand
+    ]
+
+
+def test_a_renamed_value_that_is_the_same_object_is_rewritten_anywhere() -> None:
+    code = "import torch\ndef clip(x, top=torch._six.inf):\n    return x.clamp(max=top)\n"
+    report = torch_upgrade.scan_source(code, from_version="1.6", to_version="2.13")
+    assert [(f.rule, f.line, f.fix is not None) for f in report.findings] == [("TU050", 2, True)]
+
+
+def test_attention_advice_never_passes_a_possible_tensor_as_scale() -> None:
+    code = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.temperature = nn.Parameter(torch.ones(1))
+    def forward(self, q, k, v):
+        attn = torch.matmul(q, k.transpose(-2, -1)) / self.temperature
+        return torch.matmul(F.softmax(attn, dim=-1), v)
+class Scaled(nn.Module):
+    def forward(self, q, k, v):
+        attn = torch.matmul(q, k.transpose(-2, -1)) * q.size(-1) ** -0.5
+        return torch.matmul(F.softmax(attn, dim=-1), v)
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.6", to_version="2.13")
+    messages = {f.line: f.message for f in report.findings if f.rule == "TU502"}
+    assert "scale=self.temperature" not in messages[11] and "scale=1 / self.temperature" not in messages[11]
+    assert "scale=<1 / self.temperature as a Python float>" in messages[11]
+    assert "scale=q.size(-1) ** -0.5)" in messages[15]
+
+
+@pytest.mark.parametrize("code", [
+    # the backward runs in a method called in between
+    """
+    class Trainer:
+        def step(self, batch):
+            self.opt.zero_grad()
+            self.forward_backward(batch)
+            for p in self.model.parameters():
+                p.grad.mul_(0.5)
+    """,
+    # zero_grad in one branch, the read in the other
+    """
+    def update(opt, model, fresh):
+        if fresh:
+            opt.zero_grad()
+        else:
+            norm = model.weight.grad.norm()
+    """,
+])
+def test_grad_reads_after_zero_grad_are_flagged_only_on_one_straight_path(code: str) -> None:
+    assert [rule for rule, _ in findings(code, low="1.13")] == []
+
+
+def test_grad_read_right_after_zero_grad_is_still_flagged() -> None:
+    assert findings("""
+    def accumulate(net, extra):
+        net.zero_grad()
+        net.weight.grad[0] += extra
+    """, low="1.13") == [("TU930", 4)]

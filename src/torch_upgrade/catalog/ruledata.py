@@ -31,7 +31,7 @@ _RULE_KEYS = {
     "id", "name", "title", "kind", "deprecated", "removed", "changed", "available",
     "requires", "message", "why", "replacement", "safety", "safety_note", "fixer",
     "checker", "references", "release_note", "detect", "detect_reason", "match",
-    "rename", "invalid", "valid", "catalog", "yields_to", "severity",
+    "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "keywords", "min_args"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
@@ -103,6 +103,7 @@ class Rule:
     valid: tuple[Example, ...] = ()
     yields_to: tuple[str, ...] = ()  # project-level advice that stays quiet when one of these reports
     severity: Optional[str] = None  # while the API still works (deprecated): below the kind's default
+    same_object: tuple[str, ...] = ()  # renamed names (or module prefixes) that are the new object itself
 
     @property
     def fixable(self) -> bool:
@@ -281,6 +282,9 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     yields_to = _str_tuple(raw.get("yields_to", []), file, entry, "yields_to")
     if any(not ID_RE.match(i) for i in yields_to) or (yields_to and not checker):
         raise _fail(file, entry, "'yields_to' lists rule ids (TU123), for a project-level checker")
+    same_object = _str_tuple(raw.get("same_object", []), file, entry, "same_object")
+    if any(name not in rename for name in same_object):
+        raise _fail(file, entry, "'same_object' lists old names from the 'rename' table")
     severity = raw.get("severity")
     if severity is not None and (kind != "deprecated" or severity not in ("info", "hint")):
         raise _fail(file, entry, "'severity' lowers a deprecation that is not urgent to 'info' or 'hint'")
@@ -296,7 +300,8 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         fixer=fixer, checker=checker, release_note=raw.get("release_note", release_note).strip(),
         catalog=raw.get("catalog", raw["name"]), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
-        invalid=invalid, valid=valid, yields_to=yields_to, severity=severity, **versions,
+        invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
+        same_object=same_object, **versions,
     )
 
 

@@ -365,18 +365,35 @@ def _mask_argument(masks: list[tuple[str, str]]) -> tuple[Optional[str], list[st
     return f"<{names} as one float mask>", ["a boolean attn_mask means True = attend; combine it with the additive one"]
 
 
+# what a scale made of these is: literals, math, sizes and shapes, and the names code gives the head size
+_NUMBER_PART = re.compile(
+    r"\d+(\.\d*)?(e-?\d+)?|math\.\w+|\w+\.size\(-?\d*\)|\w+\.shape\[-?\d+\]|"
+    r"(self\.)?(head_dim|head_size|d_head|d_k|dim_head|attention_head_size|hidden_size_per_head)|"
+    r"\*\*|[-+*/()\s,]|float|int")
+
+
+def _python_number(text: str) -> bool:
+    """Whether ``text`` is certainly a Python number (made only of literals, math, sizes, head sizes)."""
+    return bool(text.strip()) and _NUMBER_PART.sub("", text) == ""
+
+
 def describe(block: Block, flex: bool) -> str:
     s = block.probs.scores
     notes = []
     if s.scale is None:
         scale = "scale=1.0"
-    elif s.scale[0] == "*":
-        scale = f"scale={s.scale[1]}"
-    elif not re.search(r"sqrt|\*\*\s*0?\.5", s.scale[1]):
-        scale = f"scale=1 / {_parenthesized(s.scale[1])}"
-    else:
+    elif s.scale[0] == "/" and re.search(r"sqrt|\*\*\s*0?\.5", s.scale[1]):
         scale = None
         notes.append(f"the default scale 1/sqrt(q.size(-1)) equals / {s.scale[1]} when that is the head size")
+    elif not _python_number(s.scale[1]):  # scale= takes a Python float: a tensor (a learned temperature) raises
+        value = s.scale[1] if s.scale[0] == "*" else f"1 / {_parenthesized(s.scale[1])}"
+        scale = f"scale=<{value} as a Python float>"
+        notes.append(f"scale= takes a Python float, not a tensor: if {s.scale[1]} is a tensor, scale q by "
+                     f"{'it' if s.scale[0] == '*' else 'its inverse'} before the call and leave scale= out")
+    elif s.scale[0] == "*":
+        scale = f"scale={s.scale[1]}"
+    else:
+        scale = f"scale=1 / {_parenthesized(s.scale[1])}"
     if s.scale is None:
         notes.append("scale=1.0 (torch 2.1) because the scores are not scaled here (q may be, earlier)")
     elif scale is not None:

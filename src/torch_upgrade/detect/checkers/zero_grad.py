@@ -58,19 +58,76 @@ def _checked(body: _flow.Body) -> set[int]:
     return inside
 
 
+# calls that cannot run a backward pass (anything else might: a closure, a training step, a method)
+_HARMLESS = {"len", "range", "print", "float", "int", "bool", "str", "list", "tuple", "dict", "set", "sum",
+             "min", "max", "abs", "enumerate", "zip", "isinstance", "getattr", "hasattr", "sorted", "any", "all"}
+
+
+def _may_backward_elsewhere(analysis: Analysis, statement: cst.CSTNode) -> bool:
+    """Whether the statement calls code of the project (a function, a method, a closure) that
+    may run the backward pass itself: then the read after it proves nothing."""
+    for call in _flow.nodes(statement, (cst.Call,), analysis):
+        func = call.func
+        if isinstance(func, cst.Name) and func.value not in _HARMLESS:
+            binding = analysis.lookup(func.value, analysis.root_scope)
+            if binding is None or binding.kind not in ("import", "from"):
+                return True
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return True
+    return False
+
+
+def _blocks(scope: _flow.Scope) -> dict[int, tuple[tuple[int, int], ...]]:
+    """For each simple statement of a scope: its place as (block id, index) pairs, outermost first."""
+    out: dict[int, tuple[tuple[int, int], ...]] = {}
+
+    def walk(statements: list[cst.BaseStatement], key: int, prefix: tuple[tuple[int, int], ...]) -> None:
+        for index, statement in enumerate(statements):
+            place = prefix + ((key, index),)
+            if isinstance(statement, cst.SimpleStatementLine):
+                out[id(statement)] = place
+            elif isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+                    statement, (cst.FunctionDef, cst.ClassDef)):
+                for suite in _flow._suites(statement):
+                    walk(suite, id(suite[0]) if suite else 0, place)
+
+    statements: list[cst.BaseStatement] = (
+        _flow._suite(scope.body) if isinstance(scope, cst.FunctionDef) else list(scope.body))
+    walk(statements, id(scope), ())
+    return out
+
+
+def _later_in_same_block(blocks: dict[int, tuple[tuple[int, int], ...]], first: cst.CSTNode,
+                         later: cst.CSTNode) -> bool:
+    """Whether ``later`` runs after ``first`` in ``first``'s own block (not in another branch)."""
+    a, b = blocks.get(id(first)), blocks.get(id(later))
+    if a is None or b is None or len(b) < len(a):
+        return False
+    return b[:len(a) - 1] == a[:-1] and b[len(a) - 1][0] == a[-1][0] and b[len(a) - 1][1] > a[-1][1]
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not any(r.call is not None and r.dotted.endswith(".zero_grad") for r in analysis.references):
         return []
     out = []
     for body in _flow.scopes(analysis):
+        if isinstance(body.scope, cst.ClassDef):
+            continue
         pending = None  # (zero_grad call, its line statement)
         checked = None
+        blocks = None
         for statement in body.statements:
             if pending is not None:
                 if _method_calls(analysis, statement, BACKWARD):
                     pending = None
                     continue
                 reads = _grad_reads(analysis, statement)
+                if not reads and _may_backward_elsewhere(analysis, statement):
+                    pending = None
+                    continue
+                blocks = _blocks(body.scope) if blocks is None and reads else blocks
+                if reads and blocks is not None and not _later_in_same_block(blocks, pending[1], statement):
+                    reads = []  # another branch, or a later iteration of an enclosing loop
                 if reads:
                     checked = _checked(body) if checked is None else checked
                     if id(statement) not in checked:

@@ -41,9 +41,16 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         asname = f" as {local}" if local != name else ""
         return Fix(edits=[MoveImport(ref.import_statement, alias, module, name)],
                    replacement=f"from {module} import {name}{asname}")
+    if ref.call is None and not _decorates(ref) and renamed(dict.fromkeys(ctx.rule.same_object, ""), ref.qualname) is None:
+        return None  # a value (a dict key, a default, an ``is`` operand): the new name is another object
     expression, imports = ctx.qualified(new)
     shown = ref.call.with_changes(func=expression) if ref.call is not None else expression
     return Fix(edits=[Replace(ref.node, expression)], imports=imports, replacement=code(shown))
+
+
+def _decorates(ref: Reference) -> bool:
+    """Whether the reference is a decorator: called with the function, like a call."""
+    return isinstance(ref.parent, cst.Decorator)
 
 
 def _method(ref: Reference, ctx: FixContext) -> Optional[Fix]:
