@@ -20,12 +20,14 @@ MATMUL_PRECISION = (
     "torch.set_float32_matmul_precision",
     "torch.backends.cuda.matmul.allow_tf32",
     "torch.backends.cuda.matmul.fp32_precision",
+    "torch.backends.cudnn.fp32_precision",  # CUDA-wide on torch 2.13: it sets cuda.matmul's too
     "torch.backends.fp32_precision",
 )
 CUDNN_PRECISION = (
     "torch.backends.cudnn.allow_tf32",
     "torch.backends.cudnn.fp32_precision",
     "torch.backends.cudnn.conv",
+    "torch.backends.cudnn.rnn",
     "torch.backends.cudnn.flags",
     "torch.backends.fp32_precision",
 )

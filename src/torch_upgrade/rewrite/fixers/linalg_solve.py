@@ -3,7 +3,10 @@
 The arguments swap and the result changes from ``(solution, LU)`` to the
 solution alone, so the rewrite needs to see how the result is used:
 ``X, _ = torch.solve(B, A)``, ``torch.solve(B, A).solution`` and
-``torch.solve(B, A)[0]`` are rewritten; anything that uses the LU factor is not.
+``torch.solve(B, A)[0]`` are rewritten, and so is ``X, LU = torch.solve(B, A)``
+when nothing in the scope reads ``LU`` (``_results.unread``; unsafe for a
+module-level ``LU``, which another module may import). Anything that uses the
+LU factor is not.
 """
 
 from __future__ import annotations
@@ -24,4 +27,4 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return None
     func, imports = ctx.qualified("torch.linalg.solve")
     new = A.call(func, [(None, bound["A"].value), (None, bound["input"].value)])
-    return first_of_pair(ref, new, imports, field="solution")
+    return first_of_pair(ref, new, imports, field="solution", analysis=ctx.analysis)
