@@ -232,3 +232,16 @@ def test_grad_read_right_after_zero_grad_is_still_flagged() -> None:
         net.zero_grad()
         net.weight.grad[0] += extra
     """, low="1.13") == [("TU930", 4)]
+
+
+def test_a_saved_flag_value_is_not_the_flag() -> None:
+    code = """
+    import torch
+    def run(fn):
+        saved = torch.backends.cuda.matmul.allow_tf32
+        try:
+            return fn()
+        finally:
+            print(saved)
+    """
+    assert findings(code, low="2.0") == [("TU308", 4)]

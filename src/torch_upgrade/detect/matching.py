@@ -65,6 +65,8 @@ class Matcher:
             return ref.call is not None and len(_positional(ref.call)) >= m.min_args
         if ref.ctx == "store":
             return q in m.assigns or any(q == mod or q.startswith(mod + ".") for mod in m.modules)
+        if q in m.assigns and ref.binding is not None and ref.binding.kind == "alias":
+            return False  # `saved = torch...allow_tf32`: the local holds the flag's value, it is not the flag
         if q in m.keywords:
             call = ref.call
             if call is not None and any(a.keyword and a.keyword.value in m.keywords[q] for a in call.args):
@@ -78,7 +80,9 @@ class Matcher:
             return True
         return any(q == mod or q.startswith(mod + ".") for mod in m.modules)
 
-    def match(self, analysis: Analysis) -> list[Hit]:
+    def match(self, analysis: Analysis, package: Optional[str] = None) -> list[Hit]:
+        """The hits in one file; ``package``: the file's own top-level package (see
+        ``policy.applies_in``)."""
         uses: list[Hit] = []
         imports: list[Hit] = []
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
@@ -87,7 +91,7 @@ class Matcher:
             if ref.guarded:
                 continue
             for rule in self._candidates(ref):
-                if not self._accepts(rule, ref):
+                if not self._accepts(rule, ref) or not policy.applies_in(rule, package):
                     continue
                 key = (rule.id, id(ref.binding))
                 if ref.ctx == "import":
@@ -117,6 +121,8 @@ class Matcher:
                 hit.fix = self._fix(hit.rule, hit.ref, analysis)
             out.append(hit)
         for rule in self.checkers:
+            if not policy.applies_in(rule, package):
+                continue
             check = get_checker(rule).check
             if check is not None:
                 out.extend(h for h in check(analysis, rule, self.window) if h.rule is rule)
