@@ -60,6 +60,21 @@ def reports_its_imports(rule: Rule) -> bool:
     return bool(rule.match.modules) and not rule.fixable
 
 
+def owners(rule: Rule) -> frozenset[str]:
+    """The packages whose API a rule is about (``torch``; ``apex``, ``functorch``, ``torchdata``)."""
+    m = rule.match
+    names = [*m.calls, *m.names, *m.modules, *m.assigns, *m.keywords, *rule.rename]
+    return frozenset(n.split(".", 1)[0] for n in names) or frozenset({"torch"})
+
+
+def applies_in(rule: Rule, package: Optional[str]) -> bool:
+    """Whether the rule applies to code of ``package`` (the file's own top-level package): a
+    package's own code defines and uses its internals and its old names on purpose (torch's
+    source calls torch._dynamo and defines the deprecated functions), so advice about a
+    package's API is for code outside it."""
+    return package is None or package not in owners(rule)
+
+
 def references_match(rule: Rule) -> bool:
     """Whether a rule that matches calls also matches the callable used as a value
     (``scaler_cls = torch.cuda.amp.GradScaler``, ``partial(torch.solve, ...)``).
