@@ -162,6 +162,8 @@ BAD = [
     ('per-file-ignores = {"tests/*" = ["XX1"]}', "key per-file-ignores.'tests/*': unknown rule id", "'XX1'"),
     ('unsafe-fixes = "yes"', "key 'unsafe-fixes': expected true or false", "got a string 'yes'"),
     ("unsafe-fixes = 1", "key 'unsafe-fixes': expected true or false", "got a number 1"),
+    ('force-exclude = "yes"', "key 'force-exclude': expected true or false", "got a string 'yes'"),
+    ("respect-gitignore = 0", "key 'respect-gitignore': expected true or false", "got a number 0"),
 ]
 
 

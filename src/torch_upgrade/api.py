@@ -178,8 +178,8 @@ def _window(low: Optional[str], high: Optional[str], cfg: config_mod.Config, sta
     return window, notes
 
 
-def _ids(values: Optional[Iterable[str]]) -> tuple[str, ...]:
-    """Rule ids from a list, each item possibly comma-separated (``["TU2,TU301"]``)."""
+def _items(values: Optional[Iterable[str]]) -> tuple[str, ...]:
+    """Rule ids or globs from a list, each item possibly comma-separated (``["TU2,TU301"]``)."""
     out: list[str] = []
     for value in values or ():
         out.extend(v.strip() for v in str(value).split(",") if v.strip())
@@ -197,9 +197,14 @@ def _rebase(glob: str, config_path: Optional[Path]) -> str:
 def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             to_version: Optional[str] = None, select: Optional[Iterable[str]] = None,
             ignore: Optional[Iterable[str]] = None, config: Optional[PathLike] = None,
-            exclude: Optional[Iterable[str]] = None, fix: bool = False, unsafe_fixes: Optional[bool] = None,
-            diff: bool = False, fix_edits: bool = False, jobs: int = 1, cache: bool = False) -> Resolved:
-    """The settings for a run, resolved as the CLI does; raises UsageError for bad options."""
+            exclude: Optional[Iterable[str]] = None, extend_exclude: Optional[Iterable[str]] = None,
+            force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
+            fix: bool = False, unsafe_fixes: Optional[bool] = None, diff: bool = False, fix_edits: bool = False,
+            jobs: int = 1, cache: bool = False) -> Resolved:
+    """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
+
+    ``exclude`` replaces the config's ``exclude``; ``extend_exclude`` adds to it (as ruff's options do).
+    """
     start = Path(paths[0]) if paths else Path(".")
     try:
         cfg = config_mod.load(Path(config)) if config is not None else config_mod.discover(start)
@@ -208,14 +213,16 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
     except (config_mod.ConfigError, RuleDataError) as exc:
         raise UsageError(str(exc)) from None
     window, notes = _window(from_version, to_version, cfg, start)
-    selected, ignored = _ids(select), _ids(ignore)
+    selected, ignored = _items(select), _items(ignore)
     unknown = [k for k in selected + ignored if not _known(rules, k)]
     if unknown:
         raise UsageError(f"unknown rule id or prefix: {', '.join(unknown)}")
     settings = Settings(
         window=window, select=selected or tuple(cfg.get("select", ())),
         ignore=ignored or tuple(cfg.get("ignore", ())),
-        exclude=tuple(exclude or ()) or tuple(cfg.get("exclude", ())),
+        exclude=(_items(exclude) or tuple(cfg.get("exclude", ()))) + _items(extend_exclude),
+        force_exclude=_flag(force_exclude, cfg, "force-exclude", False),
+        respect_gitignore=_flag(respect_gitignore, cfg, "respect-gitignore", True),
         fix=fix or bool(unsafe_fixes and not diff), diff=diff,
         unsafe_fixes=bool(unsafe_fixes if unsafe_fixes is not None else cfg.get("unsafe-fixes", False)),
         per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
@@ -223,6 +230,11 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
         fix_edits=fix_edits, jobs=jobs, cache=cache,
     )
     return Resolved(settings, rules, tuple(notes))
+
+
+def _flag(value: Optional[bool], cfg: config_mod.Config, key: str, default: bool) -> bool:
+    """An on/off option: as given, else the config's, else ``default``."""
+    return bool(value if value is not None else cfg.get(key, default))
 
 
 def _known(rules: RuleSet, key: str) -> bool:
@@ -238,14 +250,20 @@ def run(paths: Sequence[PathLike], resolved: Resolved, progress: Optional[Progre
 def scan(paths: Union[PathLike, Sequence[PathLike]], *, from_version: Optional[str] = None,
          to_version: Optional[str] = None, select: Optional[Iterable[str]] = None,
          ignore: Optional[Iterable[str]] = None, config: Optional[PathLike] = None,
-         exclude: Optional[Iterable[str]] = None, jobs: int = 1, cache: bool = False) -> Report:
+         exclude: Optional[Iterable[str]] = None, extend_exclude: Optional[Iterable[str]] = None,
+         force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
+         jobs: int = 1, cache: bool = False) -> Report:
     """Scan files and directories; never raises for a bad file (see ``Report.errors``).
 
-    ``jobs``: worker processes (0: one per core); ``cache``: use the user result cache.
+    ``exclude``: globs that replace the config's (``extend_exclude``: that add to them);
+    ``force_exclude``: exclude paths named in ``paths`` too; ``respect_gitignore``: skip what git
+    ignores (default: on); ``jobs``: worker processes (0: one per core); ``cache``: use the user result cache.
     """
     paths = _paths(paths)
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
-                       ignore=ignore, config=config, exclude=exclude, fix_edits=True, jobs=jobs, cache=cache)
+                       ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
+                       force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix_edits=True,
+                       jobs=jobs, cache=cache)
     return report_of(run(paths, resolved), resolved.notes)
 
 
@@ -270,17 +288,22 @@ def scan_source(text: str, *, path: PathLike = "<string>", from_version: Optiona
 def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, diff: bool = False,
         from_version: Optional[str] = None, to_version: Optional[str] = None,
         select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None,
-        config: Optional[PathLike] = None, exclude: Optional[Iterable[str]] = None, jobs: int = 1) -> Report:
+        config: Optional[PathLike] = None, exclude: Optional[Iterable[str]] = None,
+        extend_exclude: Optional[Iterable[str]] = None, force_exclude: Optional[bool] = None,
+        respect_gitignore: Optional[bool] = None, jobs: int = 1) -> Report:
     """Apply the safe fixes (and the unsafe ones with ``unsafe=True``) in place, as ``--fix`` does.
 
     Returns the findings that remain, what changed (``Report.changed``, ``Report.fixed``) and the
-    files that could not be fixed (``Report.errors``). With ``diff=True`` nothing is written:
-    ``Report.diff`` holds the rewrites as a unified diff.
+    files that could not be fixed (``Report.errors``: also a file whose real path lies outside
+    ``paths``, a symbolic link to elsewhere, is reported there and not written). With ``diff=True``
+    nothing is written: ``Report.diff`` holds the rewrites as a unified diff. The other options are
+    ``scan``'s.
     """
     paths = _paths(paths)
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
-                       ignore=ignore, config=config, exclude=exclude, fix=not diff, unsafe_fixes=unsafe,
-                       diff=diff, fix_edits=False, jobs=jobs)
+                       ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
+                       force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix=not diff,
+                       unsafe_fixes=unsafe, diff=diff, fix_edits=False, jobs=jobs)
     return report_of(run(paths, resolved), resolved.notes)
 
 

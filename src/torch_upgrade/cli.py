@@ -14,6 +14,7 @@ from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import SEVERITIES, ScanResult
+from torch_upgrade.core.paths import write_roots
 from torch_upgrade.engine.scan import shipped_rules
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.report import progress as progress_bar
@@ -62,7 +63,14 @@ def main() -> None:
 @click.option("--to", "high", metavar="VERSION", help="Torch version to upgrade to (default: newest; or 'installed').")
 @click.option("--select", multiple=True, metavar="ID,...", help="Only these rules or ID prefixes.")
 @click.option("--ignore", multiple=True, metavar="ID,...", help="Skip these rules or ID prefixes.")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching these globs.")
+@click.option("--exclude", multiple=True, metavar="GLOB,...",
+              help="Skip paths matching these globs (instead of the config's).")
+@click.option("--extend-exclude", multiple=True, metavar="GLOB,...",
+              help="Skip paths matching these globs too (besides the config's).")
+@click.option("--force-exclude/--no-force-exclude", default=None,
+              help="Apply the excludes to paths named on the command line too (for pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip what git ignores (.gitignore, .git/info/exclude; default: on).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the diff that --fix would apply; write nothing.")
@@ -81,8 +89,9 @@ def main() -> None:
 @click.option("--add-ignore", is_flag=True,
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
-         ignore: tuple[str, ...], exclude: tuple[str, ...], fix: bool, unsafe_fixes: Optional[bool], diff: bool,
-         fmt: str, output: Optional[Path], fail_on: str, exit_zero: bool, jobs: int, no_cache: bool,
+         ignore: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
+         force_exclude: Optional[bool], respect_gitignore: Optional[bool], fix: bool, unsafe_fixes: Optional[bool],
+         diff: bool, fmt: str, output: Optional[Path], fail_on: str, exit_zero: bool, jobs: int, no_cache: bool,
          config_path: Optional[Path], baseline: Optional[Path], add_ignore: bool) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
     targets = list(paths) or [Path(".")]
@@ -91,7 +100,8 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     try:
         resolved = api.resolve(
             targets, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
-            exclude=exclude, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
+            exclude=exclude, extend_exclude=extend_exclude, force_exclude=force_exclude,
+            respect_gitignore=respect_gitignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
             jobs=jobs, cache=not no_cache)
     except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
@@ -112,7 +122,7 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
             click.echo(f"{e.path}: error: {e.message}", err=True)
         sys.exit(1 if text or result.errors else 0)
     if add_ignore:
-        _add_ignore(result)
+        _add_ignore(result, write_roots(targets))
     if baseline is not None:
         result = _apply_baseline(result, baseline)
     render = reporters.get(fmt)
@@ -124,10 +134,10 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     sys.exit(0 if exit_zero or not failing else 1)
 
 
-def _add_ignore(result: ScanResult) -> None:
+def _add_ignore(result: ScanResult, roots: tuple[str, ...]) -> None:
     from torch_upgrade.rewrite.add_ignore import add_ignores
 
-    outcome = add_ignores(result.findings)
+    outcome = add_ignores(result.findings, within=roots)
     for e in list(result.errors) + outcome.errors:
         click.echo(f"{e.path}: error: {e.message}", err=True)
     message = (f"torch-upgrade: added {outcome.comments} suppression comment"

@@ -1,11 +1,11 @@
-"""Paths as reported, and the per-file ignores that match them."""
+"""Paths as reported, the per-file ignores that match them, and where fixes may write."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.settings import Settings
@@ -34,3 +34,23 @@ def ignored_by_path(rel: str, rule_id: str, rule_name: str, settings: Settings) 
             if id_matches(rule_id, rule_name, ids):
                 return True
     return False
+
+
+def write_roots(paths: Iterable[Path]) -> tuple[str, ...]:
+    """The real paths that fixes of a scan of ``paths`` may write under: each directory, and the
+    directory holding each file (the one named: a symbolic link is not followed here, so a link
+    named on the command line is inside only when its target is)."""
+    roots = []
+    for path in paths:
+        full = os.path.abspath(path)
+        roots.append(os.path.realpath(full if os.path.isdir(full) else os.path.dirname(full)))
+    return tuple(dict.fromkeys(roots))
+
+
+def outside(path: Path, roots: Sequence[str]) -> Optional[str]:
+    """The real path of ``path`` when it lies outside every one of ``roots`` (real paths); None when inside."""
+    real = os.path.realpath(path)
+    for root in roots:
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+    return real

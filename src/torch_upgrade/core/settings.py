@@ -20,6 +20,8 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    force_exclude: bool = False  # apply the excludes to paths named on the command line too
+    respect_gitignore: bool = True  # skip what git ignores (.gitignore files, .git/info/exclude)
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False
@@ -28,6 +30,10 @@ class Settings:
     root: Optional[str] = None  # paths in reports are relative to this
     jobs: int = 1  # worker processes (0: one per available core)
     cache: bool = False  # read and write the per-file result cache
+    # the real paths that --fix may write under: each directory scanned, and the directory of each
+    # file named (set by engine.scan from the paths it is given; empty: not restricted). Which files
+    # are scanned and where they may be written never changes a file's result: not in the cache key
+    roots: tuple[str, ...] = ()
 
     @property
     def rewriting(self) -> bool:

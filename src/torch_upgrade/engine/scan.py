@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Sequence
 from torch_upgrade.catalog.policy import quiet, release, severity
 from torch_upgrade.catalog.ruledata import RuleSet, load_rules
 from torch_upgrade.core.model import FileResult, Finding, ScanResult
-from torch_upgrade.core.paths import ignored_by_path
+from torch_upgrade.core.paths import ignored_by_path, write_roots
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.engine import runner
@@ -74,8 +74,11 @@ def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Option
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,
          progress: Optional[Progress] = None) -> ScanResult:
     """Scan ``paths``; ``progress(done, total)`` hears about the files being analysed."""
+    paths = [Path(p) for p in paths]
+    settings = replace(settings, roots=settings.roots or write_roots(paths))
     ctx = Context.build(settings, rules or shipped_rules())
-    files = list(discover([Path(p) for p in paths], settings.exclude))
+    files = list(discover(paths, settings.exclude, force_exclude=settings.force_exclude,
+                          respect_gitignore=settings.respect_gitignore))
     cache = Cache.open(configuration_key(settings, ctx.rules.rules)) \
         if settings.cache and not settings.rewriting else None
     results = runner.run(files, ctx, progress, cache)

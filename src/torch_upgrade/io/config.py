@@ -21,6 +21,8 @@ KEYS = {
     "select": (list, 'a list of rule ids or prefixes such as ["TU2", "TU303"]'),
     "ignore": (list, 'a list of rule ids or prefixes such as ["TU9"]'),
     "exclude": (list, 'a list of path globs such as ["build/*", "third_party"]'),
+    "force-exclude": (bool, "true or false"),
+    "respect-gitignore": (bool, "true or false"),
     "per-file-ignores": (dict, 'a table of path glob = list of rule ids, such as {"tests/*" = ["TU3"]}'),
     "unsafe-fixes": (bool, "true or false"),
 }

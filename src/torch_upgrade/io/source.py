@@ -10,7 +10,9 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
+from torch_upgrade.core.paths import outside
 
 NOTEBOOK_SUFFIX = ".ipynb"
 
@@ -70,16 +72,21 @@ def read_source(path: Path) -> SourceFile:
     return SourceFile(path=path, raw=raw, text=text, encoding=encoding)
 
 
-def write_atomic(original: SourceFile, data: bytes) -> None:
+def write_atomic(original: SourceFile, data: bytes, within: Sequence[str] = ()) -> None:
     """Replace ``original.path`` with ``data`` atomically.
 
-    Refuses when the file changed since it was read, or when its mode does not
+    Refuses when the file's real path lies outside ``within`` (real paths; empty: anywhere),
+    when the file changed since it was read, or when its mode does not
     let its owner write it (also when running as root), or when it has other hard
     links (they would keep the old content). Keeps the file mode and,
     where permitted, its owner. A symbolic link stays a link: its target is
     replaced. On any failure the original file is left as it was and the
     temporary file is removed.
     """
+    elsewhere = outside(original.path, within) if within else None
+    if elsewhere is not None:
+        what = "is a symbolic link to" if os.path.islink(original.path) else "resolves to"
+        raise SourceError(f"{what} {elsewhere}, outside the paths given to scan; not written")
     path = Path(os.path.realpath(original.path))
     try:
         st = path.stat()

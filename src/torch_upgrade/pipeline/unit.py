@@ -218,7 +218,7 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
         result.fixed = applied
         return original if not ctx.settings.fix else module
     try:
-        write_atomic(unit.source, rendered.data())
+        write_atomic(unit.source, rendered.data(), within=ctx.settings.roots)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
         return original

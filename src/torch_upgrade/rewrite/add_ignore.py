@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.core.model import FileError, Finding
 from torch_upgrade.io.source import SourceError, read_source, write_atomic
@@ -99,8 +99,9 @@ def _same_code(old: str, new: str) -> bool:
         return False
 
 
-def add_ignores(findings: Iterable[Finding], root: Optional[Path] = None) -> Outcome:
-    """Write suppression comments for ``findings`` (paths relative to ``root``, default the cwd)."""
+def add_ignores(findings: Iterable[Finding], root: Optional[Path] = None, within: Sequence[str] = ()) -> Outcome:
+    """Write suppression comments for ``findings`` (paths relative to ``root``, default the cwd), in
+    files whose real paths lie inside ``within`` (empty: anywhere; see ``io.source.write_atomic``)."""
     outcome = Outcome()
     by_file: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for f in findings:
@@ -119,7 +120,7 @@ def add_ignores(findings: Iterable[Finding], root: Optional[Path] = None) -> Out
                 continue
             if not _same_code(source.text, new):
                 raise SourceError("adding suppression comments would change the code; not written")
-            write_atomic(source, source.encode(new))
+            write_atomic(source, source.encode(new), within=within)
         except SourceError as exc:
             outcome.errors.append(FileError(rel, str(exc)))
             continue
