@@ -245,3 +245,38 @@ def test_a_saved_flag_value_is_not_the_flag() -> None:
             print(saved)
     """
     assert findings(code, low="2.0") == [("TU308", 4)]
+
+
+def test_a_package_is_not_told_to_stop_using_its_own_api(tmp_path, monkeypatch) -> None:
+    code = "import torch\nimport torch._dynamo\n\n@torch._dynamo.disable\ndef f(x):\n    return torch.solve(x, x)\n"
+    for package in ("torch/_dynamo", "mylib/models"):
+        folder = tmp_path / package
+        folder.mkdir(parents=True)
+        for parent in (folder, folder.parent):
+            (parent / "__init__.py").write_text("")
+        (folder / "helpers.py").write_text(code)
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(".", from_version="2.6", to_version="2.13")
+    assert sorted({f.path for f in report.findings}) == ["mylib/models/helpers.py"]
+    assert sorted(f.rule for f in report.findings) == ["TU201", "TU413"]
+
+
+def test_an_internal_error_on_one_file_is_reported_and_the_scan_goes_on(tmp_path, monkeypatch) -> None:
+    from torch_upgrade.detect.matching import Matcher
+
+    real = Matcher.match
+
+    def broken(self, analysis, package=None):  # type: ignore[no-untyped-def]
+        if "boom" in analysis.module.code:
+            raise KeyError("boom")
+        return real(self, analysis, package)
+
+    monkeypatch.setattr(Matcher, "match", broken)
+    monkeypatch.delenv("TORCH_UPGRADE_DEBUG", raising=False)
+    (tmp_path / "a.py").write_text("import torch\nboom = torch.qr(a)\n")
+    (tmp_path / "b.py").write_text("import torch\nq = torch.qr(a)\n")
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(".", from_version="1.8", to_version="2.13")
+    assert [(f.path, f.rule) for f in report.findings] == [("b.py", "TU204")]
+    assert [e.path for e in report.errors] == ["a.py"]
+    assert "internal error (KeyError: 'boom')" in report.errors[0].message

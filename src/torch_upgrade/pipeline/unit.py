@@ -9,6 +9,7 @@ file's new bytes. ``scan_path`` decides, once, how a path is read.
 from __future__ import annotations
 
 import ast
+import os
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
+from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.policy import release, severity
 from torch_upgrade.core import diffs
 from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, holding
@@ -27,6 +29,7 @@ from torch_upgrade.rewrite import apply as fixing
 from torch_upgrade.rewrite.edits import MoveImport
 from torch_upgrade.rewrite.text import text_edits
 from torch_upgrade.io import notebook as nb
+from torch_upgrade.io.package import first_party
 from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_source, write_atomic
 from torch_upgrade.io.suppress import Suppressions
 from torch_upgrade.pipeline.context import Context
@@ -62,6 +65,12 @@ class Unit:
     place: Optional[Callable[[FileResult], None]] = None
     recover: Optional[Callable[[FileResult], Optional[str]]] = None
     errors: list[FileError] = field(default_factory=list)  # found while reading, reported with the result
+
+    @property
+    def package(self) -> Optional[str]:
+        """The top-level package the file belongs to (its own API's advice does not apply)."""
+        path = self.source.path
+        return None if str(path) == "<string>" else first_party(path)
 
     @property
     def positions_are_the_files(self) -> bool:
@@ -155,7 +164,14 @@ def analyse(unit: Unit, ctx: Context) -> FileResult:
 
     The result is portable (no syntax nodes): it can cross processes and be cached.
     """
-    return portable(on_big_stack(_analyse, unit, ctx))
+    try:
+        return portable(on_big_stack(_analyse, unit, ctx))
+    except Exception as exc:  # a bug of ours: say so for this file, and let the scan go on
+        if os.environ.get("TORCH_UPGRADE_DEBUG"):
+            raise
+        message = (f"internal error ({type(exc).__name__}: {exc}); the file was not analysed. "
+                   f"Please report it (TORCH_UPGRADE_DEBUG=1 shows the traceback)")
+        return FileResult(path=unit.rel, errors=[*unit.errors, FileError(unit.rel, message)])
 
 
 def _analyse(unit: Unit, ctx: Context) -> FileResult:
@@ -181,11 +197,11 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
             if rewritten is not module:
                 module, text = rewritten, rewritten.code
         analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis)
+        hits = ctx.matcher.match(analysis, unit.package)
         result.findings = findings_for(module, text, rel, hits, ctx, analysis)
         if ctx.settings.fix_edits and unit.positions_are_the_files:
             _attach_text_edits(module, result.findings)
-        result.facts = _collect_facts(analysis, module, text, ctx)
+        result.facts = _collect_facts(analysis, module, text, ctx, unit.package)
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
         return result
@@ -203,7 +219,7 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
     original when nothing was written."""
     original = module
     try:
-        module, applied = fix_module(module, text, unit.rel, ctx)
+        module, applied = fix_module(module, text, unit.rel, ctx, unit.package)
         if not applied or module.code == text:
             return module
         rendered = unit.render(module.code)
@@ -260,7 +276,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
     return out
 
 
-def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Context) -> dict:
+def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Context,
+                   package: Optional[str] = None) -> dict:
     """Each project-level checker's facts about this file.
 
     A checker names a place as ``{"node": node, ...}`` (the fact itself, or dicts
@@ -271,7 +288,7 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
     places = []  # (rule, dict holding a node)
     for rule in ctx.matcher.checkers:
         collect = get_checker(rule).collect
-        if collect is None:
+        if collect is None or not policy.applies_in(rule, package):
             continue
         fact = collect(analysis, rule, ctx.settings.window)
         if fact is None:
@@ -301,7 +318,8 @@ def _fixable(finding: Finding, settings: Settings) -> bool:
     return finding.fix is not None and (finding.fix.safety == "safe" or settings.unsafe_fixes)
 
 
-def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> tuple[cst.Module, int]:
+def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
+               package: Optional[str] = None) -> tuple[cst.Module, int]:
     """Apply fixes until nothing changes (bounded); every pass must re-parse.
 
     Raises SourceError (the file is then left as it was) when a pass produces
@@ -312,7 +330,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context) -> 
     note = ""  # the conflicts of the last pass, if any
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis)
+        hits = ctx.matcher.match(analysis, package)
         findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
         chosen = [f for f in findings if _fixable(f, ctx.settings)]
         if not chosen:
