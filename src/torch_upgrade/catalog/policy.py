@@ -64,7 +64,11 @@ def owners(rule: Rule) -> frozenset[str]:
     """The packages whose API a rule is about (``torch``; ``apex``, ``functorch``, ``torchdata``)."""
     m = rule.match
     names = [*m.calls, *m.names, *m.modules, *m.assigns, *m.keywords, *rule.rename]
-    return frozenset(n.split(".", 1)[0] for n in names) or frozenset({"torch"})
+    roots = {n.split(".", 1)[0] for n in names} or {"torch"}
+    return frozenset(roots | {_SHIPPED_WITH[r] for r in roots if r in _SHIPPED_WITH})
+
+
+_SHIPPED_WITH = {"functorch": "torch"}  # functorch is a top-level package of the torch wheel (since 1.13)
 
 
 def applies_in(rule: Rule, package: Optional[str]) -> bool:
