@@ -24,6 +24,9 @@ def _as_json(finding: torch_upgrade.Finding) -> dict:
                **({"reason": fix["reason"]} if fix["reason"] else {}),
                **({"imports": list(fix["imports"])} if fix["imports"] else {})}
     out["fix"] = fix
+    window = out.pop("window")
+    if window is not None:
+        out["window"] = {"from": window["from_version"], "to": window["to_version"], "source": window["source"]}
     return out
 
 

@@ -103,9 +103,12 @@ def test_unsafe_fixes_false_keeps_fix_safe_only(repo):
 def test_nearest_config_walking_up_from_the_scanned_path(repo):
     write(repo / "pyproject.toml", '[tool.torch-upgrade]\nselect = ["TU201"]\n')
     write(repo / "pkg" / "pyproject.toml", '[tool.torch-upgrade]\nselect = ["TU204"]\n')
+    write(repo / "top.py", LEGACY)
     assert rules_of(scan_json("pkg")) == ["TU204"]
     assert rules_of(scan_json("pkg/legacy.py")) == ["TU204"]
-    assert rules_of(scan_json(".")) == ["TU201"]
+    # each file with its own nearest config, whatever path the scan starts from
+    data = scan_json(".")
+    assert sorted({(f["path"], f["rule"]) for f in data["findings"]}) == [("pkg/legacy.py", "TU204"), ("top.py", "TU201")]
 
 
 def test_pyproject_without_our_table_is_skipped(repo):

@@ -23,7 +23,7 @@ def fake_scan(monkeypatch, tmp_path):
     def install(*severities, errors=()):
         result = ScanResult(window=Window.of("1.6", "2.13"), files=[], findings=[finding(s) for s in severities],
                             errors=[FileError("bad.py", e) for e in errors], scanned=1)
-        monkeypatch.setattr(engine, "scan", lambda paths, settings, rules=None, progress=None: result)
+        monkeypatch.setattr(engine, "scan", lambda paths, settings, rules=None, progress=None, resolver=None: result)
     return install
 
 

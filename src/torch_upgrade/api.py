@@ -27,11 +27,11 @@ from torch_upgrade.core.model import ScanResult, TextEdit
 from torch_upgrade.core.model import Finding as _Finding
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
+from torch_upgrade.core.versions import Window as _Window
+from torch_upgrade.core.versions import short
 from torch_upgrade.engine import scan as engine
+from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
-from torch_upgrade.io import config as config_mod
-from torch_upgrade.io import pins
 
 __all__ = ["Error", "Finding", "Fix", "Report", "TextEdit", "UsageError", "VersionWindow",
            "fix", "scan", "scan_source"]
@@ -74,6 +74,7 @@ class Finding:
     message: str
     fix: Optional[Fix] = None
     cell: Optional[int] = None  # the notebook cell (0-based index in "cells"), for .ipynb files
+    window: Optional["VersionWindow"] = None  # the window this file was analysed in (its project's pin)
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,12 @@ def _public_finding(finding: _Finding) -> Finding:
         rule=finding.rule_id, name=finding.rule_name, path=finding.path, line=finding.line,
         column=finding.column, end_line=finding.end_line, end_column=finding.end_column,
         severity=finding.severity, kind=finding.kind, release=finding.release, message=finding.message,
-        fix=fix, cell=finding.cell,
+        fix=fix, cell=finding.cell, window=_public_window(finding.window) if finding.window else None,
     )
+
+
+def _public_window(window: _Window) -> "VersionWindow":
+    return VersionWindow(short(window.low), short(window.high), window.source)
 
 
 def report_of(result: ScanResult, notes: Sequence[str] = ()) -> Report:
@@ -126,7 +131,7 @@ def report_of(result: ScanResult, notes: Sequence[str] = ()) -> Report:
     return Report(
         findings=tuple(_public_finding(f) for f in result.findings),
         errors=tuple(Error(e.path, e.message) for e in result.errors),
-        window=VersionWindow(short(window.low), short(window.high), window.source),
+        window=_public_window(window),
         notes=tuple(notes), files=result.scanned, fixed=result.fixed,
         changed=tuple(r.path for r in result.files if r.changed),
         diff="".join(r.diff for r in result.files if r.diff),
@@ -141,6 +146,7 @@ class Resolved:
     settings: Settings
     rules: RuleSet
     notes: tuple[str, ...]
+    resolver: Optional[Resolver] = None  # settings per file (None: ``settings`` for every file)
 
 
 def _installed_torch() -> str:
@@ -149,49 +155,7 @@ def _installed_torch() -> str:
     try:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:
-        raise UsageError("--to installed: torch is not installed in this environment") from None
-
-
-def _window(low: Optional[str], high: Optional[str], cfg: config_mod.Config, start: Path
-            ) -> tuple[Window, list[str]]:
-    notes: list[str] = []
-    high = high or cfg.get("to") or NEWEST
-    if high == "installed":
-        high = _installed_torch()
-    if low:
-        source = "--from"
-    elif cfg.get("from"):
-        low, source = cfg.get("from"), f"config {cfg.path.name if cfg.path else ''}"
-    else:
-        pin = pins.detect(start)
-        notes.extend(pin.problems)
-        if pin.version is not None:
-            low, source = str(pin.version), pin.source
-        else:
-            low, source = OLDEST, f"no torch pin found; assuming the oldest catalog release {OLDEST}"
-    try:
-        window = Window.of(low, high, source)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if window.low > window.high:
-        raise UsageError(f"--from {short(window.low)} is newer than --to {short(window.high)}")
-    return window, notes
-
-
-def _items(values: Optional[Iterable[str]]) -> tuple[str, ...]:
-    """Rule ids or globs from a list, each item possibly comma-separated (``["TU2,TU301"]``)."""
-    out: list[str] = []
-    for value in values or ():
-        out.extend(v.strip() for v in str(value).split(",") if v.strip())
-    return tuple(out)
-
-
-def _rebase(glob: str, config_path: Optional[Path]) -> str:
-    """A per-file-ignores glob, written relative to its config file, made relative to the cwd."""
-    if config_path is None or "/" not in glob.rstrip("/"):
-        return glob  # a bare name pattern matches the file name anywhere
-    base = os.path.relpath(config_path.resolve().parent, Path.cwd())
-    return glob if base == "." else f"{base}/{glob}".replace(os.sep, "/")
+        raise ResolveError("--to installed: torch is not installed in this environment") from None
 
 
 def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
@@ -203,38 +167,26 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             jobs: int = 1, cache: bool = False) -> Resolved:
     """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
 
+    ``settings`` are those of the first path; each file gets its own from the nearest config
+    file and torch pin above it (``resolver``), with these options winning over every config.
     ``exclude`` replaces the config's ``exclude``; ``extend_exclude`` adds to it (as ruff's options do).
     """
     start = Path(paths[0]) if paths else Path(".")
     try:
-        cfg = config_mod.load(Path(config)) if config is not None else config_mod.discover(start)
         rules = engine.shipped_rules(cached=cache)
-        config_mod.check_rule_ids(cfg, lambda key: _known(rules, key))
-    except (config_mod.ConfigError, RuleDataError) as exc:
+    except RuleDataError as exc:
         raise UsageError(str(exc)) from None
-    window, notes = _window(from_version, to_version, cfg, start)
-    selected, ignored = _items(select), _items(ignore)
-    unknown = [k for k in selected + ignored if not _known(rules, k)]
-    if unknown:
-        raise UsageError(f"unknown rule id or prefix: {', '.join(unknown)}")
-    settings = Settings(
-        window=window, select=selected or tuple(cfg.get("select", ())),
-        ignore=ignored or tuple(cfg.get("ignore", ())),
-        exclude=(_items(exclude) or tuple(cfg.get("exclude", ()))) + _items(extend_exclude),
-        force_exclude=_flag(force_exclude, cfg, "force-exclude", False),
-        respect_gitignore=_flag(respect_gitignore, cfg, "respect-gitignore", True),
-        fix=fix or bool(unsafe_fixes and not diff), diff=diff,
-        unsafe_fixes=bool(unsafe_fixes if unsafe_fixes is not None else cfg.get("unsafe-fixes", False)),
-        per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
-                               for g, ids in cfg.get("per-file-ignores", {}).items()),
-        fix_edits=fix_edits, jobs=jobs, cache=cache,
-    )
-    return Resolved(settings, rules, tuple(notes))
-
-
-def _flag(value: Optional[bool], cfg: config_mod.Config, key: str, default: bool) -> bool:
-    """An on/off option: as given, else the config's, else ``default``."""
-    return bool(value if value is not None else cfg.get(key, default))
+    options = Options(
+        from_version=from_version, to_version=to_version, select=items(select), ignore=items(ignore),
+        config=Path(config) if config is not None else None, exclude=items(exclude),
+        extend_exclude=items(extend_exclude), force_exclude=force_exclude, respect_gitignore=respect_gitignore,
+        fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fix_edits, jobs=jobs, cache=cache)
+    resolver = Resolver(options, lambda key: _known(rules, key), _installed_torch)
+    try:
+        settings, notes = resolver.settings_for(start)
+    except ResolveError as exc:
+        raise UsageError(str(exc)) from None
+    return Resolved(settings, rules, notes, resolver)
 
 
 def _known(rules: RuleSet, key: str) -> bool:
@@ -243,7 +195,11 @@ def _known(rules: RuleSet, key: str) -> bool:
 
 def run(paths: Sequence[PathLike], resolved: Resolved, progress: Optional[Progress] = None) -> ScanResult:
     """The engine's result for ``paths`` (what reporters render)."""
-    return engine.scan([Path(p) for p in paths], resolved.settings, resolved.rules, progress=progress)
+    try:
+        return engine.scan([Path(p) for p in paths], resolved.settings, resolved.rules, progress=progress,
+                           resolver=resolved.resolver)
+    except ResolveError as exc:  # a config file found under the first path's
+        raise UsageError(str(exc)) from None
 
 
 # ------------------------------------------------------------------ the API

@@ -82,6 +82,7 @@ class Finding:
     cell: Optional[int] = None
     snippet: str = ""  # the flagged source lines
     statement_line: Optional[int] = None  # first line of the enclosing statement (suppression comments)
+    window: Optional[Window] = None  # the window the file was analysed in (set by the engine)
     node: Any = field(default=None, repr=False, compare=False)  # the syntax node, while analysed
 
     @property
@@ -110,6 +111,8 @@ class Finding:
         }
         if self.cell is not None:
             out["cell"] = self.cell
+        if self.window is not None:
+            out["window"] = self.window.as_dict()
         return out
 
 
@@ -154,6 +157,7 @@ class ScanResult:
     rules: tuple = ()
     fixed: int = 0
     scanned: int = 0
+    windows: tuple[tuple[Window, str], ...] = ()  # when projects differ: each window and the folder it is for
 
     def failing(self, fail_on: str) -> list[Finding]:
         floor = SEVERITY_ORDER[fail_on]

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.policy import quiet, release, severity
-from torch_upgrade.catalog.ruledata import RuleSet, load_rules
+from torch_upgrade.catalog.ruledata import Rule, RuleSet, load_rules
 from torch_upgrade.core.model import FileResult, Finding, ScanResult
 from torch_upgrade.core.paths import ignored_by_path, write_roots
 from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.engine import runner
+from torch_upgrade.engine.resolve import Resolver, same_run
 from torch_upgrade.engine.runner import Progress
 from torch_upgrade.io.cache import Cache, configuration_key, memo
 from torch_upgrade.io.discovery import discover
@@ -72,25 +74,74 @@ def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Option
 
 
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,
-         progress: Optional[Progress] = None) -> ScanResult:
-    """Scan ``paths``; ``progress(done, total)`` hears about the files being analysed."""
+         progress: Optional[Progress] = None, resolver: Optional[Resolver] = None) -> ScanResult:
+    """Scan ``paths``; ``progress(done, total)`` hears about the files being analysed.
+
+    With a ``resolver`` each file is analysed with the settings of the project it belongs to
+    (its nearest config file and torch pin); ``settings`` decide which files are scanned and
+    where fixes may be written, and give the report's headline window.
+    """
     paths = [Path(p) for p in paths]
     settings = replace(settings, roots=settings.roots or write_roots(paths))
-    ctx = Context.build(settings, rules or shipped_rules())
+    rules = rules or shipped_rules()
     files = list(discover(paths, settings.exclude, force_exclude=settings.force_exclude,
                           respect_gitignore=settings.respect_gitignore))
-    cache = Cache.open(configuration_key(settings, ctx.rules.rules)) \
-        if settings.cache and not settings.rewriting else None
-    results = runner.run(files, ctx, progress, cache)
-    if cache is not None:
-        project = cache.project(results, lambda: project_findings(results, ctx))
-        cache.close()
-    else:
-        project = project_findings(results, ctx)
-    findings = [f for r in results for f in r.findings] + project
+    groups: dict[Settings, list[int]] = {}
+    for index, path in enumerate(files):
+        own = same_run(resolver.settings_for(path)[0], settings) if resolver is not None else settings
+        groups.setdefault(own, []).append(index)
+    results: list[Optional[FileResult]] = [None] * len(files)
+    findings: list[Finding] = []
+    rule_list: dict[str, Rule] = {}
+    done = 0
+    for own, group in groups.items() or [(settings, [])]:
+        ctx = Context.build(own, rules)
+        rule_list.update((r.id, r) for r in ctx.rules.rules)
+        step = progress if len(groups) == 1 or progress is None else _shifted(progress, done, len(files) - done - len(group))
+        cache = Cache.open(configuration_key(own, ctx.rules.rules)) if own.cache and not own.rewriting else None
+        found = runner.run([files[i] for i in group], ctx, step, cache)
+        if cache is not None:
+            project = cache.project(found, lambda: project_findings(found, ctx))
+            cache.close()
+        else:
+            project = project_findings(found, ctx)
+        for finding in [f for r in found for f in r.findings] + project:
+            finding.window = own.window
+            findings.append(finding)
+        for index, result in zip(group, found):
+            results[index] = result
+        done += len(group)
     findings.sort(key=lambda f: f.sort_key())
-    errors = sorted((e for r in results for e in r.errors), key=lambda e: e.path)
+    ordered = [r for r in results if r is not None]  # every file has its result, in discovery order
+    errors = sorted((e for r in ordered for e in r.errors), key=lambda e: e.path)
     return ScanResult(
-        window=settings.window, files=results, findings=findings, errors=errors,
-        rules=ctx.rules.rules, fixed=sum(r.fixed for r in results), scanned=len(files),
+        window=settings.window, files=ordered, findings=findings, errors=errors,
+        rules=tuple(rule_list.values()), fixed=sum(r.fixed for r in ordered), scanned=len(files),
+        windows=_windows(groups, [r.path for r in ordered]),
     )
+
+
+def _shifted(progress: Progress, before: int, after: int) -> Progress:
+    """One group's progress as part of the whole run (files before it done, files after it to do)."""
+    return lambda done, total: progress(before + done, before + total + after)
+
+
+def _windows(groups: dict[Settings, list[int]], paths: Sequence[str]) -> tuple[tuple[Window, str], ...]:
+    """When files were analysed in different windows: each window and the folder of its files."""
+    by_window: dict[Window, list[str]] = {}
+    for own, group in groups.items():
+        by_window.setdefault(own.window, []).extend(paths[i] for i in group)
+    if len(by_window) < 2:
+        return ()
+    return tuple((window, _common_folder(members)) for window, members in by_window.items())
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    """The folder (as reported, '/'-separated) holding every one of these reported paths."""
+    parts = [p.split("/")[:-1] for p in paths]
+    common: list[str] = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) + "/" if common else "./"

@@ -84,6 +84,8 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict:
         out["locations"][0]["physicalLocation"]["region"]["snippet"] = {"text": finding.snippet}
     if finding.cell is not None:
         out["properties"]["cell"] = finding.cell
+    if finding.window is not None:
+        out["properties"]["window"] = finding.window.as_dict()
     if finding.fix is not None and finding.fix.text_edits:
         out["fixes"] = [_fix(finding)]
     return out

@@ -87,7 +87,10 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     # One print for the whole list: rich costs about a millisecond a call, which on a
     # large project took longer than the scan. Lines are not hard-wrapped (soft_wrap):
     # editors and grep read location lines whole; messages are wrapped as prose below.
-    lines = [f"[tu.dim]Window:[/] {escape(result.window.describe())}"]
+    if result.windows:  # projects pinned differently: each folder's window
+        lines = ["[tu.dim]Windows:[/]"] + [f"  {escape(folder)}: {escape(w.describe())}" for w, folder in result.windows]
+    else:
+        lines = [f"[tu.dim]Window:[/] {escape(result.window.describe())}"]
     current = None
     folded = _folded(result.findings)
     for f in result.findings:

@@ -1,0 +1,169 @@
+"""Settings for each file: the options given, over the nearest config file and torch pin above it.
+
+A monorepo (or pre-commit, which passes file names) holds projects pinned to different torch
+releases: each file is analysed in the window of the project it belongs to, as ruff resolves
+its configuration hierarchically. What the caller says (the CLI's or the API's options) wins
+over every config file; ``--config`` names one config file for every file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
+from torch_upgrade.io import config as config_mod
+from torch_upgrade.io import pins
+
+
+class ResolveError(ValueError):
+    """An option or a config file that makes no sense (the CLI's usage error)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the caller said; None: not said (the config file, the pin or the default decide)."""
+
+    from_version: Optional[str] = None
+    to_version: Optional[str] = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    config: Optional[Path] = None
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: Optional[bool] = None
+    respect_gitignore: Optional[bool] = None
+    fix: bool = False
+    unsafe_fixes: Optional[bool] = None
+    diff: bool = False
+    fix_edits: bool = False
+    jobs: int = 1
+    cache: bool = False
+
+
+def items(values: Optional[Iterable[str]]) -> tuple[str, ...]:
+    """Rule ids or globs from a list, each item possibly comma-separated (``["TU2,TU301"]``)."""
+    out: list[str] = []
+    for value in values or ():
+        out.extend(v.strip() for v in str(value).split(",") if v.strip())
+    return tuple(out)
+
+
+class Resolver:
+    """Settings per directory, each directory's config and pin looked up once."""
+
+    def __init__(self, options: Options, known: Callable[[str], bool], installed: Callable[[], str]):
+        self.options = options
+        self._known = known
+        self._installed = installed
+        self._configs: dict[Path, config_mod.Config] = {}
+        self._settings: dict[tuple[Optional[Path], Optional[Path]], tuple[Settings, tuple[str, ...]]] = {}
+        self._by_directory: dict[Path, tuple[Settings, tuple[str, ...]]] = {}
+
+    def settings_for(self, path: Path) -> tuple[Settings, tuple[str, ...]]:
+        """The settings for a file (or the directory it names), and notes about its pin."""
+        directory = path.resolve()
+        if not directory.is_dir():
+            directory = directory.parent
+        known = self._by_directory.get(directory)
+        if known is None:
+            cfg = self._config(directory)
+            root = pins.project_root(directory) if self._needs_pin(cfg) else None
+            key = (cfg.path, root)
+            if key not in self._settings:
+                self._settings[key] = self._build(cfg, directory)
+            known = self._by_directory[directory] = self._settings[key]
+        return known
+
+    def _needs_pin(self, cfg: config_mod.Config) -> bool:
+        return not self.options.from_version and not cfg.get("from")
+
+    def _config(self, directory: Path) -> config_mod.Config:
+        if directory not in self._configs:
+            try:
+                if self.options.config is not None:
+                    cfg = config_mod.load(self.options.config)
+                else:
+                    cfg = config_mod.discover(directory)
+                config_mod.check_rule_ids(cfg, self._known)
+            except config_mod.ConfigError as exc:
+                raise ResolveError(str(exc)) from None
+            self._configs[directory] = cfg
+        return self._configs[directory]
+
+    def _build(self, cfg: config_mod.Config, directory: Path) -> tuple[Settings, tuple[str, ...]]:
+        o = self.options
+        window, notes = self._window(cfg, directory)
+        unknown = [k for k in o.select + o.ignore if not self._known(k)]
+        if unknown:
+            raise ResolveError(f"unknown rule id or prefix: {', '.join(unknown)}")
+        settings = Settings(
+            window=window, select=o.select or tuple(cfg.get("select", ())),
+            ignore=o.ignore or tuple(cfg.get("ignore", ())),
+            exclude=(o.exclude or tuple(cfg.get("exclude", ()))) + o.extend_exclude,
+            force_exclude=_flag(o.force_exclude, cfg, "force-exclude", False),
+            respect_gitignore=_flag(o.respect_gitignore, cfg, "respect-gitignore", True),
+            fix=o.fix or bool(o.unsafe_fixes and not o.diff), diff=o.diff,
+            unsafe_fixes=_flag(o.unsafe_fixes, cfg, "unsafe-fixes", False),
+            per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
+                                   for g, ids in cfg.get("per-file-ignores", {}).items()),
+            fix_edits=o.fix_edits, jobs=o.jobs, cache=o.cache,
+        )
+        return settings, tuple(notes)
+
+    def _window(self, cfg: config_mod.Config, directory: Path) -> tuple[Window, list[str]]:
+        notes: list[str] = []
+        low, high = self.options.from_version, self.options.to_version or cfg.get("to") or NEWEST
+        if high == "installed":
+            high = self._installed()
+        if low:
+            source = "--from"
+        elif cfg.get("from"):
+            low, source = cfg.get("from"), f"config {_shown(cfg.path)}"
+        else:
+            pin = pins.detect(directory)
+            notes.extend(pin.problems)
+            if pin.version is not None:
+                low, source = str(pin.version), pin.source
+            else:
+                low, source = OLDEST, f"no torch pin found; assuming the oldest catalog release {OLDEST}"
+        try:
+            window = Window.of(low, high, source)
+        except ValueError as exc:
+            raise ResolveError(str(exc)) from None
+        if window.low > window.high:
+            raise ResolveError(f"--from {short(window.low)} is newer than --to {short(window.high)}")
+        return window, notes
+
+
+def same_run(settings: Settings, base: Settings) -> Settings:
+    """``settings`` with what is decided once for the whole run (discovery, writing) taken from ``base``."""
+    return replace(settings, exclude=base.exclude, force_exclude=base.force_exclude,
+                   respect_gitignore=base.respect_gitignore, roots=base.roots, root=base.root)
+
+
+def _flag(value: Optional[bool], cfg: config_mod.Config, key: str, default: bool) -> bool:
+    """An on/off option: as given, else the config's, else ``default``."""
+    return bool(value if value is not None else cfg.get(key, default))
+
+
+def _shown(path: Optional[Path]) -> str:
+    """A config file as a window's source names it: its name, or its path from the working
+    directory when it is in a subdirectory (so that each subproject's window says whose it is)."""
+    if path is None:
+        return ""
+    full, cwd = path.resolve(), Path.cwd().resolve()
+    if full.parent != cwd and cwd in full.parents:
+        return full.relative_to(cwd).as_posix()
+    return path.name
+
+
+def _rebase(glob: str, config_path: Optional[Path]) -> str:
+    """A per-file-ignores glob, written relative to its config file, made relative to the cwd."""
+    if config_path is None or "/" not in glob.rstrip("/"):
+        return glob  # a bare name pattern matches the file name anywhere
+    base = os.path.relpath(config_path.resolve().parent, Path.cwd())
+    return glob if base == "." else f"{base}/{glob}".replace(os.sep, "/")

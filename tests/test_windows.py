@@ -1,0 +1,80 @@
+"""Each file in the window and config of its own project (monorepos, pre-commit's file lists)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import torch_upgrade
+from helpers import cli
+
+CODE = "import torch\nscaler = torch.cuda.amp.GradScaler()\n"
+
+
+@pytest.fixture
+def mono(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two subprojects pinned to different torch releases, and a third configured by its own file."""
+    for name, pin in (("old", "torch==1.6.0\n"), ("new", "torch>=2.4\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "requirements.txt").write_text(pin)
+        (tmp_path / name / "train.py").write_text(CODE)
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "torch-upgrade.toml").write_text('from = "2.3"\nselect = ["TU304"]\n')
+    (tmp_path / "cfg" / "train.py").write_text(CODE + "q = torch.qr(a)\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _by_path(data: dict) -> dict:
+    return {f["path"]: (f["rule"], f["window"]["from"], f["window"]["source"], f["fix"]["safety"])
+            for f in data["findings"]}
+
+
+EXPECTED = {
+    "old/train.py": ("TU304", "1.6", "requirements.txt: torch==1.6.0", "unsafe"),
+    "new/train.py": ("TU304", "2.4", "requirements.txt: torch>=2.4", "safe"),
+    "cfg/train.py": ("TU304", "2.3", "config cfg/torch-upgrade.toml", "safe"),  # its select: no TU204
+}
+
+
+def test_each_file_gets_its_projects_window_and_config(mono: Path) -> None:
+    data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
+    assert _by_path(data) == EXPECTED
+
+
+def test_file_names_as_pre_commit_passes_them_get_the_same_windows(mono: Path) -> None:
+    data = json.loads(cli("scan", "new/train.py", "old/train.py", "cfg/train.py", "--format", "json").stdout)
+    assert _by_path(data) == EXPECTED
+
+
+def test_fix_applies_what_is_safe_in_each_files_own_window(mono: Path) -> None:
+    report = torch_upgrade.fix(".")
+    assert sorted(report.changed) == ["cfg/train.py", "new/train.py"]
+    assert (mono / "old" / "train.py").read_text() == CODE  # needs torch 2.3; the project supports 1.6
+    assert 'torch.amp.GradScaler("cuda")' in (mono / "new" / "train.py").read_text()
+
+
+def test_the_api_and_sarif_say_which_window_applied(mono: Path) -> None:
+    report = torch_upgrade.scan(".")
+    windows = {f.path: (f.window.from_version, f.window.source) for f in report.findings if f.window}
+    assert windows["old/train.py"] == ("1.6", "requirements.txt: torch==1.6.0")
+    assert windows["new/train.py"] == ("2.4", "requirements.txt: torch>=2.4")
+    sarif = json.loads(cli("scan", ".", "--format", "sarif", "--no-cache").stdout)
+    props = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r["properties"]["window"]
+             for r in sarif["runs"][0]["results"]}
+    assert props["old/train.py"]["from"] == "1.6" and props["new/train.py"]["from"] == "2.4"
+
+
+def test_text_output_lists_each_folders_window(mono: Path) -> None:
+    out = cli("scan", ".", "--no-cache").stdout
+    assert "Windows:\n  cfg/: torch 2.3 → 2.13 (config cfg/torch-upgrade.toml)\n" in out
+    assert "  new/: torch 2.4 → 2.13 (requirements.txt: torch>=2.4)\n" in out
+    assert "  old/: torch 1.6 → 2.13 (requirements.txt: torch==1.6.0)\n" in out
+
+
+def test_an_explicit_from_wins_over_every_project(mono: Path) -> None:
+    data = json.loads(cli("scan", ".", "--from", "2.4", "--format", "json", "--no-cache").stdout)
+    assert {f["window"]["source"] for f in data["findings"]} == {"--from"}
+    assert "Windows:" not in cli("scan", ".", "--from", "2.4", "--no-cache").stdout
