@@ -281,3 +281,20 @@ def test_an_internal_error_on_one_file_is_reported_and_the_scan_goes_on(tmp_path
     assert [(f.path, f.rule) for f in report.findings] == [("b.py", "TU204")]
     assert [e.path for e in report.errors] == ["a.py"]
     assert "internal error (KeyError: 'boom')" in report.errors[0].message
+
+
+def test_two_project_hints_never_share_a_line() -> None:
+    code = """
+    import torch
+    model = Net().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+        loss.backward()
+        opt.step()
+    """
+    got = findings(code, low="2.4")
+    assert ("TU412", 5) in got and ("TU306", 8) in got  # compile: the loop; mixed precision: the backward
+    lines = [line for _, line in got]
+    assert len(lines) == len(set(lines))

@@ -1,12 +1,13 @@
-"""torch.compile (2.0) for a project that trains eagerly: reported once, at the first training step.
+"""torch.compile (2.0) for a project that trains eagerly: reported once, at the first training loop.
 
 Per file: whether anything compiles (``torch.compile``, ``torch._dynamo.optimize``,
 a ``.compile()`` method call on a model, ``torch.jit.script``/``trace`` do not count),
 and the first training step: a ``.backward(...)`` call inside a ``for``/``while``
 loop that also calls ``.step(...)`` and ``.zero_grad(...)`` (an optimizer's
 cycle); a backward without them, e.g. guidance by gradients or a fresh
-optimizer over latents at inference, is not a training loop. Across the project the hint fires once, at the first training step, and
-only when nothing in the project compiles.
+optimizer over latents at inference, is not a training loop. Across the project the hint fires once, at
+the first training loop (what it iterates over: the loop is what compiling the model speeds up; the
+mixed-precision hint, TU306, has the backward line), and only when nothing in the project compiles.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.com
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 
-def _training_step(node: cst.CSTNode) -> Optional[cst.Call]:
-    """The first ``.backward(...)`` in a loop whose body also calls ``.step(...)`` and ``.zero_grad(...)``
-    (directly or in an inner loop); a function defined inside a loop is not part of the loop."""
-    found: list[cst.Call] = []
+def _training_loop(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """What the first training loop iterates over (a ``for``'s iterable, a ``while``'s test): a loop that
+    calls ``.backward(...)``, ``.step(...)`` and ``.zero_grad(...)`` (directly or in an inner loop);
+    a function defined inside a loop is not part of the loop."""
+    found: list[cst.CSTNode] = []
 
     # what a loop calls: "backward" (the first such call or None), "step", "zero_grad" (bools)
     def visit(item: cst.CSTNode, frame: Optional[dict[str, Any]]) -> None:
@@ -37,7 +39,7 @@ def _training_step(node: cst.CSTNode) -> Optional[cst.Call]:
             for child in _children(item):
                 visit(child, inner)
             if inner["backward"] is not None and inner["step"] and inner["zero_grad"] and not found:
-                found.append(inner["backward"])
+                found.append(item.iter if isinstance(item, cst.For) else item.test)
             if frame is not None:
                 frame["step"] = frame["step"] or inner["step"]
                 frame["zero_grad"] = frame["zero_grad"] or inner["zero_grad"]
@@ -75,7 +77,7 @@ def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
             break
     site = None
     if any(r.call is not None and r.dotted.endswith(".step") for r in analysis.references):
-        site = _training_step(analysis.module)
+        site = _training_loop(analysis.module)
     if not compiles and site is None:
         return None
     fact: Fact = {"compiles": compiles}
