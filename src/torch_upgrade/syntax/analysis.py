@@ -6,103 +6,30 @@ assignments, local shadowing, and every dotted name that is read, called or
 assigned, with its enclosing statement and whether it sits in a compatibility
 branch. Nodes are walked without being rebuilt, and string literals, keyword
 names and whitespace are never entered.
+
+Each binding records the branch it comes from, so a name bound differently in
+alternative branches means "either" and gets no qualified name
+(``syntax.scopes``). Each reference records the compatibility contexts around
+it; they are judged once the walk is done, with every binding known
+(``syntax.guards``), which sets ``Reference.guarded``.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union, cast
 
 import libcst as cst
 
-
-# Identifiers that make an ``if`` test a version/feature check (compatibility code).
-_GUARD_WORDS = re.compile(
-    r"version|Version|VERSION|hasattr|getattr|TORCH_GREATER|TORCH_LESS|torch_greater|torch_less|"
-    r"_TORCH_|is_torch_|TORCH_\d|IS_TORCH|_available_|_AVAILABLE",
-)
-_GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
-
-# Fields never worth entering: whitespace, punctuation, and nodes handled explicitly.
-_SKIP_FIELDS = {
-    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
-    "header", "footer", "newline", "colon", "equal", "dot", "operator", "star",
-    "asynchronous", "lbracket", "rbracket", "lbrace", "rbrace", "default_indent",
-    "default_newline", "encoding", "has_trailing_newline", "indent", "value_quote",
-    "prefix", "quote", "trailing_whitespace", "semicolon", "comparator_whitespace",
-}
-_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
-
-
-def _fields(cls: type) -> tuple[str, ...]:
-    names = _FIELD_CACHE.get(cls)
-    if names is None:
-        names = tuple(
-            f.name for f in dataclasses.fields(cls)
-            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
-        )
-        _FIELD_CACHE[cls] = names
-    return names
-
-
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything."""
-    for name in _fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            yield from (v for v in value if isinstance(v, cst.CSTNode))
-
-
-def dotted(node: cst.CSTNode) -> Optional[str]:
-    """``a.b.c`` for a pure Name/Attribute chain, else None."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return None
+from torch_upgrade.syntax.guards import FEATURE, PROBE, GuardModel, catches_import_errors, falls_back, try_asks
+from torch_upgrade.syntax.nodes import _fields, children, dotted  # children: for the checkers
+from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
 
 def _import_name(node: Union[cst.Attribute, cst.Name]) -> str:
     name = dotted(node)
     assert name is not None
     return name
-
-
-@dataclass
-class Binding:
-    """What a name is bound to in one scope."""
-
-    kind: str  # "import" (import a.b), "from" (from a import b), "alias" (x = a.b), "local"
-    target: Optional[str] = None  # qualified name for imports, dotted source for aliases
-    alias: Optional[cst.ImportAlias] = None
-    statement: Optional[cst.CSTNode] = None  # the Import / ImportFrom node
-
-
-@dataclass
-class Scope:
-    kind: str  # "module" | "function" | "class"
-    parent: Optional["Scope"] = None
-    bindings: dict[str, list[Binding]] = field(default_factory=dict)
-    globals: set[str] = field(default_factory=set)
-
-    def bind(self, name: str, binding: Binding) -> None:
-        if name in self.globals and self.parent is not None:
-            self.module().bind(name, binding)
-            return
-        self.bindings.setdefault(name, []).append(binding)
-
-    def module(self) -> "Scope":
-        scope = self
-        while scope.parent is not None:
-            scope = scope.parent
-        return scope
 
 
 @dataclass
@@ -125,45 +52,12 @@ class Reference:
     qualname: Optional[str] = None
     binding: Optional[Binding] = None
     top: Optional[cst.CSTNode] = None  # the module-level statement that contains it
+    guards: tuple[Guard, ...] = field(default=(), repr=False)  # the contexts deciding ``guarded``
 
     @property
     def parent(self) -> Optional[cst.CSTNode]:
         """The node that contains the call (or the reference itself if not a call)."""
         return self.parents[-1] if self.parents else None
-
-
-def _catches_import_errors(node: Union[cst.Try, "cst.TryStar"]) -> bool:
-    for handler in node.handlers:
-        kinds = handler.type
-        if kinds is None:
-            continue
-        names = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
-        for item in names:
-            value = item.value if isinstance(item, cst.Element) else item
-            name = dotted(value)
-            if name and name.rsplit(".", 1)[-1] in _GUARD_EXCEPTIONS:
-                return True
-    return False
-
-
-def _is_guard_test(test: cst.CSTNode) -> bool:
-    for node in _iter_chains(test):
-        name = dotted(node) if not isinstance(node, cst.SimpleString) else node.value
-        if name and _GUARD_WORDS.search(name):
-            return True
-    return False
-
-
-def _iter_chains(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (cst.Name, cst.Attribute)):
-            yield item
-            if isinstance(item, cst.Attribute):
-                stack.append(item.value)
-            continue
-        stack.extend(children(item))
 
 
 class Analysis:
@@ -177,7 +71,12 @@ class Analysis:
         self.facts: dict[str, object] = {}
         self._stack: list[cst.CSTNode] = []
         self._statement: cst.CSTNode = module
-        self._guard = 0
+        self._guards: tuple[Guard, ...] = ()  # the compatibility contexts around the walk
+        self._branch: Branch = ()  # the branch of the current scope the walk is in
+        # what names settle to in their scopes, kept once the walk is done
+        self._settled: Optional[dict[tuple[int, str], Binding]] = None
+        self._reaching: dict[tuple[int, str], list[Binding]] = {}
+        self.guard_model = GuardModel(self)
         # handlers take the node type they are keyed by
         self._dispatch: dict[type[cst.CSTNode], Callable[[Any], None]] = {
             cst.Import: self._import,
@@ -189,6 +88,8 @@ class Analysis:
             cst.AnnAssign: self._ann_assign,
             cst.AugAssign: self._aug_assign,
             cst.For: self._for,
+            cst.While: self._while,
+            cst.IndentedBlock: self._block,
             cst.WithItem: self._with_item,
             cst.ExceptHandler: self._except,
             cst.NamedExpr: self._named_expr,
@@ -262,11 +163,25 @@ class Analysis:
                 call: Optional[cst.Call] = None, import_statement: Optional[cst.CSTNode] = None) -> Reference:
         ref = Reference(
             node=node, dotted=name, scope=self.scope, statement=self._statement,
-            parents=tuple(self._stack[-3:]), ctx=ctx, call=call, guarded=self._guard > 0,
-            import_statement=import_statement, top=self._top,
+            parents=tuple(self._stack[-3:]), ctx=ctx, call=call,
+            import_statement=import_statement, top=self._top, guards=self._guards,
         )
         self.references.append(ref)
         return ref
+
+    def _bind(self, name: str, binding: Binding) -> Binding:
+        binding.branch, binding.guards = self._branch, self._guards
+        self.scope.bind(name, binding)
+        return binding
+
+    def _in_branch(self, node: cst.CSTNode, arm: int, fn: Callable[[], None]) -> None:
+        """Walk one arm of a branching statement (the bindings made there may not happen)."""
+        saved = self._branch
+        self._branch = saved + ((id(node), arm),)
+        try:
+            fn()
+        finally:
+            self._branch = saved
 
     # ------------------------------------------------------------ imports
     def _import(self, node: cst.Import) -> None:
@@ -275,12 +190,10 @@ class Analysis:
             if alias.asname is not None:
                 local = dotted(alias.asname.name)
                 assert local is not None  # the grammar allows only a name after "as"
-                binding = Binding("import", name, alias, node)
-                self.scope.bind(local, binding)
+                binding = self._bind(local, Binding("import", name, alias, node))
             else:
                 first = name.split(".", 1)[0]
-                binding = Binding("import", first, alias, node)
-                self.scope.bind(first, binding)
+                binding = self._bind(first, Binding("import", first, alias, node))
             self._record(alias, name, ctx="import", import_statement=node).binding = binding
 
     def _import_from(self, node: cst.ImportFrom) -> None:
@@ -295,28 +208,29 @@ class Analysis:
             local = dotted(alias.asname.name) if alias.asname is not None else name
             assert local is not None  # the grammar allows only a name after "as"
             if relative:
-                self.scope.bind(local, Binding("local"))
+                self._bind(local, Binding("local", alias=alias, statement=node, relative=True))
                 continue
             qualname = f"{module}.{name}"
-            binding = Binding("from", qualname, alias, node)
-            self.scope.bind(local, binding)
+            binding = self._bind(local, Binding("from", qualname, alias, node))
             self._record(alias, qualname, ctx="import", import_statement=node).binding = binding
 
     # ------------------------------------------------------------ scopes
-    def _in_scope(self, kind: str, body_fn: Callable[[], None]) -> None:
-        saved = self.scope
+    def _in_scope(self, kind: str, body_fn: Callable[[], None], node: cst.CSTNode) -> None:
+        saved, saved_branch = self.scope, self._branch
         self.scope = Scope(kind, parent=saved)
+        if kind == "function":  # runs later, if at all
+            self._branch = saved_branch + ((id(node), 0),)
         try:
             body_fn()
         finally:
-            self.scope = saved
+            self.scope, self._branch = saved, saved_branch
 
     def _function(self, node: cst.FunctionDef) -> None:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
         for decorator in node.decorators:
             self._visit(decorator)
-        self.scope.bind(node.name.value, Binding("local"))
+        self._bind(node.name.value, Binding("local", statement=node))
         self._visit_params_outer(node.params)
         if node.returns is not None:
             self._visit(node.returns)
@@ -325,7 +239,7 @@ class Analysis:
             self._bind_params(node.params)
             self._visit(node.body)
 
-        self._in_scope("function", body)
+        self._in_scope("function", body, node)
         self._stack.pop()
         self._statement = saved_statement
 
@@ -337,7 +251,7 @@ class Analysis:
             self._bind_params(node.params)
             self._visit(node.body)
 
-        self._in_scope("function", body)
+        self._in_scope("function", body, node)
         self._stack.pop()
 
     def _visit_params_outer(self, params: cst.Parameters) -> None:
@@ -349,7 +263,7 @@ class Analysis:
 
     def _bind_params(self, params: cst.Parameters) -> None:
         for param in _all_params(params):
-            self.scope.bind(param.name.value, Binding("local"))
+            self._bind(param.name.value, Binding("local"))
 
     def _param(self, node: cst.Param) -> None:  # reached only via generic walks
         return
@@ -361,8 +275,8 @@ class Analysis:
             self._visit(decorator)
         for arg in list(node.bases) + list(node.keywords):
             self._visit(arg)
-        self.scope.bind(node.name.value, Binding("local"))
-        self._in_scope("class", lambda: self._visit(node.body))
+        self._bind(node.name.value, Binding("local", statement=node))
+        self._in_scope("class", lambda: self._visit(node.body), node)
         self._stack.pop()
         self._statement = saved_statement
 
@@ -374,10 +288,11 @@ class Analysis:
     def _bind_target(self, target: cst.CSTNode, value: Optional[cst.CSTNode] = None) -> None:
         if isinstance(target, cst.Name):
             source = dotted(value) if value is not None else None
+            value_node = cast(Optional[cst.BaseExpression], value)
             if source is not None and source != target.value and source not in ("None", "True", "False"):
-                self.scope.bind(target.value, Binding("alias", source))
+                self._bind(target.value, Binding("alias", source, value=value_node))
             else:
-                self.scope.bind(target.value, Binding("local"))
+                self._bind(target.value, Binding("local", value=value_node))
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._bind_target(element.value)
@@ -408,7 +323,7 @@ class Analysis:
         self._stack.append(node)
         self._visit(node.value)
         if isinstance(node.target, cst.Name):
-            self.scope.bind(node.target.value, Binding("local"))
+            self._bind(node.target.value, Binding("local"))
         else:
             self._visit(node.target)
         self._stack.pop()
@@ -421,12 +336,40 @@ class Analysis:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
         self._visit(node.iter)
-        self._bind_target(node.target)
-        self._visit(node.body)
+
+        def loop() -> None:
+            self._bind_target(node.target)
+            self._visit(node.body)
+
+        self._in_branch(node, 0, loop)
         if node.orelse is not None:
-            self._visit(node.orelse)
+            self._in_branch(node, 1, lambda: self._visit(cast(cst.Else, node.orelse)))
         self._stack.pop()
         self._statement = saved_statement
+
+    def _while(self, node: cst.While) -> None:
+        saved_statement, self._statement = self._statement, node
+        self._stack.append(node)
+        self._visit(node.test)
+        self._in_branch(node, 0, lambda: self._visit(node.body))
+        if node.orelse is not None:
+            self._in_branch(node, 1, lambda: self._visit(cast(cst.Else, node.orelse)))
+        self._stack.pop()
+        self._statement = saved_statement
+
+    def _block(self, node: cst.IndentedBlock) -> None:
+        """A block's statements in order; after an ``if`` on a feature guard whose body always
+        leaves the block, the rest of the block is the fallback (compatibility code too)."""
+        self._stack.append(node)
+        saved = self._guards
+        for statement in node.body:
+            self._visit(statement)
+            if isinstance(statement, cst.If):
+                exits = tuple(Guard(test, self.scope, FEATURE) for test in _exit_tests(statement))
+                if exits:
+                    self._guards = self._guards + exits
+        self._guards = saved
+        self._stack.pop()
 
     def _with_item(self, node: cst.WithItem) -> None:
         self._stack.append(node)
@@ -488,77 +431,113 @@ class Analysis:
         self._visit(node.value)
 
     # ------------------------------------------------------------ guards
-    def _guarded(self, fn: Callable[[], None]) -> None:
-        self._guard += 1
+    def _guarded(self, guard: Guard, fn: Callable[[], None]) -> None:
+        saved = self._guards
+        self._guards = saved + (guard,)
         try:
             fn()
         finally:
-            self._guard -= 1
+            self._guards = saved
 
     def _if(self, node: cst.If) -> None:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
         self._visit(node.test)
-        if _is_guard_test(node.test):
-            self._guarded(lambda: self._stack_push_visit([node.body, node.orelse]))
-        else:
-            self._stack_push_visit([node.body, node.orelse])
+        guard = Guard(node.test, self.scope, PROBE)  # judged once every binding is known
+
+        def arms() -> None:
+            self._in_branch(node, 0, lambda: self._visit(node.body))
+            if node.orelse is not None:
+                self._in_branch(node, 1, lambda: self._visit(cast(Union[cst.If, cst.Else], node.orelse)))
+
+        self._guarded(guard, arms)
         self._stack.pop()
         self._statement = saved_statement
 
     def _if_exp(self, node: cst.IfExp) -> None:
         self._stack.append(node)
         self._visit(node.test)
-        if _is_guard_test(node.test):
-            self._guarded(lambda: self._stack_push_visit([node.body, node.orelse]))
-        else:
-            self._stack_push_visit([node.body, node.orelse])
+        self._guarded(Guard(node.test, self.scope, PROBE), lambda: self._stack_push_visit([node.body, node.orelse]))
         self._stack.pop()
 
     def _try(self, node: Union[cst.Try, "cst.TryStar"]) -> None:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
-        if _catches_import_errors(node):
-            self._guarded(lambda: self._stack_push_visit([node.body, node.handlers]))
+
+        def attempts() -> None:  # the body, and each handler as its alternative
+            self._in_branch(node, 0, lambda: self._visit(node.body))
+            for arm, handler in enumerate(node.handlers, 1):
+                self._in_branch(node, arm, lambda: self._visit(handler))
+
+        if catches_import_errors(node):
+            self._guarded(Guard(None, None, PROBE, try_asks(node)), attempts)
         else:
-            self._stack_push_visit([node.body, node.handlers])
-        self._stack_push_visit([node.orelse, node.finalbody])
+            attempts()
+        if node.orelse is not None:  # runs after the body: on its branch, outside the guard
+            self._in_branch(node, 0, lambda: self._visit(cast(cst.Else, node.orelse)))
+        if node.finalbody is not None:
+            self._visit(node.finalbody)
         self._stack.pop()
         self._statement = saved_statement
 
     # ------------------------------------------------------------ resolution
-    def lookup(self, name: str, scope: Scope) -> Optional[Binding]:
-        """The binding a name refers to from ``scope``, following Python's rules."""
+    def lookup(self, name: str, scope: Scope, depth: int = 0) -> Optional[Binding]:
+        """The binding a name refers to from ``scope``, following Python's rules; a binding of
+        kind "either" when the bindings that may hold there disagree (see ``syntax.scopes``)."""
         current: Optional[Scope] = scope
         first = True
         while current is not None:
             if current.kind != "class" or first:
-                bindings = current.bindings.get(name)
-                if bindings:
-                    return _choose(bindings, current.kind)
+                if current.bindings.get(name):
+                    return self._settle(name, current, depth)
             first = False
             current = current.parent
         return None
 
+    def _settle(self, name: str, scope: Scope, depth: int) -> Binding:
+        """What ``name`` means in the scope that binds it: the binding that may hold there, or
+        "either" when those from alternative branches mean different things."""
+        key = (id(scope), name)
+        if self._settled is not None and key in self._settled:
+            return self._settled[key]
+        live = self._reaching.get(key) if self._settled is not None else None
+        if live is None:
+            live = reaching(scope.bindings[name])
+            if self._settled is not None:
+                self._reaching[key] = live
+        real = [b for b in live if not b.placeholder] or live[-1:]
+        settled = real[0]
+        if len(real) > 1:
+            meaning = self._meaning(settled, depth)
+            if meaning is None or any(self._meaning(b, depth) != meaning for b in real[1:]):
+                settled = Binding("either", scope=scope, alternatives=tuple(real))
+        if self._settled is not None and depth == 0:  # deeper answers may be cut short
+            self._settled[key] = settled
+        return settled
+
+    def _meaning(self, binding: Binding, depth: int) -> Optional[str]:
+        """The qualified name a binding gives its name (None for locals and unknowns)."""
+        if binding.kind in ("import", "from"):
+            return binding.target
+        if binding.kind != "alias" or depth > 5:
+            return None
+        assert binding.target is not None and binding.scope is not None  # aliases record source and scope
+        return self.qualify(binding.target, binding.scope, depth + 1)[0]
+
     def qualify(self, name: str, scope: Scope, depth: int = 0) -> tuple[Optional[str], Optional[Binding]]:
-        """The qualified name of dotted ``name`` seen from ``scope`` (None if local/unknown)."""
+        """The qualified name of dotted ``name`` seen from ``scope`` (None if local, unknown, or
+        one of several things), and the binding it goes through."""
         head, _, rest = name.partition(".")
-        binding = self.lookup(head, scope)
-        if binding is None or binding.kind == "local":
+        binding = self.lookup(head, scope, depth)
+        base = self._meaning(binding, depth) if binding is not None else None
+        if base is None:
             return None, binding
-        if binding.kind == "alias":
-            if depth > 5:
-                return None, binding
-            assert binding.target is not None  # aliases always record their source
-            base, _ = self.qualify(binding.target, scope, depth + 1)
-            if base is None:
-                return None, binding
-        else:
-            base = binding.target
         return (f"{base}.{rest}" if rest else base), binding
 
     def _resolve(self) -> None:
+        self._settled = {}
         for ref in self.references:
+            ref.guarded = self.guard_model.holds(ref.guards)
             if ref.ctx == "import":
                 ref.qualname = ref.dotted
                 continue
@@ -581,8 +560,8 @@ class Analysis:
     def local_name_for(self, qualname: str) -> Optional[str]:
         """A module-level name (or dotted path) that refers to ``qualname``, if any."""
         best = None
-        for local, bindings in self.root_scope.bindings.items():
-            binding = _choose(bindings, "module")
+        for local in self.root_scope.bindings:
+            binding = self.lookup(local, self.root_scope)
             if binding is None or binding.kind not in ("import", "from"):
                 continue
             target = binding.target
@@ -596,24 +575,6 @@ class Analysis:
         return best
 
 
-def _choose(bindings: list[Binding], scope_kind: str) -> Optional[Binding]:
-    """Pick the binding that decides what a name means in a scope.
-
-    In a function any plain local assignment makes the name local. At module
-    level, ``try: import x / except ImportError: x = None`` keeps the import.
-    Imports win over alias assignments; of several different imports the last.
-    """
-    imports = [b for b in bindings if b.kind in ("import", "from")]
-    aliases = [b for b in bindings if b.kind == "alias"]
-    locals_ = [b for b in bindings if b.kind == "local"]
-    if locals_ and (scope_kind != "module" or not (imports or aliases)):
-        return locals_[-1]
-    candidates = imports or aliases
-    if not candidates:
-        return None
-    return candidates[0] if len({b.target for b in candidates}) == 1 else candidates[-1]
-
-
 def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
     stack = [root]
     while stack:
@@ -622,6 +583,15 @@ def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
             return True
         stack.extend(item.children)
     return False
+
+
+def _exit_tests(node: cst.If) -> Iterator[cst.BaseExpression]:
+    """The tests of an if/elif chain whose branch leaves the block for a fallback after it."""
+    current: Optional[Union[cst.If, cst.Else]] = node
+    while isinstance(current, cst.If):
+        if falls_back(current.body):
+            yield current.test
+        current = current.orelse
 
 
 def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:

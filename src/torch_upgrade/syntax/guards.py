@@ -1,0 +1,348 @@
+"""Compatibility guards: code that runs only on some torch versions or feature sets.
+
+A reference is *guarded* when it sits in compatibility code: in a ``try`` whose
+handlers catch ``ImportError``/``ModuleNotFoundError``/``AttributeError``, in
+either branch of an ``if`` (or conditional expression) whose test is a guard,
+or after an ``if`` whose test is a feature guard and whose body always leaves
+the block (``return``, ``continue``, ``break``, ``raise``; see ``falls_back``):
+the rest of that block, and only of that block, is the fallback.
+
+Tests are judged once the walk is done, with every binding of the module known,
+by what they ask (``GuardModel.level``), from most to least:
+
+- ``VERSION``: torch's version, and anything computed from it
+  (``packaging.version.parse(torch.__version__) >= ...``, ``LooseVersion(...)``,
+  ``tuple(int(p) for p in torch.__version__.split("."))``, ``.startswith``, string
+  compares, ``importlib.metadata.version("torch")``).
+- ``FEATURE``: another question about torch: a probe of torch or something in it
+  (``hasattr(torch, "linalg")``, ``getattr(F, "scaled_dot_product_attention",
+  None) is not None``); a name whose value cannot be seen here (imported, or
+  defined by a function) that reads as a version flag
+  (``is_torch_greater_or_equal_than_1_13``, ``_TORCH_GREATER_EQUAL_1_7``,
+  ``is_torch_version(">=", "1.11")``).
+- ``PROBE``: a question about the environment that is not about torch's
+  version: ``hasattr``/``getattr(..., None)`` on any other object, an imported
+  name that reads as an availability check (``is_torch_available()``,
+  ``_APEX_AVAILABLE``), ``importlib.util.find_spec(...)``.
+
+Names are followed to what they are assigned: a module constant says what its
+value says (``TORCH_GE_2 = version.parse(torch.__version__) >= ...``), or what
+its name says when the value comes from elsewhere, and ``HAS_X = True`` set
+inside compatibility code says what that code's guard says (a ``try`` says
+``FEATURE`` when it imports from torch, nothing when it imports another
+package: ``HAS_TABULATE`` is no torch flag); in a function, a
+variable is a flag only when its value asks ``FEATURE`` or more (a probe kept in
+a variable, ``is_4bit = hasattr(bnb.nn, "Params4bit") and ...``, is about the
+data). An ``if`` whose test asks ``PROBE`` or more makes both its branches
+compatibility code; an early exit needs ``FEATURE`` (``if not
+is_torch_available(): return`` is followed by the code that needs torch, on
+every version).
+
+``sys.version_info``, other libraries' ``__version__``, ``getattr`` with a
+default other than None, and the names torch itself defines
+(``torch.cuda.is_available()``, ``torch.version.cuda``) are not torch guards.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional, Protocol, Sequence, Union
+
+import libcst as cst
+
+from torch_upgrade.syntax.nodes import children, dotted
+from torch_upgrade.syntax.scopes import Binding, Guard, Scope
+
+NONE, PROBE, FEATURE, VERSION = 0, 1, 2, 3
+
+GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
+TORCH_VERSIONS = ("torch.__version__", "torch.version.__version__")
+# Packages whose names say "version" but are tools or other things' versions, never torch flags.
+_VERSION_TOOLS = {"sys", "platform", "packaging", "distutils", "pkg_resources", "importlib",
+                  "importlib_metadata", "setuptools", "looseversion", "torch"}
+_NOT_FLAGS = {"__version__", "version_info"}
+# Names that read as version flags or version values, when their value cannot be seen.
+_VERSION_WORDS = re.compile(
+    r"(?:^|[_.])(?:version|VERSION)|(?:^|[_.a-z])Version|TORCH_GREATER|TORCH_LESS|torch_greater|torch_less|"
+    r"_TORCH_|TORCH_\d|IS_TORCH|is_torch_(?:version|greater|less|ge|gt|le|lt|\d)",
+)
+# Names that read as availability checks (the rest of the old guard words).
+_AVAILABLE_WORDS = re.compile(r"is_torch_|_available_|_AVAILABLE")
+_DISTRIBUTION_LOOKUPS = {"get_distribution", "distribution", "version", "require"}
+_FINDERS = {"importlib.util.find_spec", "importlib.find_loader", "pkgutil.find_loader"}
+_PASS_THROUGH = {"all", "any", "bool"}  # builtins whose answer is their argument's
+
+
+class Names(Protocol):
+    """What the guard model asks of the scope model."""
+
+    def qualify(self, name: str, scope: Scope, depth: int = 0) -> tuple[Optional[str], Optional[Binding]]: ...
+
+
+def catches_import_errors(node: Union[cst.Try, "cst.TryStar"]) -> bool:
+    """Whether a ``try`` handles a missing module or attribute (its body is compatibility code)."""
+    for handler in node.handlers:
+        kinds = handler.type
+        if kinds is None:
+            continue
+        names = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
+        for item in names:
+            value = item.value if isinstance(item, cst.Element) else item
+            name = dotted(value)
+            if name and name.rsplit(".", 1)[-1] in GUARD_EXCEPTIONS:
+                return True
+    return False
+
+
+def try_asks(node: Union[cst.Try, "cst.TryStar"]) -> int:
+    """What a ``try`` catching import errors asks of the environment: ``FEATURE`` when its body
+    imports from torch (``from torch.linalg import eigh``), else nothing about torch."""
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            module: Optional[cst.CSTNode] = None
+            if isinstance(small, cst.ImportFrom) and not small.relative:
+                module = small.module
+            elif isinstance(small, cst.Import):
+                module = small.names[0].name
+            name = dotted(module) if module is not None else None
+            if name is not None and name.split(".", 1)[0] == "torch":
+                return FEATURE
+    return NONE
+
+
+# ------------------------------------------------------------ early exits
+_EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def falls_back(body: cst.BaseSuite) -> bool:
+    """Whether the rest of a block after ``if <feature guard>: <body>`` is a fallback: the body
+    always leaves the block (return, continue, break, raise, or an if/else, ``with`` or ``try``
+    all of whose ways out do) and does not only refuse. A body that can only raise states a
+    requirement (``if not is_torch_version(">=", "1.8"): raise ImportError(...)``): the code
+    after it is the main path, which every newer torch runs."""
+    ways = ways_out(body)
+    return ways is not None and ways != {cst.Raise}
+
+
+def ways_out(body: cst.BaseSuite) -> Optional[set[type]]:
+    """How running ``body`` always leaves the enclosing block (the exit statements' types),
+    or None when it may fall through."""
+    return _ways(body.body)
+
+
+def _ways(statements: Sequence[cst.CSTNode]) -> Optional[set[type]]:
+    for statement in statements:  # the first statement that always leaves decides
+        ways = _statement_ways(statement)
+        if ways is not None:
+            return ways
+    return None
+
+
+def _statement_ways(statement: cst.CSTNode) -> Optional[set[type]]:
+    if isinstance(statement, _EXITS):  # the small statements of a one-line body
+        return {type(statement)}
+    if isinstance(statement, cst.SimpleStatementLine):
+        return next(({type(s)} for s in statement.body if isinstance(s, _EXITS)), None)
+    if isinstance(statement, cst.If):
+        body, orelse = ways_out(statement.body), statement.orelse
+        if body is None or orelse is None:
+            return None
+        other = _statement_ways(orelse) if isinstance(orelse, cst.If) else ways_out(orelse.body)
+        return None if other is None else body | other
+    if isinstance(statement, cst.With):
+        return ways_out(statement.body)
+    if isinstance(statement, cst.Try):
+        if statement.finalbody is not None:
+            final = ways_out(statement.finalbody.body)
+            if final is not None:
+                return final
+        main = ways_out(statement.body)
+        if main is None and statement.orelse is not None:
+            main = ways_out(statement.orelse.body)
+        handlers = [ways_out(h.body) for h in statement.handlers]
+        if main is None or any(h is None for h in handlers):
+            return None
+        return main.union(*(h for h in handlers if h is not None))
+    return None
+
+
+# ------------------------------------------------------------ the model
+class GuardModel:
+    """Judges guard tests with the module's bindings (after the walk: every binding is known)."""
+
+    def __init__(self, names: Names):
+        self._names = names
+        self._levels: dict[int, int] = {}
+        self._holds: dict[int, bool] = {}
+        self._busy: set[int] = set()
+
+    def holds(self, guards: tuple[Guard, ...]) -> bool:
+        """Whether code inside these contexts is compatibility code."""
+        if not guards:
+            return False
+        key = id(guards)  # the tuples live as long as the references and bindings holding them
+        known = self._holds.get(key)
+        if known is None:
+            known = self._holds[key] = any(self._meets(g) for g in guards)
+        return known
+
+    def _meets(self, guard: Guard) -> bool:
+        if guard.test is None:
+            return True
+        assert guard.scope is not None  # a test always comes with its scope
+        return self.level(guard.test, guard.scope) >= guard.level
+
+    def level(self, expr: cst.CSTNode, scope: Scope) -> int:
+        """What an expression asks: ``VERSION``, ``FEATURE``, ``PROBE`` or ``NONE`` (see above)."""
+        key = id(expr)
+        known = self._levels.get(key)
+        if known is not None:
+            return known
+        if key in self._busy:  # a constant defined through itself
+            return NONE
+        self._busy.add(key)
+        try:
+            found = self._level(expr, scope)
+        finally:
+            self._busy.discard(key)
+        self._levels[key] = found
+        return found
+
+    def _level(self, expr: cst.CSTNode, scope: Scope) -> int:
+        if isinstance(expr, cst.Name):
+            return self._chain(expr.value, scope)
+        if isinstance(expr, cst.Attribute):
+            name = dotted(expr)
+            return self._chain(name, scope) if name is not None else self.level(expr.value, scope)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, scope)
+        if isinstance(expr, (cst.Lambda, cst.BaseString, cst.Integer, cst.Float, cst.Imaginary)):
+            return NONE
+        if isinstance(expr, cst.Arg):
+            return self.level(expr.value, scope)
+        if isinstance(expr, cst.IfExp):  # its value is one of the branches, chosen by the test
+            return self._most([expr.body, expr.orelse], scope)
+        return self._most(list(children(expr)), scope)
+
+    def _most(self, nodes: Sequence[cst.CSTNode], scope: Scope) -> int:
+        found = NONE
+        for node in nodes:
+            found = max(found, self.level(node, scope))
+            if found == VERSION:
+                break
+        return found
+
+    def _call(self, call: cst.Call, scope: Scope) -> int:
+        func = dotted(call.func)
+        args = [a.value for a in call.args]
+        if func in ("hasattr", "getattr") and self._names.qualify(func, scope)[1] is None and args:
+            probe = func == "hasattr" or (len(args) == 3 and isinstance(args[2], cst.Name) and args[2].value == "None")
+            if probe:
+                return FEATURE if self._of_torch(args[0], scope) else PROBE
+        if func is not None and self._names.qualify(func, scope)[0] in _FINDERS:
+            return PROBE  # importlib.util.find_spec("torchtext") is not None
+        if func is not None and any(isinstance(a, cst.SimpleString) and a.evaluated_value == "torch" for a in args):
+            last = func.rsplit(".", 1)[-1]
+            if last in _DISTRIBUTION_LOOKUPS or _VERSION_WORDS.search(last):
+                return VERSION  # importlib.metadata.version("torch"), _compare_version("torch", ...)
+        # what the function says (is_torch_version(">=", "1.11"), torch.__version__.split), and
+        # torch's version passed through (packaging.version.parse(torch.__version__), int(...));
+        # an argument that is only a flag says nothing of the result (f(x, TORCH_GE_2))
+        found = self.level(call.func, scope)
+        if func in _PASS_THROUGH and self._names.qualify(func, scope)[1] is None:
+            return max(found, self._most(args, scope))
+        return max(found, VERSION if self._most(args, scope) == VERSION else NONE)
+
+    def _of_torch(self, subject: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether a probed object is torch or something in it (``torch.linalg``, ``F`` after
+        ``import torch.nn.functional as F``, ``torch.Tensor``)."""
+        name = dotted(subject)
+        if name is None:
+            return False
+        qualname, binding = self._names.qualify(name, scope)
+        if binding is None:  # not bound here (a star import): only the name tells
+            qualname = name
+        return qualname is not None and qualname.split(".", 1)[0] == "torch"
+
+    def _chain(self, name: str, scope: Scope) -> int:
+        qualname, binding = self._names.qualify(name, scope)
+        if binding is None:  # a builtin, or from a star import: only the name tells
+            if name in TORCH_VERSIONS or name.startswith(tuple(v + "." for v in TORCH_VERSIONS)):
+                return VERSION
+            return _by_name(name)
+        if qualname is not None:
+            return self._qualified(qualname)
+        return self._binding(binding, name)
+
+    def _qualified(self, qualname: str) -> int:
+        if qualname in TORCH_VERSIONS or qualname.startswith(tuple(v + "." for v in TORCH_VERSIONS)):
+            return VERSION
+        parts = qualname.split(".")
+        if parts[0] in _VERSION_TOOLS or parts[-1] in _NOT_FLAGS:
+            return NONE
+        return _by_name(parts[-1])  # imported: its value is in another module
+
+    def _binding(self, binding: Binding, name: str) -> int:
+        """A name with no qualified name: a local, a relative import, or one of several."""
+        if binding.kind == "either":
+            return self._most_bindings(binding.alternatives, name)
+        if binding.relative:
+            return _by_name(name)
+        if binding.value is not None and binding.scope is not None:
+            value = self.level(binding.value, binding.scope)
+            if binding.scope.kind != "module":
+                # in a function, a value computed from torch's version or features; a probe of
+                # anything else kept in a variable (is_4bit = hasattr(bnb.nn, "Params4bit")
+                # and ...) is about the data, not the environment
+                return value if value >= FEATURE else NONE
+            if _is_bool(binding.value) and self.holds(binding.guards):
+                value = max(value, self._set_in(binding.guards))  # HAS_LINALG = True in a compat branch
+            # module constants are computed once from the environment: their value, or (when it
+            # comes from elsewhere, TPU_AVAILABLE = XLADeviceUtils.tpu_device_exists()) their name;
+            # a literal says all there is (MINIMUM_GCC_VERSION = (9, 0, 0) is no flag)
+            return value if _is_literal(binding.value) else max(value, _by_name(name))
+        if isinstance(binding.statement, (cst.FunctionDef, cst.ClassDef)):
+            return _by_name(name)  # def is_torch_greater_than(...): judged by its name
+        return NONE
+
+    def _most_bindings(self, bindings: Sequence[Binding], name: str) -> int:
+        return max((self._binding(b, name) if b.kind not in ("import", "from") or b.target is None
+                    else self._qualified(b.target) for b in bindings), default=NONE)
+
+    def _set_in(self, guards: tuple[Guard, ...]) -> int:
+        """How much a constant set inside these contexts says: as much as its strongest guard
+        (``HAS_EIGH = True`` after ``from torch.linalg import eigh`` in a ``try``: ``FEATURE``)."""
+        found = NONE
+        for guard in guards:
+            if guard.test is None or guard.scope is None:
+                found = max(found, guard.asks)
+            else:
+                found = max(found, self.level(guard.test, guard.scope))
+        return found
+
+
+def _by_name(name: str) -> int:
+    last = name.rsplit(".", 1)[-1]
+    if last in _NOT_FLAGS:
+        return NONE
+    if _VERSION_WORDS.search(name):
+        return FEATURE
+    if _AVAILABLE_WORDS.search(name):
+        return PROBE
+    return NONE
+
+
+def _is_literal(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, (cst.BaseNumber, cst.BaseString)):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Element, cst.UnaryOperation)):
+        return all(_is_literal(c) for c in children(node))
+    return False
+
+
+def _is_bool(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value in ("True", "False")

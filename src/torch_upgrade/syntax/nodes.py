@@ -1,0 +1,51 @@
+"""Walking LibCST nodes cheaply: the children worth visiting, and dotted names."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator, Optional
+
+import libcst as cst
+
+# Fields never worth entering: whitespace, punctuation, and nodes handled explicitly.
+_SKIP_FIELDS = {
+    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
+    "header", "footer", "newline", "colon", "equal", "dot", "operator", "star",
+    "asynchronous", "lbracket", "rbracket", "lbrace", "rbrace", "default_indent",
+    "default_newline", "encoding", "has_trailing_newline", "indent", "value_quote",
+    "prefix", "quote", "trailing_whitespace", "semicolon", "comparator_whitespace",
+}
+_FIELD_CACHE: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    names = _FIELD_CACHE.get(cls)
+    if names is None:
+        names = tuple(
+            f.name for f in dataclasses.fields(cls)
+            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELD_CACHE[cls] = names
+    return names
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything."""
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (v for v in value if isinstance(v, cst.CSTNode))
+
+
+def dotted(node: cst.CSTNode) -> Optional[str]:
+    """``a.b.c`` for a pure Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None

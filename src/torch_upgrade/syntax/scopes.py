@@ -1,0 +1,103 @@
+"""Scopes and may-be bindings: what a name can mean where it is read.
+
+Every binding records the branch of the program it comes from: the path of
+``(branching statement, arm)`` pairs from its scope's top down to it (the two
+arms of an ``if``, a ``try`` body and each of its handlers, a loop's body).
+The bindings of a name that may still hold when the scope is done are those
+not overwritten by a later binding on the same path or on a path enclosing
+theirs (``reaching``). When they mean different things, the name is "either":
+``try: from torch.linalg import solve / except ImportError: from torch import
+solve`` leaves ``solve`` meaning one or the other, so it is given no qualified
+name and no rule is matched through it. A name set to ``None`` in one branch
+(``except ImportError: amp = None``) is a placeholder for "not there" and
+leaves the meaning to the other branches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple, Optional
+
+import libcst as cst
+
+# The path of (id of a branching statement, arm) pairs from a scope's top to a binding.
+Branch = tuple[tuple[int, int], ...]
+
+
+@dataclass
+class Binding:
+    """What a name is bound to in one scope."""
+
+    # "import" (import a.b), "from" (from a import b), "alias" (x = a.b), "local",
+    # or "either" (bindings from alternative branches that disagree; see ``alternatives``)
+    kind: str
+    target: Optional[str] = None  # qualified name for imports, dotted source for aliases
+    alias: Optional[cst.ImportAlias] = None
+    statement: Optional[cst.CSTNode] = None  # the Import / ImportFrom, or the def / class binding the name
+    branch: Branch = ()
+    value: Optional[cst.BaseExpression] = field(default=None, repr=False)  # what an assignment assigns
+    relative: bool = False  # bound by ``from .mod import name`` (a "local" whose source is elsewhere)
+    guards: tuple["Guard", ...] = field(default=(), repr=False, compare=False)  # the contexts it is bound in
+    scope: Optional["Scope"] = field(default=None, repr=False, compare=False)
+    alternatives: tuple["Binding", ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def placeholder(self) -> bool:
+        """``name = None``: the branch saying that the thing is not there."""
+        return self.kind == "local" and isinstance(self.value, cst.Name) and self.value.value == "None"
+
+
+@dataclass
+class Scope:
+    kind: str  # "module" | "function" | "class"
+    parent: Optional["Scope"] = None
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+
+    def bind(self, name: str, binding: Binding) -> None:
+        if name in self.globals and self.parent is not None:
+            self.module().bind(name, binding)
+            return
+        binding.scope = self
+        self.bindings.setdefault(name, []).append(binding)
+
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+
+class Guard(NamedTuple):
+    """One compatibility context (judged by ``guards.GuardModel``): a test, or None for a ``try``
+    catching import errors; the scope the test is evaluated in; the level it must reach
+    (``guards.PROBE`` for the branches of an ``if``, ``guards.FEATURE`` for the rest of a block
+    after an early exit); and, for a ``try``, what it asks (``guards.FEATURE`` when its body
+    imports from torch, else ``guards.NONE``: ``HAS_TABULATE`` is no torch flag)."""
+
+    test: Optional[cst.BaseExpression]
+    scope: Optional[Scope]
+    level: int
+    asks: int = 0
+
+
+def _encloses(outer: Branch, inner: Branch) -> bool:
+    return len(outer) <= len(inner) and inner[:len(outer)] == outer
+
+
+def reaching(bindings: list[Binding]) -> list[Binding]:
+    """The bindings (in source order) that may still hold once the scope has run.
+
+    A binding is overwritten by a later one on its own path or on an enclosing
+    path (``x = a`` then ``x = b``; ``if c: x = a`` then ``x = b``); one in a
+    nested or alternative branch leaves the earlier one possible too.
+    """
+    live: list[Binding] = []
+    for binding in bindings:
+        branch = binding.branch
+        if live and branch:  # (on the scope's own path, it overwrites them all)
+            live = [b for b in live if not _encloses(branch, b.branch)]
+            live.append(binding)
+        else:
+            live = [binding]
+    return live

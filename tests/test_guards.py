@@ -1,0 +1,396 @@
+"""Compatibility code and may-be bindings, in the shapes real projects write them.
+
+Each case is a pair: the guarded (or ambiguous) code gives no finding, and the same
+old call without the guard is still reported, so a case cannot pass because
+detection broke. Shapes follow transformers, timm, lightning, accelerate, kornia.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+import torch_upgrade
+
+
+def found(code: str) -> list[tuple[str, int]]:
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
+    return sorted((f.rule, f.line) for f in report.findings)
+
+
+def check(guarded: str, plain: str, expected: list[tuple[str, int]]) -> None:
+    """No finding in the guarded code; the expected ones in the same old code unguarded."""
+    assert found(guarded) == []
+    assert set(expected) <= set(found(plain))
+
+
+# ------------------------------------------------------------ may-be bindings
+def test_try_import_with_a_fallback_import_is_either():
+    check("""
+        try:
+            from torch.linalg import qr as _qr
+        except ImportError:
+            from torch import qr as _qr
+
+        def orthogonalize(a):
+            return _qr(a)
+        """, """
+        from torch import qr as _qr
+
+        def orthogonalize(a):
+            return _qr(a)
+        """, [("TU204", 5)])
+
+
+def test_try_import_with_a_local_shim_is_either():
+    check("""
+        import torch
+        try:
+            from torch.cuda.amp import autocast
+        except ImportError:  # torch < 1.6
+            from contextlib import contextmanager
+
+            @contextmanager
+            def autocast(enabled=True):
+                yield
+
+        def forward(model, x):
+            with autocast():
+                return model(x)
+        """, """
+        import torch
+        from torch.cuda.amp import autocast
+
+        def forward(model, x):
+            with autocast():
+                return model(x)
+        """, [("TU303", 6)])
+
+
+def test_version_branches_binding_one_name_are_either():
+    check("""
+        import torch
+        from packaging import version
+
+        if version.parse(torch.__version__) >= version.parse("1.8"):
+            cholesky = torch.linalg.cholesky
+        else:
+            cholesky = torch.cholesky
+
+        def factor(a):
+            return cholesky(a)
+        """, """
+        import torch
+
+        cholesky = torch.cholesky
+
+        def factor(a):
+            return cholesky(a)
+        """, [("TU203", 7)])
+
+
+def test_feature_branches_binding_one_name_in_a_function_are_either():
+    check("""
+        import torch
+
+        def eigh(x):
+            if hasattr(torch.linalg, "eigh"):
+                decompose = torch.linalg.eigh
+            else:
+                decompose = torch.symeig
+            return decompose(x)
+        """, """
+        import torch
+
+        def eigh(x):
+            decompose = torch.symeig
+            return decompose(x)
+        """, [("TU202", 6)])
+
+
+def test_none_in_the_fallback_keeps_the_import():
+    # `autocast = None` says "not there": where autocast is called, it is torch.cuda.amp's
+    assert found("""
+        try:
+            from torch.cuda.amp import autocast
+        except ImportError:
+            autocast = None
+
+        def forward(model, x):
+            with autocast():
+                return model(x)
+        """) == [("TU303", 8)]
+
+
+def test_both_branches_binding_the_same_thing_resolve():
+    assert found("""
+        import sys
+        import torch
+
+        if sys.platform == "win32":
+            amp = torch.cuda.amp
+        else:
+            import torch.cuda.amp as amp
+
+        with amp.autocast():
+            pass
+        """) == [("TU303", 10)]
+
+
+def test_a_later_rebinding_on_the_same_path_wins():
+    assert ("TU201", 4) not in found("""
+        from torch import solve
+        solve = my_solve
+        x = solve(b, a)
+        """)
+    assert ("TU201", 4) in found("""
+        solve = my_solve
+        from torch import solve
+        x = solve(b, a)
+        """)
+
+
+# ------------------------------------------------------------ early exits
+def test_early_return_on_a_feature_guard_guards_the_fallback():
+    check("""
+        import torch
+
+        def solve(A, B):
+            if hasattr(torch, "linalg"):
+                return torch.linalg.solve(A, B)
+            return torch.solve(B, A)[0]
+        """, """
+        import torch
+
+        def solve(A, B):
+            return torch.solve(B, A)[0]
+        """, [("TU201", 5)])
+
+
+def test_negated_early_return_guards_its_body():
+    check("""
+        import torch
+
+        def eigh(x):
+            if not hasattr(torch.linalg, "eigh"):
+                return torch.symeig(x, eigenvectors=True)
+            return torch.linalg.eigh(x)
+        """, """
+        import torch
+
+        def eigh(x):
+            return torch.symeig(x, eigenvectors=True)
+        """, [("TU202", 5)])
+
+
+def test_early_exit_guards_only_the_rest_of_its_own_block():
+    assert found("""
+        import torch
+
+        def eigh(x):
+            if not hasattr(torch.linalg, "eigh"):
+                return torch.symeig(x, eigenvectors=True)
+            return torch.linalg.eigh(x)
+
+        def orthogonalize(a):
+            return torch.qr(a)
+        """) == [("TU204", 10)]
+    assert found("""
+        import torch
+
+        def factor(batches):
+            for a in batches:
+                if hasattr(torch, "linalg"):
+                    continue
+                torch.cholesky(a)
+            return torch.qr(a)
+        """) == [("TU204", 9)]
+
+
+def test_an_if_else_whose_branches_all_exit_is_an_exit():
+    check("""
+        import torch
+        from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_13
+
+        def solve(A, B, left=True):
+            if is_torch_greater_or_equal_than_1_13:
+                if left:
+                    return torch.linalg.solve(A, B)
+                else:
+                    return torch.linalg.solve(A, B, left=False)
+            X, _ = torch.solve(B, A)
+            return X
+        """, """
+        import torch
+
+        def solve(A, B, left=True):
+            X, _ = torch.solve(B, A)
+            return X
+        """, [("TU201", 5)])
+
+
+@pytest.mark.parametrize("exit_guard", [
+    'if not hasattr(self, "weight"):\n        return x',  # a probe of the module's own state
+    "if not is_torch_available():\n        return x",  # torch is needed, on every version
+    'if is_torch_version("<", "1.8.0"):\n        raise ImportError("needs torch >= 1.8")',  # a requirement
+])
+def test_exits_that_are_not_fallbacks_hide_nothing(exit_guard):
+    code = f"""\
+import torch
+from transformers.utils import is_torch_available, is_torch_version
+
+def forward(self, x):
+    {exit_guard}
+    return torch.qr(x)
+"""
+    assert found(code) == [("TU204", 7)]
+
+
+def test_module_level_requirement_check_hides_nothing():
+    assert found("""
+        import torch
+        from packaging import version
+
+        if version.parse(torch.__version__) < version.parse("1.8"):
+            raise ImportError("kornia requires torch >= 1.8")
+
+        def orthogonalize(a):
+            return torch.qr(a)
+        """) == [("TU204", 9)]
+
+
+# ------------------------------------------------------------ guard tests
+OLD_CALL = "torch.symeig(x, eigenvectors=True)"
+
+
+@pytest.mark.parametrize("setup, test", [
+    # transformers/pytorch_utils.py
+    ('parsed_torch_version_base = version.parse(version.parse(torch.__version__).base_version)\n'
+     'is_torch_less_than_1_9 = parsed_torch_version_base < version.parse("1.9")',
+     "is_torch_less_than_1_9"),
+    ('TORCH_GE_2 = version.parse(torch.__version__) >= version.parse("2.0")', "not TORCH_GE_2"),
+    ("", 'version.parse(torch.__version__) < version.parse("1.9")'),
+    ("", 'LooseVersion(torch.__version__) < LooseVersion("1.9.0")'),  # lightning 1.0
+    # timm/kornia: a tuple of ints from the version string
+    ("TORCH_VERSION = tuple(int(x) for x in torch.__version__.split('.')[:2])", "TORCH_VERSION < (1, 9)"),
+    ("", "tuple(int(p) for p in torch.__version__.split('.')[:2]) < (1, 9)"),
+    ("", "int(torch.__version__.split('.')[1]) < 9"),
+    ("", 'torch.__version__ < "1.9"'),
+    ("", 'torch.__version__.startswith("1.8")'),
+    ("", 'importlib.metadata.version("torch") < "1.9"'),
+    ("", 'not hasattr(torch.linalg, "eigh")'),
+    ("", 'getattr(torch.linalg, "eigh", None) is None'),
+    ("", 'not getattr(torch, "linalg", None)'),
+    ("_HAS_EIGH = hasattr(torch, 'linalg') and hasattr(torch.linalg, 'eigh')", "not _HAS_EIGH"),
+    # lightning/accelerate: flags imported from a utilities module
+    ("from pytorch_lightning.utilities import _TORCH_LOWER_EQUAL_1_8", "_TORCH_LOWER_EQUAL_1_8"),
+    ("from .pytorch_utils import is_torch_less_than_1_9", "is_torch_less_than_1_9"),
+    ("from accelerate.utils import is_torch_version", 'is_torch_version("<", "1.9.0")'),
+    # a flag set in the branches of a try that imports the new API
+    ("try:\n    from torch.linalg import eigh\n    HAS_EIGH = True\nexcept ImportError:\n    HAS_EIGH = False",
+     "not HAS_EIGH"),
+])
+def test_guard_tests_mark_both_branches(setup, test):
+    head = f"import importlib.metadata\nfrom distutils.version import LooseVersion\nimport torch\n" \
+           f"from packaging import version\n{setup}\n"
+    body = f"if {test}:\n    w, v = {OLD_CALL}\nelse:\n    w, v = torch.linalg.eigh(x)\n"
+    assert found(head + body) == []
+    plain = head + f"w, v = {OLD_CALL}\n"
+    assert found(plain) == [("TU202", plain.count("\n"))]
+
+
+@pytest.mark.parametrize("setup, test", [
+    ("import sys", "sys.version_info < (3, 8)"),  # Python's version, not torch's
+    ("", "torch.cuda.is_available()"),
+    ("", "torch.version.cuda is not None"),  # the CUDA build, not torch's version
+    ("", 'getattr(config, "use_legacy", False)'),  # a setting with a default, not a probe
+    ("import numpy as np", 'np.__version__ >= "1.20"'),
+    ("from diffusers.utils import TEXT_INVERSION_NAME", "TEXT_INVERSION_NAME"),  # "VERSION" inside a word
+    # torch's own benchmark utils: an optional dependency's flag is not about torch
+    ("try:\n    from tabulate import tabulate\n    HAS_TABULATE = True\nexcept ImportError:\n    HAS_TABULATE = False",
+     "HAS_TABULATE"),
+])
+def test_other_conditions_are_not_torch_guards(setup, test):
+    code = f"import torch\n{setup}\nif {test}:\n    w, v = {OLD_CALL}\n"
+    assert found(code) == [("TU202", code.count("\n"))]
+
+
+def test_a_parameter_named_version_is_no_guard():
+    assert found("""
+        import torch
+
+        def export(x, version=2):
+            if version >= 2:
+                return torch.symeig(x, eigenvectors=True)
+        """) == [("TU202", 6)]
+
+
+def test_a_conditional_expression_on_a_version_constant():
+    check("""
+        import torch
+        TORCH_MAJOR, TORCH_MINOR = map(int, torch.__version__.split(".")[:2])
+        _TORCH_LT_1_8 = (TORCH_MAJOR, TORCH_MINOR) < (1, 8)
+
+        def orthogonalize(a):
+            q, r = torch.qr(a) if _TORCH_LT_1_8 else torch.linalg.qr(a)
+            return q
+        """, """
+        import torch
+
+        def orthogonalize(a):
+            q, r = torch.qr(a)
+            return q
+        """, [("TU204", 5)])
+
+
+def test_a_function_local_version_value_is_a_guard():
+    check("""
+        import torch
+        from packaging import version
+
+        def custom_fwd(fn):
+            torch_version = version.parse(torch.__version__)
+            if torch_version >= version.parse("1.10"):
+                return torch.autocast("cuda")(fn)
+            return torch.cuda.amp.autocast()(fn)
+        """, """
+        import torch
+
+        def custom_fwd(fn):
+            return torch.cuda.amp.autocast()(fn)
+        """, [("TU303", 5)])
+
+
+def test_an_object_chosen_by_a_feature_test_is_no_flag():
+    # diffusers: the processor is picked by a feature test, but testing it is no version check
+    assert found("""
+        import torch
+        import torch.nn.functional as F
+
+        def set_processor(self, processor=None):
+            processor = AttnProcessor2_0() if hasattr(F, "scaled_dot_product_attention") else AttnProcessor()
+            if processor is None:
+                w, v = torch.symeig(x, eigenvectors=True)
+        """) == [("TU202", 8)]
+
+
+def test_probes_of_other_objects_guard_branches_but_not_remainders():
+    # bitsandbytes-style: a probe kept in a function variable is about the data
+    assert found("""
+        import torch
+        import bitsandbytes as bnb
+
+        def set_value(module, x):
+            is_4bit = hasattr(bnb.nn, "Params4bit") and isinstance(module.weight, bnb.nn.Params4bit)
+            if is_4bit:
+                return torch.qr(x)
+        """) == [("TU204", 8)]
+    assert found("""
+        import torch
+
+        def forward(self, x):
+            if hasattr(self, "legacy_qr"):
+                return torch.qr(x)
+            return self.qr(x)
+        """) == []
