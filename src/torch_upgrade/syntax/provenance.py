@@ -1,0 +1,342 @@
+"""Is this expression a ``torch.Tensor``? Provenance inference with a stated confidence.
+
+A method name alone is no evidence (``np.linalg.solve``, ``solver.solve()``, a SciPy
+object): a method-form rule (``A.symeig()``) needs to know where its receiver came from.
+Within a file, a value is
+
+- ``certain`` when it comes from a torch factory or op (``torch.randn``, ``F.relu``), a
+  tensor method or attribute of a tensor (``.float()``, ``.detach()``, ``.data``, ``.grad``),
+  arithmetic or indexing of a tensor, an annotation (``x: Tensor``, ``Optional[Tensor]``,
+  ``"torch.Tensor"``, ``nn.Parameter``), a module's parameter or buffer
+  (``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``), or a loop over
+  ``.parameters()`` / ``.named_parameters()`` / ``group["params"]``;
+- ``likely`` when only some of the ways a name is assigned are certain;
+- ``no`` for NumPy, SciPy and pandas values and annotations, and for instances of classes of
+  the file (a user class with a method of that name);
+- ``possible`` otherwise (nothing is known).
+
+Names are followed through their assignments in the same function (or the module), a few
+levels deep; this is evidence about the code as written, not a type checker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import libcst as cst
+
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import dotted
+
+CERTAIN, LIKELY, NO, POSSIBLE = "certain", "likely", "no", "possible"
+
+# torch functions that do not return a tensor
+_NOT_TENSORS = {
+    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel", "torch.manual_seed",
+    "torch.device", "torch.dtype", "torch.Size", "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled",
+    "torch.inference_mode", "torch.autocast", "torch.load", "torch.save", "torch.compile", "torch.get_default_dtype",
+    "torch.set_default_dtype", "torch.is_grad_enabled", "torch.cuda.is_available", "torch.cuda.device_count",
+    "torch.typename", "torch.is_nonzero", "torch.equal", "torch.allclose", "torch.result_type", "torch.can_cast",
+    "torch.promote_types", "torch.broadcast_shapes", "torch.get_rng_state", "torch.Generator", "torch.finfo",
+    "torch.iinfo", "torch.jit.script", "torch.jit.trace", "torch.unbind", "torch.split", "torch.chunk",
+    "torch.meshgrid", "torch.broadcast_tensors", "torch.sort", "torch.topk", "torch.max", "torch.min",
+    "torch.median", "torch.mode", "torch.kthvalue", "torch.unique", "torch.histogram", "torch.svd", "torch.qr",
+    "torch.eig", "torch.symeig", "torch.lstsq", "torch.solve", "torch.lu", "torch.slogdet", "torch.tensor_split",
+    "torch.hsplit", "torch.vsplit", "torch.dsplit", "torch.aminmax", "torch.var_mean", "torch.std_mean",
+    "torch.frexp", "torch.triangular_solve", "torch.geqrf", "torch.cummax", "torch.cummin",
+}
+_TENSOR_MODULES = {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"}
+_NOT_TENSOR_MODULES = ("numpy", "scipy", "pandas", "jax", "tensorflow", "cupy", "sympy", "math", "random")
+_PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor", "torch.tensor"}
+# methods of a tensor that return a tensor (on a tensor receiver)
+_TENSOR_METHODS = {
+    "to", "float", "double", "half", "bfloat16", "int", "long", "bool", "cuda", "cpu", "detach", "clone",
+    "contiguous", "t", "transpose", "permute", "view", "view_as", "reshape", "reshape_as", "squeeze",
+    "unsqueeze", "flatten", "expand", "expand_as", "repeat", "abs", "exp", "log", "sqrt", "sum", "mean",
+    "matmul", "mm", "bmm", "mul", "add", "sub", "div", "pow", "neg", "clamp", "type_as", "requires_grad_",
+    "detach_", "add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "clamp_", "normal_", "uniform_",
+    "conj", "real", "imag", "softmax", "log_softmax", "relu", "sigmoid", "tanh", "masked_fill", "gather",
+    "index_select", "narrow", "select", "norm", "triu", "tril", "diag", "diagonal", "inverse", "pinverse",
+    "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "cumsum", "prod", "std", "var",
+}
+_TENSOR_ATTRIBUTES = {"data", "grad", "T", "mT", "H", "mH", "real", "imag"}
+_PARAMETER_LOOPS = {"parameters", "named_parameters", "buffers", "named_buffers"}
+_MAX_DEPTH = 6
+
+
+@dataclass
+class _Facts:
+    """What a function (or the module) says about its names."""
+
+    annotations: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    loops: dict[str, cst.BaseExpression] = field(default_factory=dict)  # name -> the loop's iterable (or "item")
+
+
+class Provenance:
+    """Answers ``receiver(ref)`` for method calls in one file; facts are gathered on first use."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self._parents: Optional[dict[int, cst.CSTNode]] = None
+        self._facts: dict[int, _Facts] = {}
+        self._classes: Optional[dict[str, cst.ClassDef]] = None
+
+    # ------------------------------------------------------------------ public
+    def receiver(self, ref: Reference) -> str:
+        """How sure it is that the receiver of the method call at ``ref`` is a tensor."""
+        node = ref.node
+        if not isinstance(node, cst.Attribute):
+            return POSSIBLE
+        return self.of(node.value, ref)
+
+    def of(self, expr: cst.BaseExpression, ref: Reference, depth: int = 0) -> str:
+        if depth > _MAX_DEPTH:
+            return POSSIBLE
+        if isinstance(expr, cst.Call):
+            return self._call(expr, ref, depth)
+        if isinstance(expr, cst.Name):
+            return self._name(expr.value, expr, ref, depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, ref, depth)
+        if isinstance(expr, cst.Subscript):
+            inner = self.of(expr.value, ref, depth + 1)
+            return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
+        if isinstance(expr, cst.BinaryOperation):
+            operands = [e for e in (expr.left, expr.right) if not isinstance(e, cst.BaseNumber)] or [expr.left]
+            sides = {self.of(e, ref, depth + 1) for e in operands}  # a tensor and a number: a tensor
+            if NO in sides:
+                return NO if sides == {NO} else POSSIBLE
+            return CERTAIN if CERTAIN in sides else LIKELY if LIKELY in sides else POSSIBLE
+        if isinstance(expr, cst.UnaryOperation):
+            return self.of(expr.expression, ref, depth + 1)
+        if isinstance(expr, (cst.BaseNumber, cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set,
+                             cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
+            return NO
+        return POSSIBLE
+
+    # ------------------------------------------------------------------ expressions
+    def _qualified(self, node: cst.BaseExpression, ref: Reference) -> Optional[str]:
+        name = dotted(node)
+        if name is None:
+            return None
+        return self.analysis.qualify(name, ref.scope)[0]
+
+    def _call(self, call: cst.Call, ref: Reference, depth: int) -> str:
+        func = call.func
+        qualname = self._qualified(func, ref)
+        if qualname is not None:
+            if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
+                return NO
+            if qualname in _NOT_TENSORS:
+                return POSSIBLE
+            module, _, function = qualname.rpartition(".")
+            if qualname in _PARAMETER_CLASSES or module in _TENSOR_MODULES and function[:1].islower():
+                return CERTAIN
+            return POSSIBLE
+        if isinstance(func, cst.Name):
+            cls = self._class(func.value)
+            if cls is not None:
+                return NO  # an instance of a class of this file
+            return POSSIBLE
+        if isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
+            inner = self.of(func.value, ref, depth + 1)
+            return inner if inner in (CERTAIN, LIKELY, NO) else POSSIBLE
+        return POSSIBLE
+
+    def _attribute(self, node: cst.Attribute, ref: Reference, depth: int) -> str:
+        qualname = self._qualified(node, ref)
+        if qualname is not None and qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
+            return NO
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            return self._self_attribute(node.attr.value, ref, depth)
+        if node.attr.value in _TENSOR_ATTRIBUTES:
+            inner = self.of(node.value, ref, depth + 1)
+            return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
+        return POSSIBLE
+
+    def _name(self, name: str, node: cst.CSTNode, ref: Reference, depth: int) -> str:
+        if name == "self":
+            return NO if self._enclosing(node, cst.ClassDef) is not None else POSSIBLE
+        for scope_node in self._scopes(node):
+            facts = self._facts_of(scope_node)
+            if name in facts.annotations:
+                return self._annotation(facts.annotations[name], ref)
+            if name in facts.loops:
+                return self._loop(facts.loops[name], ref)
+            values = facts.values.get(name)
+            if values:
+                kinds = [self.of(v, ref, depth + 1) for v in values]
+                if all(k == CERTAIN for k in kinds):
+                    return CERTAIN
+                if all(k == NO for k in kinds):
+                    return NO
+                return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
+            if isinstance(scope_node, cst.FunctionDef) and name in _param_names(scope_node):
+                return POSSIBLE  # an unannotated parameter
+        return POSSIBLE
+
+    def _annotation(self, annotation: cst.BaseExpression, ref: Reference) -> str:
+        if isinstance(annotation, cst.SimpleString):
+            try:
+                annotation = cst.parse_expression(annotation.evaluated_value if isinstance(
+                    annotation.evaluated_value, str) else "")
+            except cst.ParserSyntaxError:
+                return POSSIBLE
+        inner = _unwrap_optional(annotation)
+        qualname = self._qualified(inner, ref)
+        if qualname is None:
+            return POSSIBLE
+        if qualname in _PARAMETER_CLASSES or qualname.startswith("torch.") and qualname.endswith("Tensor"):
+            return CERTAIN
+        if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES or qualname in ("int", "float", "str", "bool", "list",
+                                                                             "dict", "tuple"):
+            return NO
+        return POSSIBLE
+
+    def _loop(self, iterable: cst.BaseExpression, ref: Reference) -> str:
+        call = iterable
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                call.func.attr.value in _PARAMETER_LOOPS:
+            return CERTAIN
+        if isinstance(iterable, cst.Subscript):  # group["params"]
+            for element in iterable.slice:
+                index = element.slice
+                if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and \
+                        index.value.evaluated_value == "params":
+                    return CERTAIN
+        return POSSIBLE
+
+    def _self_attribute(self, attr: str, ref: Reference, depth: int) -> str:
+        cls = self._enclosing(ref.node, cst.ClassDef)
+        if cls is None:
+            return POSSIBLE
+        values: list[cst.BaseExpression] = []
+        buffers = False
+        for node in _walk(cls):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
+                            t.value.value == "self" and t.attr.value == attr:
+                        values.append(node.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value == "register_buffer" and node.args and \
+                    isinstance(node.args[0].value, cst.SimpleString) and \
+                    node.args[0].value.evaluated_value == attr:
+                buffers = True
+        if buffers:
+            return CERTAIN
+        if not values:
+            return POSSIBLE
+        kinds = [self.of(v, ref, depth + 1) for v in values]
+        if all(k == CERTAIN for k in kinds):
+            return CERTAIN
+        if all(k == NO for k in kinds):
+            return NO
+        return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
+
+    # ------------------------------------------------------------------ structure
+    def _parent_map(self) -> dict[int, cst.CSTNode]:
+        if self._parents is None:
+            parents: dict[int, cst.CSTNode] = {}
+            todo: list[cst.CSTNode] = [self.analysis.module]
+            while todo:
+                node = todo.pop()
+                for child in node.children:
+                    parents[id(child)] = node
+                    todo.append(child)
+            self._parents = parents
+        return self._parents
+
+    def _enclosing(self, node: cst.CSTNode, kind: type) -> Optional[cst.CSTNode]:
+        parents = self._parent_map()
+        current = parents.get(id(node))
+        while current is not None and not isinstance(current, kind):
+            current = parents.get(id(current))
+        return current
+
+    def _scopes(self, node: cst.CSTNode) -> list[Union[cst.FunctionDef, cst.Module]]:
+        """The enclosing function(s), innermost first, then the module."""
+        parents = self._parent_map()
+        out: list[Union[cst.FunctionDef, cst.Module]] = []
+        current = parents.get(id(node))
+        while current is not None:
+            if isinstance(current, cst.FunctionDef):
+                out.append(current)
+            current = parents.get(id(current))
+        out.append(self.analysis.module)
+        return out
+
+    def _facts_of(self, scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
+        facts = self._facts.get(id(scope))
+        if facts is None:
+            facts = self._facts[id(scope)] = _gather(scope)
+        return facts
+
+    def _class(self, name: str) -> Optional[cst.ClassDef]:
+        if self._classes is None:
+            self._classes = {n.name.value: n for n in _walk(self.analysis.module) if isinstance(n, cst.ClassDef)}
+        return self._classes.get(name)
+
+
+def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
+    facts = _Facts()
+    if isinstance(scope, cst.FunctionDef):
+        for param in (*scope.params.posonly_params, *scope.params.params, *scope.params.kwonly_params):
+            if param.annotation is not None:
+                facts.annotations[param.name.value] = param.annotation.annotation
+    body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+    for node in _walk(body, stop_at_functions=True):
+        if isinstance(node, cst.Assign):
+            for assigned in node.targets:
+                if isinstance(assigned.target, cst.Name):
+                    facts.values.setdefault(assigned.target.value, []).append(node.value)
+        elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+            facts.annotations.setdefault(node.target.value, node.annotation.annotation)
+        elif isinstance(node, cst.For):
+            target = node.target
+            if isinstance(target, cst.Name):
+                facts.loops[target.value] = node.iter
+            elif isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
+                    isinstance(target.elements[1].value, cst.Name):
+                call = node.iter  # for name, p in model.named_parameters()
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                        call.func.attr.value.startswith("named_"):
+                    facts.loops[target.elements[1].value.value] = call
+    return facts
+
+
+def _walk(root: cst.CSTNode, stop_at_functions: bool = False) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for child in node.children:
+            if stop_at_functions and isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            todo.append(child)
+    return out
+
+
+def _param_names(function: cst.FunctionDef) -> set[str]:
+    p = function.params
+    return {param.name.value for param in (*p.posonly_params, *p.params, *p.kwonly_params)}
+
+
+def _unwrap_optional(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """``Optional[X]`` / ``Union[X, None]`` / ``X | None`` -> ``X``."""
+    if isinstance(annotation, cst.Subscript):
+        name = dotted(annotation.value) or ""
+        if name.rsplit(".", 1)[-1] in ("Optional", "Union"):
+            items = [e.slice.value for e in annotation.slice if isinstance(e.slice, cst.Index)]
+            rest = [i for i in items if not (isinstance(i, cst.Name) and i.value == "None")]
+            if len(rest) == 1:
+                return rest[0]
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        for side, other in ((annotation.left, annotation.right), (annotation.right, annotation.left)):
+            if isinstance(other, cst.Name) and other.value == "None":
+                return side
+    return annotation
