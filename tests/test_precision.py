@@ -298,3 +298,21 @@ def test_two_project_hints_never_share_a_line() -> None:
     assert ("TU412", 5) in got and ("TU306", 8) in got  # compile: the loop; mixed precision: the backward
     lines = [line for _, line in got]
     assert len(lines) == len(set(lines))
+
+
+def test_a_removed_call_whose_failure_is_handled_is_info_at_most() -> None:
+    code = """
+    import torch
+    try:
+        torch._C._jit_set_nvfuser_enabled(False)
+    except Exception:
+        pass
+    try:
+        y = torch.solve(b, A)[0]
+    except RuntimeError:
+        y = torch.linalg.solve(A, b)
+    torch._C._jit_set_nvfuser_enabled(False)
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
+    assert sorted((f.line, f.rule, f.severity) for f in report.findings) == [
+        (4, "TU404", "info"), (8, "TU201", "info"), (11, "TU404", "error")]

@@ -23,10 +23,13 @@ def applies(rule: Rule, window: Window) -> bool:
     return window.reaches(rule.trigger)
 
 
-def severity(rule: Rule, window: Window) -> str:
+def severity(rule: Rule, window: Window, handled: bool = False) -> str:
     """error once the window reaches the removal; a deprecation is a warning unless its rule
     says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
-    a behaviour change is info, an opportunity a hint."""
+    a behaviour change is info, an opportunity a hint. A removed or deprecated call whose
+    failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks."""
+    if handled and rule.kind in ("removed", "deprecated"):
+        return "info" if rule.severity != "hint" else "hint"
     if rule.kind == "behavior":
         return "info"
     if rule.kind == "opportunity":

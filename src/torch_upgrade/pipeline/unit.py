@@ -269,7 +269,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             rule_id=rule.id, rule_name=rule.name, path=rel,
             line=rng.start.line, column=rng.start.column + 1,
             end_line=rng.end.line, end_column=rng.end.column + 1,
-            severity=severity(rule, window), message=hit.message or rule.message,
+            severity=severity(rule, window, handled=hit.ref is not None and hit.ref.handled),
+            message=hit.message or rule.message,
             release=release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
             statement_line=first,
         ))

@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union,
 
 import libcst as cst
 
-from torch_upgrade.syntax.guards import FEATURE, PROBE, GuardModel, catches_import_errors, falls_back, try_asks
+from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
+                                         falls_back, try_asks)
 from torch_upgrade.syntax.nodes import _fields, children, dotted  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
@@ -53,6 +54,7 @@ class Reference:
     binding: Optional[Binding] = None
     top: Optional[cst.CSTNode] = None  # the module-level statement that contains it
     guards: tuple[Guard, ...] = field(default=(), repr=False)  # the contexts deciding ``guarded``
+    handled: bool = False  # inside a ``try`` whose handlers catch its failure (``except Exception:``)
 
     @property
     def parent(self) -> Optional[cst.CSTNode]:
@@ -72,6 +74,7 @@ class Analysis:
         self._stack: list[cst.CSTNode] = []
         self._statement: cst.CSTNode = module
         self._guards: tuple[Guard, ...] = ()  # the compatibility contexts around the walk
+        self._handled = 0  # depth of ``try`` bodies whose handlers catch a failing call
         self._branch: Branch = ()  # the branch of the current scope the walk is in
         # what names settle to in their scopes, kept once the walk is done
         self._settled: Optional[dict[tuple[int, str], Binding]] = None
@@ -164,7 +167,7 @@ class Analysis:
         ref = Reference(
             node=node, dotted=name, scope=self.scope, statement=self._statement,
             parents=tuple(self._stack[-3:]), ctx=ctx, call=call,
-            import_statement=import_statement, top=self._top, guards=self._guards,
+            import_statement=import_statement, top=self._top, guards=self._guards, handled=self._handled > 0,
         )
         self.references.append(ref)
         return ref
@@ -465,7 +468,12 @@ class Analysis:
         self._stack.append(node)
 
         def attempts() -> None:  # the body, and each handler as its alternative
-            self._in_branch(node, 0, lambda: self._visit(node.body))
+            handled = catches_failures(node)
+            self._handled += handled
+            try:
+                self._in_branch(node, 0, lambda: self._visit(node.body))
+            finally:
+                self._handled -= handled
             for arm, handler in enumerate(node.handlers, 1):
                 self._in_branch(node, arm, lambda: self._visit(handler))
 

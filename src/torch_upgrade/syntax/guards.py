@@ -94,6 +94,27 @@ def catches_import_errors(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     return False
 
 
+# what a removed or deprecated call raises: AttributeError (the name is gone), RuntimeError (a
+# removed function's stub, torch 1.12-2.13), TypeError (an argument no longer accepted)
+_FAILURES = {"Exception", "BaseException", "RuntimeError", "AttributeError", "TypeError", "NotImplementedError"}
+
+
+def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
+    """Whether a ``try``'s handlers catch what a removed or deprecated call raises (a bare
+    ``except:`` too): code in its body that fails is handled, not broken."""
+    for handler in node.handlers:
+        kinds = handler.type
+        if kinds is None:
+            return True
+        names = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
+        for item in names:
+            value = item.value if isinstance(item, cst.Element) else item
+            name = dotted(value)
+            if name and name.rsplit(".", 1)[-1] in _FAILURES:
+                return True
+    return False
+
+
 def try_asks(node: Union[cst.Try, "cst.TryStar"]) -> int:
     """What a ``try`` catching import errors asks of the environment: ``FEATURE`` when its body
     imports from torch (``from torch.linalg import eigh``), else nothing about torch."""
