@@ -316,3 +316,12 @@ def test_a_removed_call_whose_failure_is_handled_is_info_at_most() -> None:
     report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
     assert sorted((f.line, f.rule, f.severity) for f in report.findings) == [
         (4, "TU404", "info"), (8, "TU201", "info"), (11, "TU404", "error")]
+
+
+def test_getattr_with_a_literal_name_is_a_use_and_with_a_default_a_probe() -> None:
+    code = """
+    import torch
+    autocast = getattr(torch.cuda.amp, "autocast")
+    solve = getattr(torch, "solve", None)
+    """
+    assert findings(code) == [("TU303", 3)]

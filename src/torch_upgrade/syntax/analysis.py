@@ -428,6 +428,9 @@ class Analysis:
             self._visit(node.func)
         for arg in node.args:
             self._visit(arg.value)
+        attribute = _getattr_use(node) if name == "getattr" else None
+        if attribute is not None:  # getattr(torch.cuda.amp, "autocast"): a use of torch.cuda.amp.autocast
+            self._record(node, attribute)
         self._stack.pop()
 
     def _arg(self, node: cst.Arg) -> None:
@@ -581,6 +584,17 @@ class Analysis:
                 if best is None or len(candidate) < len(best):
                     best = candidate
         return best
+
+
+def _getattr_use(call: cst.Call) -> Optional[str]:
+    """``getattr(owner, "name")`` with no default (a use, not a probe): the dotted name it reads."""
+    if len(call.args) != 2 or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    owner, attribute = dotted(call.args[0].value), call.args[1].value
+    if owner is None or not isinstance(attribute, cst.SimpleString):
+        return None
+    value = attribute.evaluated_value
+    return f"{owner}.{value}" if isinstance(value, str) and value.isidentifier() else None
 
 
 def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
