@@ -99,9 +99,18 @@ def quiet(rules: Iterable[Rule], reporting: set[str]) -> set[str]:
     return {r.id for r in rules if reporting.intersection(r.yields_to)}
 
 
-def finalize(fix: Fix, rule: Rule, window: Window) -> Fix:
-    """Decide a fix's safety from the rule, the fixer's verdict and the window (once per fix)."""
+def reported(confidence: str) -> bool:
+    """Whether a hit of this confidence is reported: ``certain`` and ``likely``; ``possible``
+    (nothing is known of the receiver) and ``no`` (it is certainly something else) are not."""
+    return confidence in ("certain", "likely")
+
+
+def finalize(fix: Fix, rule: Rule, window: Window, confidence: str = "certain") -> Fix:
+    """Decide a fix's safety from the rule, the fixer's verdict, the window and how sure the
+    detection is (once per fix): a fix on a receiver that is only likely a tensor is unsafe."""
     reasons = []
+    if confidence != "certain":
+        reasons.append("the receiver is likely, not certainly, a torch.Tensor")
     if fix.safety == "unsafe" and fix.reason:
         reasons.append(fix.reason)
     if rule.safety == "unsafe":

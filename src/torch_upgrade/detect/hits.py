@@ -22,4 +22,5 @@ class Hit:
     ref: Optional[Reference] = None
     fix: Optional[Fix] = None
     message: Optional[str] = None
+    confidence: str = "certain"  # that the code is what the rule is about (see syntax.provenance)
 

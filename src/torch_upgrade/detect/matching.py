@@ -15,6 +15,8 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import FixContext, Unnameable
+from torch_upgrade.rewrite.method_form import fix_method
+from torch_upgrade.syntax.provenance import CERTAIN, Provenance
 
 
 class Matcher:
@@ -35,10 +37,11 @@ class Matcher:
                 self.prefix[name].append(rule)
             for name in m.methods:
                 self.methods[name].append(rule)
-        # words the text prefilter looks for: the root of every name a rule matches, and
-        # ".name" for a method (as in ``x.ger(y)``; "ger" alone is in every "logger")
+        # words the text prefilter looks for: the root of every name a rule matches. A method
+        # form (``A.symeig()``) is reported only on a receiver known to be a tensor, and that
+        # knowledge comes from torch's names in the file ("torch" is among the words anyway)
         self.words = sorted({n.split(".", 1)[0] for n in list(self.exact) + list(self.prefix)}
-                            | {"." + m for m in self.methods})
+                            | ({"torch"} if self.methods else set()))
 
     def _candidates(self, ref: Reference) -> Iterable[Rule]:
         q = ref.qualname
@@ -87,12 +90,19 @@ class Matcher:
         imports: list[Hit] = []
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
         renamed: set[tuple[str, int]] = set()  # (rule, binding) pairs fixed at the import
+        provenance: Optional[Provenance] = None
         for ref in analysis.references:
             if ref.guarded:
                 continue
             for rule in self._candidates(ref):
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package):
                     continue
+                confidence = CERTAIN
+                if ref.qualname is None:  # a method on a receiver that names alone do not tell
+                    provenance = provenance or Provenance(analysis)
+                    confidence = provenance.receiver(ref)
+                    if not policy.reported(confidence):
+                        continue
                 key = (rule.id, id(ref.binding))
                 if ref.ctx == "import":
                     imports.append(Hit(rule, ref.node, ref.statement, ref=ref))
@@ -100,7 +110,7 @@ class Matcher:
                         renamed.add(key)
                 else:
                     used.add(key)
-                    uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref))
+                    uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence))
         # A use through a from-import that the rule renames is fixed at the import;
         # an import is reported only when it is renamed or nothing it binds is flagged.
         # (every hit made above carries its reference)
@@ -128,7 +138,7 @@ class Matcher:
                 out.extend(h for h in check(analysis, rule, self.window) if h.rule is rule)
         for hit in out:  # one place decides every fix's safety, whoever proposed it
             if hit.fix is not None:
-                hit.fix = policy.finalize(hit.fix, hit.rule, self.window)
+                hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
         return out
 
     def _fix(self, rule: Rule, ref: Reference, analysis: Analysis) -> Optional[Fix]:
@@ -140,7 +150,10 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     ctx = FixContext(analysis, rule, window, ref.scope)
     fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
     try:
-        fix = fixer(ref, ctx)
+        if ref.qualname is None and rule.fixer and rule.match.calls:  # A.symeig(): as torch.symeig(A)
+            fix = fix_method(ref, ctx, rule.match.calls[0], fixer)
+        else:
+            fix = fixer(ref, ctx)
     except Unnameable:  # advice only: no rewrite can say it here
         return None
     if fix is None:
