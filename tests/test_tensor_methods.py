@@ -67,3 +67,16 @@ def test_the_method_form_is_rewritten_as_the_function_would_be(tmp_path, monkeyp
     torch_upgrade.fix(".", from_version="1.9")
     assert (tmp_path / "m.py").read_text() == (
         "import torch\ndef f(A: torch.Tensor):\n    q, r = torch.linalg.qr(A)\n    return torch.linalg.cholesky(A)\n")
+
+
+def test_a_method_given_a_tensor_makes_its_unknown_receiver_likely_one() -> None:
+    code = """
+    import torch
+    def adam(model, state, beta1):
+        for p in model.parameters():
+            grad = p.grad.data
+            state["exp_avg"].mul_(beta1).add_(1 - beta1, grad)
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
+    [finding] = report.findings
+    assert finding.rule == "TU934" and finding.fix is not None and finding.fix.safety == "unsafe"

@@ -10,7 +10,8 @@ Within a file, a value is
   ``"torch.Tensor"``, ``nn.Parameter``), a module's parameter or buffer
   (``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``), or a loop over
   ``.parameters()`` / ``.named_parameters()`` / ``group["params"]``;
-- ``likely`` when only some of the ways a name is assigned are certain;
+- ``likely`` when only some of the ways a name is assigned are certain, or when the receiver is
+  unknown but the method is given a certain tensor (``state.add_(1 - beta, grad)``);
 - ``no`` for NumPy, SciPy and pandas values and annotations, and for instances of classes of
   the file (a user class with a method of that name);
 - ``possible`` otherwise (nothing is known).
@@ -89,7 +90,11 @@ class Provenance:
         node = ref.node
         if not isinstance(node, cst.Attribute):
             return POSSIBLE
-        return self.of(node.value, ref)
+        kind = self.of(node.value, ref)
+        if kind == POSSIBLE and ref.call is not None and any(
+                self.of(arg.value, ref, 1) == CERTAIN for arg in ref.call.args if not arg.star):
+            return LIKELY  # a method combining the receiver with a tensor: the receiver is likely one too
+        return kind
 
     def of(self, expr: cst.BaseExpression, ref: Reference, depth: int = 0) -> str:
         if depth > _MAX_DEPTH:
