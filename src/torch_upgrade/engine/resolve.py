@@ -62,37 +62,50 @@ class Resolver:
         self._configs: dict[Path, config_mod.Config] = {}
         self._settings: dict[tuple[Optional[Path], Optional[Path]], tuple[Settings, tuple[str, ...]]] = {}
         self._by_directory: dict[Path, tuple[Settings, tuple[str, ...]]] = {}
+        self._roots: dict[Path, Optional[Path]] = {}
 
     def settings_for(self, path: Path) -> tuple[Settings, tuple[str, ...]]:
         """The settings for a file (or the directory it names), and notes about its pin."""
-        directory = path.resolve()
-        if not directory.is_dir():
-            directory = directory.parent
-        known = self._by_directory.get(directory)
+        folder = path if path.is_dir() else path.parent
+        known = self._by_directory.get(folder)
         if known is None:
+            directory = folder.resolve()
             cfg = self._config(directory)
-            root = pins.project_root(directory) if self._needs_pin(cfg) else None
+            root = self._pin_root(directory) if self._needs_pin(cfg) else None
             key = (cfg.path, root)
             if key not in self._settings:
                 self._settings[key] = self._build(cfg, directory)
-            known = self._by_directory[directory] = self._settings[key]
+            known = self._by_directory[folder] = self._settings[key]
         return known
 
     def _needs_pin(self, cfg: config_mod.Config) -> bool:
         return not self.options.from_version and not cfg.get("from")
 
     def _config(self, directory: Path) -> config_mod.Config:
-        if directory not in self._configs:
+        """The nearest config at or above a (resolved) directory; each directory looked at once."""
+        cfg = self._configs.get(directory)
+        if cfg is None:
             try:
                 if self.options.config is not None:
                     cfg = config_mod.load(self.options.config)
                 else:
-                    cfg = config_mod.discover(directory)
+                    cfg = config_mod.here(directory)
+                    if cfg is None:
+                        parent = directory.parent
+                        cfg = self._config(parent) if parent != directory else config_mod.Config(None)
                 config_mod.check_rule_ids(cfg, self._known)
             except config_mod.ConfigError as exc:
                 raise ResolveError(str(exc)) from None
             self._configs[directory] = cfg
-        return self._configs[directory]
+        return cfg
+
+    def _pin_root(self, directory: Path) -> Optional[Path]:
+        """The nearest directory at or above a (resolved) one holding a project file."""
+        if directory not in self._roots:
+            parent = directory.parent
+            self._roots[directory] = directory if pins.holds_project(directory) else (
+                self._pin_root(parent) if parent != directory else None)
+        return self._roots[directory]
 
     def _build(self, cfg: config_mod.Config, directory: Path) -> tuple[Settings, tuple[str, ...]]:
         o = self.options

@@ -127,10 +127,18 @@ def discover(start: Path) -> Config:
     if not current.is_dir():
         current = current.parent
     for directory in [current, *current.parents]:
-        for name in ("torch-upgrade.toml", "pyproject.toml"):
-            path = directory / name
-            if path.is_file():
-                config = load(path)
-                if config.path is not None:
-                    return config
+        config = here(directory)
+        if config is not None:
+            return config
     return Config(None)
+
+
+def here(directory: Path) -> Optional[Config]:
+    """The config file of this very directory (torch-upgrade.toml first), or None."""
+    for name in ("torch-upgrade.toml", "pyproject.toml"):
+        path = directory / name
+        if path.is_file():
+            config = load(path)
+            if config.path is not None:
+                return config
+    return None

@@ -223,13 +223,18 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[tuple[str, str
             problems.append(f"{path.name}: cannot read it for the torch pin: {exc}")
 
 
+def holds_project(directory: Path) -> bool:
+    """Whether a directory holds a project file (where a torch pin may be written)."""
+    return any((directory / n).is_file() for n in PROJECT_FILES) or any(directory.glob("requirements*.txt"))
+
+
 def project_root(start: Path) -> Optional[Path]:
     """The nearest directory at or above ``start`` holding a project file."""
     current = start.resolve()
     if current.is_file():
         current = current.parent
     for directory in [current, *current.parents]:
-        if any((directory / n).is_file() for n in PROJECT_FILES) or any(directory.glob("requirements*.txt")):
+        if holds_project(directory):
             return directory
     return None
 
