@@ -167,6 +167,9 @@ BAD = [
     ("unsafe-fixes = 1", "key 'unsafe-fixes': expected true or false", "got a number 1"),
     ('force-exclude = "yes"', "key 'force-exclude': expected true or false", "got a string 'yes'"),
     ("respect-gitignore = 0", "key 'respect-gitignore': expected true or false", "got a number 0"),
+    ('min-confidence = "high"', "key 'min-confidence': expected one of \"certain\", \"likely\", \"possible\"",
+     "got 'high'"),
+    ("min-confidence = 1", "key 'min-confidence': expected one of", "got a number 1"),
 ]
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
 
 import torch_upgrade
+from helpers import cli as run_cli
 
 
 def found(code: str, low: str = "1.9") -> list[tuple[str, int]]:
@@ -80,3 +82,52 @@ def test_a_method_given_a_tensor_makes_its_unknown_receiver_likely_one() -> None
     report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
     [finding] = report.findings
     assert finding.rule == "TU934" and finding.fix is not None and finding.fix.safety == "unsafe"
+
+
+# ------------------------------------------------------------------ confidence, in every format
+UNKNOWN = """\
+import torch
+def f(thing, A: torch.Tensor):
+    thing.symeig()
+    return A.symeig(eigenvectors=True)
+"""
+
+
+def test_possible_findings_only_on_request_at_most_info_and_without_fix() -> None:
+    default = torch_upgrade.scan_source(UNKNOWN, from_version="1.9", to_version="2.13")
+    assert [(f.line, f.confidence) for f in default.findings] == [(4, "certain")]
+    wide = torch_upgrade.scan_source(UNKNOWN, from_version="1.9", to_version="2.13", min_confidence="possible")
+    by_line = {f.line: f for f in wide.findings}
+    assert by_line[3].confidence == "possible" and by_line[3].severity == "info" and by_line[3].fix is None
+    assert by_line[4].confidence == "certain" and by_line[4].severity == "error" and by_line[4].fix is not None
+    with pytest.raises(torch_upgrade.UsageError):
+        torch_upgrade.scan_source(UNKNOWN, min_confidence="sure")
+
+
+def test_min_confidence_certain_hides_likely_findings() -> None:
+    code = "import torch\ndef f(state, beta1):\n    state['m'].add_(1 - beta1, torch.ones(3))\n"
+    likely = torch_upgrade.scan_source(code, from_version="1.9", to_version="2.13")
+    assert [(f.rule, f.confidence, f.fix.safety if f.fix else None) for f in likely.findings] == [
+        ("TU934", "likely", "unsafe")]
+    assert torch_upgrade.scan_source(code, from_version="1.9", min_confidence="certain").findings == ()
+
+
+def test_confidence_in_every_format_and_from_the_config(tmp_path) -> None:
+
+    (tmp_path / "m.py").write_text(UNKNOWN)
+    (tmp_path / "torch-upgrade.toml").write_text('from = "1.9"\nmin-confidence = "possible"\n')
+    data = json.loads(run_cli("scan", str(tmp_path), "--format", "json", "--no-cache").stdout)
+    assert sorted((f["line"], f["confidence"]) for f in data["findings"]) == [(3, "possible"), (4, "certain")]
+    sarif = json.loads(run_cli("scan", str(tmp_path), "--format", "sarif", "--no-cache").stdout)
+    results = sarif["runs"][0]["results"]
+    assert sorted(r["properties"]["confidence"] for r in results) == ["certain", "possible"]
+    concise = run_cli("scan", str(tmp_path), "--format", "concise", "--no-cache").stdout
+    assert "m.py:3:5: TU202" in concise and concise.count("[confidence: possible]") == 1
+    text = run_cli("scan", str(tmp_path), "--no-cache").stdout
+    assert "confidence: possible" in text and "Confidence: 1 certain, 1 possible" in text
+    github = run_cli("scan", str(tmp_path), "--format", "github", "--no-cache").stdout
+    assert "[confidence: possible]" in github
+    # the option wins over the config
+    data = json.loads(run_cli("scan", str(tmp_path), "--format", "json", "--no-cache",
+                              "--min-confidence", "likely").stdout)
+    assert [f["confidence"] for f in data["findings"]] == ["certain"]

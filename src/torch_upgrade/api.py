@@ -23,7 +23,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 from torch_upgrade.catalog.ruledata import RuleDataError, RuleSet
 from torch_upgrade.core.ids import id_matches
-from torch_upgrade.core.model import ScanResult, TextEdit
+from torch_upgrade.core.model import CONFIDENCES, ScanResult, TextEdit
 from torch_upgrade.core.model import Finding as _Finding
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
@@ -75,6 +75,8 @@ class Finding:
     fix: Optional[Fix] = None
     cell: Optional[int] = None  # the notebook cell (0-based index in "cells"), for .ipynb files
     window: Optional["VersionWindow"] = None  # the window this file was analysed in (its project's pin)
+    # how sure the finding is that the code is what the rule is about: "certain" | "likely" | "possible"
+    confidence: str = "certain"
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,7 @@ def _public_finding(finding: _Finding) -> Finding:
         column=finding.column, end_line=finding.end_line, end_column=finding.end_column,
         severity=finding.severity, kind=finding.kind, release=finding.release, message=finding.message,
         fix=fix, cell=finding.cell, window=_public_window(finding.window) if finding.window else None,
+        confidence=finding.confidence,
     )
 
 
@@ -164,13 +167,17 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             exclude: Optional[Iterable[str]] = None, extend_exclude: Optional[Iterable[str]] = None,
             force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
             fix: bool = False, unsafe_fixes: Optional[bool] = None, diff: bool = False, fix_edits: bool = False,
-            jobs: int = 1, cache: bool = False) -> Resolved:
+            jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None) -> Resolved:
     """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
 
     ``settings`` are those of the first path; each file gets its own from the nearest config
     file and torch pin above it (``resolver``), with these options winning over every config.
     ``exclude`` replaces the config's ``exclude``; ``extend_exclude`` adds to it (as ruff's options do).
+    ``min_confidence``: the least sure findings reported (``certain``, ``likely``, ``possible``;
+    default: the config's ``min-confidence``, else ``likely``).
     """
+    if min_confidence is not None and min_confidence not in CONFIDENCES:
+        raise UsageError(f"min_confidence: expected one of {', '.join(CONFIDENCES)}, got {min_confidence!r}")
     start = Path(paths[0]) if paths else Path(".")
     try:
         rules = engine.shipped_rules(cached=cache)
@@ -180,7 +187,8 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
         from_version=from_version, to_version=to_version, select=items(select), ignore=items(ignore),
         config=Path(config) if config is not None else None, exclude=items(exclude),
         extend_exclude=items(extend_exclude), force_exclude=force_exclude, respect_gitignore=respect_gitignore,
-        fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fix_edits, jobs=jobs, cache=cache)
+        fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fix_edits, jobs=jobs, cache=cache,
+        min_confidence=min_confidence)
     resolver = Resolver(options, lambda key: _known(rules, key), _installed_torch)
     try:
         settings, notes = resolver.settings_for(start)
@@ -208,24 +216,27 @@ def scan(paths: Union[PathLike, Sequence[PathLike]], *, from_version: Optional[s
          ignore: Optional[Iterable[str]] = None, config: Optional[PathLike] = None,
          exclude: Optional[Iterable[str]] = None, extend_exclude: Optional[Iterable[str]] = None,
          force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
-         jobs: int = 1, cache: bool = False) -> Report:
+         jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None) -> Report:
     """Scan files and directories; never raises for a bad file (see ``Report.errors``).
 
     ``exclude``: globs that replace the config's (``extend_exclude``: that add to them);
     ``force_exclude``: exclude paths named in ``paths`` too; ``respect_gitignore``: skip what git
-    ignores (default: on); ``jobs``: worker processes (0: one per core); ``cache``: use the user result cache.
+    ignores (default: on); ``jobs``: worker processes (0: one per core); ``cache``: use the user result cache;
+    ``min_confidence``: ``possible`` adds method-form findings on receivers nothing is known of (as info,
+    without a fix), ``certain`` keeps only findings on names and receivers known to be tensors.
     """
     paths = _paths(paths)
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
                        ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
                        force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix_edits=True,
-                       jobs=jobs, cache=cache)
+                       jobs=jobs, cache=cache, min_confidence=min_confidence)
     return report_of(run(paths, resolved), resolved.notes)
 
 
 def scan_source(text: str, *, path: PathLike = "<string>", from_version: Optional[str] = None,
                 to_version: Optional[str] = None, select: Optional[Iterable[str]] = None,
-                ignore: Optional[Iterable[str]] = None, config: Optional[PathLike] = None) -> Report:
+                ignore: Optional[Iterable[str]] = None, config: Optional[PathLike] = None,
+                min_confidence: Optional[str] = None) -> Report:
     """Scan source text that is not (or not yet) on disk, as if it were the file ``path``.
 
     When ``path`` names a real location, the configuration, per-file ignores and torch
@@ -235,7 +246,7 @@ def scan_source(text: str, *, path: PathLike = "<string>", from_version: Optiona
     where = Path(path)
     start = where.parent if str(path) != "<string>" else Path(".")
     resolved = resolve([start], from_version=from_version, to_version=to_version, select=select,
-                       ignore=ignore, config=config, fix_edits=True)
+                       ignore=ignore, config=config, fix_edits=True, min_confidence=min_confidence)
     rel = display_path(where, None) if str(path) != "<string>" else str(path)
     result = engine.scan_text(text, where, rel, resolved.settings, resolved.rules)
     return report_of(result, resolved.notes)
@@ -246,7 +257,7 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
         select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None,
         config: Optional[PathLike] = None, exclude: Optional[Iterable[str]] = None,
         extend_exclude: Optional[Iterable[str]] = None, force_exclude: Optional[bool] = None,
-        respect_gitignore: Optional[bool] = None, jobs: int = 1) -> Report:
+        respect_gitignore: Optional[bool] = None, jobs: int = 1, min_confidence: Optional[str] = None) -> Report:
     """Apply the safe fixes (and the unsafe ones with ``unsafe=True``) in place, as ``--fix`` does.
 
     Returns the findings that remain, what changed (``Report.changed``, ``Report.fixed``) and the
@@ -259,7 +270,7 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
                        ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
                        force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix=not diff,
-                       unsafe_fixes=unsafe, diff=diff, fix_edits=False, jobs=jobs)
+                       unsafe_fixes=unsafe, diff=diff, fix_edits=False, jobs=jobs, min_confidence=min_confidence)
     return report_of(run(paths, resolved), resolved.notes)
 
 

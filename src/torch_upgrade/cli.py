@@ -13,7 +13,7 @@ from torch_upgrade import api
 from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
 from torch_upgrade.core.meta import VERSION as __version__
-from torch_upgrade.core.model import SEVERITIES, ScanResult
+from torch_upgrade.core.model import CONFIDENCES, SEVERITIES, ScanResult
 from torch_upgrade.core.paths import write_roots
 from torch_upgrade.engine.scan import shipped_rules
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
@@ -71,6 +71,9 @@ def main() -> None:
               help="Apply the excludes to paths named on the command line too (for pre-commit).")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None,
               help="Skip what git ignores (.gitignore, .git/info/exclude; default: on).")
+@click.option("--min-confidence", type=click.Choice(CONFIDENCES), default=None,
+              help="Least sure findings to report: 'possible' adds method calls on receivers nothing is known "
+                   "of, as info without a fix (default: the config's, else likely).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the diff that --fix would apply; write nothing.")
@@ -90,7 +93,7 @@ def main() -> None:
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
          ignore: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
-         force_exclude: Optional[bool], respect_gitignore: Optional[bool], fix: bool, unsafe_fixes: Optional[bool],
+         force_exclude: Optional[bool], respect_gitignore: Optional[bool], min_confidence: Optional[str], fix: bool, unsafe_fixes: Optional[bool],
          diff: bool, fmt: str, output: Optional[Path], fail_on: str, exit_zero: bool, jobs: int, no_cache: bool,
          config_path: Optional[Path], baseline: Optional[Path], add_ignore: bool) -> None:
     """Scan PATHS (default: .) for code that the torch upgrade affects."""
@@ -102,7 +105,7 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
             targets, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
             exclude=exclude, extend_exclude=extend_exclude, force_exclude=force_exclude,
             respect_gitignore=respect_gitignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
-            jobs=jobs, cache=not no_cache)
+            jobs=jobs, cache=not no_cache, min_confidence=min_confidence)
     except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
     rules, notes = resolved.rules, resolved.notes

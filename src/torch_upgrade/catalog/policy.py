@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from torch_upgrade.catalog.ruledata import Rule
-from torch_upgrade.core.model import Fix
+from torch_upgrade.core.model import CONFIDENCE_ORDER, Fix
 from torch_upgrade.core.versions import Window, parse_version, short
 
 
@@ -23,11 +23,16 @@ def applies(rule: Rule, window: Window) -> bool:
     return window.reaches(rule.trigger)
 
 
-def severity(rule: Rule, window: Window, handled: bool = False) -> str:
+def severity(rule: Rule, window: Window, handled: bool = False, confidence: str = "certain") -> str:
     """error once the window reaches the removal; a deprecation is a warning unless its rule
     says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
     a behaviour change is info, an opportunity a hint. A removed or deprecated call whose
-    failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks."""
+    failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks.
+    A ``possible`` finding (nothing is known of the receiver) is at most info too."""
+    if (handled or confidence == "possible") and rule.kind in ("removed", "deprecated"):
+        return "info" if rule.severity != "hint" else "hint"
+    if confidence == "possible" and rule.kind != "opportunity":
+        return "info"
     if handled and rule.kind in ("removed", "deprecated"):
         return "info" if rule.severity != "hint" else "hint"
     if rule.kind == "behavior":
@@ -99,10 +104,17 @@ def quiet(rules: Iterable[Rule], reporting: set[str]) -> set[str]:
     return {r.id for r in rules if reporting.intersection(r.yields_to)}
 
 
-def reported(confidence: str) -> bool:
-    """Whether a hit of this confidence is reported: ``certain`` and ``likely``; ``possible``
-    (nothing is known of the receiver) and ``no`` (it is certainly something else) are not."""
-    return confidence in ("certain", "likely")
+def reported(confidence: str, least: str = "likely") -> bool:
+    """Whether a hit of this confidence is reported when findings must be at least ``least``
+    sure (``--min-confidence``, default ``likely``); ``no`` (the receiver is certainly something
+    else) never is."""
+    return confidence in CONFIDENCE_ORDER and CONFIDENCE_ORDER[confidence] >= CONFIDENCE_ORDER[least]
+
+
+def fixes(confidence: str) -> bool:
+    """Whether a hit of this confidence gets a fix: not a ``possible`` one (a ``likely`` one's
+    fix is unsafe, see ``finalize``)."""
+    return confidence != "possible"
 
 
 def finalize(fix: Fix, rule: Rule, window: Window, confidence: str = "certain") -> Fix:

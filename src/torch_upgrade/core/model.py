@@ -9,6 +9,11 @@ from torch_upgrade.core.versions import Window
 
 SEVERITIES = ("error", "warning", "info", "hint")  # most severe first
 SEVERITY_ORDER = {"hint": 0, "info": 1, "warning": 2, "error": 3}
+# how sure a finding is that the code is what its rule is about, most sure first: ``certain``
+# (a name torch defines, or a receiver known to be a tensor), ``likely`` (a receiver whose
+# evidence points to a tensor), ``possible`` (a method name on a receiver nothing is known of)
+CONFIDENCES = ("certain", "likely", "possible")
+CONFIDENCE_ORDER = {"possible": 0, "likely": 1, "certain": 2}
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class Finding:
     snippet: str = ""  # the flagged source lines
     statement_line: Optional[int] = None  # first line of the enclosing statement (suppression comments)
     window: Optional[Window] = None  # the window the file was analysed in (set by the engine)
+    confidence: str = "certain"  # one of CONFIDENCES
     node: Any = field(default=None, repr=False, compare=False)  # the syntax node, while analysed
 
     @property
@@ -90,6 +96,11 @@ class Finding:
         if self.fix is None:
             return "manual"
         return "fixable" if self.fix.safety == "safe" else "fixable-unsafe"
+
+    @property
+    def confidence_tag(self) -> str:
+        """What one-line formats append to the message: nothing for a certain finding."""
+        return "" if self.confidence == "certain" else f" [confidence: {self.confidence}]"
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule_id)
@@ -107,6 +118,7 @@ class Finding:
             "kind": self.kind,
             "release": self.release,
             "message": self.message,
+            "confidence": self.confidence,
             "fix": self.fix.as_dict() if self.fix else None,
         }
         if self.cell is not None:

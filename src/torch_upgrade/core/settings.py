@@ -30,6 +30,7 @@ class Settings:
     root: Optional[str] = None  # paths in reports are relative to this
     jobs: int = 1  # worker processes (0: one per available core)
     cache: bool = False  # read and write the per-file result cache
+    min_confidence: str = "likely"  # findings less sure than this are not reported (core.model.CONFIDENCES)
     # the real paths that --fix may write under: each directory scanned, and the directory of each
     # file named (set by engine.scan from the paths it is given; empty: not restricted). Which files
     # are scanned and where they may be written never changes a file's result: not in the cache key

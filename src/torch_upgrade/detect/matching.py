@@ -22,8 +22,9 @@ from torch_upgrade.syntax.provenance import CERTAIN, Provenance
 class Matcher:
     """Indexes the rules that apply to a window by the names they match."""
 
-    def __init__(self, rules: RuleSet, window: Window):
+    def __init__(self, rules: RuleSet, window: Window, min_confidence: str = "likely"):
         self.window = window
+        self.min_confidence = min_confidence
         self.rules = [r for r in rules if policy.applies(r, window)]
         self.exact: dict[str, list[Rule]] = defaultdict(list)
         self.prefix: dict[str, list[Rule]] = defaultdict(list)
@@ -101,7 +102,7 @@ class Matcher:
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
                     provenance = provenance or Provenance(analysis)
                     confidence = provenance.receiver(ref)
-                    if not policy.reported(confidence):
+                    if not policy.reported(confidence, self.min_confidence):
                         continue
                 key = (rule.id, id(ref.binding))
                 if ref.ctx == "import":
@@ -126,7 +127,7 @@ class Matcher:
             if key in seen:
                 continue
             seen.add(key)
-            if hit.rule.fixable:
+            if hit.rule.fixable and policy.fixes(hit.confidence):
                 assert hit.ref is not None  # hits made above carry their reference
                 hit.fix = self._fix(hit.rule, hit.ref, analysis)
             out.append(hit)

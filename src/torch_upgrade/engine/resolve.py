@@ -42,6 +42,7 @@ class Options:
     fix_edits: bool = False
     jobs: int = 1
     cache: bool = False
+    min_confidence: Optional[str] = None
 
 
 def items(values: Optional[Iterable[str]]) -> tuple[str, ...]:
@@ -124,6 +125,7 @@ class Resolver:
             per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
                                    for g, ids in cfg.get("per-file-ignores", {}).items()),
             fix_edits=o.fix_edits, jobs=o.jobs, cache=o.cache,
+            min_confidence=o.min_confidence or cfg.get("min-confidence", "likely"),
         )
         return settings, tuple(notes)
 

@@ -100,7 +100,7 @@ def configuration_key(settings: Settings, rules: Sequence[object]) -> str:
     """A digest of everything besides a file's content that decides its result:
     the settings that matter and the selected rules' data."""
     return _digest(code_digest(), settings.window.low, settings.window.high, settings.select,
-                   settings.ignore, settings.per_file_ignores, settings.fix_edits, tuple(rules))
+                   settings.ignore, settings.per_file_ignores, settings.fix_edits, settings.min_confidence, tuple(rules))
 
 
 def memo(name: str, key: Sequence, build: Callable[[], T]) -> T:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from torch_upgrade.core import toml as tomllib
+from torch_upgrade.core.model import CONFIDENCES
 
 
 class ConfigError(ValueError):
@@ -25,6 +26,7 @@ KEYS = {
     "respect-gitignore": (bool, "true or false"),
     "per-file-ignores": (dict, 'a table of path glob = list of rule ids, such as {"tests/*" = ["TU3"]}'),
     "unsafe-fixes": (bool, "true or false"),
+    "min-confidence": (str, 'one of "certain", "likely", "possible"'),
 }
 TABLE = "[tool.torch-upgrade]"
 
@@ -72,7 +74,10 @@ def _validate(path: Path, table: Any) -> dict[str, Any]:
             note = " (quote versions: a TOML number turns 1.10 into 1.1)" if expected is str else ""
             raise ConfigError(f"{path}: {TABLE} key {key!r}: expected {what}, got {_type_name(value)}"
                               f" {value!r}{note}")
-        if expected is str:
+        if key == "min-confidence":
+            if value not in CONFIDENCES:
+                raise ConfigError(f"{path}: {TABLE} key {key!r}: expected {what}, got {value!r}")
+        elif expected is str:
             _check_version(path, key, value)
         if expected is list:
             bad = [v for v in value if not isinstance(v, str) or not v.strip()]

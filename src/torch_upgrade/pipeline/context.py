@@ -34,7 +34,7 @@ class Context:
         # imported on first use, not to break a cycle: a re-scan answered from the cache never loads LibCST
         from torch_upgrade.detect.matching import Matcher
 
-        return Matcher(self.rules, self.settings.window)
+        return Matcher(self.rules, self.settings.window, self.settings.min_confidence)
 
     @cached_property
     def prefilter(self) -> tuple[tuple[str, ...], ...]:

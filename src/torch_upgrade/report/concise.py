@@ -15,7 +15,7 @@ def render(result: ScanResult, **_: object) -> str:
     lines = []
     for f in result.findings:
         fix = {"fixable": " [*]", "fixable-unsafe": " [unsafe fix]"}.get(f.fixability, "")
-        lines.append(f"{location(f)}: {f.rule_id} {f.message}{fix}")
+        lines.append(f"{location(f)}: {f.rule_id} {f.message}{f.confidence_tag}{fix}")
     for e in result.errors:
         lines.append(f"{e.path}: error: {e.message}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -32,11 +32,11 @@ def render(result: ScanResult, **_: object) -> str:
         fix = {"fixable": " [fix: torch-upgrade scan --fix]",
                "fixable-unsafe": " [fix: torch-upgrade scan --fix --unsafe-fixes]"}.get(f.fixability, "")
         if f.cell is not None:  # lines count within the cell, not the notebook file: point at the file
-            lines.append(_annotation(COMMANDS[f.severity], f"cell {f.cell}, line {f.line}: {f.message}{fix}",
+            lines.append(_annotation(COMMANDS[f.severity], f"cell {f.cell}, line {f.line}: {f.message}{f.confidence_tag}{fix}",
                                      file=f.path, title=f.rule_id))
             continue
         lines.append(_annotation(
-            COMMANDS[f.severity], f"{f.message}{fix}",
+            COMMANDS[f.severity], f"{f.message}{f.confidence_tag}{fix}",
             file=f.path, line=f.line, col=f.column, endLine=f.end_line, endColumn=f.end_column, title=f.rule_id))
     for e in result.errors:
         lines.append(_annotation("error", e.message, file=e.path, title="torch-upgrade: file not analysed"))

@@ -25,7 +25,8 @@ def _xml(text: str) -> str:
 
 def _details(finding: Finding) -> str:
     lines = [f"{location(finding)}: {finding.rule_id} {finding.message}",
-             f"severity: {finding.severity} ({finding.kind} in torch {finding.release})"]
+             f"severity: {finding.severity} ({finding.kind} in torch {finding.release})",
+             f"confidence: {finding.confidence}"]
     if finding.snippet:
         lines += ["", *finding.snippet.splitlines()]
     if finding.fix is not None:

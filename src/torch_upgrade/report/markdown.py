@@ -66,6 +66,8 @@ def _location(finding: Finding) -> list[str]:
     status = {"fixable": "safe automatic fix (`--fix`)",
               "fixable-unsafe": f"unsafe automatic fix (`--unsafe-fixes`): {text(fix.reason) if fix else ''}",
               "manual": "needs a person"}[finding.fixability]
+    if finding.confidence != "certain":
+        status += f" (confidence: {finding.confidence})"
     out = [f"- {code(location(finding))}: {status}".rstrip(": "), ""]
     if not finding.snippet:
         return out

@@ -78,7 +78,7 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict:
         }}],
         "partialFingerprints": {"torchUpgrade/v1": fingerprint},
         "properties": {"severity": finding.severity, "release": finding.release, "kind": finding.kind,
-                       "fixability": finding.fixability},
+                       "fixability": finding.fixability, "confidence": finding.confidence},
     }
     if finding.snippet:
         out["locations"][0]["physicalLocation"]["region"]["snippet"] = {"text": finding.snippet}

@@ -15,7 +15,7 @@ from rich.text import Text
 from rich.theme import Theme
 
 from torch_upgrade.catalog.ruledata import RuleSet
-from torch_upgrade.core.model import Finding, ScanResult
+from torch_upgrade.core.model import CONFIDENCES, Finding, ScanResult
 from torch_upgrade.report.concise import location
 
 THEME = Theme({
@@ -50,6 +50,8 @@ def _frame(finding: Finding) -> list[str]:
     return out
 
 
+_MEANS = {"likely": "likely: the receiver is probably a torch.Tensor, its fixes are unsafe",
+          "possible": "possible: nothing is known of the receiver, no fix"}
 FOLD_AT = 3  # this many findings of one rule in a file, all with the same advice: show the first
 _LINES_SHOWN = 12
 
@@ -58,10 +60,10 @@ def _folded(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
     """Groups of a file's findings that say the same thing with no fix (ruff-style grouping):
     the first of each group -> the others, and each other -> []. Every finding is still one
     finding at its own line (counts, JSON and every other format are unchanged)."""
-    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
     for f in findings:
         if f.fix is None:
-            groups.setdefault((f.path, f.rule_id, f.message), []).append(f)
+            groups.setdefault((f.path, f.rule_id, f.message, f.confidence), []).append(f)
     out: dict[int, list[Finding]] = {}
     for group in groups.values():
         if len(group) >= FOLD_AT:
@@ -102,7 +104,8 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
             lines += ["", f"[tu.path]{escape(f.path)}[/]"]
         word = KIND_WORD.get(f.kind, "since")
         lines.append(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
-                     f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release})[/]")
+                     f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release}"
+                     f"{'' if f.confidence == 'certain' else ', confidence: ' + f.confidence})[/]")
         prose = textwrap.wrap(f.message, width=max(40, width - 2), break_on_hyphens=False)
         lines += [f"  {escape(line)}" for line in prose]
         lines += _frame(f)
@@ -133,6 +136,10 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     headline = (f"Found {len(result.findings)} finding{'s' if len(result.findings) != 1 else ''}"
                 f" ({', '.join(parts)})" if result.findings else "No findings")
     console.print(f"{headline} in {result.scanned} file{'s' if result.scanned != 1 else ''}.")
+    sure = Counter(f.confidence for f in result.findings)
+    if result.findings and set(sure) != {"certain"}:
+        console.print("Confidence: " + ", ".join(f"{sure[c]} {c}" for c in CONFIDENCES if sure[c])
+                      + f" ({'; '.join(_MEANS[c] for c in CONFIDENCES[1:] if sure[c])}).")
     if result.findings:
         console.print(f"[tu.fix]{fixable} fixable[/] with --fix, [tu.unsafe]{unsafe} more[/] with "
                       f"--unsafe-fixes, [tu.manual]{manual} need a person[/].")
