@@ -131,3 +131,46 @@ def test_confidence_in_every_format_and_from_the_config(tmp_path) -> None:
     data = json.loads(run_cli("scan", str(tmp_path), "--format", "json", "--no-cache",
                               "--min-confidence", "likely").stdout)
     assert [f["confidence"] for f in data["findings"]] == ["certain"]
+
+
+# ------------------------------------------------------------------ instances of other torch classes
+def _receiver_of(code: str, method: str, cls: str) -> str:
+    """How sure provenance is that the receiver of the (last) ``.method(...)`` call is a ``cls``."""
+    import libcst as cst
+
+    from torch_upgrade.syntax.analysis import Analysis
+    from torch_upgrade.syntax.provenance import Provenance
+
+    analysis = Analysis(cst.parse_module(textwrap.dedent(code)))
+    refs = [r for r in analysis.references if r.qualname is None and r.call is not None
+            and isinstance(r.node, cst.Attribute) and r.node.attr.value == method]
+    assert refs, "no such method call"
+    return Provenance(analysis).receiver(refs[-1], cls)
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("import torch.nn as nn\nm = nn.Linear(2, 2)\nm.register_backward_hook(h)\n", "certain"),
+    ("import torch\nclass Net(torch.nn.Module):\n    def f(self):\n        self.register_backward_hook(h)\n", "certain"),
+    ("import torch\nclass Base(torch.nn.Module): pass\nclass Net(Base): pass\nnet = Net()\n"
+     "net.register_backward_hook(h)\n", "certain"),
+    ("from torch import nn\ndef f(m: nn.Module):\n    m.register_backward_hook(h)\n", "certain"),
+    ("from torch import nn\ndef f(m: 'nn.Module'):\n    m.register_backward_hook(h)\n", "certain"),
+    ("import torch\nclass Thing:\n    def f(self):\n        self.register_backward_hook(h)\n", "no"),
+    ("class Thing: pass\nt = Thing()\nt.register_backward_hook(h)\n", "no"),
+    ("import numpy as np\na = np.zeros(3)\na.register_backward_hook(h)\n", "no"),
+    ("import torch.nn as nn\np = nn.Parameter(x)\np.register_backward_hook(h)\n", "possible"),
+    ("import torch.nn.functional as F\ny = F.relu(x)\ny.register_backward_hook(h)\n", "possible"),
+    ("def f(m):\n    m.register_backward_hook(h)\n", "possible"),
+])
+def test_instances_of_a_torch_class(code: str, expected: str) -> None:
+    assert _receiver_of(code, "register_backward_hook", "torch.nn.Module") == expected
+
+
+def test_a_distribution_from_its_constructor_or_annotation() -> None:
+    code = "import torch.distributions as D\nd = D.Normal(0.0, 1.0)\nd.sample_n(3)\n"
+    assert _receiver_of(code, "sample_n", "torch.distributions.Distribution") == "certain"
+    code = "from torch.distributions import Distribution\ndef f(d: Distribution):\n    d.sample_n(3)\n"
+    assert _receiver_of(code, "sample_n", "torch.distributions.Distribution") == "certain"
+    # a module instance is not a distribution
+    code = "import torch.nn as nn\nd = nn.Linear(1, 1)\nd.sample_n(3)\n"
+    assert _receiver_of(code, "sample_n", "torch.distributions.Distribution") == "possible"

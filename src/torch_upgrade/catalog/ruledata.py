@@ -33,7 +33,7 @@ _RULE_KEYS = {
     "checker", "references", "release_note", "detect", "detect_reason", "match",
     "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object",
 }
-_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "keywords", "min_args"}
+_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "receiver", "keywords", "min_args"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
 
 
@@ -50,6 +50,9 @@ class Match:
     modules: tuple[str, ...] = ()
     assigns: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
+    # the torch class whose instances ``methods`` are called on (syntax.provenance decides, for each
+    # call, how sure it is that the receiver is one)
+    receiver: str = "torch.Tensor"
     keywords: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     min_args: int = 0
 
@@ -196,9 +199,20 @@ def _match(raw: Any, file: str, entry: str) -> Match:
         modules=_str_tuple(raw.get("modules", []), file, entry, "match.modules"),
         assigns=_str_tuple(raw.get("assigns", []), file, entry, "match.assigns"),
         methods=_str_tuple(raw.get("methods", []), file, entry, "match.methods"),
+        receiver=_receiver(raw, file, entry),
         keywords={k: _str_tuple(v, file, entry, f"match.keywords.{k}") for k, v in keywords.items()},
         min_args=min_args,
     )
+
+
+def _receiver(raw: dict, file: str, entry: str) -> str:
+    if "receiver" not in raw:
+        return "torch.Tensor"
+    receiver = raw["receiver"]
+    if not isinstance(receiver, str) or not receiver.startswith("torch.") or not raw.get("methods"):
+        raise _fail(file, entry, "'match.receiver' must name a torch class (\"torch.nn.Module\") and go with "
+                                 "'match.methods'")
+    return receiver
 
 
 def _examples(raw: Any, file: str, entry: str, key: str) -> tuple[Example, ...]:

@@ -101,7 +101,7 @@ class Matcher:
                 confidence = CERTAIN
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
                     provenance = provenance or Provenance(analysis)
-                    confidence = provenance.receiver(ref)
+                    confidence = provenance.receiver(ref, rule.match.receiver)
                     if not policy.reported(confidence, self.min_confidence):
                         continue
                 key = (rule.id, id(ref.binding))

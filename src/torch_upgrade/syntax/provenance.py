@@ -18,6 +18,11 @@ Within a file, a value is
 
 Names are followed through their assignments in the same function (or the module), a few
 levels deep; this is evidence about the code as written, not a type checker.
+
+The same model answers "is this an instance of torch class X" (``receiver(ref, "torch.nn.Module")``):
+certain for X's constructor or a subclass's (``nn.Linear(...)``, a class of the file deriving
+from X, ``self`` inside one), an annotation naming X, and names assigned only those; no for
+literals, NumPy & co and instances of the file's other classes.
 """
 
 from __future__ import annotations
@@ -64,6 +69,26 @@ _TENSOR_METHODS = {
 _TENSOR_ATTRIBUTES = {"data", "grad", "T", "mT", "H", "mH", "real", "imag"}
 _PARAMETER_LOOPS = {"parameters", "named_parameters", "buffers", "named_buffers"}
 _MAX_DEPTH = 6
+TENSOR = "torch.Tensor"
+# torch classes whose public subclasses are all the capitalized names of a namespace (nn.Linear is an nn.Module)
+_FAMILIES = {"torch.nn.Module": ("torch.nn.", {"torch.nn.Parameter", "torch.nn.parameter.Parameter",
+                                               "torch.nn.UninitializedParameter", "torch.nn.UninitializedBuffer",
+                                               "torch.nn.Buffer"}),
+             "torch.optim.Optimizer": ("torch.optim.", set()),
+             "torch.distributions.Distribution": ("torch.distributions.", {"torch.distributions.constraints"})}
+
+
+def is_class(qualname: str, cls: str) -> bool:
+    """Whether ``qualname`` names torch class ``cls`` or one of its public subclasses."""
+    if qualname == cls:
+        return True
+    family = _FAMILIES.get(cls)
+    if family is None:
+        return False
+    prefix, excluded = family
+    last = qualname.rsplit(".", 1)[-1]
+    return qualname.startswith(prefix) and last[:1].isupper() and qualname not in excluded \
+        and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils."))
 
 
 @dataclass
@@ -85,26 +110,32 @@ class Provenance:
         self._classes: Optional[dict[str, cst.ClassDef]] = None
 
     # ------------------------------------------------------------------ public
-    def receiver(self, ref: Reference) -> str:
-        """How sure it is that the receiver of the method call at ``ref`` is a tensor."""
+    def receiver(self, ref: Reference, cls: str = TENSOR) -> str:
+        """How sure it is that the receiver of the method call at ``ref`` is a tensor (or an
+        instance of torch class ``cls``)."""
         node = ref.node
         if not isinstance(node, cst.Attribute):
             return POSSIBLE
-        kind = self.of(node.value, ref)
-        if kind == POSSIBLE and ref.call is not None and any(
+        kind = self.of(node.value, ref, cls=cls)
+        if cls == TENSOR and kind == POSSIBLE and ref.call is not None and any(
                 self.of(arg.value, ref, 1) == CERTAIN for arg in ref.call.args if not arg.star):
             return LIKELY  # a method combining the receiver with a tensor: the receiver is likely one too
         return kind
 
-    def of(self, expr: cst.BaseExpression, ref: Reference, depth: int = 0) -> str:
+    def of(self, expr: cst.BaseExpression, ref: Reference, depth: int = 0, cls: str = TENSOR) -> str:
         if depth > _MAX_DEPTH:
             return POSSIBLE
         if isinstance(expr, cst.Call):
-            return self._call(expr, ref, depth)
+            return self._call(expr, ref, depth, cls)
         if isinstance(expr, cst.Name):
-            return self._name(expr.value, expr, ref, depth)
+            return self._name(expr.value, expr, ref, depth, cls)
         if isinstance(expr, cst.Attribute):
-            return self._attribute(expr, ref, depth)
+            return self._attribute(expr, ref, depth, cls)
+        if isinstance(expr, (cst.BaseNumber, cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set,
+                             cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
+            return NO
+        if cls != TENSOR:
+            return POSSIBLE
         if isinstance(expr, cst.Subscript):
             inner = self.of(expr.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
@@ -116,9 +147,6 @@ class Provenance:
             return CERTAIN if CERTAIN in sides else LIKELY if LIKELY in sides else POSSIBLE
         if isinstance(expr, cst.UnaryOperation):
             return self.of(expr.expression, ref, depth + 1)
-        if isinstance(expr, (cst.BaseNumber, cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set,
-                             cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
-            return NO
         return POSSIBLE
 
     # ------------------------------------------------------------------ expressions
@@ -128,12 +156,14 @@ class Provenance:
             return None
         return self.analysis.qualify(name, ref.scope)[0]
 
-    def _call(self, call: cst.Call, ref: Reference, depth: int) -> str:
+    def _call(self, call: cst.Call, ref: Reference, depth: int, cls: str) -> str:
         func = call.func
         qualname = self._qualified(func, ref)
         if qualname is not None:
             if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
                 return NO
+            if cls != TENSOR:
+                return CERTAIN if is_class(qualname, cls) else POSSIBLE
             if qualname in _NOT_TENSORS:
                 return POSSIBLE
             module, _, function = qualname.rpartition(".")
@@ -141,38 +171,41 @@ class Provenance:
                 return CERTAIN
             return POSSIBLE
         if isinstance(func, cst.Name):
-            cls = self._class(func.value)
-            if cls is not None:
-                return NO  # an instance of a class of this file
+            defined = self._class(func.value)
+            if defined is not None:  # an instance of a class of this file
+                return CERTAIN if self._derives(defined, cls, ref) else NO
             return POSSIBLE
-        if isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
+        if cls == TENSOR and isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
             inner = self.of(func.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY, NO) else POSSIBLE
         return POSSIBLE
 
-    def _attribute(self, node: cst.Attribute, ref: Reference, depth: int) -> str:
+    def _attribute(self, node: cst.Attribute, ref: Reference, depth: int, cls: str) -> str:
         qualname = self._qualified(node, ref)
         if qualname is not None and qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
             return NO
         if isinstance(node.value, cst.Name) and node.value.value == "self":
-            return self._self_attribute(node.attr.value, ref, depth)
-        if node.attr.value in _TENSOR_ATTRIBUTES:
+            return self._self_attribute(node.attr.value, ref, depth, cls)
+        if cls == TENSOR and node.attr.value in _TENSOR_ATTRIBUTES:
             inner = self.of(node.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
         return POSSIBLE
 
-    def _name(self, name: str, node: cst.CSTNode, ref: Reference, depth: int) -> str:
+    def _name(self, name: str, node: cst.CSTNode, ref: Reference, depth: int, cls: str) -> str:
         if name == "self":
-            return NO if self._enclosing(node, cst.ClassDef) is not None else POSSIBLE
+            owner = self._enclosing(node, cst.ClassDef)
+            if not isinstance(owner, cst.ClassDef):
+                return POSSIBLE
+            return CERTAIN if cls != TENSOR and self._derives(owner, cls, ref) else NO
         for scope_node in self._scopes(node):
             facts = self._facts_of(scope_node)
             if name in facts.annotations:
-                return self._annotation(facts.annotations[name], ref)
+                return self._annotation(facts.annotations[name], ref, cls)
             if name in facts.loops:
-                return self._loop(facts.loops[name], ref)
+                return self._loop(facts.loops[name], ref) if cls == TENSOR else POSSIBLE
             values = facts.values.get(name)
             if values:
-                kinds = [self.of(v, ref, depth + 1) for v in values]
+                kinds = [self.of(v, ref, depth + 1, cls) for v in values]
                 if all(k == CERTAIN for k in kinds):
                     return CERTAIN
                 if all(k == NO for k in kinds):
@@ -182,7 +215,7 @@ class Provenance:
                 return POSSIBLE  # an unannotated parameter
         return POSSIBLE
 
-    def _annotation(self, annotation: cst.BaseExpression, ref: Reference) -> str:
+    def _annotation(self, annotation: cst.BaseExpression, ref: Reference, cls: str = TENSOR) -> str:
         if isinstance(annotation, cst.SimpleString):
             try:
                 annotation = cst.parse_expression(annotation.evaluated_value if isinstance(
@@ -192,8 +225,15 @@ class Provenance:
         inner = _unwrap_optional(annotation)
         qualname = self._qualified(inner, ref)
         if qualname is None:
+            if isinstance(inner, cst.Name) and cls != TENSOR:  # a class of this file
+                defined = self._class(inner.value)
+                if defined is not None:
+                    return CERTAIN if self._derives(defined, cls, ref) else NO
             return POSSIBLE
-        if qualname in _PARAMETER_CLASSES or qualname.startswith("torch.") and qualname.endswith("Tensor"):
+        if cls != TENSOR:
+            if is_class(qualname, cls):
+                return CERTAIN
+        elif qualname in _PARAMETER_CLASSES or qualname.startswith("torch.") and qualname.endswith("Tensor"):
             return CERTAIN
         if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES or qualname in ("int", "float", "str", "bool", "list",
                                                                              "dict", "tuple"):
@@ -213,13 +253,13 @@ class Provenance:
                     return CERTAIN
         return POSSIBLE
 
-    def _self_attribute(self, attr: str, ref: Reference, depth: int) -> str:
-        cls = self._enclosing(ref.node, cst.ClassDef)
-        if cls is None:
+    def _self_attribute(self, attr: str, ref: Reference, depth: int, cls: str) -> str:
+        owner = self._enclosing(ref.node, cst.ClassDef)
+        if owner is None:
             return POSSIBLE
         values: list[cst.BaseExpression] = []
         buffers = False
-        for node in _walk(cls):
+        for node in _walk(owner):
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     t = target.target
@@ -231,11 +271,11 @@ class Provenance:
                     isinstance(node.args[0].value, cst.SimpleString) and \
                     node.args[0].value.evaluated_value == attr:
                 buffers = True
-        if buffers:
+        if buffers and cls == TENSOR:
             return CERTAIN
         if not values:
             return POSSIBLE
-        kinds = [self.of(v, ref, depth + 1) for v in values]
+        kinds = [self.of(v, ref, depth + 1, cls) for v in values]
         if all(k == CERTAIN for k in kinds):
             return CERTAIN
         if all(k == NO for k in kinds):
@@ -279,6 +319,20 @@ class Provenance:
         if facts is None:
             facts = self._facts[id(scope)] = _gather(scope)
         return facts
+
+    def _derives(self, cls_def: cst.ClassDef, cls: str, ref: Reference, depth: int = 0) -> bool:
+        """Whether a class of this file derives from torch class ``cls`` (through the file's classes)."""
+        if cls == TENSOR or depth > _MAX_DEPTH:
+            return False
+        for base in cls_def.bases:
+            qualname = self._qualified(base.value, ref)
+            if qualname is not None and qualname.split(".", 1)[0] != "self" and is_class(qualname, cls):
+                return True
+            if isinstance(base.value, cst.Name):
+                parent = self._class(base.value.value)
+                if parent is not None and parent is not cls_def and self._derives(parent, cls, ref, depth + 1):
+                    return True
+        return False
 
     def _class(self, name: str) -> Optional[cst.ClassDef]:
         if self._classes is None:
