@@ -1,6 +1,7 @@
 """Benchmark torch-upgrade against TorchFix and against LibCST's bare parse, on real projects.
 
     python benchmarks/run.py [--projects SPEC ...] [--rounds N] [--jobs N] [--torchfix-on NAME ...]
+                             [--baseline REV]
 
 Downloads pinned pure-Python releases from PyPI (wheels, no dependencies,
 nothing installed) into benchmarks/.work/corpus, installs TorchFix 0.7.0
@@ -10,7 +11,9 @@ warm re-scan (same cache), TorchFix (``torchfix --jobs N``) and a bare LibCST
 parse of the same torch files in N processes. Each run is a child process:
 wall time, CPU time (user + system, all its processes) and peak RSS (the sum
 over its process tree, sampled every 20 ms) are measured. Prints a table and JSON (also
-written to benchmarks/.work/results.json). Not part of CI.
+written to benchmarks/.work/results.json). With ``--baseline REV`` the cold and warm scans of
+that commit of this repository (its src/ and rules/, exported with ``git archive``) run in the
+same rounds, interleaved, and the ratios say how much slower or faster this tree is. Not part of CI.
 """
 
 from __future__ import annotations
@@ -143,10 +146,25 @@ def measure(cmd: list[str], env: dict | None = None) -> dict:
 
 
 # ------------------------------------------------------------------ the runs
-def ours(paths: list[str], jobs: int, cache_home: str, cold: bool) -> dict:
+def baseline_tree(rev: str) -> Path:
+    """src/ and rules/ of commit ``rev``, exported once into .work/baseline-<sha>."""
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", f"{rev}^{{commit}}"], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    out = WORK / f"baseline-{sha[:12]}"
+    if not (out / "src").is_dir():
+        tmp = Path(tempfile.mkdtemp(dir=WORK))
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "src", "rules"], check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tmp / "src")], check=True)
+        tmp.rename(out)
+    return out
+
+
+def ours(paths: list[str], jobs: int, cache_home: str, cold: bool, tree: Path = REPO) -> dict:
     if cold:
         shutil.rmtree(cache_home, ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "XDG_CACHE_HOME": cache_home, "CI": "1"}
+    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "XDG_CACHE_HOME": cache_home, "CI": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # run as installed: from bytecode (see main)
     cmd = [sys.executable, "-m", "torch_upgrade", "scan", *paths, "--format", "json", "--exit-zero",
            "--jobs", str(jobs), "-o", os.devnull]
@@ -161,6 +179,7 @@ def main() -> None:
     parser.add_argument("--torchfix-on", nargs="*", default=None,
                         help="projects (names) to run TorchFix on (default: all; it is slow)")
     parser.add_argument("--slope", default="transformers", help="project whose subsets give time vs files")
+    parser.add_argument("--baseline", metavar="REV", help="also time this commit's cold and warm scans, interleaved")
     parser.add_argument("--no-torch-source", action="store_true",
                         help="skip the single-process scan of torch's own installed source")
     args = parser.parse_args()
@@ -173,10 +192,12 @@ def main() -> None:
     # pip compiles an installed package's bytecode; do the same for the source tree we run from
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=True)
     cache_home = str(WORK / "cache")
+    baseline = baseline_tree(args.baseline) if args.baseline else None
     report = {
         "machine": {"platform": platform.platform(), "python": platform.python_version(),
                     "cpu": _cpu_name(), "cores": os.cpu_count(), "load_before": _load()},
         "date": time.strftime("%Y-%m-%d %H:%M"), "jobs": args.jobs, "rounds": args.rounds, "projects": {},
+        "baseline": args.baseline,
     }
     for name, root in roots.items():
         files = torch_files(root)
@@ -184,20 +205,24 @@ def main() -> None:
         listing = WORK / f"{name}.files"
         listing.write_text("\n".join(map(str, files)))
         with_torchfix = torchfix is not None and (args.torchfix_on is None or name in args.torchfix_on)
-        runs: dict[str, list] = {"ours_cold": [], "ours_warm": [], "libcst_parse": [], "torchfix": []}
+        runs: dict[str, list] = {"ours_cold": [], "ours_warm": [], "libcst_parse": [], "torchfix": [],
+                                 "baseline_cold": [], "baseline_warm": []}
         for i in range(args.rounds):
             # A B A B: alternate the order so that drift in machine load hits both tools alike
-            steps = ["ours", "torchfix", "parse"] if i % 2 == 0 else ["parse", "torchfix", "ours"]
+            steps = ["ours", "baseline", "torchfix", "parse"] if i % 2 == 0 else ["parse", "torchfix", "baseline", "ours"]
             for step in steps:
                 if step == "ours":
                     runs["ours_cold"].append(ours([str(root)], args.jobs, cache_home, cold=True))
                     runs["ours_warm"].append(ours([str(root)], args.jobs, cache_home, cold=False))
+                elif step == "baseline" and baseline is not None:
+                    runs["baseline_cold"].append(ours([str(root)], args.jobs, cache_home, cold=True, tree=baseline))
+                    runs["baseline_warm"].append(ours([str(root)], args.jobs, cache_home, cold=False, tree=baseline))
                 elif step == "torchfix" and with_torchfix:
                     runs["torchfix"].append(measure([str(torchfix), "--jobs", str(args.jobs), str(root)]))
                 elif step == "parse":
                     runs["libcst_parse"].append(
                         measure([sys.executable, "-c", PARSE_SCRIPT, str(args.jobs), str(listing)]))
-                if step != "torchfix" or with_torchfix:
+                if (step != "torchfix" or with_torchfix) and (step != "baseline" or baseline is not None):
                     print(f"{name} round {i + 1} {step}: done", file=sys.stderr)
         entry = {"files": len(list(root.rglob("*.py"))), "torch_files": len(files), "torch_lines": lines}
         for key, values in runs.items():
@@ -208,6 +233,10 @@ def main() -> None:
         entry["files_per_s"] = {"ours_cold": round(len(files) / cold, 1)}
         ratios = {"parse_over_ours_cold": entry["libcst_parse"]["wall_s"] / cold,
                   "warm_over_cold": entry["ours_warm"]["wall_s"] / cold}
+        if "baseline_cold" in entry:
+            ratios["ours_cold_over_baseline_cold"] = cold / entry["baseline_cold"]["wall_s"]
+            ratios["ours_cold_over_baseline_cold_cpu"] = entry["ours_cold"]["cpu_s"] / entry["baseline_cold"]["cpu_s"]
+            ratios["ours_warm_over_baseline_warm"] = entry["ours_warm"]["wall_s"] / entry["baseline_warm"]["wall_s"]
         if "torchfix" in entry:
             ratios["torchfix_over_ours_cold"] = entry["torchfix"]["wall_s"] / cold
             ratios["torchfix_over_ours_cold_cpu"] = entry["torchfix"]["cpu_s"] / entry["ours_cold"]["cpu_s"]
@@ -263,7 +292,7 @@ def slope(files: list[Path], jobs: int, cache_home: str) -> dict:
 def table(report: dict) -> str:
     rows = [("project", "run", "files/s", "wall s", "cpu s", "peak MB")]
     for name, entry in report["projects"].items():
-        for key in ("ours_cold", "ours_warm", "torchfix", "libcst_parse"):
+        for key in ("ours_cold", "ours_warm", "baseline_cold", "baseline_warm", "torchfix", "libcst_parse"):
             if key in entry:
                 m = entry[key]
                 rate = f"{entry['torch_files'] / m['wall_s']:.1f}"
