@@ -158,6 +158,8 @@ class FileResult:
     fixed: int = 0  # fixes applied (with --fix)
     diff: str = ""  # unified diff (with --diff)
     changed: bool = False
+    # other files whose content this result depends on (the project index): real path -> SHA-256
+    depends: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -16,7 +16,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
-from torch_upgrade.syntax.provenance import CERTAIN, Provenance
+from torch_upgrade.syntax.provenance import CERTAIN, Provenance, ReturnIndex
 
 
 class Matcher:
@@ -40,7 +40,9 @@ class Matcher:
                 self.methods[name].append(rule)
         # words the text prefilter looks for: the root of every name a rule matches. A method
         # form (``A.symeig()``) is reported only on a receiver known to be a tensor, and that
-        # knowledge comes from torch's names in the file ("torch" is among the words anyway)
+        # knowledge comes from torch's names in the file ("torch" is among the words anyway; a
+        # file that never names torch is not analysed for method forms, even if a helper of
+        # another file gives it a tensor: method names alone, ``.add(``, would let in most files)
         self.words = sorted({n.split(".", 1)[0] for n in list(self.exact) + list(self.prefix)}
                             | ({"torch"} if self.methods else set()))
 
@@ -84,9 +86,10 @@ class Matcher:
             return True
         return any(q == mod or q.startswith(mod + ".") for mod in m.modules)
 
-    def match(self, analysis: Analysis, package: Optional[str] = None) -> list[Hit]:
+    def match(self, analysis: Analysis, package: Optional[str] = None,
+              index: Optional[ReturnIndex] = None) -> list[Hit]:
         """The hits in one file; ``package``: the file's own top-level package (see
-        ``policy.applies_in``)."""
+        ``policy.applies_in``); ``index``: what the project's other files say (``syntax.project``)."""
         uses: list[Hit] = []
         imports: list[Hit] = []
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
@@ -100,7 +103,7 @@ class Matcher:
                     continue
                 confidence = CERTAIN
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
-                    provenance = provenance or Provenance(analysis)
+                    provenance = provenance or Provenance(analysis, index)
                     confidence = provenance.receiver(ref, rule.match.receiver)
                     if not policy.reported(confidence, self.min_confidence):
                         continue

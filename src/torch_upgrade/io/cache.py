@@ -6,7 +6,9 @@ LibCST versions, the selected rules' data, the window, the per-file ignores)
 holds ``index.pickle``, which maps each file (absolute and reported path) to
 the SHA-256 of the content analysed and its portable result (findings with
 their fix text and safety, errors, project facts). A changed file is a miss
-and replaces its own entry. The project-level advice, computed from all the
+and replaces its own entry. A result that used what other files of the project say (a
+helper's return type, ``syntax.project``) records their SHA-256s, and is a miss when one of
+them changed: editing the helper re-checks its callers. The project-level advice, computed from all the
 files' facts, is kept too, keyed by those facts.
 
 A file is re-read and hashed unless its ``stat`` (size, mtime, ctime, inode)
@@ -167,6 +169,7 @@ class Cache:
         self.started = time.time_ns()
         self._entries: Optional[dict[tuple[str, str], Any]] = None
         self._project: tuple[str, list[Finding]] = ("", [])
+        self._digests: dict[str, Optional[str]] = {}  # the files results depend on, read once a run
 
     @classmethod
     def open(cls, key: str, root: Optional[Path] = None) -> "Cache":
@@ -197,9 +200,21 @@ class Cache:
             digest, stat, result = entry
         except (TypeError, ValueError):
             return None
-        if not isinstance(result, FileResult) or result.path != rel:
+        if not isinstance(result, FileResult) or result.path != rel or not self._fresh(result):
             return None
         return digest, stat, result
+
+    def _fresh(self, result: FileResult) -> bool:
+        """Whether the other files the result depends on (the project index) are as they were."""
+        for path, digest in result.depends:
+            if path not in self._digests:
+                try:
+                    self._digests[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                except OSError:
+                    self._digests[path] = None
+            if self._digests[path] != digest:
+                return False
+        return True
 
     def unchanged(self, rel: str, path: StrPath, stat: Optional[Stat]) -> Optional[FileResult]:
         """The result for ``path`` if its stat proves it unchanged, without reading it."""

@@ -13,6 +13,7 @@ from torch_upgrade.detect.registry import get_checker
 
 if TYPE_CHECKING:
     from torch_upgrade.detect.matching import Matcher
+    from torch_upgrade.syntax.project import ProjectIndex
 
 
 @dataclass
@@ -35,6 +36,13 @@ class Context:
         from torch_upgrade.detect.matching import Matcher
 
         return Matcher(self.rules, self.settings.window, self.settings.min_confidence)
+
+    @cached_property
+    def project(self) -> ProjectIndex:
+        """The project's files as other files see them (read on first use; see syntax.project)."""
+        from torch_upgrade.syntax.project import ProjectIndex  # LibCST: only when a file is analysed
+
+        return ProjectIndex()
 
     @cached_property
     def prefilter(self) -> tuple[tuple[str, ...], ...]:

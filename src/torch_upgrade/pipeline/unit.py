@@ -36,6 +36,7 @@ from torch_upgrade.pipeline.context import Context
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message
 from torch_upgrade.syntax.positions import locate
+from torch_upgrade.syntax.project import FileIndex
 
 MAX_FIX_PASSES = 8
 
@@ -190,18 +191,20 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
         except Exception as again:
             result.errors.append(FileError(rel, syntax_message(again)))
             return result
+    index = ctx.project.for_file(None if str(unit.source.path) == "<string>" else unit.source.path)
     try:
         if ctx.settings.rewriting:
             # the parsed text round-trips exactly; regenerate code only after a rewrite
-            rewritten = _rewrite(unit, module, text, ctx, result)
+            rewritten = _rewrite(unit, module, text, ctx, result, index)
             if rewritten is not module:
                 module, text = rewritten, rewritten.code
         analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis, unit.package)
+        hits = ctx.matcher.match(analysis, unit.package, index)
         result.findings = findings_for(module, text, rel, hits, ctx, analysis)
         if ctx.settings.fix_edits and unit.positions_are_the_files:
             _attach_text_edits(module, result.findings)
         result.facts = _collect_facts(analysis, module, text, ctx, unit.package)
+        result.depends = tuple(sorted(index.used.items()))
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
         return result
@@ -213,13 +216,14 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
     return result
 
 
-def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: FileResult) -> cst.Module:
+def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: FileResult,
+             index: Optional[FileIndex] = None) -> cst.Module:
     """Fix ``module`` and deliver the rewrite: record its diff (--diff) or write the new bytes
     atomically. Returns the module the findings are then computed on: the rewritten one, or the
     original when nothing was written."""
     original = module
     try:
-        module, applied = fix_module(module, text, unit.rel, ctx, unit.package)
+        module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index)
         if not applied or module.code == text:
             return module
         rendered = unit.render(module.code)
@@ -321,7 +325,7 @@ def _fixable(finding: Finding, settings: Settings) -> bool:
 
 
 def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
-               package: Optional[str] = None) -> tuple[cst.Module, int]:
+               package: Optional[str] = None, index: Optional[FileIndex] = None) -> tuple[cst.Module, int]:
     """Apply fixes until nothing changes (bounded); every pass must re-parse.
 
     Raises SourceError (the file is then left as it was) when a pass produces
@@ -332,7 +336,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     note = ""  # the conflicts of the last pass, if any
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis, package)
+        hits = ctx.matcher.match(analysis, package, index)
         findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
         chosen = [f for f in findings if _fixable(f, ctx.settings)]
         if not chosen:

@@ -28,12 +28,13 @@ literals, NumPy & co and instances of the file's other classes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Optional, Protocol, Union
 
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.scopes import Scope
 
 CERTAIN, LIKELY, NO, POSSIBLE = "certain", "likely", "no", "possible"
 
@@ -91,6 +92,28 @@ def is_class(qualname: str, cls: str) -> bool:
         and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils."))
 
 
+class ReturnIndex(Protocol):
+    """What the project's other files say (``syntax.project``): how sure it is that the function
+    with this qualified name returns a tensor, and what a relative import names."""
+
+    def returns(self, qualname: str) -> str: ...
+
+    def absolute(self, level: int, module: str, name: str) -> Optional[str]: ...
+
+
+class _Site(Protocol):
+    """Where an expression is read: its scope (names are qualified there) and a node."""
+
+    scope: Scope
+    node: cst.CSTNode
+
+
+@dataclass
+class _At:
+    scope: Scope
+    node: cst.CSTNode
+
+
 @dataclass
 class _Facts:
     """What a function (or the module) says about its names."""
@@ -103,8 +126,10 @@ class _Facts:
 class Provenance:
     """Answers ``receiver(ref)`` for method calls in one file; facts are gathered on first use."""
 
-    def __init__(self, analysis: Analysis) -> None:
+    def __init__(self, analysis: Analysis, index: Optional[ReturnIndex] = None) -> None:
         self.analysis = analysis
+        self.index = index
+        self._returns: dict[int, str] = {}
         self._parents: Optional[dict[int, cst.CSTNode]] = None
         self._facts: dict[int, _Facts] = {}
         self._classes: Optional[dict[str, cst.ClassDef]] = None
@@ -122,7 +147,7 @@ class Provenance:
             return LIKELY  # a method combining the receiver with a tensor: the receiver is likely one too
         return kind
 
-    def of(self, expr: cst.BaseExpression, ref: Reference, depth: int = 0, cls: str = TENSOR) -> str:
+    def of(self, expr: cst.BaseExpression, ref: _Site, depth: int = 0, cls: str = TENSOR) -> str:
         if depth > _MAX_DEPTH:
             return POSSIBLE
         if isinstance(expr, cst.Call):
@@ -150,13 +175,13 @@ class Provenance:
         return POSSIBLE
 
     # ------------------------------------------------------------------ expressions
-    def _qualified(self, node: cst.BaseExpression, ref: Reference) -> Optional[str]:
+    def _qualified(self, node: cst.BaseExpression, ref: _Site) -> Optional[str]:
         name = dotted(node)
         if name is None:
             return None
         return self.analysis.qualify(name, ref.scope)[0]
 
-    def _call(self, call: cst.Call, ref: Reference, depth: int, cls: str) -> str:
+    def _call(self, call: cst.Call, ref: _Site, depth: int, cls: str) -> str:
         func = call.func
         qualname = self._qualified(func, ref)
         if qualname is not None:
@@ -164,6 +189,8 @@ class Provenance:
                 return NO
             if cls != TENSOR:
                 return CERTAIN if is_class(qualname, cls) else POSSIBLE
+            if qualname.split(".", 1)[0] != "torch":  # a function of the project, or of a library
+                return self.index.returns(qualname) if self.index is not None else POSSIBLE
             if qualname in _NOT_TENSORS:
                 return POSSIBLE
             module, _, function = qualname.rpartition(".")
@@ -174,13 +201,57 @@ class Provenance:
             defined = self._class(func.value)
             if defined is not None:  # an instance of a class of this file
                 return CERTAIN if self._derives(defined, cls, ref) else NO
+            if cls == TENSOR:
+                return self._function_call(func.value, ref)
             return POSSIBLE
         if cls == TENSOR and isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
             inner = self.of(func.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY, NO) else POSSIBLE
         return POSSIBLE
 
-    def _attribute(self, node: cst.Attribute, ref: Reference, depth: int, cls: str) -> str:
+    def _function_call(self, name: str, ref: _Site) -> str:
+        """A call of a function of this file, or of one imported relatively from the project."""
+        binding = self.analysis.qualify(name, ref.scope)[1]
+        if binding is None or binding.kind != "local":
+            return POSSIBLE
+        statement = binding.statement
+        if binding.relative and isinstance(statement, cst.ImportFrom) and binding.alias is not None \
+                and self.index is not None:
+            module = dotted(statement.module) if statement.module is not None else ""
+            imported = dotted(binding.alias.name)
+            target = self.index.absolute(len(statement.relative), module or "", imported or "")
+            return self.index.returns(target) if target is not None else POSSIBLE
+        if isinstance(statement, cst.FunctionDef) and binding.scope is not None and binding.scope.parent is None:
+            return self.returns(statement)
+        return POSSIBLE
+
+    def returns(self, function: cst.FunctionDef) -> str:
+        """How sure it is that a module-level function of this file returns a tensor: from its
+        return annotation, else from every value it returns (none: it returns None)."""
+        known = self._returns.get(id(function))
+        if known is not None:
+            return known
+        self._returns[id(function)] = POSSIBLE  # while it is being decided (recursion)
+        site = _At(self.analysis.root_scope, function)
+        if function.returns is not None:
+            kind = self._annotation(function.returns.annotation, site)
+        else:
+            values = [node.value for node in _walk(function.body, stop_at_functions=True)
+                      if isinstance(node, cst.Return)]
+            generator = any(isinstance(node, (cst.Yield,)) for node in _walk(function.body, stop_at_functions=True))
+            kinds = {NO if v is None else self.of(v, _At(self.analysis.root_scope, v), 1) for v in values}
+            if generator or not kinds:
+                kind = POSSIBLE if generator else NO
+            elif kinds == {CERTAIN}:
+                kind = CERTAIN
+            elif kinds == {NO}:
+                kind = NO
+            else:
+                kind = LIKELY if kinds & {CERTAIN, LIKELY} else POSSIBLE
+        self._returns[id(function)] = kind
+        return kind
+
+    def _attribute(self, node: cst.Attribute, ref: _Site, depth: int, cls: str) -> str:
         qualname = self._qualified(node, ref)
         if qualname is not None and qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
             return NO
@@ -191,7 +262,7 @@ class Provenance:
             return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
         return POSSIBLE
 
-    def _name(self, name: str, node: cst.CSTNode, ref: Reference, depth: int, cls: str) -> str:
+    def _name(self, name: str, node: cst.CSTNode, ref: _Site, depth: int, cls: str) -> str:
         if name == "self":
             owner = self._enclosing(node, cst.ClassDef)
             if not isinstance(owner, cst.ClassDef):
@@ -215,7 +286,7 @@ class Provenance:
                 return POSSIBLE  # an unannotated parameter
         return POSSIBLE
 
-    def _annotation(self, annotation: cst.BaseExpression, ref: Reference, cls: str = TENSOR) -> str:
+    def _annotation(self, annotation: cst.BaseExpression, ref: _Site, cls: str = TENSOR) -> str:
         if isinstance(annotation, cst.SimpleString):
             try:
                 annotation = cst.parse_expression(annotation.evaluated_value if isinstance(
@@ -240,7 +311,7 @@ class Provenance:
             return NO
         return POSSIBLE
 
-    def _loop(self, iterable: cst.BaseExpression, ref: Reference) -> str:
+    def _loop(self, iterable: cst.BaseExpression, ref: _Site) -> str:
         call = iterable
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
                 call.func.attr.value in _PARAMETER_LOOPS:
@@ -253,7 +324,7 @@ class Provenance:
                     return CERTAIN
         return POSSIBLE
 
-    def _self_attribute(self, attr: str, ref: Reference, depth: int, cls: str) -> str:
+    def _self_attribute(self, attr: str, ref: _Site, depth: int, cls: str) -> str:
         owner = self._enclosing(ref.node, cst.ClassDef)
         if owner is None:
             return POSSIBLE
@@ -320,7 +391,7 @@ class Provenance:
             facts = self._facts[id(scope)] = _gather(scope)
         return facts
 
-    def _derives(self, cls_def: cst.ClassDef, cls: str, ref: Reference, depth: int = 0) -> bool:
+    def _derives(self, cls_def: cst.ClassDef, cls: str, ref: _Site, depth: int = 0) -> bool:
         """Whether a class of this file derives from torch class ``cls`` (through the file's classes)."""
         if cls == TENSOR or depth > _MAX_DEPTH:
             return False

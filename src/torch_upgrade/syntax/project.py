@@ -1,0 +1,159 @@
+"""The project's own functions that return tensors, across files.
+
+``from .utils import make_mask`` then ``make_mask(x).symeig()``: only utils.py says what
+``make_mask`` returns. ``ProjectIndex`` reads the project's files when a receiver's provenance
+asks (most files never do), each at most once per process: the return kind of each module-level
+function (``syntax.provenance``: from its annotation or the values it returns) and the names the
+module imports (re-exports, followed a few hops). ``FileIndex`` is that index seen from one file:
+it resolves relative imports and names to files (from the file's package root, and its own
+directory for scripts), and records every file it read with the SHA-256 of its bytes, so that the
+result cache analyses the file again when one of them changes. Files are read, never imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.io.source import SourceError, decode, read_bytes
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.parse import parse_module
+from torch_upgrade.syntax.provenance import POSSIBLE, Provenance
+
+_HOPS = 3  # re-exports followed (pkg/__init__.py: from .utils import make_mask)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What one file says to the others."""
+
+    functions: dict[str, str] = field(default_factory=dict)  # module-level function -> return kind
+    exports: dict[str, str] = field(default_factory=dict)  # name imported into it -> qualified name
+
+
+def module_of(path: Path) -> tuple[Path, str]:
+    """The directory a file is imported from and its dotted module name (``pkg.sub.mod``), from
+    the ``__init__.py`` files above it."""
+    directory = path.parent
+    parts = [] if path.stem == "__init__" else [path.stem]
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return directory, ".".join(parts)
+
+
+def summarize(text: str, module: str, is_package: bool) -> Summary:
+    """A file's functions and imports; an unparseable file says nothing."""
+    try:
+        tree = parse_module(text)
+        analysis = Analysis(tree)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return Summary()
+    provenance = Provenance(analysis)  # this file's own facts: one file's summary reads no other
+    functions = {statement.name.value: provenance.returns(statement)
+                 for statement in tree.body if isinstance(statement, cst.FunctionDef)}
+    exports: dict[str, str] = {}
+    for statement in tree.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not isinstance(small, cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+                continue
+            source = dotted(small.module) if small.module is not None else ""
+            base = _absolute(module, is_package, len(small.relative), source or "") if small.relative else source
+            for alias in small.names:
+                name = dotted(alias.name)
+                local = dotted(alias.asname.name) if alias.asname is not None else name
+                if base and name and local:
+                    exports[local] = f"{base}.{name}"
+    return Summary(functions, exports)
+
+
+def _absolute(module: str, is_package: bool, level: int, source: str) -> str:
+    """The absolute module a relative import names (``from ..a import b`` in ``p.q.m``: ``p.a``)."""
+    parts = module.split(".") if module else []
+    package = parts if is_package else parts[:-1]
+    if level - 1 > len(package):
+        return ""
+    base = package[:len(package) - (level - 1)]
+    return ".".join(base + ([source] if source else []))
+
+
+class ProjectIndex:
+    """Summaries of the project's files, read on first use (one per process)."""
+
+    def __init__(self) -> None:
+        self._summaries: dict[str, tuple[str, Summary]] = {}  # real path -> (SHA-256, summary)
+        self._files: dict[tuple[str, str], Optional[str]] = {}  # (root, module) -> file
+
+    def for_file(self, path: Optional[Path]) -> "FileIndex":
+        return FileIndex(self, path)
+
+    def file_of(self, root: str, module: str) -> Optional[str]:
+        key = (root, module)
+        if key not in self._files:
+            base = os.path.join(root, *module.split("."))
+            found = None
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if os.path.isfile(candidate):
+                    found = os.path.realpath(candidate)
+                    break
+            self._files[key] = found
+        return self._files[key]
+
+    def summary(self, path: str, module: str) -> Optional[tuple[str, Summary]]:
+        known = self._summaries.get(path)
+        if known is None:
+            try:
+                raw = read_bytes(Path(path))
+                text = decode(raw)[0]
+            except SourceError:
+                return None
+            digest = hashlib.sha256(raw).hexdigest()
+            known = self._summaries[path] = (digest, summarize(text, module, path.endswith("__init__.py")))
+        return known
+
+
+class FileIndex:
+    """The project index seen from one file (``provenance.ReturnIndex``)."""
+
+    def __init__(self, project: ProjectIndex, path: Optional[Path]) -> None:
+        self.project = project
+        self.used: dict[str, str] = {}  # files read -> SHA-256 of their bytes
+        self.module, self.is_package = "", False
+        self.roots: tuple[str, ...] = ()
+        if path is not None and path.suffix in (".py", ".ipynb") and path.parent.is_dir():
+            root: Path
+            root, self.module = module_of(path.resolve())
+            self.is_package = path.stem == "__init__"
+            self.roots = tuple(dict.fromkeys([str(root), str(path.resolve().parent)]))
+
+    def absolute(self, level: int, module: str, name: str) -> Optional[str]:
+        base = _absolute(self.module, self.is_package, level, module)
+        return f"{base}.{name}" if base and name else None
+
+    def returns(self, qualname: str, hops: int = 0) -> str:
+        module, _, name = qualname.rpartition(".")
+        if not module or hops > _HOPS:
+            return POSSIBLE
+        for root in self.roots:
+            path = self.project.file_of(root, module)
+            if path is None:
+                continue
+            known = self.project.summary(path, module)
+            if known is None:
+                return POSSIBLE
+            digest, summary = known
+            self.used[path] = digest
+            if name in summary.functions:
+                return summary.functions[name]
+            if name in summary.exports:
+                return self.returns(summary.exports[name], hops + 1)
+            return POSSIBLE
+        return POSSIBLE

@@ -1,0 +1,134 @@
+"""Functions of the project that return tensors, across files (syntax.project), and the cache
+entries that depend on them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import torch_upgrade
+
+UTILS = """\
+import numpy as np
+import torch
+
+def make_mask(n):
+    return torch.ones(n, n).triu() + torch.eye(n)
+
+def make_array(n):
+    return np.eye(n)
+
+def annotated(n) -> torch.Tensor:
+    return load(n)
+
+def maybe(n):
+    if n:
+        return torch.eye(n)
+    return None
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def found(root: Path, **kw) -> list[tuple[str, str, int, str]]:
+    report = torch_upgrade.scan([root], from_version="1.9", to_version="2.13", **kw)
+    assert not report.errors
+    return sorted((Path(f.path).name, f.rule, f.line, f.confidence) for f in report.findings)
+
+
+def test_helpers_in_other_files_are_followed(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "pkg/__init__.py": "from .utils import make_mask\n",
+        "pkg/utils.py": UTILS,
+        "pkg/train.py": """\
+            import torch
+            from .utils import make_mask, make_array, annotated, maybe
+            from pkg import make_mask as reexported
+            import pkg.utils as U
+
+            make_mask(3).symeig()      # relative import
+            reexported(3).qr()         # through the package's __init__
+            U.make_mask(2).cholesky()  # a module alias
+            annotated(2).qr()          # the return annotation says so
+            maybe(2).qr()              # a tensor or None: likely
+            make_array(3).qr()         # NumPy: never
+            unknown(3).qr()            # nothing known: not reported
+            """,
+    })
+    assert found(tmp_path) == [
+        ("train.py", "TU202", 6, "certain"), ("train.py", "TU203", 8, "certain"),
+        ("train.py", "TU204", 7, "certain"), ("train.py", "TU204", 9, "certain"),
+        ("train.py", "TU204", 10, "likely"),
+    ]
+
+
+def test_a_script_beside_its_helpers_and_functions_of_the_same_file(tmp_path: Path) -> None:
+    write(tmp_path, {
+        "helpers.py": UTILS,
+        "run.py": """\
+            import torch
+            from helpers import make_mask, make_array
+
+            def local(n):
+                x = torch.randn(n, n)
+                return x @ x.T
+
+            def nothing():
+                pass
+
+            make_mask(2).qr()
+            make_array(2).qr()
+            local(2).qr()
+            nothing().qr()
+            """,
+    })
+    assert found(tmp_path) == [("run.py", "TU204", 11, "certain"), ("run.py", "TU204", 13, "certain")]
+
+
+def test_editing_a_helper_re_checks_its_callers_through_the_cache(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": UTILS,
+                     "pkg/train.py": "import torch\nfrom pkg.utils import make_mask\nmake_mask(3).qr()\n"})
+    assert found(tmp_path, cache=True) == [("train.py", "TU204", 3, "certain")]
+    assert found(tmp_path, cache=True) == [("train.py", "TU204", 3, "certain")]  # a warm run
+    utils = tmp_path / "pkg" / "utils.py"
+    utils.write_text(UTILS.replace("return torch.ones(n, n).triu() + torch.eye(n)", "return [n]"))
+    assert found(tmp_path, cache=True) == []  # train.py itself did not change
+    utils.write_text(UTILS)
+    assert found(tmp_path, cache=True) == [("train.py", "TU204", 3, "certain")]
+
+
+def test_scan_source_sees_the_index_of_the_project_the_path_belongs_to(tmp_path: Path) -> None:
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": UTILS})
+    code = "import torch\nfrom .utils import make_mask\nmake_mask(3).qr()\n"
+    report = torch_upgrade.scan_source(code, path=tmp_path / "pkg" / "new.py", from_version="1.9")
+    assert [(f.rule, f.confidence) for f in report.findings] == [("TU204", "certain")]
+    elsewhere = torch_upgrade.scan_source(code, from_version="1.9")
+    assert elsewhere.findings == ()
+
+
+def test_the_fix_of_a_helper_s_result_runs_on_torch(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/train.py": """\
+        import torch
+        from pkg.utils import make_mask
+        Q, R = make_mask(3).qr()
+        """})
+    report = torch_upgrade.fix([tmp_path], from_version="1.9", to_version="2.13")
+    assert report.fixed == 1 and not report.findings
+    fixed = (tmp_path / "pkg" / "train.py").read_text()
+    assert "torch.linalg.qr(make_mask(3))" in fixed
+    check = ("import warnings, torch; warnings.simplefilter('error')\n"
+             "from pkg import train\nA = torch.ones(3, 3).triu() + torch.eye(3)\n"
+             "assert torch.allclose(train.Q @ train.R, A)\n")
+    subprocess.run([sys.executable, "-c", check], cwd=tmp_path, check=True)
+    assert torch.__version__  # ran on the installed torch
