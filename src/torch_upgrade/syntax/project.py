@@ -89,7 +89,9 @@ class ProjectIndex:
     """Summaries of the project's files, read on first use (one per process)."""
 
     def __init__(self) -> None:
-        self._summaries: dict[str, tuple[str, Summary]] = {}  # real path -> (SHA-256, summary)
+        # real path -> (its stat when read, SHA-256, summary): a long-lived process (the editor
+        # server) sees a helper's edits
+        self._summaries: dict[str, tuple[tuple[int, int], str, Summary]] = {}
         self._files: dict[tuple[str, str], Optional[str]] = {}  # (root, module) -> file
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
@@ -108,16 +110,21 @@ class ProjectIndex:
         return self._files[key]
 
     def summary(self, path: str, module: str) -> Optional[tuple[str, Summary]]:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
         known = self._summaries.get(path)
-        if known is None:
+        if known is None or known[0] != stamp:
             try:
                 raw = read_bytes(Path(path))
                 text = decode(raw)[0]
             except SourceError:
                 return None
             digest = hashlib.sha256(raw).hexdigest()
-            known = self._summaries[path] = (digest, summarize(text, module, path.endswith("__init__.py")))
-        return known
+            known = self._summaries[path] = (stamp, digest, summarize(text, module, path.endswith("__init__.py")))
+        return known[1], known[2]
 
 
 class FileIndex:
