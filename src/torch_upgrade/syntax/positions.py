@@ -63,32 +63,36 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf) -> 
         groups.setdefault(id(top), (top, []))[1].append(node)
     out: dict[int, CodeRange] = {}
     for top, members in groups.values():
-        table = _statement_positions(module, top, text)
-        if table is None:
+        placed = _statement_positions(module, top, text)
+        if placed is None:
             return None
+        table, lines = placed
         for node in members:
             rng = table.get(node)
             if rng is not None:
-                out[id(node)] = rng
+                out[id(node)] = CodeRange((rng.start.line + lines, rng.start.column),
+                                          (rng.end.line + lines, rng.end.column)) if lines else rng
     return out
 
 
-def _statement_positions(module: cst.Module, top: cst.CSTNode, text: str) -> Optional[dict[cst.CSTNode, CodeRange]]:
-    code = module.code_for_node(top)
+def _statement_positions(module: cst.Module, top: cst.CSTNode,
+                         text: str) -> Optional[tuple[dict[cst.CSTNode, CodeRange], int]]:
+    """The positions of the nodes of one module-level statement as if it started at line 1, and
+    the number of lines before it in ``text``: its code is generated once, and found in the text."""
+    table = _Table()
+    state = PositionProvidingCodegenState(
+        default_indent=module.default_indent, default_newline=module.default_newline,
+        provider=cast("BaseMetadataProvider[CodeRange]", table),
+    )
+    top._codegen(state)
+    code = "".join(state.tokens)
     offset = _unique(text, code)
     if offset is None and top is module.body[-1] and not module.has_trailing_newline:
         code = code[:-len(module.default_newline)]
         offset = _unique(text, code)
     if offset is None:
         return None
-    table = _Table()
-    state = PositionProvidingCodegenState(
-        default_indent=module.default_indent, default_newline=module.default_newline,
-        provider=cast("BaseMetadataProvider[CodeRange]", table),
-    )
-    state.line = len(_NEWLINES.findall(text, 0, offset)) + 1
-    top._codegen(state)
-    return table._computed
+    return table._computed, len(_NEWLINES.findall(text, 0, offset))
 
 
 def _unique(text: str, code: str) -> Optional[int]:

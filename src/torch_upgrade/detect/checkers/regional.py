@@ -45,10 +45,12 @@ def _blocks(analysis: Analysis, quals: dict[int, str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if not any(r.qualname in CONTAINERS for r in analysis.references):
         return out
-    for cls in _flow.walk(analysis.module, (cst.FunctionDef,)):
+    for cls in _flow.statements(analysis.module, (cst.FunctionDef,)):
         if not isinstance(cls, cst.ClassDef):
             continue
-        for assign in _flow.nodes(cls.body, (cst.Assign,)):
+        for assign in _flow.statements(cls):
+            if not isinstance(assign, cst.Assign):
+                continue
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
                     and target.value.value == "self"):
