@@ -16,7 +16,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
-from torch_upgrade.syntax.provenance import CERTAIN, Provenance, ReturnIndex
+from torch_upgrade.syntax.provenance import CERTAIN, Provenance, ReturnIndex, provenance_of
 
 
 class Matcher:
@@ -103,7 +103,7 @@ class Matcher:
                     continue
                 confidence = CERTAIN
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
-                    provenance = provenance or Provenance(analysis, index)
+                    provenance = provenance or provenance_of(analysis, index)
                     confidence = provenance.receiver(ref, rule.match.receiver)
                     if not policy.reported(confidence, self.min_confidence):
                         continue
@@ -134,13 +134,18 @@ class Matcher:
                 assert hit.ref is not None  # hits made above carry their reference
                 hit.fix = self._fix(hit.rule, hit.ref, analysis)
             out.append(hit)
+        if self.checkers:
+            provenance_of(analysis, index)  # checkers that ask about receivers see the project too
         for rule in self.checkers:
             if not policy.applies_in(rule, package):
                 continue
             check = get_checker(rule).check
             if check is not None:
-                out.extend(h for h in check(analysis, rule, self.window) if h.rule is rule)
+                out.extend(h for h in check(analysis, rule, self.window)
+                           if h.rule is rule and policy.reported(h.confidence, self.min_confidence))
         for hit in out:  # one place decides every fix's safety, whoever proposed it
+            if hit.fix is not None and not policy.fixes(hit.confidence):
+                hit.fix = None
             if hit.fix is not None:
                 hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
         return out

@@ -92,6 +92,17 @@ def is_class(qualname: str, cls: str) -> bool:
         and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils."))
 
 
+def provenance_of(analysis: Analysis, index: Optional["ReturnIndex"] = None) -> "Provenance":
+    """The file's provenance, one per analysis: shared by the matcher and the checkers (the
+    first to ask may give the project index; see ``syntax.project``)."""
+    known = analysis.facts.get("_provenance")
+    if not isinstance(known, Provenance):
+        known = analysis.facts["_provenance"] = Provenance(analysis, index)
+    elif index is not None and known.index is None:
+        known.index = index
+    return known
+
+
 class ReturnIndex(Protocol):
     """What the project's other files say (``syntax.project``): how sure it is that the function
     with this qualified name returns a tensor, and what a relative import names."""

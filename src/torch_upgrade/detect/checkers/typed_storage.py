@@ -1,7 +1,8 @@
 """``tensor.storage()`` (TypedStorage, deprecated in 2.0) in files that use torch.
 
-A ``.storage()`` method call with no arguments on anything but ``self`` is
-flagged when the file imports torch; ``x.storage().data_ptr()`` (an identity
+A ``.storage()`` method call with no arguments is flagged when the file imports torch, with the
+confidence ``syntax.provenance`` gives its receiver being a tensor (an unknown receiver is only a
+``possible`` finding, shown on request); ``x.storage().data_ptr()`` (an identity
 use, the same address in both) is rewritten to ``x.untyped_storage().data_ptr()``.
 Other uses index or size the storage, and those count bytes in an
 UntypedStorage: advice only. The legacy ``torch.FloatStorage``-style classes
@@ -19,6 +20,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.provenance import NO, provenance_of
 
 WORDS = (("torch", "storage"),)
 IDENTITY = ("data_ptr",)
@@ -38,9 +40,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref.qualname is not None or call is None or call.args or not isinstance(node, cst.Attribute) \
                 or node.attr.value != "storage" or ref.guarded:
             continue
-        if isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"):
+        confidence = provenance_of(analysis).receiver(ref)
+        if confidence == NO:
             continue
-        hit = Hit(rule, call, ref.statement, ref=ref)
+        hit = Hit(rule, call, ref.statement, ref=ref, confidence=confidence)
         parent = ref.parent
         if isinstance(parent, cst.Attribute) and parent.value is call and parent.attr.value in IDENTITY:
             new = node.with_changes(attr=cst.Name("untyped_storage"))
