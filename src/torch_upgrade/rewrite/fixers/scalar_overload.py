@@ -1,9 +1,19 @@
 """The deprecated positional-scalar overloads (torchgen's ``deprecated.yaml``), as their keyword forms.
 
-``x.add_(alpha, other)`` -> ``x.add_(other, alpha=alpha)`` (add, add_, sub, sub_: two positional
-arguments can only be the deprecated overload, since ``alpha`` is keyword-only), and
-``x.addcmul_(value, t1, t2)`` -> ``x.addcmul_(t1, t2, value=value)`` (addcmul, addcdiv and their
-in-place forms: three positional arguments). The same operation, the arguments named.
+Each overload puts its scalars before the tensors they scale, where the modern signature takes
+them as keywords after the tensors; the rewrite is the same call with the arguments moved and
+named:
+
+- ``x.add_(alpha, other)`` -> ``x.add_(other, alpha=alpha)``; ``torch.add(x, alpha, other)`` ->
+  ``torch.add(x, other, alpha=alpha)`` (add, sub);
+- ``x.addcmul_(value, t1, t2)`` -> ``x.addcmul_(t1, t2, value=value)``, the function likewise
+  (addcmul, addcdiv);
+- ``M.addmm_(beta, [alpha,] m1, m2)`` -> ``M.addmm_(m1, m2, beta=beta[, alpha=alpha])``;
+  ``torch.addmm(beta, M, [alpha,] m1, m2)`` -> ``torch.addmm(M, m1, m2, beta=beta[, alpha=alpha])``
+  (addmm, addbmm, baddbmm, addmv, addr, sspaddmm: the function form takes ``beta`` before ``self``).
+
+The modern signatures take only the tensors positionally, so a call with more positional
+arguments than that (the rules' ``min_args``) can only be the deprecated overload; ``out=`` stays.
 """
 
 from __future__ import annotations
@@ -17,19 +27,39 @@ from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Reference
 
-SCALAR = {"add": "alpha", "add_": "alpha", "sub": "alpha", "sub_": "alpha",
-          "addcmul": "value", "addcmul_": "value", "addcdiv": "value", "addcdiv_": "value"}
+# name: (the scalars in the deprecated order, how many tensors follow them, where the function
+# form takes ``self``); in-place methods (``add_``) share their function's entry
+FAMILIES: dict[str, tuple[tuple[str, ...], int, int]] = {
+    **dict.fromkeys(("add", "sub"), (("alpha",), 1, 0)),
+    **dict.fromkeys(("addcmul", "addcdiv"), (("value",), 2, 0)),
+    **dict.fromkeys(("addmm", "addbmm", "baddbmm", "addmv", "addr", "sspaddmm"), (("beta", "alpha"), 2, 1)),
+}
+NO_OUT = {"sspaddmm"}  # its deprecated overloads take no out= (torch 2.13 raises a TypeError)
 
 
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call, node = ref.call, ref.node
-    if call is None or not isinstance(node, cst.Attribute) or node.attr.value not in SCALAR:
+    method = ref.qualname is None  # x.add_(...); else torch.add(...), under whatever name it is imported
+    if ref.qualname is not None:
+        name = ref.qualname.rsplit(".", 1)[-1]
+    elif isinstance(node, cst.Attribute):
+        name = node.attr.value
+    else:
         return None
-    if any(a.keyword is not None or a.star for a in call.args):
+    family = FAMILIES.get(name.rstrip("_"))
+    if call is None or family is None:
         return None
-    operands = 3 if node.attr.value.startswith("addc") else 2
-    if len(call.args) != operands:
+    scalars, tensors, at = family
+    out = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"]
+    if any(a.star for a in call.args) or sum(a.keyword is not None for a in call.args) > len(out) \
+            or (out and (method or name in NO_OUT)):
         return None
-    scalar, *rest = (a.value for a in call.args)
-    args: list[A.Argument] = [(None, value) for value in rest] + [(SCALAR[node.attr.value], scalar)]
-    return A.replace(call, A.call(node, args))
+    args = [a.value for a in call.args if a.keyword is None]
+    first = [] if method else args[at:at + 1]  # the function form's self
+    rest = args if method else args[:at] + args[at + 1:]
+    count = len(rest) - tensors  # the scalars leading the rest
+    if not 1 <= count <= len(scalars):
+        return None
+    new: list[A.Argument] = [(None, value) for value in first + rest[count:]]
+    new += list(zip(scalars, rest[:count])) + [("out", value) for value in out]
+    return A.replace(call, A.call(call.func, new))

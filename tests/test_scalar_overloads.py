@@ -1,0 +1,223 @@
+"""The deprecated positional-scalar overloads of torchgen's deprecated.yaml (TU934-TU939): every
+method, in-place and function form (with out=) is found and rewritten with its scalars named; the
+modern forms and look-alikes are not; each rewrite computes what the original did on real torch."""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import pytest
+
+import torch_upgrade
+from helpers import cli
+
+# tensors made by factories, one a line, so that provenance is certain of every receiver below
+PRELUDE = """\
+import torch
+M = torch.randn(3, 4)
+m1 = torch.randn(3, 5)
+m2 = torch.randn(5, 4)
+B = torch.randn(2, 3, 4)
+b1 = torch.randn(2, 3, 5)
+b2 = torch.randn(2, 5, 4)
+v = torch.randn(3)
+mat = torch.randn(3, 5)
+vec = torch.randn(5)
+v1 = torch.randn(3)
+v2 = torch.randn(4)
+S: torch.Tensor = torch.randn(3, 4).to_sparse()  # provenance takes .to_sparse() for a likely tensor only
+s1 = torch.randn(3, 5).to_sparse()
+x = torch.randn(3)
+y = torch.randn(3)
+t1 = torch.randn(3)
+t2 = torch.rand(3) + 1
+"""
+LINE = PRELUDE.count("\n") + 1  # where the case's call stands
+
+# receiver (the function's self) and tensors of each beta/alpha operation
+MATMULS = {"addmm": ("M", "m1, m2"), "addbmm": ("M", "b1, b2"), "baddbmm": ("B", "b1, b2"),
+           "addmv": ("v", "mat, vec"), "addr": ("M", "v1, v2"), "sspaddmm": ("S", "s1, m2")}
+
+
+def _cases() -> list[tuple[str, str, str]]:
+    """(rule, deprecated form, its rewrite): every form deprecated.yaml lists."""
+    cases = [
+        ("TU934", "x.add(2.0, y)", "x.add(y, alpha=2.0)"),
+        ("TU934", "x.clone().add_(2.0, y)", "x.clone().add_(y, alpha=2.0)"),
+        ("TU934", "x.sub(2.0, y)", "x.sub(y, alpha=2.0)"),
+        ("TU934", "x.clone().sub_(2.0, y)", "x.clone().sub_(y, alpha=2.0)"),
+        ("TU935", "x.addcmul(0.5, t1, t2)", "x.addcmul(t1, t2, value=0.5)"),
+        ("TU935", "x.clone().addcdiv_(0.5, t1, t2)", "x.clone().addcdiv_(t1, t2, value=0.5)"),
+    ]
+    for name in ("add", "sub"):
+        cases += [("TU936", f"torch.{name}(x, 2.0, y)", f"torch.{name}(x, y, alpha=2.0)"),
+                  ("TU936", f"torch.{name}(x, 2.0, y, out=torch.empty(3))",
+                   f"torch.{name}(x, y, alpha=2.0, out=torch.empty(3))")]
+    for name in ("addcmul", "addcdiv"):
+        cases += [("TU937", f"torch.{name}(x, 0.5, t1, t2)", f"torch.{name}(x, t1, t2, value=0.5)"),
+                  ("TU937", f"torch.{name}(x, 0.5, t1, t2, out=torch.empty(3))",
+                   f"torch.{name}(x, t1, t2, value=0.5, out=torch.empty(3))")]
+    for name, (self, tensors) in MATMULS.items():
+        methods = [f"{self}.{name}"] + ([f"{self}.clone().{name}_"] if name != "sspaddmm" else [])
+        for method in methods:
+            cases += [("TU938", f"{method}(0.5, 2.0, {tensors})", f"{method}({tensors}, beta=0.5, alpha=2.0)"),
+                      ("TU938", f"{method}(0.5, {tensors})", f"{method}({tensors}, beta=0.5)")]
+        cases += [("TU939", f"torch.{name}(0.5, {self}, 2.0, {tensors})",
+                   f"torch.{name}({self}, {tensors}, beta=0.5, alpha=2.0)"),
+                  ("TU939", f"torch.{name}(0.5, {self}, {tensors})", f"torch.{name}({self}, {tensors}, beta=0.5)")]
+        if name != "sspaddmm":  # its deprecated overloads take no out= (see test_sspaddmm_out_is_advice_only)
+            cases += [("TU939", f"torch.{name}(0.5, {self}, 2.0, {tensors}, out=torch.empty(0))",
+                       f"torch.{name}({self}, {tensors}, beta=0.5, alpha=2.0, out=torch.empty(0))"),
+                      ("TU939", f"torch.{name}(0.5, {self}, {tensors}, out=torch.empty(0))",
+                       f"torch.{name}({self}, {tensors}, beta=0.5, out=torch.empty(0))")]
+    return cases
+
+
+CASES = _cases()
+
+
+def scan(code: str, **kw):
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.9", to_version="2.13", **kw)
+    assert not report.errors, report.errors
+    return report.findings
+
+
+def test_every_form_of_deprecated_yaml_is_covered() -> None:
+    assert {rule for rule, _, _ in CASES} == {f"TU93{i}" for i in range(4, 10)}
+    assert len(CASES) == 58
+
+
+@pytest.mark.parametrize("rule, old, new", CASES, ids=[old for _, old, _ in CASES])
+def test_each_deprecated_form_is_found_and_rewritten(rule: str, old: str, new: str) -> None:
+    [finding] = scan(PRELUDE + f"r = {old}\n")
+    assert (finding.rule, finding.line, finding.confidence) == (rule, LINE, "certain")
+    assert finding.fix is not None and finding.fix.safety == "safe"
+    assert finding.fix.replacement == new
+
+
+def test_fix_rewrites_every_form_in_a_file(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "m.py"
+    path.write_text(PRELUDE + "".join(f"r = {old}\n" for _, old, _ in CASES))
+    report = torch_upgrade.fix(".", from_version="1.9", to_version="2.13")
+    assert report.fixed == len(CASES) and not report.findings
+    assert path.read_text() == PRELUDE + "".join(f"r = {new}\n" for _, _, new in CASES)
+
+
+def test_the_cli_diff_shows_the_rewrite_and_writes_nothing(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = "import torch\nM = torch.zeros(2, 2)\nm = torch.eye(2)\nr = torch.addmm(0.5, M, 2, m, m, out=M)\n"
+    (tmp_path / "m.py").write_text(code)
+    result = cli("scan", "m.py", "--diff", "--from", "1.9")
+    assert result.exit_code == 1
+    assert "-r = torch.addmm(0.5, M, 2, m, m, out=M)\n+r = torch.addmm(M, m, m, beta=0.5, alpha=2, out=M)\n" \
+        in result.output
+    assert (tmp_path / "m.py").read_text() == code
+
+
+def test_any_import_style_and_layout_is_kept(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text(textwrap.dedent("""\
+        import torch as th
+        from torch import addmm as mm
+        M, m = th.zeros(2, 2), th.eye(2)
+        a = th.add(M, 2, m)
+        b = mm(
+            0.5,  # beta
+            M,
+            m, m,
+        )
+        """))
+    torch_upgrade.fix(".", from_version="1.9")
+    assert (tmp_path / "m.py").read_text() == textwrap.dedent("""\
+        import torch as th
+        from torch import addmm as mm
+        M, m = th.zeros(2, 2), th.eye(2)
+        a = th.add(M, m, alpha=2)
+        b = mm(
+            M,
+            m,
+            m,
+            beta=0.5,  # beta
+        )
+        """)
+
+
+@pytest.mark.parametrize("code", [
+    # the modern forms: only the tensors positional
+    PRELUDE + "r = torch.addmm(M, m1, m2)\n",
+    PRELUDE + "r = torch.addmm(M, m1, m2, beta=0.5, alpha=2.0, out=torch.empty(0))\n",
+    PRELUDE + "r = M.addmm(m1, m2)\nr = M.addmm_(m1, m2, beta=0.5)\nr = S.sspaddmm(s1, m2, alpha=2)\n",
+    PRELUDE + "r = torch.baddbmm(B, b1, b2)\nr = v.addmv_(mat, vec)\nr = torch.addr(M, v1, v2, out=M)\n",
+    PRELUDE + "r = torch.add(x, y)\nr = torch.add(x, y, alpha=2, out=y)\nr = x.sub_(y)\nr = torch.sub(x, 1)\n",
+    PRELUDE + "r = torch.addcmul(x, t1, t2)\nr = x.addcdiv_(t1, t2, value=0.5)\n",
+    PRELUDE + "args = (0.5, M, m1, m2)\nr = torch.addmm(*args)\nf = torch.addmm\n",
+    # NumPy: the third positional argument of np.add is out
+    "import torch\nimport numpy as np\na = np.ones(3)\nnp.add(a, 2, a)\nnp.subtract(a, 1, a)\n",
+    # a user class and a user function with the same names
+    "import torch\nclass Table:\n    def addmm(self, *a):\n        return a\nTable().addmm(0.5, 2.0, 1, 2)\n"
+    "def f(t: Table):\n    return t.addmm_(0.5, 1, 2)\n",
+    "import torch\ndef addmm(beta, M, alpha, m1, m2):\n    return M\nr = addmm(1, 2, 3, 4, 5)\n",
+    # a receiver nothing is known of
+    "import torch\ndef f(M, m1, m2, s):\n    s.add(1, 2)\n    return M.addmm(0.5, 2.0, m1, m2)\n",
+])
+def test_modern_forms_and_look_alikes_are_not_reported(code: str) -> None:
+    assert [(f.rule, f.line) for f in scan(code)] == []
+
+
+def test_an_unknown_receiver_is_possible_advice_only_on_request() -> None:
+    code = "import torch\ndef f(M, m1, m2):\n    return M.addmm_(0.5, m1, m2)\n"
+    [finding] = scan(code, min_confidence="possible")
+    assert (finding.rule, finding.confidence, finding.fix) == ("TU938", "possible", None)
+
+
+def test_a_likely_tensor_gets_an_unsafe_fix() -> None:
+    code = """
+    import torch
+    def f(flag, m1, m2):
+        if flag:
+            M = torch.randn(3, 3)
+        else:
+            M = load()
+        return M.addmm_(0.5, m1, m2)
+    """
+    [finding] = scan(code)
+    assert (finding.rule, finding.confidence) == ("TU938", "likely")
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert finding.fix.replacement == "M.addmm_(m1, m2, beta=0.5)"
+
+
+@pytest.mark.parametrize("code", [
+    "S = torch.eye(2).to_sparse()\ntorch.sspaddmm(0.5, S, S, torch.eye(2), out=S)\n",  # a TypeError on torch 2.13
+    "torch.addmm(0.5, M, m1, m2, alpha=2)\n",  # a keyword the deprecated overload does not take
+    "torch.addmm(0.5, 0.5, M, 2.0, m1, m2)\n",  # too many positional arguments
+    "M.addmm(0.5, m1, m2, out=M)\n",  # a method takes no out=
+])
+def test_calls_that_cannot_be_mapped_are_advice_only(code: str) -> None:
+    [finding] = scan(PRELUDE + code)
+    assert finding.rule in ("TU938", "TU939") and finding.fix is None
+
+
+def test_each_rewrite_computes_what_the_original_did_without_warning() -> None:
+    torch = pytest.importorskip("torch")
+    always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # torch warns of deprecated overloads once a process, else
+    try:
+        torch.manual_seed(0)
+        space: dict = {}
+        exec(PRELUDE, space)
+        for _, old, new in CASES:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                modern = eval(new, space)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                deprecated = eval(old, space)
+            assert any("is deprecated" in str(w.message) and "This overload of" in str(w.message)
+                       for w in caught), old
+            if deprecated.is_sparse:
+                deprecated, modern = deprecated.to_dense(), modern.to_dense()
+            assert torch.equal(deprecated, modern), (old, new)
+    finally:
+        torch.set_warn_always(always)
