@@ -185,6 +185,53 @@ class Provenance:
             return self.of(expr.expression, ref, depth + 1)
         return POSSIBLE
 
+    def rank(self, expr: cst.BaseExpression, ref: _Site, depth: int = 0) -> Optional[int]:
+        """The number of dimensions of a tensor when the code states it: a factory given its sizes
+        (``torch.zeros(2, 3, 4)``, ``torch.randn((8,))``), ``torch.tensor`` of a literal, ``arange`` and
+        ``linspace`` (1), ``eye`` (2), and names every assignment of which agrees; None otherwise."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Name):
+            for scope_node in self._scopes(expr):
+                facts = self._facts_of(scope_node)
+                if expr.value in facts.annotations or expr.value in facts.loops:
+                    return None
+                values = facts.values.get(expr.value)
+                if values:
+                    ranks = {self.rank(v, ref, depth + 1) for v in values}
+                    return ranks.pop() if len(ranks) == 1 else None
+                if isinstance(scope_node, cst.FunctionDef) and expr.value in _param_names(scope_node):
+                    return None
+            return None
+        if not isinstance(expr, cst.Call):
+            return None
+        qualname = self._qualified(expr.func, ref)
+        if qualname is None or not qualname.startswith("torch."):
+            return None
+        function = qualname[len("torch."):]
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if any(a.star for a in expr.args):
+            return None
+        if function in ("arange", "linspace", "logspace"):
+            return 1
+        if function == "eye":
+            return 2
+        if function == "tensor" and positional:
+            return _literal_rank(positional[0])
+        if function in _SIZED:
+            sizes = positional[:1] if function in ("full", "randint") else positional
+            if function == "randint":
+                sizes = positional[2:3] if len(positional) >= 3 else [a.value for a in expr.args
+                                                                     if a.keyword and a.keyword.value == "size"]
+            if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+                return len(sizes[0].elements) if not any(
+                    isinstance(e, cst.StarredElement) for e in sizes[0].elements) else None
+            if function in ("full", "randint"):
+                return None
+            if sizes and all(isinstance(s, cst.Integer) for s in sizes):
+                return len(sizes)
+        return None
+
     # ------------------------------------------------------------------ expressions
     def _qualified(self, node: cst.BaseExpression, ref: _Site) -> Optional[str]:
         name = dotted(node)
@@ -460,6 +507,24 @@ def _walk(root: cst.CSTNode, stop_at_functions: bool = False) -> list[cst.CSTNod
                 continue
             todo.append(child)
     return out
+
+
+_SIZED = {"zeros", "ones", "empty", "rand", "randn", "full", "randint"}
+
+
+def _literal_rank(value: cst.BaseExpression) -> Optional[int]:
+    """The rank of ``torch.tensor(value)`` for a literal: 0 for a number, 1 + the rank of the
+    elements of a list or tuple (all alike)."""
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    if isinstance(value, (cst.Integer, cst.Float)) or (isinstance(value, cst.Name) and value.value in ("True", "False")):
+        return 0
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+        ranks = {_literal_rank(e.value) for e in value.elements if isinstance(e, cst.Element)}
+        if len(ranks) == 1 and len(value.elements) == sum(isinstance(e, cst.Element) for e in value.elements):
+            inner = ranks.pop()
+            return None if inner is None else inner + 1
+    return None
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:
