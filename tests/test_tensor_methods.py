@@ -174,3 +174,19 @@ def test_a_distribution_from_its_constructor_or_annotation() -> None:
     # a module instance is not a distribution
     code = "import torch.nn as nn\nd = nn.Linear(1, 1)\nd.sample_n(3)\n"
     assert _receiver_of(code, "sample_n", "torch.distributions.Distribution") == "possible"
+
+
+def test_tuple_assignments_and_more_tensor_methods_keep_a_tensor() -> None:
+    code = """
+    import torch
+    def f(lr):
+        x, y = torch.randn(3), torch.randn(3)
+        x.add_(-lr, y)
+        s = torch.randn(3, 3).to_sparse()
+        s.addmm(0.5, s, s)
+        a, b = load()
+        a.add_(-lr, b)
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.9", to_version="2.13")
+    assert [(f.rule, f.line, f.confidence) for f in report.findings] == [
+        ("TU934", 5, "certain"), ("TU938", 7, "certain")]

@@ -66,6 +66,9 @@ _TENSOR_METHODS = {
     "conj", "real", "imag", "softmax", "log_softmax", "relu", "sigmoid", "tanh", "masked_fill", "gather",
     "index_select", "narrow", "select", "norm", "triu", "tril", "diag", "diagonal", "inverse", "pinverse",
     "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "cumsum", "prod", "std", "var",
+    "to_sparse", "to_dense", "coalesce", "masked_select", "where", "roll", "flip", "repeat_interleave",
+    "index_add", "scatter", "scatter_add", "unfold", "tile", "movedim", "swapaxes", "mT", "amax", "amin",
+    "logsumexp", "exp_", "sqrt_", "pow_", "abs_", "neg_", "mul", "addcmul_", "addcdiv_", "lerp", "lerp_",
 }
 _TENSOR_ATTRIBUTES = {"data", "grad", "T", "mT", "H", "mH", "real", "imag"}
 _PARAMETER_LOOPS = {"parameters", "named_parameters", "buffers", "named_buffers"}
@@ -481,6 +484,12 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
             for assigned in node.targets:
                 if isinstance(assigned.target, cst.Name):
                     facts.values.setdefault(assigned.target.value, []).append(node.value)
+                elif isinstance(assigned.target, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
+                        and len(assigned.target.elements) == len(node.value.elements):  # x, y = a, b
+                    for left, right in zip(assigned.target.elements, node.value.elements):
+                        if isinstance(left.value, cst.Name) and not isinstance(left, cst.StarredElement) \
+                                and not isinstance(right, cst.StarredElement):
+                            facts.values.setdefault(left.value.value, []).append(right.value)
         elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
             facts.annotations.setdefault(node.target.value, node.annotation.annotation)
         elif isinstance(node, cst.For):
