@@ -190,3 +190,42 @@ def test_tuple_assignments_and_more_tensor_methods_keep_a_tensor() -> None:
     report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.9", to_version="2.13")
     assert [(f.rule, f.line, f.confidence) for f in report.findings] == [
         ("TU934", 5, "certain"), ("TU938", 7, "certain")]
+
+
+SOURCES = {
+    "a factory": "A = torch.tensor(M)\nw, V = A.symeig(eigenvectors=True)\n",
+    "an annotated parameter": "def f(A: torch.Tensor):\n    return A.symeig(eigenvectors=True)\nw, V = f(torch.tensor(M))\n",
+    "a module buffer": (
+        "class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('A', torch.tensor(M))\n    def forward(self):\n"
+        "        return self.A.symeig(eigenvectors=True)\nw, V = Net()()\n"),
+    "a parameters() loop": (
+        "model = torch.nn.Linear(3, 3, bias=False)\nwith torch.no_grad():\n    model.weight.copy_(torch.tensor(M))\n"
+        "for p in model.parameters():\n    w, V = p.data.symeig(eigenvectors=True)\n"),
+}
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+def test_method_fixes_run_on_torch_for_every_source_of_a_tensor(source: str, tmp_path) -> None:
+    """Each way the code says a receiver is a tensor gives a certain finding whose safe fix runs on
+    torch 2.13 with warnings as errors and agrees with NumPy."""
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    import numpy as np
+
+    header = "import numpy as np\nimport torch\nM = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])\n"
+    path = tmp_path / "m.py"
+    path.write_text(header + SOURCES[source])
+    report = torch_upgrade.scan([path], from_version="1.9", to_version="2.13")
+    assert [(f.rule, f.confidence, f.fix.safety if f.fix else None) for f in report.findings] == [
+        ("TU202", "certain", "safe")]
+    torch_upgrade.fix([path], from_version="1.9", to_version="2.13")
+    fixed = path.read_text()
+    assert "symeig" not in fixed and "torch.linalg.eigh(" in fixed
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exec(compile(fixed, str(path), "exec"), namespace)  # our own test program, fixed
+    expected = np.linalg.eigh(namespace["M"])[0]
+    assert np.allclose(namespace["w"].detach().numpy(), expected) and torch.is_tensor(namespace["V"])
