@@ -229,3 +229,55 @@ def test_method_fixes_run_on_torch_for_every_source_of_a_tensor(source: str, tmp
         exec(compile(fixed, str(path), "exec"), namespace)  # our own test program, fixed
     expected = np.linalg.eigh(namespace["M"])[0]
     assert np.allclose(namespace["w"].detach().numpy(), expected) and torch.is_tensor(namespace["V"])
+
+
+DEMO_RULE = '''
+release = "2.0"
+[[rule]]
+id = "TU998"
+name = "demo-members"
+catalog = "demo"
+title = "demo"
+kind = "deprecated"
+deprecated = "2.0"
+message = "demo"
+why = "demo"
+replacement = "demo"
+references = ["https://example.org"]
+[rule.match]
+attributes = ["cuda_time_total"]
+methods = ["sample_n"]
+receiver = ["torch.autograd.profiler_util.FunctionEvent", "torch.autograd.profiler.FunctionEvent",
+            "torch.distributions.Distribution"]
+[[rule.invalid]]
+code = "x"
+[[rule.valid]]
+code = "x"
+'''
+
+
+def test_attributes_and_methods_of_a_class_known_under_several_paths(tmp_path) -> None:
+    import libcst as cst
+
+    from torch_upgrade.catalog.ruledata import load_dir
+    from torch_upgrade.core.versions import Window
+    from torch_upgrade.detect.matching import Matcher
+    from torch_upgrade.syntax.analysis import Analysis
+
+    (tmp_path / "2.0.toml").write_text(DEMO_RULE)
+    matcher = Matcher(load_dir(tmp_path), Window.of("1.6", "2.13", "test"))
+    code = textwrap.dedent("""\
+        import torch
+        from torch.autograd.profiler import FunctionEvent
+        import torch.distributions as D
+        def f(e: FunctionEvent, g):
+            a = e.cuda_time_total     # a property read on an annotated receiver
+            b = g.cuda_time_total     # nothing known of g
+            d = D.Normal(0.0, 1.0)
+            d.sample_n(3)             # a method of a subclass's instance
+            e.cuda_time_total = 3     # a write is not a read
+        """)
+    module = cst.parse_module(code)
+    hits = matcher.match(Analysis(module))
+    assert [(module.code_for_node(h.node), h.confidence) for h in hits] == [
+        ("e.cuda_time_total", "certain"), ("d.sample_n(3)", "certain")]

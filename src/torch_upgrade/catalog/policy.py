@@ -122,7 +122,7 @@ def finalize(fix: Fix, rule: Rule, window: Window, confidence: str = "certain") 
     detection is (once per fix): a fix on a receiver that is only likely a tensor is unsafe."""
     reasons = []
     if confidence != "certain":
-        reasons.append(f"the receiver is likely, not certainly, a {rule.match.receiver}")
+        reasons.append(f"the receiver is likely, not certainly, a {rule.match.receiver[0]}")
     if fix.safety == "unsafe" and fix.reason:
         reasons.append(fix.reason)
     if rule.safety == "unsafe":

@@ -33,7 +33,7 @@ _RULE_KEYS = {
     "checker", "references", "release_note", "detect", "detect_reason", "match",
     "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object",
 }
-_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "receiver", "keywords", "min_args"}
+_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
 
 
@@ -50,15 +50,16 @@ class Match:
     modules: tuple[str, ...] = ()
     assigns: tuple[str, ...] = ()
     methods: tuple[str, ...] = ()
-    # the torch class whose instances ``methods`` are called on (syntax.provenance decides, for each
-    # call, how sure it is that the receiver is one)
-    receiver: str = "torch.Tensor"
+    attributes: tuple[str, ...] = ()  # properties read on a receiver (``event.cuda_time_total``)
+    # the torch class whose instances ``methods`` are called on, under each public path it has
+    # (syntax.provenance decides, for each call, how sure it is that the receiver is one)
+    receiver: tuple[str, ...] = ("torch.Tensor",)
     keywords: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     min_args: int = 0
 
     def is_empty(self) -> bool:
         return not (self.calls or self.names or self.modules or self.assigns
-                    or self.methods or self.keywords)
+                    or self.methods or self.attributes or self.keywords)
 
 
 @dataclass(frozen=True)
@@ -199,20 +200,24 @@ def _match(raw: Any, file: str, entry: str) -> Match:
         modules=_str_tuple(raw.get("modules", []), file, entry, "match.modules"),
         assigns=_str_tuple(raw.get("assigns", []), file, entry, "match.assigns"),
         methods=_str_tuple(raw.get("methods", []), file, entry, "match.methods"),
+        attributes=_str_tuple(raw.get("attributes", []), file, entry, "match.attributes"),
         receiver=_receiver(raw, file, entry),
         keywords={k: _str_tuple(v, file, entry, f"match.keywords.{k}") for k, v in keywords.items()},
         min_args=min_args,
     )
 
 
-def _receiver(raw: dict, file: str, entry: str) -> str:
+def _receiver(raw: dict, file: str, entry: str) -> tuple[str, ...]:
     if "receiver" not in raw:
-        return "torch.Tensor"
+        return ("torch.Tensor",)
     receiver = raw["receiver"]
-    if not isinstance(receiver, str) or not receiver.startswith("torch.") or not raw.get("methods"):
-        raise _fail(file, entry, "'match.receiver' must name a torch class (\"torch.nn.Module\") and go with "
-                                 "'match.methods'")
-    return receiver
+    names = [receiver] if isinstance(receiver, str) else receiver
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.startswith("torch.")
+                                                           for n in names) \
+            or not (raw.get("methods") or raw.get("attributes")):
+        raise _fail(file, entry, "'match.receiver' must name a torch class (\"torch.nn.Module\", or a list of its "
+                                 "public paths) and go with 'match.methods' or 'match.attributes'")
+    return tuple(names)
 
 
 def _examples(raw: Any, file: str, entry: str, key: str) -> tuple[Example, ...]:

@@ -29,6 +29,7 @@ class Matcher:
         self.exact: dict[str, list[Rule]] = defaultdict(list)
         self.prefix: dict[str, list[Rule]] = defaultdict(list)
         self.methods: dict[str, list[Rule]] = defaultdict(list)
+        self.attributes: dict[str, list[Rule]] = defaultdict(list)
         self.checkers = [r for r in self.rules if r.checker]
         for rule in self.rules:
             m = rule.match
@@ -38,19 +39,22 @@ class Matcher:
                 self.prefix[name].append(rule)
             for name in m.methods:
                 self.methods[name].append(rule)
+            for name in m.attributes:
+                self.attributes[name].append(rule)
         # words the text prefilter looks for: the root of every name a rule matches. A method
         # form (``A.symeig()``) is reported only on a receiver known to be a tensor, and that
         # knowledge comes from torch's names in the file ("torch" is among the words anyway; a
         # file that never names torch is not analysed for method forms, even if a helper of
         # another file gives it a tensor: method names alone, ``.add(``, would let in most files)
         self.words = sorted({n.split(".", 1)[0] for n in list(self.exact) + list(self.prefix)}
-                            | ({"torch"} if self.methods else set()))
+                            | ({"torch"} if self.methods or self.attributes else set()))
 
     def _candidates(self, ref: Reference) -> Iterable[Rule]:
         q = ref.qualname
         if q is None:
-            if ref.call is not None and isinstance(ref.node, cst.Attribute):
-                yield from self.methods.get(ref.node.attr.value, ())
+            if isinstance(ref.node, cst.Attribute):
+                table = self.methods if ref.call is not None else self.attributes
+                yield from table.get(ref.node.attr.value, ())
             return
         yield from self.exact.get(q, ())
         parts = q.split(".")
@@ -67,8 +71,10 @@ class Matcher:
             callable_ = q in m.calls and (policy.references_match(rule) or _renamed(rule, q))
             return q in m.names or callable_ or any(
                 q == mod or q.startswith(mod + ".") for mod in m.modules)
-        if q is None:  # method on an unknown receiver
-            return ref.call is not None and len(_positional(ref.call)) >= m.min_args
+        if q is None:  # a method or attribute on a receiver that names alone do not tell
+            if ref.call is None:
+                return ref.ctx == "load"
+            return len(_positional(ref.call)) >= m.min_args
         if ref.ctx == "store":
             return q in m.assigns or any(q == mod or q.startswith(mod + ".") for mod in m.modules)
         if q in m.assigns and ref.binding is not None and ref.binding.kind == "alias":

@@ -149,9 +149,12 @@ class Provenance:
         self._classes: Optional[dict[str, cst.ClassDef]] = None
 
     # ------------------------------------------------------------------ public
-    def receiver(self, ref: Reference, cls: str = TENSOR) -> str:
-        """How sure it is that the receiver of the method call at ``ref`` is a tensor (or an
-        instance of torch class ``cls``)."""
+    def receiver(self, ref: Reference, cls: Union[str, tuple[str, ...]] = TENSOR) -> str:
+        """How sure it is that the receiver of the method call (or attribute) at ``ref`` is a tensor,
+        or an instance of torch class ``cls`` (several names: one class under its public paths)."""
+        if isinstance(cls, tuple):
+            kinds = {self.receiver(ref, one) for one in cls}
+            return next((k for k in (CERTAIN, LIKELY, POSSIBLE) if k in kinds), NO)
         node = ref.node
         if not isinstance(node, cst.Attribute):
             return POSSIBLE
