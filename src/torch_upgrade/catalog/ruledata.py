@@ -98,7 +98,7 @@ class Rule:
     fixer: Optional[str] = None
     checker: Optional[str] = None
     release_note: str = ""
-    catalog: str = ""
+    catalog: tuple[str, ...] = ()  # the catalog entries it implements (several: an opportunity and its change)
     detect: bool = True
     detect_reason: str = ""
     match: Match = field(default_factory=Match)
@@ -205,6 +205,14 @@ def _match(raw: Any, file: str, entry: str) -> Match:
         keywords={k: _str_tuple(v, file, entry, f"match.keywords.{k}") for k, v in keywords.items()},
         min_args=min_args,
     )
+
+
+def _catalog(raw: dict, file: str, entry: str) -> tuple[str, ...]:
+    value = raw.get("catalog", raw["name"])
+    ids = [value] if isinstance(value, str) else value
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
+        raise _fail(file, entry, "'catalog' must be a catalog id or a list of them")
+    return tuple(ids)
 
 
 def _receiver(raw: dict, file: str, entry: str) -> tuple[str, ...]:
@@ -317,7 +325,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         safety=safety, safety_note=raw.get("safety_note", "").strip(),
         replacement=raw.get("replacement", "").strip(),
         fixer=fixer, checker=checker, release_note=raw.get("release_note", release_note).strip(),
-        catalog=raw.get("catalog", raw["name"]), detect=detect,
+        catalog=_catalog(raw, file, entry), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
         same_object=same_object, **versions,

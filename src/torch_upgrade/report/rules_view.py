@@ -93,5 +93,6 @@ def explain_text(rule: Rule) -> str:
         out.append(f"  - {rule.release_note}")
     out += [f"  - {ref}" for ref in rule.references]
     if rule.catalog:
-        out.append(f"  - torch-upgrade catalog entry: {rule.catalog}")
+        out.append(f"  - torch-upgrade catalog entr{'y' if len(rule.catalog) == 1 else 'ies'}: "
+                   f"{', '.join(rule.catalog)}")
     return "\n".join(out) + "\n"
