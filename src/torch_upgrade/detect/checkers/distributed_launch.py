@@ -1,0 +1,119 @@
+"""What ties a script to ``python -m torch.distributed.launch`` (deprecated in 1.9 for ``torchrun``).
+
+Besides the module itself (matched by name in the rule data), two code-level signals:
+
+- the launcher run as a command from Python: ``[..., "-m", "torch.distributed.launch", ...]``
+  in a list or tuple, or a command string containing ``-m torch.distributed.launch``
+  passed to a call (``subprocess.run``, ``os.system``); comments and docstrings are not code;
+- a script that takes its local rank only from ``--local_rank`` / ``--local-rank``
+  (``parser.add_argument("--local_rank", ...)``): ``torch.distributed.launch`` passes that
+  argument (``--local-rank`` since 2.0), ``torchrun`` does not (it sets ``LOCAL_RANK`` in the
+  environment). A file that mentions ``LOCAL_RANK`` (it reads the environment too) or whose
+  argument's default reads the environment is compatible already and is not reported; the
+  finding is ``likely`` (the script may be started by another launcher that passes the flag).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis, Reference, children
+from torch_upgrade.syntax.provenance import LIKELY
+
+WORDS = ("torch.distributed.launch", ("local_rank", "add_argument"), ("local-rank", "add_argument"))
+MODULE = "torch.distributed.launch"
+FLAGS = ("--local_rank", "--local-rank")
+ARGUMENT_MESSAGE = ("this script takes its local rank only from the --local_rank argument that torch.distributed.launch "
+                    "(deprecated since torch 1.9) passes; torchrun does not pass it but sets LOCAL_RANK: read "
+                    "int(os.environ['LOCAL_RANK']) (e.g. as the argument's default)")
+COMMAND_MESSAGE = ("runs python -m torch.distributed.launch, deprecated since torch 1.9: use torchrun "
+                   "(python -m torch.distributed.run), which sets LOCAL_RANK instead of passing --local_rank")
+
+
+def _text(node: cst.CSTNode) -> Optional[str]:
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return node.evaluated_value
+    return None
+
+
+def _mentions_local_rank_env(analysis: Analysis) -> bool:
+    stack: list[cst.CSTNode] = [analysis.module]
+    while stack:
+        node = stack.pop()
+        text = _text(node)
+        if text is not None and "LOCAL_RANK" in text:
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def _reads_environment(node: cst.CSTNode, refs: dict[int, Reference]) -> bool:
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        ref = refs.get(id(item))
+        if ref is not None and (ref.qualname or "").startswith(("os.environ", "os.getenv")):
+            return True
+        stack.extend(children(item))
+    return False
+
+
+def _argument_sites(analysis: Analysis, refs: dict[int, Reference]) -> list[tuple[Reference, cst.Call]]:
+    out = []
+    for ref in analysis.references:
+        call, node = ref.call, ref.node
+        if call is None or ref.guarded or not isinstance(node, cst.Attribute) or node.attr.value != "add_argument":
+            continue
+        names = [_text(a.value) for a in call.args if a.keyword is None]
+        if not any(name in FLAGS for name in names):
+            continue
+        default = next((a for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
+        if default is not None and _reads_environment(default.value, refs):
+            continue
+        out.append((ref, call))
+    return out
+
+
+def _command(node: cst.CSTNode) -> bool:
+    """``["-m", "torch.distributed.launch"]`` elements in a list or tuple."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return False
+    texts = [_text(e.value) if isinstance(e, cst.Element) else None for e in node.elements]
+    return any(a == "-m" and b == MODULE for a, b in zip(texts, texts[1:]))
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    refs = {id(r.node): r for r in analysis.references if r.qualname is not None}
+    out: list[Hit] = []
+    arguments = _argument_sites(analysis, refs)
+    if arguments and not _mentions_local_rank_env(analysis):
+        out += [Hit(rule, call, ref.statement, ref=ref, message=ARGUMENT_MESSAGE, confidence=LIKELY)
+                for ref, call in arguments]
+    for ref in analysis.references:  # a command string given to a call
+        call = ref.call
+        if call is None or ref.guarded or ref.qualname is None:
+            continue
+        for arg in call.args:
+            text = _text(arg.value)
+            if text is not None and f"-m {MODULE}" in text:
+                out.append(Hit(rule, arg.value, ref.statement, ref=ref, message=COMMAND_MESSAGE))
+    by_statement: dict[int, Reference] = {}
+    for ref in analysis.references:
+        by_statement.setdefault(id(ref.statement), ref)
+    stack: list[tuple[cst.CSTNode, cst.CSTNode]] = [(analysis.module, analysis.module)]
+    while stack:  # a command as a list of arguments, wherever it is built
+        node, statement = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            statement = node
+        if _command(node):
+            # the statement's guard (a version-gated fallback for old torch) is its references'
+            ref = by_statement.get(id(statement))
+            if ref is None or not ref.guarded:
+                out.append(Hit(rule, node, statement, ref=ref, message=COMMAND_MESSAGE))
+        stack.extend((child, statement) for child in children(node))
+    return out
