@@ -250,11 +250,8 @@ def test_a_use_outside_the_guard_is_a_place_to_port():
     assert hits == {("TU314", 11): "hint", ("TU313", 12): "hint", ("TU610", 14): "warning"}
 
 
-@pytest.mark.xfail(reason="scopes: a chained or tuple placeholder (`A = B = None`, `A, B = None, None`) in the "
-                          "except branch is not yet read as a placeholder, so the later use gets no qualified name",
-                   strict=False)
 @pytest.mark.parametrize("placeholder", ["FusedAdam = FusedSGD = None", "FusedAdam, FusedSGD = None, None"])
-def test_a_use_after_a_chained_placeholder_is_a_place_to_port(placeholder):
+def test_a_use_after_a_chained_placeholder_is_reported(placeholder):
     code = f"""
     try:
         from apex.optimizers import FusedAdam, FusedSGD
@@ -278,8 +275,6 @@ def test_a_handled_failure_is_info_not_a_warning():
     assert [(f.rule, f.line, f.severity) for f in hits] == [("TU610", 5, "info")]
 
 
-@pytest.mark.xfail(reason="guards: `X is not None` on an optional import's placeholder, and a has_apex flag set in "
-                          "the import's try, are not yet read as availability probes (syntax.guards)", strict=False)
 @pytest.mark.parametrize("code", [
     """
     try:

@@ -394,3 +394,24 @@ def test_probes_of_other_objects_guard_branches_but_not_remainders():
                 return torch.qr(x)
             return self.qr(x)
         """) == []
+
+
+def test_an_optional_package_s_availability_check_guards_only_that_package_s_advice():
+    """``if DDP is not None:`` after an optional apex import: the apex advice does not apply inside
+    (apex is there), torch's still does; the check itself is no use of DDP."""
+    code = """
+        import torch
+        try:
+            from apex.parallel import DistributedDataParallel as DDP
+            HAS_APEX = True
+        except ImportError:
+            DDP = None
+            HAS_APEX = False
+        if DDP is not None:
+            model = DDP(model)
+            w, v = torch.symeig(x, eigenvectors=True)
+        if HAS_APEX:
+            model = DDP(model)
+        model = DDP(model)
+        """
+    assert found(code) == [("TU202", 11), ("TU610", 14)]

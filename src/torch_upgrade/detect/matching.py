@@ -7,13 +7,14 @@ from typing import Iterable, Optional, cast
 
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.analysis import Analysis, Reference, dotted
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
+from torch_upgrade.rewrite.apply import unused
 from torch_upgrade.rewrite.context import FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
 from torch_upgrade.syntax.provenance import CERTAIN, Provenance, ReturnIndex, provenance_of
@@ -84,8 +85,8 @@ class Matcher:
             if call is not None and any(a.keyword and a.keyword.value in m.keywords[q] for a in call.args):
                 return True
         if q in m.calls:
-            if ref.call is None:  # the callable as a value
-                return ref.ctx == "load" and policy.references_match(rule)
+            if ref.call is None:  # the callable as a value (not a test of whether it is there)
+                return ref.ctx == "load" and policy.references_match(rule) and not _presence_test(ref)
             if len(_positional(ref.call)) >= m.min_args:
                 return True
         if q in m.names:
@@ -105,7 +106,8 @@ class Matcher:
             if ref.guarded:
                 continue
             for rule in self._candidates(ref):
-                if not self._accepts(rule, ref) or not policy.applies_in(rule, package):
+                if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
+                        or ref.probes & policy.owners(rule):
                     continue
                 confidence = CERTAIN
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
@@ -139,6 +141,8 @@ class Matcher:
             if hit.rule.fixable and policy.fixes(hit.confidence):
                 assert hit.ref is not None  # hits made above carry their reference
                 hit.fix = self._fix(hit.rule, hit.ref, analysis)
+                if hit.fix is None and hit.ref.ctx == "import":
+                    hit.fix = _unused_import(hit.ref, analysis)
             out.append(hit)
         if self.checkers:
             provenance_of(analysis, index)  # checkers that ask about receivers see the project too
@@ -178,10 +182,43 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     return fix
 
 
+def _unused_import(ref: Reference, analysis: Analysis) -> Optional[Fix]:
+    """The fix of an import nothing uses any more (what rewriting its last uses one by one leaves
+    behind): remove it. Only a module-level import statement (in a block, the import may be all
+    the block holds)."""
+    alias, top = ref.node, ref.top
+    if not isinstance(alias, cst.ImportAlias) or not isinstance(top, cst.SimpleStatementLine) \
+            or not any(small is ref.import_statement for small in top.body):
+        return None
+    name = dotted(alias.asname.name) if alias.asname is not None else dotted(alias.name)
+    if name is None:
+        return None
+    bound = name if alias.asname is not None or isinstance(ref.import_statement, cst.ImportFrom) \
+        else name.split(".", 1)[0]
+    if bound not in unused(analysis.module, (bound,)):
+        return None
+    return Fix(edits=[], released=(bound,), cleanup=True, replacement="")
+
+
 def _renamed(rule: Rule, qualname: Optional[str]) -> bool:
     if not rule.rename or qualname is None:
         return False
     return any(qualname == old or qualname.startswith(old + ".") for old in rule.rename)
+
+
+def _presence_test(ref: Reference) -> bool:
+    """Whether a name is only tested for being there: ``X is None``, ``X is not None``, ``if X:``,
+    ``not X`` (an optional import's placeholder check is no use of X)."""
+    parent = ref.parents[-1] if ref.parents else None
+    if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+        return True
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is ref.node:
+        return True
+    if isinstance(parent, cst.Comparison) and parent.left is ref.node and len(parent.comparisons) == 1:
+        target = parent.comparisons[0]
+        return isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name) \
+            and target.comparator.value == "None"
+    return False
 
 
 def _positional(call: cst.Call) -> list[cst.Arg]:

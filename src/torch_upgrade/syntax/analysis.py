@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union,
 import libcst as cst
 
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
-                                         falls_back, try_asks)
+                                         falls_back, try_asks, try_packages)
 from torch_upgrade.syntax.nodes import _fields, children, dotted  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
@@ -55,6 +55,9 @@ class Reference:
     top: Optional[cst.CSTNode] = None  # the module-level statement that contains it
     guards: tuple[Guard, ...] = field(default=(), repr=False)  # the contexts deciding ``guarded``
     handled: bool = False  # inside a ``try`` whose handlers catch its failure (``except Exception:``)
+    # packages whose availability the code around it tests (``if apex_ddp is not None:``): advice about
+    # their API does not apply here (see ``GuardModel.probed``)
+    probes: frozenset[str] = frozenset()
 
     @property
     def parent(self) -> Optional[cst.CSTNode]:
@@ -297,8 +300,11 @@ class Analysis:
             else:
                 self._bind(target.value, Binding("local", value=value_node))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value)
+            values = value.elements if isinstance(value, (cst.Tuple, cst.List)) \
+                and len(value.elements) == len(target.elements) \
+                and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)) else None
+            for i, element in enumerate(target.elements):  # a, b = None, None: element by element
+                self._bind_target(element.value, values[i].value if values is not None else None)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value)
         elif isinstance(target, cst.Attribute) and dotted(target) is not None:
@@ -309,9 +315,8 @@ class Analysis:
     def _assign(self, node: cst.Assign) -> None:
         self._stack.append(node)
         self._visit(node.value)
-        single = len(node.targets) == 1
-        for target in node.targets:
-            self._bind_target(target.target, node.value if single else None)
+        for target in node.targets:  # a = b = value: each name holds the value
+            self._bind_target(target.target, node.value)
         self._stack.pop()
 
     def _ann_assign(self, node: cst.AnnAssign) -> None:
@@ -481,7 +486,7 @@ class Analysis:
                 self._in_branch(node, arm, lambda: self._visit(handler))
 
         if catches_import_errors(node):
-            self._guarded(Guard(None, None, PROBE, try_asks(node)), attempts)
+            self._guarded(Guard(None, None, PROBE, try_asks(node), try_packages(node)), attempts)
         else:
             attempts()
         if node.orelse is not None:  # runs after the body: on its branch, outside the guard
@@ -549,6 +554,8 @@ class Analysis:
         self._settled = {}
         for ref in self.references:
             ref.guarded = self.guard_model.holds(ref.guards)
+            if ref.guards and not ref.guarded:
+                ref.probes = self.guard_model.probed(ref.guards)
             if ref.ctx == "import":
                 ref.qualname = ref.dotted
                 continue

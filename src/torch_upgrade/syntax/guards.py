@@ -46,7 +46,7 @@ default other than None, and the names torch itself defines
 from __future__ import annotations
 
 import re
-from typing import Optional, Protocol, Sequence, Union
+from typing import Optional, Protocol, Sequence, Union, cast
 
 import libcst as cst
 
@@ -133,6 +133,25 @@ def try_asks(node: Union[cst.Try, "cst.TryStar"]) -> int:
     return NONE
 
 
+def try_packages(node: Union[cst.Try, "cst.TryStar"]) -> tuple[str, ...]:
+    """The top-level packages a ``try`` body imports (absolute imports only)."""
+    found: list[str] = []
+    for statement in node.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            names: list[Optional[cst.CSTNode]] = []
+            if isinstance(small, cst.ImportFrom) and not small.relative:
+                names = [small.module]
+            elif isinstance(small, cst.Import):
+                names = [alias.name for alias in small.names]
+            for module in names:
+                name = dotted(module) if module is not None else None
+                if name:
+                    found.append(name.split(".", 1)[0])
+    return tuple(dict.fromkeys(found))
+
+
 # ------------------------------------------------------------ early exits
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
@@ -208,6 +227,34 @@ class GuardModel:
         if known is None:
             known = self._holds[key] = any(self._meets(g) for g in guards)
         return known
+
+    def probed(self, guards: tuple[Guard, ...]) -> frozenset[str]:
+        """The packages whose availability these contexts test (not torch's): ``if DDP is not None:``
+        after ``try: from apex.parallel import DistributedDataParallel as DDP`` / ``except ImportError:
+        DDP = None``, or ``if has_apex:`` with ``has_apex = True`` set in that ``try``. Code there runs
+        only where the package is installed: advice about that package's API does not apply to it."""
+        found: set[str] = set()
+        for guard in guards:
+            if guard.test is None or guard.scope is None:
+                continue
+            for node in _names_in(guard.test):
+                name = dotted(node)
+                if name is not None:
+                    found.update(self._availability(name, guard.scope))
+        return frozenset(found)
+
+    def _availability(self, name: str, scope: Scope) -> tuple[str, ...]:
+        qualname, binding = self._names.qualify(name, scope)
+        if binding is None:
+            return ()
+        if binding.kind in ("import", "from") and qualname is not None and binding.scope is not None:
+            head = name.split(".", 1)[0]
+            if any(b.placeholder for b in binding.scope.bindings.get(head, ())):  # an optional import
+                return (qualname.split(".", 1)[0],)
+            return ()
+        flags = binding.alternatives if binding.kind == "either" else (binding,)
+        return tuple(p for b in flags if b.value is not None and _is_bool(b.value)
+                     for g in b.guards if g.test is None for p in g.packages)
 
     def _meets(self, guard: Guard) -> bool:
         if guard.test is None:
@@ -342,6 +389,21 @@ class GuardModel:
             else:
                 found = max(found, self.level(guard.test, guard.scope))
         return found
+
+
+def _names_in(expr: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The names and dotted names an expression reads (not inside calls' arguments)."""
+    out: list[cst.BaseExpression] = []
+    todo: list[cst.CSTNode] = [expr]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) is not None:
+            out.append(cast(cst.BaseExpression, node))
+            continue
+        if isinstance(node, cst.Call):
+            continue
+        todo.extend(children(node))
+    return out
 
 
 def _by_name(name: str) -> int:

@@ -73,12 +73,14 @@ class Guard(NamedTuple):
     catching import errors; the scope the test is evaluated in; the level it must reach
     (``guards.PROBE`` for the branches of an ``if``, ``guards.FEATURE`` for the rest of a block
     after an early exit); and, for a ``try``, what it asks (``guards.FEATURE`` when its body
-    imports from torch, else ``guards.NONE``: ``HAS_TABULATE`` is no torch flag)."""
+    imports from torch, else ``guards.NONE``: ``HAS_TABULATE`` is no torch flag) and the
+    top-level packages its body imports (``apex``: a flag set there tells whether apex is there)."""
 
     test: Optional[cst.BaseExpression]
     scope: Optional[Scope]
     level: int
     asks: int = 0
+    packages: tuple[str, ...] = ()
 
 
 def _encloses(outer: Branch, inner: Branch) -> bool:
