@@ -1,0 +1,88 @@
+"""In-place updates through ``.data``: ``w.data -= lr * w.grad.data``, ``p.data.add_(p.grad, alpha=-lr)``.
+
+The pre-0.4 way to change a parameter without autograd seeing it. ``.data`` still works, but its
+changes are invisible to autograd's version counter: a tensor saved for backward and modified through
+``.data`` gives silently wrong gradients instead of the error ``torch.no_grad()`` code would raise.
+The modern form is ``with torch.no_grad(): w -= lr * w.grad``. Reported (as advice) for augmented
+assignments to ``<tensor>.data`` and for in-place methods on ``<tensor>.data`` given a gradient
+(``.grad``), where ``syntax.provenance`` deems the receiver a tensor; other reads of ``.data``
+(initialisation, copying) are left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._shapes import Shapes, _Site
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import children
+from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
+
+WORDS = (("torch", ".data"),)
+_UPDATES = {"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "copy_", "lerp_"}
+
+
+def _gradient(node: cst.BaseExpression, ref: Reference) -> bool:
+    """Whether an argument is, or is a name only ever assigned, something mentioning ``.grad``."""
+    if isinstance(node, cst.Name):
+        bindings = Shapes.bindings(node.value, ref.scope)
+        return bool(bindings) and all(b.value is not None and _mentions_grad(b.value) for b in bindings)
+    return _mentions_grad(node)
+
+
+def _mentions_grad(node: cst.CSTNode) -> bool:
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == "grad":
+            return True
+        todo.extend(children(current))
+    return False
+
+
+def _tensor_data(node: cst.BaseExpression, ref: Reference, analysis: Analysis) -> Optional[str]:
+    """The confidence that ``node`` is ``<tensor>.data``; None when it is not, or not known."""
+    if not isinstance(node, cst.Attribute) or node.attr.value != "data":
+        return None
+    kind = provenance_of(analysis).of(node.value, _Site(ref.scope, node))
+    return kind if kind in (CERTAIN, LIKELY) else None
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    out = []
+    for ref in analysis.references:
+        if ref.guarded:
+            continue
+        node = ref.node
+        if ref.ctx == "load" and ref.call is not None and isinstance(node, cst.Attribute) \
+                and node.attr.value in _UPDATES and any(_gradient(a.value, ref) for a in ref.call.args):
+            confidence = _tensor_data(node.value, ref, analysis)
+            if confidence is not None:
+                out.append(Hit(rule, ref.call, ref.statement, ref=ref, confidence=confidence))
+    refs = {id(r.node): r for r in analysis.references}
+    for statement in _augmented(analysis):
+        target = statement.target
+        at = refs.get(id(target))
+        if at is None or at.guarded or not isinstance(target, cst.Attribute):
+            continue
+        confidence = _tensor_data(target, at, analysis)
+        if confidence is not None:
+            out.append(Hit(rule, statement, at.statement, ref=at, confidence=confidence))
+    return out
+
+
+def _augmented(analysis: Analysis) -> list[cst.AugAssign]:
+    out: list[cst.AugAssign] = []
+    todo: list[cst.CSTNode] = [analysis.module]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, cst.AugAssign) and isinstance(current.target, cst.Attribute) \
+                and current.target.attr.value == "data":
+            out.append(current)
+        todo.extend(children(current))
+    return out

@@ -1,0 +1,99 @@
+"""Legacy typed constructors: ``torch.FloatTensor(2, 3)``, ``torch.cuda.LongTensor([1, 2])``, ``x.type(torch.cuda.FloatTensor)``.
+
+Since 0.4 tensors are made by ``torch.tensor`` / ``torch.empty`` & co with ``dtype=`` and ``device=``;
+the typed constructors remain, unwarned, with overloaded meanings (checked on torch 2.13):
+
+- integers are sizes and the memory is uninitialized: ``torch.FloatTensor(2, 3)`` is
+  ``torch.empty(2, 3, dtype=torch.float32, device="cpu")``;
+- a list or tuple is data, copied: ``torch.FloatTensor([1, 2])`` is
+  ``torch.tensor([1, 2], dtype=torch.float32, device="cpu")``;
+- a NumPy array is data *shared* with the array, and a tensor of the same type is returned as an
+  alias (another type raises): neither is ``torch.tensor``, so they are advice.
+
+The CPU constructors make CPU tensors even under ``torch.set_default_tensor_type(torch.cuda.FloatTensor)``
+or ``torch.set_default_device``, hence the explicit ``device="cpu"``; ``torch.cuda.X`` makes them on
+the current CUDA device, which is what ``device="cuda"`` means. Only literal sizes and literal
+number lists are rewritten (integer types: integers only, in the type's range); ``BoolTensor`` and
+``x.type(...)`` conversions are advice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite import context
+from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import dotted
+
+WORDS = (("torch", "Tensor("), ("torch", "Tensor)"))
+_DTYPES = {
+    "FloatTensor": ("float32", float), "DoubleTensor": ("float64", float), "HalfTensor": ("float16", float),
+    "BFloat16Tensor": ("bfloat16", float), "LongTensor": ("int64", (-2**63, 2**63 - 1)),
+    "IntTensor": ("int32", (-2**31, 2**31 - 1)), "ShortTensor": ("int16", (-2**15, 2**15 - 1)),
+    "CharTensor": ("int8", (-128, 127)), "ByteTensor": ("uint8", (0, 255)), "BoolTensor": ("bool", None),
+}
+TYPES = {f"torch.{name}": ("cpu", name) for name in _DTYPES} | {f"torch.cuda.{name}": ("cuda", name) for name in _DTYPES}
+
+
+def _numbers(node: cst.BaseExpression, kind: Any) -> bool:
+    """Whether ``node`` is a (nested) list/tuple literal of numbers fit for the type."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return all(isinstance(e, cst.Element) and _numbers(e.value, kind) for e in node.elements)
+    value = A.literal(node)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if kind is float:
+        return True
+    low, high = kind
+    return isinstance(value, int) and low <= value <= high
+
+
+def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window: Window) -> Optional[Fix]:
+    device, name = TYPES[ref.qualname or ""]
+    dtype, kind = _DTYPES[name]
+    if kind is None or any(a.keyword is not None or a.star for a in call.args):
+        return None
+    values = [A.literal(a) for a in call.args]
+    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+        factory, args = "torch.empty", [a.value for a in call.args] or [A.expr("0")]
+    elif len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)) \
+            and _numbers(call.args[0].value, kind):
+        factory, args = "torch.tensor", [call.args[0].value]
+    else:
+        return None
+    ctx = context.FixContext(analysis, rule, window, ref.scope)
+    try:
+        func, imports = ctx.qualified(factory)
+        torch_dtype, more = ctx.qualified(f"torch.{dtype}")
+    except context.Unnameable:
+        return None
+    new = A.call(func, [(None, a) for a in args] + [("dtype", torch_dtype), ("device", A.string(device))])
+    return A.replace(call, new, tuple(dict.fromkeys(imports + more)))
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    out = []
+    for ref in analysis.references:
+        if ref.guarded or ref.ctx != "load" or ref.call is None:
+            continue
+        call = ref.call
+        if ref.qualname in TYPES and ref.node is call.func:
+            fix = _fix(ref, call, analysis, rule, window) if rule.fixable else None
+            out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
+        elif ref.qualname is None and isinstance(ref.node, cst.Attribute) and ref.node.attr.value == "type" \
+                and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+            name = dotted(call.args[0].value)
+            target = analysis.qualify(name, ref.scope)[0] if name is not None else None
+            if target in TYPES:
+                device, kind = TYPES[target]
+                out.append(Hit(rule, call, ref.statement, ref=ref, message=(
+                    f".type({name}) converts through a legacy tensor type: "
+                    f".to(dtype=torch.{_DTYPES[kind][0]}, device=\"{device}\") says it with a dtype and a device")))
+    return out

@@ -1,0 +1,105 @@
+"""``loss.data[0]`` on a 0-d tensor: an IndexError since torch 1.0; ``loss.item()`` is the number.
+
+Before 0.4 a loss was a 1-element Variable and ``loss.data[0]`` its value; 0.4 made it a 0-d tensor
+(indexing warned) and 1.0 made indexing it an error ("invalid index of a 0-dim tensor", pytorch#11679).
+``x.data[0]`` is ordinary indexing of any tensor with a dimension, so only receivers the code shows
+to be 0-d are reported (``_shapes.Shapes.scalar``: a loss with a scalar reduction, ``criterion(...)``
+of an ``nn`` loss module, a full ``.sum()``/``.mean()``, names assigned only those), and rewritten to
+``.item()`` (dropping a ``.data`` in front: the value is the same). A ``.data[0]`` on a name that
+merely looks like a loss (``loss``, ``train_loss``) is a ``possible`` finding, without a fix.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._shapes import Shapes
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.fixers._args import code
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import children
+
+WORDS = (("torch", "[0]"),)
+
+
+def _zero_index(node: cst.Subscript) -> bool:
+    if len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
+
+
+def _stores(module: cst.Module) -> set[int]:
+    """Ids of subscripts written to (``x[0] = ...``, ``x[0] += ...``, ``del x[0]``, loop targets)."""
+    out: set[int] = set()
+    for node in _walk(module):
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            targets = [node.target]
+        elif isinstance(node, cst.Del):
+            targets = [node.target]
+        for target in targets:
+            out.update(id(n) for n in _walk(target) if isinstance(n, cst.Subscript))
+    return out
+
+
+def _root(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
+    """The reference the expression starts from (``loss`` of ``loss.cpu().data``)."""
+    while True:
+        ref = refs.get(id(node))
+        if ref is not None:
+            return ref
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return None
+
+
+def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
+    return isinstance(base, cst.Attribute) and base.attr.value == "data" and isinstance(base.value, cst.Name) \
+        and "loss" in base.value.value.lower()
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    refs = {id(ref.node): ref for ref in analysis.references if ref.ctx == "load"}
+    stores = _stores(analysis.module)
+    shapes: Optional[Shapes] = None
+    out = []
+    for node in _walk(analysis.module):
+        if not isinstance(node, cst.Subscript) or id(node) in stores or not _zero_index(node):
+            continue
+        ref = _root(node.value, refs)
+        if ref is None or ref.guarded:
+            continue
+        shapes = shapes or Shapes(analysis)
+        base = node.value
+        if shapes.scalar(base, ref.scope):
+            inner = base.value if isinstance(base, cst.Attribute) and base.attr.value == "data" else base
+            new = cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("item")))
+            fix = Fix(edits=[Replace(node, new)], replacement=code(new)) if rule.fixable else None
+            out.append(Hit(rule, node, ref.statement, ref=ref, fix=fix))
+        elif _looks_like_a_loss(base):
+            out.append(Hit(rule, node, ref.statement, ref=ref, confidence="possible",
+                           message=f"{code(node)} raises IndexError if {code(base)} is 0-d (a loss "
+                                   "usually is): use .item() for its value"))
+    return out
+
+
+def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo.extend(children(node))
+    return out

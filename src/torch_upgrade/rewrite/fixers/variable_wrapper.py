@@ -1,0 +1,147 @@
+"""``Variable(x)`` -> ``x.detach()``; ``Variable(x, requires_grad=True)`` -> ``x.detach().requires_grad_()``.
+
+On every torch since 0.4 the legacy constructor returns ``data.detach()`` (a new ``torch.Tensor``
+sharing ``x``'s storage and version counter, not requiring grad, with no history) and then sets
+``requires_grad`` on it (torch/csrc/autograd/python_legacy_variable.cpp; checked on torch 2.13:
+``Variable(x) is not x``, same ``data_ptr``, ``requires_grad`` False even when ``x`` requires grad).
+So the exact rewrite keeps the ``detach()``; dropping the wrapper (``Variable(x)`` -> ``x``) is exact
+only for a fresh tensor nobody else holds that does not require grad: the result of a torch factory
+called without ``requires_grad`` (``Variable(torch.zeros(3))`` -> ``torch.zeros(3)``), or of ``.detach()``
+(``Variable(x.detach().clone(), requires_grad=True)`` -> ``x.detach().clone().requires_grad_()``).
+
+``isinstance(obj, Variable)`` is ``isinstance(obj, torch.Tensor)`` (``VariableMeta.__instancecheck__``).
+Anything else (``volatile=``, ``Variable()``, ``*args``, a non-tensor argument, the class used as a
+value) is left as advice.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax.analysis import Reference
+
+# torch factories returning a new tensor that nothing else references and that does not require grad
+# unless asked (``requires_grad=``); ``torch.as_tensor`` may return its argument and is not one
+FRESH = {f"torch.{name}" for name in (
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "linspace",
+    "logspace", "eye", "tensor", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+    "randn_like", "randint_like", "from_numpy",
+)}
+_NO_REQUIRES_GRAD = {"torch.from_numpy"}  # factories without a ``requires_grad`` keyword
+# methods that return their (grad-free) receiver or a new tensor without history: after ``.detach()``
+_KEEP_DETACHED = {"clone", "cpu", "cuda", "float", "double", "half", "long", "int", "contiguous", "to"}
+
+
+def _atom(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` usable as a method receiver: parenthesized unless it is a name, attribute, call or subscript."""
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _method(receiver: cst.BaseExpression, name: str, args: list[A.Argument]) -> cst.Call:
+    return A.call(cst.Attribute(value=_atom(receiver), attr=cst.Name(name)), args)
+
+
+def _fresh(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> Optional[str]:
+    """The factory's qualified name when ``expr`` is a fresh tensor from a torch factory called
+    without ``requires_grad`` (and without ``**kwargs`` that might carry it)."""
+    if not isinstance(expr, cst.Call):
+        return None
+    name = A.code(expr.func) if isinstance(expr.func, (cst.Name, cst.Attribute)) else None
+    if name is None or "(" in name:
+        return None
+    qualname = ctx.analysis.qualify(name, ref.scope)[0]
+    if qualname not in FRESH or any(a.star for a in expr.args):
+        return None
+    if any(a.keyword is not None and a.keyword.value == "requires_grad" for a in expr.args):
+        return None
+    return qualname
+
+
+def _detached(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is a new tensor object made by ``.detach()`` (then maybe ``.clone()``, ``.cpu()``,
+    ...): nobody else holds the object and it does not require grad, like what ``Variable`` returns."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        method = expr.func.attr.value
+        if method == "detach" and not expr.args:
+            return True
+        if method not in _KEEP_DETACHED:
+            return False
+        expr = expr.func.value
+    return False
+
+
+def _isinstance_use(ref: Reference) -> bool:
+    """Whether the reference is the class argument of ``isinstance`` (alone or in a tuple)."""
+    parents = ref.parents
+    if not parents:
+        return False
+    node: cst.CSTNode = ref.node
+    call = parents[-1]
+    if isinstance(call, cst.Element) and len(parents) >= 3 and isinstance(parents[-2], cst.Tuple):
+        node, call = parents[-2], parents[-3]
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or call.func.value != "isinstance":
+        return False
+    return len(call.args) == 2 and call.args[1].value is node and call.args[1].keyword is None \
+        and not call.args[1].star
+
+
+def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
+    call = ref.call
+    if call is None:
+        if ref.ctx == "load" and _isinstance_use(ref) and ref.scope.bindings.get("isinstance") is None \
+                and "isinstance" not in ctx.analysis.root_scope.bindings:
+            tensor, imports = ctx.qualified("torch.Tensor")
+            return Fix(edits=[Replace(ref.node, tensor)], imports=imports, replacement=A.code(tensor))
+        return None
+    bound = A.bind(call, ("data", "requires_grad"))
+    if bound is None or "data" not in bound or any(a.star for a in call.args):
+        return None
+    data = bound["data"].value
+    if isinstance(data, (cst.BaseNumber, cst.BaseString, cst.List, cst.Tuple, cst.Dict, cst.Set,
+                         cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.Lambda)):
+        return None  # not a tensor: the constructor raises TypeError; nothing to say it with
+    flag = bound["requires_grad"].value if "requires_grad" in bound else None
+    value = A.literal(flag) if flag is not None else False
+    wants: Optional[cst.BaseExpression] = None  # the requires_grad to set; None: leave it False
+    if value is True:
+        wants = cst.Name("True")
+    elif A.is_literal(value) and value is not False:
+        return None  # requires_grad=None or a number: keep it for a person
+    elif not A.is_literal(value):
+        wants = flag
+    flag_args: list[A.Argument] = [] if value is True or wants is None else [(None, wants)]
+    factory = _fresh(data, ref, ctx)
+    new: cst.BaseExpression
+    if factory is None and _detached(data):
+        new = data if wants is None else _method(data, "requires_grad_", flag_args)
+    elif factory is not None and wants is None:
+        new = data  # a fresh tensor nobody else holds: the wrapper adds nothing
+    elif factory is not None and factory not in _NO_REQUIRES_GRAD:
+        assert isinstance(data, cst.Call) and wants is not None
+        new = _with_keyword(data, "requires_grad", wants)
+    elif factory is not None:
+        new = _method(data, "requires_grad_", flag_args)
+    else:
+        new = _method(data, "detach", [])
+        if wants is not None:
+            new = _method(new, "requires_grad_", flag_args)
+    return Fix(edits=[Replace(call, new)], replacement=A.code(new))
+
+
+def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
+    """``call`` with ``keyword=value`` appended after its arguments."""
+    args = list(call.args)
+    if args:
+        last = args[-1]
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+    args.append(cst.Arg(value=value, keyword=cst.Name(keyword), equal=equal))
+    return call.with_changes(args=args)
