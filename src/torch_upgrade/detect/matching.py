@@ -7,14 +7,13 @@ from typing import Iterable, Optional, cast
 
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import Analysis, Reference, dotted
+from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
-from torch_upgrade.rewrite.apply import unused
 from torch_upgrade.rewrite.context import FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
 from torch_upgrade.syntax.provenance import CERTAIN, Provenance, ReturnIndex, provenance_of
@@ -141,8 +140,6 @@ class Matcher:
             if hit.rule.fixable and policy.fixes(hit.confidence):
                 assert hit.ref is not None  # hits made above carry their reference
                 hit.fix = self._fix(hit.rule, hit.ref, analysis)
-                if hit.fix is None and hit.ref.ctx == "import":
-                    hit.fix = _unused_import(hit.ref, analysis)
             out.append(hit)
         if self.checkers:
             provenance_of(analysis, index)  # checkers that ask about receivers see the project too
@@ -180,24 +177,6 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):
         fix.released = fix.released + (ref.dotted.split(".", 1)[0],)
     return fix
-
-
-def _unused_import(ref: Reference, analysis: Analysis) -> Optional[Fix]:
-    """The fix of an import nothing uses any more (what rewriting its last uses one by one leaves
-    behind): remove it. Only a module-level import statement (in a block, the import may be all
-    the block holds)."""
-    alias, top = ref.node, ref.top
-    if not isinstance(alias, cst.ImportAlias) or not isinstance(top, cst.SimpleStatementLine) \
-            or not any(small is ref.import_statement for small in top.body):
-        return None
-    name = dotted(alias.asname.name) if alias.asname is not None else dotted(alias.name)
-    if name is None:
-        return None
-    bound = name if alias.asname is not None or isinstance(ref.import_statement, cst.ImportFrom) \
-        else name.split(".", 1)[0]
-    if bound not in unused(analysis.module, (bound,)):
-        return None
-    return Fix(edits=[], released=(bound,), cleanup=True, replacement="")
 
 
 def _renamed(rule: Rule, qualname: Optional[str]) -> bool:
