@@ -295,6 +295,9 @@ def test_variable_call_with_volatile_is_two_findings_and_fixes_settle(tmp_path: 
     ("v = Variable(x.cuda())", "v = x.cuda().detach()"),
     ("v = Variable(x.detach())", "v = x.detach()"),
     ("v = Variable(torch.zeros(2, requires_grad=True))", "v = torch.zeros(2, requires_grad=True).detach()"),
+    ("v = Variable(torch.FloatTensor([1, 2]), requires_grad=True)",
+     'v = torch.tensor([1, 2], dtype=torch.float32, device="cpu").requires_grad_()'),
+    ("v = Variable(torch.FloatTensor(t))", 'v = torch.FloatTensor(t).detach()'),
 ])
 def test_variable_rewrites(tmp_path: Path, code: str, expected: str) -> None:
     source = f"import torch\nfrom torch.autograd import Variable\n{code}\n"

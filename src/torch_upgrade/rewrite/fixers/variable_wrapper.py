@@ -34,6 +34,10 @@ FRESH = {f"torch.{name}" for name in (
     "randn_like", "randint_like", "from_numpy",
 )}
 _NO_REQUIRES_GRAD = {"torch.from_numpy"}  # factories without a ``requires_grad`` keyword
+# legacy typed constructors make a new tensor from literal sizes or a literal list (not from a tensor,
+# which they alias, nor from a NumPy array, whose memory they share)
+_LEGACY = {f"torch.{device}{kind}Tensor" for device in ("", "cuda.") for kind in (
+    "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")}
 # methods that return their (grad-free) receiver or a new tensor without history: after ``.detach()``
 _KEEP_DETACHED = {"clone", "cpu", "cuda", "float", "double", "half", "long", "int", "contiguous", "to"}
 
@@ -58,6 +62,10 @@ def _fresh(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> Optiona
     if name is None or "(" in name:
         return None
     qualname = ctx.analysis.qualify(name, ref.scope)[0]
+    if qualname in _LEGACY and all(a.keyword is None and not a.star for a in expr.args) and (
+            all(isinstance(A.literal(a), int) for a in expr.args)
+            or (len(expr.args) == 1 and isinstance(expr.args[0].value, (cst.List, cst.Tuple)))):
+        return qualname
     if qualname not in FRESH or any(a.star for a in expr.args):
         return None
     if any(a.keyword is not None and a.keyword.value == "requires_grad" for a in expr.args):
@@ -124,7 +132,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         new = data if wants is None else _method(data, "requires_grad_", flag_args)
     elif factory is not None and wants is None:
         new = data  # a fresh tensor nobody else holds: the wrapper adds nothing
-    elif factory is not None and factory not in _NO_REQUIRES_GRAD:
+    elif factory is not None and factory not in _NO_REQUIRES_GRAD and factory not in _LEGACY:
         assert isinstance(data, cst.Call) and wants is not None
         new = _with_keyword(data, "requires_grad", wants)
     elif factory is not None:
