@@ -723,3 +723,39 @@ def test_facts_behind_the_advice() -> None:
     shared = torch.FloatTensor(arr)
     arr[0] = 5.0
     assert shared[0].item() == 5.0
+
+
+def test_rewrites_never_drop_a_comment(tmp_path: Path) -> None:
+    code = """
+    import torch
+    import torch.nn as nn
+    from torch.autograd import Variable
+    crit = nn.CrossEntropyLoss(
+        weight=w,  # class weights
+        size_average=False,
+    )
+    v = Variable(
+        x,  # data
+        volatile=True,
+    )
+    r = torch.range(
+        0, 10,  # inclusive
+    )
+    """
+    assert rewrite(tmp_path, code) == textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    from torch.autograd import Variable
+    crit = nn.CrossEntropyLoss(
+        weight=w,  # class weights
+        reduction="sum",
+    )
+    v = Variable(
+        x,  # data
+    )
+    r = torch.range(
+        0, 10,  # inclusive
+    )
+    """)
+    findings = scan(rewrite(tmp_path, code))
+    assert [(f.rule, f.fix) for f in findings] == [("TU950", None), ("TU959", None)]

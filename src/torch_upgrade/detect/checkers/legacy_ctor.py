@@ -29,6 +29,7 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite import context
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 
@@ -75,7 +76,7 @@ def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window:
     except context.Unnameable:
         return None
     new = A.call(func, [(None, a) for a in args] + [("dtype", torch_dtype), ("device", A.string(device))])
-    return A.replace(call, new, tuple(dict.fromkeys(imports + more)))
+    return K.replace(call, new, tuple(dict.fromkeys(imports + more)))
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

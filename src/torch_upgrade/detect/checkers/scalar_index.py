@@ -16,11 +16,10 @@ from typing import Optional
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
-from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import Shapes
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import children
@@ -86,7 +85,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if shapes.scalar(base, ref.scope):
             inner = base.value if isinstance(base, cst.Attribute) and base.attr.value == "data" else base
             new = cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("item")))
-            fix = Fix(edits=[Replace(node, new)], replacement=code(new)) if rule.fixable else None
+            fix = K.replace(node, new) if rule.fixable else None
             out.append(Hit(rule, node, ref.statement, ref=ref, fix=fix))
         elif _looks_like_a_loss(base):
             out.append(Hit(rule, node, ref.statement, ref=ref, confidence="possible",

@@ -17,6 +17,7 @@ import libcst as cst
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
 
 # The losses, with the position of their first reduction-related parameter (``size_average`` for the
@@ -109,4 +110,4 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
                 placed = True
             continue
         args.append((name, arg.value))
-    return A.replace(call, A.call(call.func, args))
+    return K.replace(call, A.call(call.func, args))

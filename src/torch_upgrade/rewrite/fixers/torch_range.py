@@ -18,6 +18,7 @@ import libcst as cst
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
 
 _KEPT = ("dtype", "device", "requires_grad", "layout")
@@ -59,4 +60,4 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         dtype, more = ctx.qualified("torch.get_default_dtype")
         args.append(("dtype", cst.Call(func=dtype)))
         imports = tuple(dict.fromkeys(imports + more))
-    return A.replace(call, A.call(func, args), imports)
+    return K.replace(call, A.call(func, args), imports)

@@ -19,6 +19,7 @@ import libcst as cst
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
 
 _MODES = {"upsample": (), "upsample_nearest": (("mode", '"nearest"'),),
@@ -45,4 +46,4 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     func, imports = _interpolate(ref, ctx)
     args: list[A.Argument] = [(a.keyword.value if a.keyword else None, a.value) for a in call.args]
     args += [(keyword, A.expr(value)) for keyword, value in _MODES[name]]
-    return A.replace(call, A.call(func, args), imports)
+    return K.replace(call, A.call(func, args), imports)

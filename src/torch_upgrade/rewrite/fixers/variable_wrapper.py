@@ -24,6 +24,7 @@ from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
 
 # torch factories returning a new tensor that nothing else references and that does not require grad
@@ -141,7 +142,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         new = _method(data, "detach", [])
         if wants is not None:
             new = _method(new, "requires_grad_", flag_args)
-    return Fix(edits=[Replace(call, new)], replacement=A.code(new))
+    return K.replace(call, new)
 
 
 def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:

@@ -17,6 +17,7 @@ import libcst as cst
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
 from torch_upgrade.syntax.nodes import children
 
@@ -46,4 +47,4 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
             return None  # volatile and requires_grad together raise; or the value may do something
     args: list[A.Argument] = [(a.keyword.value if a.keyword else None, a.value) for a in call.args
                               if a is not volatile]
-    return A.replace(call, A.call(call.func, args))
+    return K.replace(call, A.call(call.func, args))
