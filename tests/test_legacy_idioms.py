@@ -759,3 +759,16 @@ def test_rewrites_never_drop_a_comment(tmp_path: Path) -> None:
     """)
     findings = scan(rewrite(tmp_path, code))
     assert [(f.rule, f.fix) for f in findings] == [("TU950", None), ("TU959", None)]
+
+
+def test_loss_data_index_under_an_index_error_handler_is_info() -> None:
+    code = """
+    import torch.nn.functional as F
+    loss = F.nll_loss(out, y)
+    try:
+        v = loss.data[0]
+    except (IndexError, TypeError):
+        v = loss.item()
+    w = loss.data[0]
+    """
+    assert [(f.rule, f.line, f.severity) for f in scan(code)] == [("TU953", 5, "info"), ("TU953", 8, "error")]

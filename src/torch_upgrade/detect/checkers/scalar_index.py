@@ -11,6 +11,7 @@ merely looks like a loss (``loss``, ``train_loss``) is a ``possible`` finding, w
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 import libcst as cst
@@ -64,6 +65,36 @@ def _root(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
             return None
 
 
+_CATCHES = {"IndexError", "LookupError", "Exception", "BaseException"}
+
+
+def _handled(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> bool:
+    """Whether ``node`` runs in the body of a ``try`` whose handlers catch an IndexError."""
+    child, current = node, parents.get(id(node))
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(current, cst.Try) and child is current.body:
+            for handler in current.handlers:
+                kinds = handler.type
+                names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+                if kinds is None or any(isinstance(n, (cst.Name, cst.Attribute)) and
+                                        (n.attr if isinstance(n, cst.Attribute) else n).value in _CATCHES
+                                        for n in names):
+                    return True
+        child, current = current, parents.get(id(current))
+    return False
+
+
+def _parent_map(module: cst.Module) -> dict[int, cst.CSTNode]:
+    parents: dict[int, cst.CSTNode] = {}
+    todo: list[cst.CSTNode] = [module]
+    while todo:
+        node = todo.pop()
+        for child in node.children:
+            parents[id(child)] = node
+            todo.append(child)
+    return parents
+
+
 def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
     return isinstance(base, cst.Attribute) and base.attr.value == "data" and isinstance(base.value, cst.Name) \
         and "loss" in base.value.value.lower()
@@ -73,6 +104,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     refs = {id(ref.node): ref for ref in analysis.references if ref.ctx == "load"}
     stores = _stores(analysis.module)
     shapes: Optional[Shapes] = None
+    parents: Optional[dict[int, cst.CSTNode]] = None
     out = []
     for node in _walk(analysis.module):
         if not isinstance(node, cst.Subscript) or id(node) in stores or not _zero_index(node):
@@ -81,6 +113,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref is None or ref.guarded:
             continue
         shapes = shapes or Shapes(analysis)
+        parents = parents or _parent_map(analysis.module)
+        if _handled(node, parents):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
+            ref = dataclasses.replace(ref, handled=True)
         base = node.value
         if shapes.scalar(base, ref.scope):
             inner = base.value if isinstance(base, cst.Attribute) and base.attr.value == "data" else base
