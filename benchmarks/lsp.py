@@ -1,0 +1,240 @@
+"""The language server's per-keystroke time: didChange sent -> publishDiagnostics received.
+
+Starts ``python -m torch_upgrade.lsp`` (this checkout's ``src``) as an editor would, opens a
+~1,000-line torch file (generated: modules, training steps, evaluation loops, with legacy calls
+that are flagged; or ``--file PATH``), then types into the middle of it one character
+per change (into a name: "correct = 0" becomes "correcta = 0", ...), waiting for the
+diagnostics of each version before sending the next, so every
+change is a new text that parses (nothing is answered from the server's result cache). Prints the median
+(the figure in benchmarks/RESULTS.md) with the spread, and with ``--scan-source`` the in-process
+time of ``torch_upgrade.scan_source`` on the same text for comparison.
+
+    python benchmarks/lsp.py                # 30 keystrokes after 5 warm-up ones
+    python benchmarks/lsp.py --rounds 100 --file path/to/big_module.py --scan-source
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+REPO = Path(__file__).resolve().parent.parent
+
+HEADER = '''"""A training module as projects wrote them for torch 1.x (generated for the benchmark)."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+'''
+
+BLOCK = '''
+class Block{i}(nn.Module):
+    """Residual block {i}."""
+
+    def __init__(self, channels: int = 64, dropout: float = 0.1) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, kernel_size=3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, kernel_size=3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = x
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.dropout(out)
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + identity)
+
+
+def train_step_{i}(model, optimizer, scaler, batch, device):
+    inputs, targets = batch
+    inputs = inputs.to(device, non_blocking=True)
+    targets = targets.to(device, non_blocking=True)
+    optimizer.zero_grad(set_to_none=True)
+    with torch.cuda.amp.autocast():
+        logits = model(inputs)
+        loss = F.cross_entropy(logits, targets)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()
+
+
+def orthogonalize_{i}(weight: torch.Tensor) -> torch.Tensor:
+    q, r = torch.qr(weight)
+    d = torch.diagonal(r)
+    return q * torch.sign(d).unsqueeze(0)
+
+
+@torch.no_grad()
+def evaluate_{i}(model, loader, device):
+    model.eval()
+    correct = 0
+    total = 0
+    for inputs, targets in loader:
+        inputs, targets = inputs.to(device), targets.to(device)
+        predictions = model(inputs).argmax(dim=1)
+        correct += (predictions == targets).sum().item()
+        total += targets.numel()
+    model.train()
+    return correct / max(total, 1)
+'''
+
+
+def generated(lines: int = 1000) -> str:
+    text, i = HEADER, 0
+    while text.count("\n") < lines - 40:
+        text += BLOCK.format(i=i)
+        i += 1
+    return text
+
+
+async def measure(text: str, path: Path, rounds: int, warmup: int) -> dict:
+    client = LanguageClient("torch-upgrade-benchmark", "1")
+    published: dict[int, int] = {}  # version -> diagnostics count
+    arrived = asyncio.Event()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def _published(_: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+        if params.version is not None:
+            published[params.version] = len(params.diagnostics)
+            arrived.set()
+
+    async def diagnostics_of(version: int) -> int:
+        while version not in published:
+            arrived.clear()
+            await asyncio.wait_for(arrived.wait(), 120)
+        return published[version]
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO / "src"), os.environ.get("PYTHONPATH")) if p)}
+    started = time.perf_counter()
+    await client.start_io(sys.executable, "-m", "torch_upgrade.lsp", env=env)
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                         root_uri=path.parent.as_uri()))
+    client.initialized(types.InitializedParams())
+    uri = path.as_uri()
+    sent = time.perf_counter()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    findings = await diagnostics_of(1)
+    opened = time.perf_counter()
+
+    # type into a name in the middle of the file, a character per change: "correct = 0" becomes
+    # "correcta = 0", "correctab = 0", ... (valid code at every keystroke, and a new text each time)
+    lines = text.splitlines(keepends=True)
+    middle = len(lines) // 2
+    while not lines[middle].lstrip().startswith(("correct = ", "return ")) and middle < len(lines) - 1:
+        middle += 1
+    name_end = len(lines[middle]) - len(lines[middle].lstrip()) + len(lines[middle].lstrip().split()[0])
+    if lines[middle].lstrip().startswith("return "):  # --file: type into a comment after "return"
+        lines_end = len(lines[middle].rstrip("\r\n"))
+        name_end, prefix = lines_end, "  # "
+    else:
+        prefix = ""
+    typed = prefix + "".join(chr(ord("a") + i % 26) for i in range(rounds + warmup))
+    times = []
+    cpu = 0.0
+    for index, char in enumerate(typed):
+        version = index + 2
+        position = types.Position(middle, name_end + index)
+        before = _cpu(client)
+        start = time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=position, end=position), text=char)]))
+        count = await diagnostics_of(version)
+        elapsed = time.perf_counter() - start
+        if index >= warmup + len(prefix):
+            times.append(elapsed)
+            cpu += _cpu(client) - before
+        assert count == findings, f"version {version}: {count} diagnostics, expected {findings}"
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {
+        "lines": len(lines), "findings": findings, "rounds": len(times),
+        "start_and_initialize_s": round(sent - started, 3), "first_diagnostics_s": round(opened - sent, 3),
+        "median_ms": round(statistics.median(times) * 1000, 1),
+        "p90_ms": round(sorted(times)[int(len(times) * 0.9) - 1] * 1000, 1),
+        "min_ms": round(min(times) * 1000, 1), "max_ms": round(max(times) * 1000, 1),
+        "server_cpu_ms_mean": round(cpu / len(times) * 1000, 1),
+    }
+
+
+def _cpu(client: LanguageClient) -> float:
+    """The server process's CPU time so far (user + system; Linux), 0 where unknown."""
+    server = getattr(client, "_server", None)
+    try:
+        fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (AttributeError, OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def scan_source_ms(text: str, path: Path, rounds: int = 5) -> float:
+    sys.path.insert(0, str(REPO / "src"))
+    import torch_upgrade
+
+    times = []
+    for i in range(rounds):
+        variant = text + f"# {i}\n"
+        start = time.perf_counter()
+        torch_upgrade.scan_source(variant, path=path)
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1000, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=30, help="keystrokes measured (default 30)")
+    parser.add_argument("--warmup", type=int, default=5, help="keystrokes not measured first (default 5)")
+    parser.add_argument("--file", type=Path, help="a Python file to type into (default: a generated ~1,000-line one)")
+    parser.add_argument("--from", dest="low", default="1.6",
+                        help="the torch the generated project pins (its window's lower bound; default 1.6)")
+    parser.add_argument("--scan-source", action="store_true",
+                        help="also time torch_upgrade.scan_source on the same text, in process")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="torch-upgrade-lsp-bench-") as work:
+        if args.file:
+            path = args.file.resolve()
+            text = path.read_text(encoding="utf-8")
+        else:
+            root = Path(work)
+            (root / "requirements.txt").write_text(f"torch=={args.low}\n", encoding="utf-8")
+            path = root / "train_module.py"
+            text = generated()
+        result = asyncio.run(measure(text, path, args.rounds, args.warmup))
+        if args.scan_source:
+            result["scan_source_ms"] = scan_source_ms(text, path)
+    result["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
+                        f"Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"{path.name}: {result['lines']} lines, {result['findings']} diagnostics")
+    print(f"start + initialize {result['start_and_initialize_s']} s; first diagnostics {result['first_diagnostics_s']} s")
+    print(f"didChange -> publishDiagnostics over {result['rounds']} keystrokes: median {result['median_ms']} ms "
+          f"(p90 {result['p90_ms']}, min {result['min_ms']}, max {result['max_ms']}); "
+          f"server CPU {result['server_cpu_ms_mean']} ms per keystroke (mean)")
+    if "scan_source_ms" in result:
+        print(f"torch_upgrade.scan_source on the same text (with every fix's edits): {result['scan_source_ms']} ms")
+    print(result["machine"])
+
+
+if __name__ == "__main__":
+    main()

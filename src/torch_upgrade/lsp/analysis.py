@@ -1,0 +1,210 @@
+"""What the language server asks of torch-upgrade, for one document's text at a time.
+
+Diagnostics come from the same analysis as ``torch_upgrade.scan_source(text, path=...)``:
+the configuration, per-file ignores and torch pin are resolved from the document's path,
+as the CLI resolves them, on every check (a config file edited meanwhile applies at once).
+They are computed without the fixes' text edits: ``scan_source`` makes them by applying
+every fix alone to the whole module, which costs about as much as the scan itself for each
+fix (a 1,000-line file with 100 fixes takes seconds). Edits are computed when a code action
+needs them, for the one rule asked about (``fixes``), and for "fix all" (``fix_all``).
+Results are kept by content, so a save, an undo or a code action after a check does not
+analyse the same text twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Generic, Hashable, Optional, TypeVar
+
+from torch_upgrade import api
+from torch_upgrade.api import Finding, Report, TextEdit
+from torch_upgrade.core.paths import display_path
+from torch_upgrade.engine.scan import scan_text, shipped_rules
+from torch_upgrade.lsp.edits import apply_edits, overlap, spans
+from torch_upgrade.lsp.positions import Lines
+from torch_upgrade.report.rules_view import explain_text
+
+MAX_FIX_PASSES = 8  # as --fix: passes of non-overlapping fixes until nothing is left to apply
+_POSITION = re.compile(r"line (\d+), column (\d+)")
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class _Recent(Generic[K, V]):
+    """The last ``size`` results, by key."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key]
+        value = compute()
+        self.items[key] = value
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+        return value
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why a document was not analysed (a syntax error, a bad configuration), and where:
+    1-based lines and code point columns, the end excluded."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The findings of one text, and the problems that kept it from being analysed."""
+
+    findings: tuple[Finding, ...]
+    problems: tuple[Problem, ...]
+
+
+class FixAllError(Exception):
+    """The safe fixes together did not give code that compiles; nothing is offered."""
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+
+def _where(path: Optional[Path]) -> tuple[Path, Path, str]:
+    """The path the engine analyses the text as, where its configuration is found from, and
+    its name in reports (as ``scan_source``)."""
+    if path is None:
+        return Path("<string>"), Path("."), "<string>"
+    return path, path.parent, display_path(path, None)
+
+
+class Analyzer:
+    """Scans documents for the server; one thread at a time."""
+
+    def __init__(self, remember: int = 16) -> None:
+        self._outcomes: _Recent[tuple[Hashable, ...], Outcome] = _Recent(remember)
+        self._fixes: _Recent[tuple[Hashable, ...], Report] = _Recent(remember)
+
+    def check(self, text: str, path: Optional[Path]) -> Outcome:
+        """The findings of ``text`` as the file ``path`` (None: a buffer with no file), without
+        the fixes' edits; never raises for bad code or a bad configuration (see ``problems``)."""
+        where, start, rel = _where(path)
+        try:
+            resolved = api.resolve([start], fix_edits=False)
+        except api.UsageError as exc:
+            return Outcome((), (Problem(1, 1, 1, 1, f"torch-upgrade configuration error: {exc}"),))
+        key = (resolved.settings, str(where), _digest(text))
+        return self._outcomes.get(key, lambda: self._check(text, where, rel, resolved))
+
+    def _check(self, text: str, where: Path, rel: str, resolved: api.Resolved) -> Outcome:
+        result = scan_text(text, where, rel, resolved.settings, resolved.rules)
+        report = api.report_of(result, resolved.notes)
+        problems = tuple(_problem(text, error.message) for error in report.errors)
+        return Outcome(report.findings, problems)
+
+    def fixes(self, text: str, path: Optional[Path], rule: str) -> Report:
+        """The findings of ``rule`` in ``text``, with their fixes' edits (``scan_source``)."""
+        where, start, _ = _where(path)
+        settings = api.resolve([start]).settings  # in the key: a configuration edited meanwhile applies
+        return self._fixes.get((settings, str(where), _digest(text), rule),
+                               lambda: api.scan_source(text, path=where, select=[rule]))
+
+    def fix_edits(self, text: str, path: Optional[Path], finding: Finding) -> tuple[TextEdit, ...]:
+        """The edits of ``finding``'s fix in ``text`` (empty when it has none that applies alone)."""
+        for other in self.fixes(text, path, finding.rule).findings:
+            if _same_place(other, finding) and other.fix is not None:
+                return other.fix.edits
+        return ()
+
+    def fix_all(self, text: str, path: Optional[Path], unsafe: bool = False) -> str:
+        """``text`` with its safe fixes applied (also the unsafe ones with ``unsafe``), as
+        ``torch_upgrade.fix`` would write it: a pass applies the fixes in report order, skipping
+        one whose edits overlap an edit already taken; passes go on until no fix is left."""
+        where, _, _ = _where(path)
+        original = text
+        for _ in range(MAX_FIX_PASSES):
+            report = api.scan_source(text, path=where)
+            lines = Lines(text)
+            taken: list[tuple[int, int]] = []
+            chosen: list[TextEdit] = []
+            for finding in report.findings:
+                fix = finding.fix
+                if fix is None or not fix.edits or (fix.safety != "safe" and not unsafe):
+                    continue
+                mine = spans(lines, fix.edits)
+                if any(overlap(a, b) for a in mine for b in taken):
+                    continue  # the next pass, on the new text
+                taken += mine
+                chosen += fix.edits
+            if not chosen:
+                break
+            new = apply_edits(text, chosen)
+            if new == text:
+                break
+            text = new
+        if text != original and _compiles(original) and not _compiles(text):
+            raise FixAllError("the fixes together give code that does not compile; apply them one by one")
+        return text
+
+
+def _same_place(a: Finding, b: Finding) -> bool:
+    return (a.rule, a.line, a.column, a.end_line, a.end_column) == (b.rule, b.line, b.column, b.end_line, b.end_column)
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<document>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _problem(text: str, message: str) -> Problem:
+    """Where the error ``message`` about ``text`` lies: Python's own position for a syntax error
+    (the compiler's, which names the line and column Python reports), else the position the
+    message names, else the start of the file."""
+    try:
+        compile(text, "<document>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        if exc.lineno:
+            return _syntax_problem(text, exc)
+    except ValueError:  # null bytes
+        pass
+    match = _POSITION.search(message)
+    if match:
+        line, column = int(match.group(1)), int(match.group(2))
+        return Problem(line, column, line, column + 1, message)
+    return Problem(1, 1, 1, 1, message)
+
+
+def _syntax_problem(text: str, exc: SyntaxError) -> Problem:
+    line = exc.lineno or 1
+    column = max(exc.offset or 1, 1)
+    end_line = getattr(exc, "end_lineno", None) or line
+    end_column = getattr(exc, "end_offset", None) or column + 1
+    if (end_line, end_column) <= (line, column):
+        end_line, end_column = line, column + 1
+    body = Lines(text).line_text(line - 1)
+    column = min(column, len(body) + 1)
+    if end_line == line:
+        end_column = min(end_column, len(body) + 1)
+    return Problem(line, column, end_line, end_column,
+                   f"syntax error at line {line}, column {column}: {exc.msg}; the file was not analysed")
+
+
+def explanation(rule_id: str) -> Optional[str]:
+    """``torch-upgrade explain RULE``'s text."""
+    rule = shipped_rules(cached=False).by_id(rule_id)
+    return explain_text(rule) if rule is not None else None
