@@ -112,8 +112,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             statement = node
         if _command(node):
             # the statement's guard (a version-gated fallback for old torch) is its references'
-            ref = by_statement.get(id(statement))
-            if ref is None or not ref.guarded:
-                out.append(Hit(rule, node, statement, ref=ref, message=COMMAND_MESSAGE))
+            owner = by_statement.get(id(statement))
+            if owner is None or not owner.guarded:
+                out.append(Hit(rule, node, statement, ref=owner, message=COMMAND_MESSAGE))
         stack.extend((child, statement) for child in children(node))
     return out
