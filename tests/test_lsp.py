@@ -331,6 +331,28 @@ async def test_syntax_error_names_its_position_and_the_server_goes_on(vscode: Cl
 
 
 @lsp
+async def test_findings_stay_while_the_text_does_not_parse(vscode: Client, lsp_project: Path) -> None:
+    uri = (lsp_project / "editing.py").as_uri()
+    await open_document(vscode, uri, DOC)
+    # an unclosed bracket above every finding: the error, and the findings one line down
+    at = types.Position(1, 0)
+    broken = DOC.replace("import torch\n", "import torch\nx = (\n", 1)
+    diagnostics = await change_document(vscode, uri, [types.TextDocumentContentChangePartial(
+        range=types.Range(start=at, end=at), text="x = (\n")], broken)
+    assert diagnostics[0].code is None and "syntax error at line 2, column 5" in diagnostics[0].message
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in diagnostics[1:]] == [
+        (rule, line, start - 1 + (2 if rule == "TU304" else 0)) for rule, _, line, start, _ in EXPECTED]
+    # an edit inside a finding drops it
+    qr = broken.splitlines()[6].index("qr")
+    broken_more = broken.replace("torch.qr(a)", "torch.q r(a)")
+    diagnostics = await change_document(vscode, uri, [types.TextDocumentContentChangePartial(
+        range=types.Range(start=types.Position(6, qr), end=types.Position(6, qr + 2)), text="q r")], broken_more)
+    assert [d.code for d in diagnostics] == [None, "TU304", "TU303", "TU202"]
+    # once it parses again, its own findings
+    assert [d.code for d in await change_document(vscode, uri, replace_all(DOC), DOC)] == [r for r, *_ in EXPECTED]
+
+
+@lsp
 async def test_incremental_changes_coalesce_to_the_newest_text(vscode: Client, lsp_project: Path) -> None:
     uri = (lsp_project / "typing.py").as_uri()
     await open_document(vscode, uri, DOC)
@@ -421,6 +443,8 @@ def test_positions_convert_both_ways() -> None:
         assert lines.from_client(0, after_emoji) == (1, 7)
         assert lines.to_client(2, 3) == (1, 2)
         assert lines.to_client(3, 1) == (2, 0)  # the end of the text
+    assert [Lines(text).position(Lines(text).offset(1, c)) for c in (1, 9, 12)] == [(1, 1), (1, 9), (1, 12)]
+    assert Lines(text).position(len(text)) == (3, 1) and Lines(text).position(text.index("d")) == (2, 3)
     # a position inside a character's code units counts as before it
     assert Lines(text, UTF16).from_client(0, 6) == (1, 6)
     assert Lines(text, UTF8).from_client(0, 7) == (1, 6)

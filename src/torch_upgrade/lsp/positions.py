@@ -10,6 +10,7 @@ the client offered another (``general.positionEncodings``). A line is ended by
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Sequence
 
@@ -81,6 +82,14 @@ class Lines:
             return len(self.lines) + 1, 1
         return line + 1, code_points(self.line_text(max(line, 0)), max(character, 0), self.encoding) + 1
 
+    def position(self, offset: int) -> tuple[int, int]:
+        """Our (1-based line, 1-based code point column) of the index ``offset`` in ``text``."""
+        starts = self._starts()
+        index = max(bisect.bisect_right(starts, offset) - 1, 0)
+        if index >= len(self.lines):
+            return len(self.lines) + 1, 1
+        return index + 1, min(offset - starts[index], len(_body(self.lines[index]))) + 1
+
     def offset(self, line: int, column: int) -> int:
         """The index in ``text`` of our (1-based line, 1-based code point column), clamped to the text."""
         index = line - 1
@@ -88,8 +97,11 @@ class Lines:
             return 0
         if index >= len(self.lines):
             return len(self.text)
+        return self._starts()[index] + min(max(column - 1, 0), len(_body(self.lines[index])))
+
+    def _starts(self) -> list[int]:
         if not self._line_starts:
             starts = self._line_starts = [0]
             for each in self.lines:
                 starts.append(starts[-1] + len(each))
-        return self._line_starts[index] + min(max(column - 1, 0), len(_body(self.lines[index])))
+        return self._line_starts

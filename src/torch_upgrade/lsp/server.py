@@ -3,7 +3,8 @@
 - Diagnostics when a Python document is opened, changed or saved; only that document is
   checked. Checks run one at a time on a worker thread, so the server keeps reading
   messages; when the text changes during a check, the stale result is dropped and the
-  newest text is checked next (keystrokes coalesce, nothing is queued per keystroke).
+  newest text is checked next (keystrokes coalesce, nothing is queued per keystroke). While
+  the text does not parse, the error is shown beside the last findings, moved with the edits.
 - Code actions, in this order: a quick fix per fix of the findings at the range (unsafe ones
   labelled so), then "suppress on this line" per finding, then the "fix all safe" source
   action (``source.fixAll.torch-upgrade``). A fix's edits are computed when asked for:
@@ -18,7 +19,7 @@ import asyncio
 import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TypeVar
 
@@ -60,6 +61,9 @@ class Document:
     checking: bool = False
     stale: bool = False  # changed while a check ran: check again
     checked: Optional[tuple[str, Outcome]] = field(default=None, repr=False)  # the text it was made for
+    # the findings of the last text that could be analysed, as spans of the current text (moved along
+    # with each change; dropped where a change touched them): shown while the text does not parse
+    kept: list[tuple[Finding, int, int]] = field(default_factory=list, repr=False)
 
     @property
     def python(self) -> bool:
@@ -115,10 +119,14 @@ class TorchUpgradeServer(LanguageServer):
         if isinstance(change, types.TextDocumentContentChangePartial):
             lines = self.lines(document)
             start = lines.offset(*lines.from_client(change.range.start.line, change.range.start.character))
-            end = lines.offset(*lines.from_client(change.range.end.line, change.range.end.character))
-            document.text = document.text[:start] + change.text + document.text[max(start, end):]
+            end = max(start, lines.offset(*lines.from_client(change.range.end.line, change.range.end.character)))
+            document.text = document.text[:start] + change.text + document.text[end:]
+            delta = len(change.text) - (end - start)
+            document.kept = [(f, a, b) if b <= start else (f, a + delta, b + delta)
+                             for f, a, b in document.kept if b <= start or a >= end]
         else:
             document.text = change.text
+            document.kept = []
 
     async def check(self, document: Document) -> None:
         """Check ``document`` and publish its diagnostics; while a check runs, later calls only
@@ -142,9 +150,19 @@ class TorchUpgradeServer(LanguageServer):
             document.checking = False
 
     def publish(self, document: Document, text: str, version: Optional[int], outcome: Outcome) -> None:
+        """Publish the diagnostics of ``text``, the document's current text. While it cannot be
+        analysed (a syntax error), the findings of the last text that could be stay, moved along
+        with the edits since (those an edit touched are dropped), beside the error."""
         lines = self.lines(document, text)
         diagnostics = [problem_diagnostic(lines, p) for p in outcome.problems]
-        diagnostics += [finding_diagnostic(lines, f) for f in outcome.findings]
+        findings: Sequence[Finding] = outcome.findings
+        if outcome.problems and not outcome.findings:
+            findings = [replace(f, line=start[0], column=start[1], end_line=end[0], end_column=end[1])
+                        for f, a, b in document.kept for start, end in [(lines.position(a), lines.position(b))]]
+        else:
+            document.kept = [(f, lines.offset(f.line, f.column), lines.offset(f.end_line, f.end_column))
+                             for f in outcome.findings]
+        diagnostics += [finding_diagnostic(lines, f) for f in findings]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=document.uri, diagnostics=diagnostics, version=version))
 
