@@ -772,3 +772,18 @@ def test_loss_data_index_under_an_index_error_handler_is_info() -> None:
     w = loss.data[0]
     """
     assert [(f.rule, f.line, f.severity) for f in scan(code)] == [("TU953", 5, "info"), ("TU953", 8, "error")]
+
+
+def test_variable_import_is_reported_only_when_unused(tmp_path: Path) -> None:
+    engine = """
+    from torch.autograd import Variable
+    def hook(callback):
+        Variable._execution_engine.queue_callback(callback)
+    """
+    assert found(engine) == []
+    findings = scan("import torch\nfrom torch.autograd import Variable\n")
+    assert [(f.rule, f.line, f.fix.safety) for f in findings] == [("TU950", 2, "unsafe")]
+    assert "another module may import it" in findings[0].fix.reason
+    # rewriting the last use removes the import (a safe fix), as renames do
+    two_uses = "import torch\nfrom torch.autograd import Variable\na = Variable(x)\nb = Variable(y)\n"
+    assert rewrite(tmp_path, two_uses) == "import torch\na = x.detach()\nb = y.detach()\n"
