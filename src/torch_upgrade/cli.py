@@ -212,5 +212,13 @@ def explain(rule_id: str) -> None:
     click.echo(explain_text(rule), nl=False)
 
 
+@main.command()
+def lsp() -> None:
+    """Run the language server over stdio, for editors (see docs/editors.md)."""
+    from torch_upgrade.lsp import main as serve
+
+    serve()
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
