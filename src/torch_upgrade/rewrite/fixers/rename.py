@@ -54,12 +54,20 @@ def _decorates(ref: Reference) -> bool:
 
 
 def _method(ref: Reference, ctx: FixContext) -> Optional[Fix]:
-    """``x.old(...)`` on an unknown receiver, renamed by a ``torch.Tensor.old`` entry."""
+    """``x.old(...)`` or a property read ``x.old`` on a receiver of the rule's class, renamed by an
+    entry ``"<receiver>.old" = "<receiver>.new"`` for one of the class's paths in ``match.receiver``
+    (``torch.Tensor.ger`` = ``torch.Tensor.outer``; ``...FunctionEvent.cuda_time_total`` =
+    ``...FunctionEvent.device_time_total``)."""
     node = ref.node
-    if ref.call is None or not isinstance(node, cst.Attribute):
+    if not isinstance(node, cst.Attribute) or (ref.call is None and ref.ctx != "load"):
         return None
-    new = ctx.rule.rename.get(f"torch.Tensor.{node.attr.value}")
-    if new is None or not new.startswith("torch.Tensor."):
+    name = node.attr.value
+    for owner in dict.fromkeys((*ctx.rule.match.receiver, "torch.Tensor")):
+        new = ctx.rule.rename.get(f"{owner}.{name}")
+        if new is not None and new.startswith(owner + ".") and "." not in new[len(owner) + 1:]:
+            break
+    else:
         return None
     replacement = node.with_changes(attr=cst.Name(new.rsplit(".", 1)[1]))
-    return Fix(edits=[Replace(node, replacement)], replacement=code(ref.call.with_changes(func=replacement)))
+    shown = ref.call.with_changes(func=replacement) if ref.call is not None else replacement
+    return Fix(edits=[Replace(node, replacement)], replacement=code(shown))
