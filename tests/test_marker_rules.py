@@ -9,8 +9,8 @@ import pytest
 import torch_upgrade
 
 
-def findings(code: str, rule: str) -> list[torch_upgrade.Finding]:
-    report = torch_upgrade.scan_source(code, from_version="1.6", to_version="2.13", select=[rule])
+def findings(code: str, rule: str, low: str = "1.6") -> list[torch_upgrade.Finding]:
+    report = torch_upgrade.scan_source(code, from_version=low, to_version="2.13", select=[rule])
     return [f for f in report.findings if f.rule == rule]
 
 
@@ -24,6 +24,22 @@ TYPED = [
     ("TU705", "ds.cummulative_sizes", "ds = ConcatDataset([a, b])", "from torch.utils.data import ConcatDataset"),
     ("TU428", "d.resolve((int,))", "d = Dispatcher('f')",
      "from torch.fx.experimental.unification.multipledispatch import Dispatcher"),
+    ("TU627", "st.reshard(spec)", "st: ShardedTensor", "from torch.distributed._shard.sharded_tensor import ShardedTensor"),
+    ("TU627", "st.reshard(spec)", "st: torch.distributed.checkpoint.utils.ShardedTensor",
+     "import torch.distributed.checkpoint.utils"),
+    ("TU942", "ev.cuda_time_total", "ev: FunctionEvent", "from torch.autograd.profiler import FunctionEvent"),
+    ("TU942", "ev.self_cuda_time_total", "ev: profiler_util.FunctionEvent", "from torch.autograd import profiler_util"),
+    ("TU942", "ev.self_cuda_memory_usage", "ev: FunctionEvent", "from torch.autograd.profiler_util import FunctionEvent"),
+    ("TU942", "avg.cuda_time", "avg: FunctionEventAvg", "from torch.autograd.profiler_util import FunctionEventAvg"),
+    ("TU942", "m.cuda_time", "m: FormattedTimesMixin", "from torch.autograd.profiler_util import FormattedTimesMixin"),
+    ("TU944", "ev.metadata_json", "ev: FunctionEvent", "from torch.autograd.profiler import FunctionEvent"),
+    ("TU629", "m.set_reduce_scatter_divide_factor(2.0)", "m: FSDPModule", "from torch.distributed.fsdp import FSDPModule"),
+    ("TU626", "s.synchronize_staging()", "s: AsyncStager", "from torch.distributed.checkpoint.staging import AsyncStager"),
+    ("TU429", "spec.children_specs", "spec: TreeSpec", "from torch.utils._pytree import TreeSpec"),
+    ("TU429", "spec.children_specs", "spec: dynamic_shapes.TreeSpec", "from torch.export import dynamic_shapes"),
+    ("TU426", "env.var_to_val", "env = ShapeEnv()", "from torch.fx.experimental.symbolic_shapes import ShapeEnv"),
+    ("TU426", "env.add_var_to_val(s0, 4)", "env: ShapeEnv", "from torch.fx.experimental.symbolic_shapes import ShapeEnv"),
+    ("TU427", "env.size_hint(expr)", "env: ShapeEnv", "from torch.fx.experimental.symbolic_shapes import ShapeEnv"),
 ]
 
 
@@ -54,3 +70,31 @@ def test_not_reported_on_a_look_alike(rule: str, use: str, receiver: str, header
     body = f"    def {attr}(self, *args):\n        return args\n" if "(" in member else f"    {attr} = [1]\n"
     code = f"{header}\nclass Mine:\n{body}{name} = Mine()\nvalue = {use}\n"
     assert findings(code, rule) == []
+
+
+# (rule, the old member on an annotated receiver, the new one the fix writes)
+RENAMES = [
+    ("TU705", "ds: ConcatDataset", "from torch.utils.data import ConcatDataset", "ds.cummulative_sizes", "ds.cumulative_sizes"),
+    ("TU942", "ev: FunctionEvent", "from torch.autograd.profiler import FunctionEvent", "ev.cuda_time_total",
+     "ev.device_time_total"),
+    ("TU942", "ev: FunctionEvent", "from torch.autograd.profiler import FunctionEvent", "ev.cuda_time", "ev.device_time"),
+    ("TU629", "m: FSDPModule", "from torch.distributed.fsdp import FSDPModule", "m.set_reduce_scatter_divide_factor(2)",
+     "m.set_gradient_divide_factor(2)"),
+]
+
+
+@pytest.mark.parametrize("rule, receiver, header, old, new", RENAMES)
+def test_a_renamed_member_is_fixed_on_a_known_receiver(rule: str, receiver: str, header: str, old: str, new: str) -> None:
+    code = f"{header}\ndef use({receiver}):\n    return {old}\n"
+    hits = findings(code, rule, low="2.8")  # the new names are there on every supported release
+    assert len(hits) == 1 and hits[0].fix is not None and hits[0].fix.replacement == new, hits
+    assert hits[0].fix.safety == "safe"
+    older = findings(code, rule)  # torch 1.6 lacks the new profiler and FSDP names
+    assert older[0].fix is not None and older[0].fix.safety == ("safe" if rule == "TU705" else "unsafe")
+
+
+def test_a_property_rename_leaves_an_assignment_alone() -> None:
+    """Only reads are renamed: ``ev.cuda_time_total = 0`` sets an attribute of the code's own."""
+    code = ("from torch.autograd.profiler import FunctionEvent\n"
+            "def use(ev: FunctionEvent):\n    ev.cuda_time_total = 0\n")
+    assert findings(code, "TU942") == []
