@@ -165,10 +165,10 @@ def edits_of(edit: Optional[types.WorkspaceEdit], uri: str, version: Optional[in
 
 async def code_actions(client: Client, uri: str, diagnostics: Sequence[types.Diagnostic],
                        only: Optional[list[str]] = None, rng: Optional[types.Range] = None) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(types.CodeActionParams(
+    result = await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=rng or diagnostics[0].range,
-        context=types.CodeActionContext(diagnostics=list(diagnostics), only=only)))
+        context=types.CodeActionContext(diagnostics=list(diagnostics), only=only))), TIMEOUT)
     assert result is not None
     return [a for a in result if isinstance(a, types.CodeAction)]
 
@@ -192,12 +192,27 @@ async def _initialize(client: Client, root: Path, capabilities: types.ClientCapa
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="project")]))
 
 
+async def _finish(client: Client) -> None:
+    """Shut the server down (shutdown, exit), whatever the tests left it in; kill it if it does not
+    go (pytest-lsp's teardown waits for the process to end)."""
+    server = client._server
+    if server is None or server.returncode is not None:
+        return
+    try:
+        await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
+    except Exception:  # the test failed already, or the server is stuck: it must not hang the suite
+        pass
+    if server.returncode is None:
+        server.kill()
+        await server.wait()
+
+
 @pytest_lsp.fixture(scope="module", config=CONFIG)
 async def vscode(lsp_client: Client, lsp_project: Path) -> Any:
     result = await _initialize(lsp_client, lsp_project, client_capabilities("visual-studio-code"))
     assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf16
     yield
-    await lsp_client.shutdown_session()
+    await _finish(lsp_client)
 
 
 @pytest_lsp.fixture(scope="module", config=CONFIG)
@@ -205,6 +220,7 @@ async def emacs(lsp_client: Client, lsp_project: Path) -> Any:
     result = await _initialize(lsp_client, lsp_project, client_capabilities("emacs"))
     assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf32
     yield
+    await _finish(lsp_client)
 
 
 @pytest_lsp.fixture(scope="module", config=CONFIG)
@@ -212,7 +228,7 @@ async def neovim(lsp_client: Client, lsp_project: Path) -> Any:
     result = await _initialize(lsp_client, lsp_project, client_capabilities("neovim@v0.11.0"))
     assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
     yield
-    await lsp_client.shutdown_session()
+    await _finish(lsp_client)
 
 
 def _check_ranges(diagnostics: Sequence[types.Diagnostic], encoding: str) -> None:
@@ -247,15 +263,15 @@ async def test_hover_explains_the_rule(vscode: Client, lsp_project: Path) -> Non
     uri = (lsp_project / "hover.py").as_uri()
     diagnostics = await open_document(vscode, uri, DOC)
     symeig = by_code(diagnostics, "TU202")
-    hover = await vscode.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=symeig.range.start))
+    hover = await asyncio.wait_for(vscode.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=symeig.range.start)), TIMEOUT)
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.kind == types.MarkupKind.Markdown
     rule = shipped_rules(cached=False).by_id("TU202")
     assert rule is not None and explain_text(rule).strip() in hover.contents.value  # `torch-upgrade explain TU202`
     assert hover.range == symeig.range
-    nothing = await vscode.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(1, 0)))
+    nothing = await asyncio.wait_for(vscode.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(1, 0))), TIMEOUT)
     assert nothing is None
 
 
@@ -271,7 +287,7 @@ async def test_quick_fix_comes_first_and_clears_the_diagnostic(vscode: Client, l
     assert fix.kind == suppress.kind == types.CodeActionKind.QuickFix and fix.is_preferred
     assert fix.diagnostics and fix.diagnostics[0].code == "TU303"
     assert fix.edit is None  # VS Code resolves edits lazily
-    resolved = await vscode.code_action_resolve_async(fix)
+    resolved = await asyncio.wait_for(vscode.code_action_resolve_async(fix), TIMEOUT)
     new = apply_lsp_edits(DOC, edits_of(resolved.edit, uri, version=1), UTF16)
     assert 'with torch.autocast("cuda"):' in new
     after = await change_document(vscode, uri, replace_all(new), new)
@@ -307,7 +323,7 @@ async def test_fix_all_applies_the_safe_fixes_as_torch_upgrade_fix(vscode: Clien
     actions = await code_actions(vscode, uri, diagnostics, only=["source.fixAll"],
                                  rng=types.Range(start=types.Position(0, 0), end=types.Position(0, 0)))
     assert [(a.title, a.kind) for a in actions] == [("Fix all safe torch-upgrade findings", "source.fixAll.torch-upgrade")]
-    resolved = await vscode.code_action_resolve_async(actions[0])
+    resolved = await asyncio.wait_for(vscode.code_action_resolve_async(actions[0]), TIMEOUT)
     new = apply_lsp_edits(DOC, edits_of(resolved.edit, uri, version=1), UTF16)
     on_disk = lsp_project / "fixall_on_disk.py"
     on_disk.write_text(DOC, encoding="utf-8")
@@ -407,8 +423,15 @@ async def test_utf32_positions_and_edits_with_the_actions(emacs: Client, lsp_pro
     new = apply_lsp_edits(DOC, edits_of(actions[0].edit, uri, version=1), UTF32)  # no resolve needed
     assert "q, r = torch.linalg.qr(a)" in new
     assert [d.code for d in await change_document(emacs, uri, replace_all(new), new)] == ["TU304", "TU303", "TU202"]
+    # a client that cannot resolve gets "fix all" when it asks for that kind (as on save), edit included
+    origin = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    assert not await code_actions(emacs, uri, [], rng=origin)  # not with every light bulb
+    [on_save] = await code_actions(emacs, uri, [], only=["source.fixAll"], rng=origin)
+    assert on_save.kind == "source.fixAll.torch-upgrade"
+    fixed = apply_lsp_edits(new, edits_of(on_save.edit, uri, version=2), UTF32)
+    assert 'with torch.autocast("cuda"):' in fixed and fixed.count("linalg") == 1
     # the session ends as the protocol says: shutdown, then exit, and the server exits with 0
-    await emacs.shutdown_session()
+    await asyncio.wait_for(emacs.shutdown_session(), TIMEOUT)
     assert emacs._server is not None and emacs._server.returncode == 0
 
 

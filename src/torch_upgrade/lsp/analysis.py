@@ -96,6 +96,7 @@ class Analyzer:
     def __init__(self, remember: int = 16) -> None:
         self._outcomes: _Recent[tuple[Hashable, ...], Outcome] = _Recent(remember)
         self._fixes: _Recent[tuple[Hashable, ...], Report] = _Recent(remember)
+        self._fixed: _Recent[tuple[Hashable, ...], str] = _Recent(4)
 
     def check(self, text: str, path: Optional[Path]) -> Outcome:
         """The findings of ``text`` as the file ``path`` (None: a buffer with no file), without
@@ -132,7 +133,12 @@ class Analyzer:
         """``text`` with its safe fixes applied (also the unsafe ones with ``unsafe``), as
         ``torch_upgrade.fix`` would write it: a pass applies the fixes in report order, skipping
         one whose edits overlap an edit already taken; passes go on until no fix is left."""
-        where, _, _ = _where(path)
+        where, start, _ = _where(path)
+        settings = api.resolve([start]).settings
+        return self._fixed.get((settings, str(where), _digest(text), unsafe),
+                               lambda: self._fix_all(text, where, unsafe))
+
+    def _fix_all(self, text: str, where: Path, unsafe: bool) -> str:
         original = text
         for _ in range(MAX_FIX_PASSES):
             report = api.scan_source(text, path=where)

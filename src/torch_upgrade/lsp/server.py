@@ -35,6 +35,7 @@ from torch_upgrade.lsp.positions import UTF16, Lines
 
 SOURCE = "torch-upgrade"
 FIX_ALL = "source.fixAll.torch-upgrade"
+FIX_ALL_TITLE = "Fix all safe torch-upgrade findings"
 QUICK_FIX = types.CodeActionKind.QuickFix.value
 
 _SEVERITY = {
@@ -185,7 +186,11 @@ class TorchUpgradeServer(LanguageServer):
         return types.WorkspaceEdit(changes={document.uri: list(text_edits)})
 
     def fix_edits(self, document: Document, text: str, finding: Finding) -> tuple[TextEdit, ...]:
-        return self.analyzer.fix_edits(text, document.path, finding)
+        try:
+            return self.analyzer.fix_edits(text, document.path, finding)
+        except Exception:  # no quick fix then, but the other actions stay
+            log.exception("torch-upgrade: the fix of %s in %s failed", finding.rule, document.uri)
+            return ()
 
     def fix_all_edits(self, document: Document, text: str) -> tuple[TextEdit, ...]:
         try:
@@ -193,6 +198,9 @@ class TorchUpgradeServer(LanguageServer):
         except FixAllError as exc:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                              message=f"torch-upgrade: {exc}"))
+            return ()
+        except Exception:
+            log.exception("torch-upgrade: fixing all in %s failed", document.uri)
             return ()
         return diff_edits(text, fixed)
 
@@ -374,14 +382,18 @@ def create_server() -> TorchUpgradeServer:
         actions = fixes + suppressions
         safe = any(f.fix is not None and f.fix.safety == "safe" for f in outcome.findings)
         if safe and _wanted(only, FIX_ALL):
-            action = types.CodeAction(title="Fix all safe torch-upgrade findings", kind=FIX_ALL)
+            # its edit takes a scan per pass with every fix's edits: computed when the action is
+            # resolved; a client that cannot resolve gets it when it asks for this kind by name (as
+            # on save), not with every light bulb
+            action = types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL)
             if lazy:
                 action.data = {"uri": document.uri, "version": document.version, "action": "fixAll"}
-            else:
-                edits = await ls.run(ls.fix_all_edits, document, text)
-                action.edit = ls.workspace_edit(document, text, edits) if edits else None
-            if action.edit is not None or lazy:
                 actions.append(action)
+            elif only:
+                edits = await ls.run(ls.fix_all_edits, document, text)
+                if edits:
+                    action.edit = ls.workspace_edit(document, text, edits)
+                    actions.append(action)
         return actions
 
     @server.feature(types.CODE_ACTION_RESOLVE)
