@@ -121,9 +121,9 @@ class Analysis:
         self._top: Optional[cst.CSTNode] = None
         self._tops: Optional[dict[int, Optional[cst.CSTNode]]] = None
         self._stack.append(module)
-        for statement in module.body:
+        for i, statement in enumerate(module.body):
             self._top = statement
-            self._visit(statement)
+            self._visit_statement(statement, module.body[i + 1] if i + 1 < len(module.body) else None)
         self._stack.pop()
         self._resolve()
 
@@ -370,14 +370,24 @@ class Analysis:
         leaves the block, the rest of the block is the fallback (compatibility code too)."""
         self._stack.append(node)
         saved = self._guards
-        for statement in node.body:
-            self._visit(statement)
+        for i, statement in enumerate(node.body):
+            self._visit_statement(statement, node.body[i + 1] if i + 1 < len(node.body) else None)
             if isinstance(statement, cst.If):
                 exits = tuple(Guard(test, self.scope, FEATURE) for test in _exit_tests(statement))
                 if exits:
                     self._guards = self._guards + exits
         self._guards = saved
         self._stack.pop()
+
+    def _visit_statement(self, statement: cst.CSTNode, following: Optional[cst.CSTNode]) -> None:
+        """A statement of a block; a default that the next statement overrides under a guard
+        (``f = nn.utils.weight_norm`` then ``if hasattr(...): f = ...parametrizations.weight_norm``)
+        is that guard's fallback."""
+        test = _overridden_default(statement, following)
+        if test is None:
+            self._visit(statement)
+        else:
+            self._guarded(Guard(test, self.scope, PROBE), lambda: self._visit(statement))
 
     def _with_item(self, node: cst.WithItem) -> None:
         self._stack.append(node)
@@ -612,6 +622,23 @@ def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
             return True
         stack.extend(item.children)
     return False
+
+
+def _overridden_default(statement: cst.CSTNode, following: Optional[cst.CSTNode]) -> Optional[cst.BaseExpression]:
+    """The test of ``following`` when ``statement`` binds names to a plain value (a name or an
+    attribute: nothing is called) and ``following`` is an ``if`` (no ``else``) whose body binds them
+    all again: the first binding is the default the test replaces."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
+            or not isinstance(following, cst.If) or following.orelse is not None \
+            or not isinstance(following.body, cst.IndentedBlock):
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or not isinstance(assign.value, (cst.Name, cst.Attribute)):
+        return None
+    targets = {dotted(t.target) for t in assign.targets}
+    rebound = {dotted(t.target) for line in following.body.body if isinstance(line, cst.SimpleStatementLine)
+               for small in line.body if isinstance(small, cst.Assign) for t in small.targets}
+    return following.test if None not in targets and targets <= rebound else None
 
 
 def _exit_tests(node: cst.If) -> Iterator[cst.BaseExpression]:

@@ -31,12 +31,40 @@ PINS = {
 
 
 def with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
-    """``call`` with ``keyword=value`` after its last argument, laid out like the call."""
+    """``call`` with ``keyword=value`` after its last argument; the other arguments keep their layout.
+
+    When the arguments stand one per line, the new one gets its own line with their
+    indentation; a trailing comma stays trailing; comments stay with their argument."""
     new = cst.Arg(value=value, keyword=cst.Name(keyword),
                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                         whitespace_after=cst.SimpleWhitespace("")))
-    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in call.args]
-    return A.laid_out_like(call.with_changes(args=[*args, new]), call)
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    previous = args[-2].comma.whitespace_after if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) \
+        else call.whitespace_before_args
+    line_per_argument = isinstance(previous, cst.ParenthesizedWhitespace)
+    trailing = last.comma if isinstance(last.comma, cst.Comma) else None
+    closing = trailing.whitespace_after if trailing is not None else last.whitespace_after_arg
+    if line_per_argument and isinstance(closing, cst.ParenthesizedWhitespace):
+        assert isinstance(previous, cst.ParenthesizedWhitespace)
+        # the last argument's line (with its comment) now ends in a separator to the new line
+        separator = previous.with_changes(first_line=closing.first_line, empty_lines=[])
+        after = closing.with_changes(first_line=cst.TrailingWhitespace(newline=closing.first_line.newline),
+                                     empty_lines=[])
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=separator),
+                                     whitespace_after_arg=cst.SimpleWhitespace(""))
+        new = new.with_changes(comma=cst.Comma(whitespace_after=after)) if trailing is not None \
+            else new.with_changes(whitespace_after_arg=after)
+    elif trailing is not None:
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        new = new.with_changes(comma=trailing)
+    else:
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+                                     whitespace_after_arg=cst.SimpleWhitespace(""))
+        new = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+    return call.with_changes(args=[*args, new])
 
 
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
