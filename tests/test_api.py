@@ -20,9 +20,13 @@ def _as_json(finding: torch_upgrade.Finding) -> dict:
     out.pop("cell") if finding.cell is None else None
     fix = out.pop("fix")
     if fix is not None:
-        fix = {"safety": fix["safety"], "replacement": fix["replacement"],
+        fix = {"safety": fix["safety"],
                **({"reason": fix["reason"]} if fix["reason"] else {}),
-               **({"imports": list(fix["imports"])} if fix["imports"] else {})}
+               **({"needs": fix["needs"]} if fix["needs"] else {}),
+               **({"imports": list(fix["imports"])} if fix["imports"] else {}),
+               "edits": [{"content": e["text"], "line": e["start_line"], "column": e["start_column"],
+                          "end_line": e["end_line"], "end_column": e["end_column"],
+                          **({"cell": e["cell"]} if e["cell"] is not None else {})} for e in fix["edits"]]}
     out["fix"] = fix
     window = out.pop("window")
     if window is not None:

@@ -40,7 +40,8 @@ def test_json_findings_and_window(project):
     solve = next(f for f in data["findings"] if f["rule"] == "TU201")
     assert (solve["line"], solve["column"], solve["severity"]) == (8, 12, "error")
     assert solve["fix"]["safety"] == "unsafe" and "needs torch >= 1.8" in solve["fix"]["reason"]
-    assert solve["fix"]["replacement"] == "X = torch.linalg.solve(A, B)"
+    assert solve["fix"]["edits"] == [{"content": " = torch.linalg.solve(A, B", "line": 8, "column": 6,
+                                      "end_line": 8, "end_column": 28}]
     # numpy.linalg.solve in the same file is not a finding
     assert not [f for f in data["findings"] if f["line"] == 28 and f["path"] == "legacy/linalg_utils.py"]
 
@@ -51,7 +52,7 @@ def test_text_report_is_readable(project):
     out = result.output
     assert "Window: torch 1.6 → 2.13 (requirements.txt: torch==1.6.0)" in out
     assert "legacy/linalg_utils.py:8:12 TU201 error (removed in torch 1.12)" in out
-    assert "→ X = torch.linalg.solve(A, B)" in out
+    assert "  8 -     X, _ = torch.solve(B, A)\n  8 +     X = torch.linalg.solve(A, B)\n" in out  # the fix, line by line
     assert "Found 15 findings (5 errors, 9 warnings, 1 hint) in 8 files." in out
     assert "\x1b[" not in out  # no colour when not a terminal
 

@@ -43,7 +43,8 @@ def test_safety_follows_the_window_with_its_reason_in_json(mixed):
     fixes = {f["rule"]: f["fix"] for f in data["findings"]}
     assert fixes["TU304"]["safety"] == "unsafe"
     assert fixes["TU304"]["reason"] == "needs torch >= 2.3, but the project supports torch 2.0"
-    assert fixes["TU201"] == {"safety": "safe", "replacement": "X = torch.linalg.solve(A, B)"}
+    assert fixes["TU201"] == {"safety": "safe", "needs": "1.8", "edits": [
+        {"content": " = torch.linalg.solve(A, B", "line": 4, "column": 2, "end_line": 4, "end_column": 24}]}
     assert fixes["TU301"] is None
     data = json.loads(run("scan", ".", "--from", "2.3", "--format", "json").output)
     assert {f["rule"]: f["fix"]["safety"] for f in data["findings"] if f["fix"]} == {"TU304": "safe", "TU201": "safe"}
@@ -86,15 +87,23 @@ def test_nested_fixes_settle_over_passes_and_are_counted_once(tmp_path):
 
 
 def test_fixes_that_do_not_settle_leave_the_file_untouched_and_say_why(tmp_path, monkeypatch):
+    # a fixer whose rewrite is flagged again, and differently, every time: it never settles
+    monkeypatch.setitem(matching._FIXERS, "rename", _bad_fixer(cst.parse_expression("functorch.vmap(functorch.vmap(fn))")))
+    monkeypatch.setattr(filescan, "MAX_FIX_PASSES", 2)
+    code = "import functorch\nf = functorch.vmap(fn)\n"
+    result, path = scan_code(tmp_path, code, fix=True, unsafe_fixes=True)
+    assert path.read_text() == code
+    [error] = result.errors
+    assert error.message.startswith("fixes did not settle after 2 passes (TU402 at line 2")
+    assert error.message.endswith("still offered); file left unchanged")
+    assert result.fixed == 0 and {f.rule_id for f in result.findings} == {"TU402"}
+
+
+def test_nested_fixes_whose_edits_do_not_overlap_are_applied_in_one_pass(tmp_path, monkeypatch):
     monkeypatch.setattr(filescan, "MAX_FIX_PASSES", 1)
     result, path = scan_code(tmp_path, NESTED, fix=True, unsafe_fixes=True)
-    assert path.read_text() == NESTED
-    [error] = result.errors
-    assert error.message.startswith("fixes did not settle after 1 passes (")
-    assert "TU203 at line 2 conflicts with TU204 at line 2" in error.message or \
-        "TU204 at line 2 conflicts with TU203 at line 2" in error.message
-    assert error.message.endswith("file left unchanged")
-    assert result.fixed == 0 and {f.rule_id for f in result.findings} == {"TU203", "TU204"}
+    assert not result.errors
+    assert path.read_text() == "import torch\nQ, R = torch.linalg.qr(torch.linalg.cholesky(A))\n"
 
 
 def _bad_fixer(new):

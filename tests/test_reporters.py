@@ -187,7 +187,9 @@ def test_junit_xml(project):
     failure = case.find("failure")
     assert failure.get("type") == "error"
     assert failure.get("message").startswith("TU201: torch.solve(B, A)")
-    assert "X, _ = torch.solve(B, A)" in failure.text and "fix (unsafe): X = torch.linalg.solve(A, B)" in failure.text
+    assert "X, _ = torch.solve(B, A)" in failure.text
+    assert "fix (unsafe):\n  line 8: -     X, _ = torch.solve(B, A)\n  line 8: +     X = torch.linalg.solve(A, B)" \
+        in failure.text
     clean = suites["run_all.py"]
     assert clean.get("failures") == "0" and clean.find("testcase").get("name") == "no findings"
     assert sum(int(s.get("tests")) for s in suites.values()) == int(root.get("tests"))
@@ -222,7 +224,9 @@ def test_markdown_upgrade_report(project):
     assert "- X, _ = torch.solve(B, A)\n  + X = torch.linalg.solve(A, B)" in solve
     assert "**References:**" in solve and "<https://" in solve
     autocast = md[md.index("### TU303"):]
-    assert "- with autocast(enabled=use_cuda):\n  + with torch.autocast(\"cuda\", enabled=use_cuda):" in autocast
+    # one fix, two places: the import it removes and the call it rewrites, each at its own line
+    assert ("@@ line 4 @@\n  - from torch.cuda.amp import autocast\n  @@ line 20 @@\n"
+            "  -     with autocast(enabled=use_cuda):\n  +     with torch.autocast(\"cuda\", enabled=use_cuda):") in autocast
 
 
 def test_markdown_counts_safe_fixes_and_people(tmp_path, monkeypatch):

@@ -47,14 +47,21 @@ class UsageError(ValueError):
 @dataclass(frozen=True)
 class Fix:
     """A rewrite the tool can apply: ``safety`` is ``"safe"`` or ``"unsafe"`` (then ``reason`` says
-    why); ``edits`` are text edits on the file as it was read (1-based lines and columns, counted
-    in code points; for notebooks, empty: positions there are per cell)."""
+    why); ``edits`` (the JSON report's ``edits``) are text edits on the file as it was read, in the
+    findings' coordinates (1-based lines and columns, columns counted in code points, the end
+    exclusive; in a notebook each edit names its ``cell`` and counts lines within it). A fix's edits
+    are complete on their own (the imports it needs included); applying the fixes of a report in
+    order, skipping a fix whose edits overlap or touch one already taken, then scanning again until
+    no fix is left, gives what ``fix`` writes. ``replacement`` is the rewritten expression as the
+    fixer wrote it, for display only (it need not be the text of the finding's range); ``needs``
+    is the torch version the rewritten code needs, when the rewrite needs one."""
 
     safety: str
     edits: tuple[TextEdit, ...]
     replacement: str
     reason: str = ""
     imports: tuple[str, ...] = ()
+    needs: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,7 @@ def _public_finding(finding: _Finding) -> Finding:
     if finding.fix is not None:
         f = finding.fix
         fix = Fix(safety=f.safety, edits=tuple(f.text_edits), replacement=f.replacement, reason=f.reason,
-                  imports=tuple(spec.code() for spec in f.imports))
+                  imports=tuple(spec.code() for spec in f.imports), needs=f.needs)
     return Finding(
         rule=finding.rule_id, name=finding.rule_name, path=finding.path, line=finding.line,
         column=finding.column, end_line=finding.end_line, end_column=finding.end_column,
@@ -270,7 +277,7 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
                        ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
                        force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix=not diff,
-                       unsafe_fixes=unsafe, diff=diff, fix_edits=False, jobs=jobs, min_confidence=min_confidence)
+                       unsafe_fixes=unsafe, diff=diff, fix_edits=True, jobs=jobs, min_confidence=min_confidence)
     return report_of(run(paths, resolved), resolved.notes)
 
 

@@ -130,6 +130,7 @@ def finalize(fix: Fix, rule: Rule, window: Window, confidence: str = "certain") 
     needs = [v for v in (rule.requires, parse_version(fix.requires) if fix.requires else None) if v]
     if needs:
         need = max(needs)
+        fix.needs = short(need)
         if not window.supports_from_start(need):
             reasons.append(f"needs torch >= {short(need)}, but the project supports torch {short(window.low)}")
     fix.safety = "unsafe" if reasons else "safe"

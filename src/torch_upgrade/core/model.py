@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
@@ -32,6 +33,16 @@ class ImportSpec:
 
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a source text with their endings, as Python and the findings count them: only
+    ``\n``, ``\r\n`` and ``\r`` end a line (never the form feeds and separators ``str.splitlines``
+    also splits on)."""
+    return _LINE.findall(text)
+
+
 @dataclass(frozen=True)
 class TextEdit:
     """Replace the text from (start_line, start_column) up to, not including, (end_line, end_column).
@@ -44,6 +55,15 @@ class TextEdit:
     end_line: int
     end_column: int
     text: str
+    cell: Optional[int] = None  # in a notebook: the cell (0-based index in "cells"); lines count within it
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON report's edit: the finding coordinates (1-based, code points, end exclusive)."""
+        out: dict[str, Any] = {"content": self.text, "line": self.start_line, "column": self.start_column,
+                               "end_line": self.end_line, "end_column": self.end_column}
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
 
 
 @dataclass
@@ -57,16 +77,23 @@ class Fix:
     requires: Optional[str] = None  # torch version this particular rewrite needs, if above the rule's
     # names whose references this fix removes (candidates for unused-import cleanup)
     released: tuple[str, ...] = ()
-    # the rewrite as text edits on the file (computed only when a report needs them, see fixtext.py)
+    # the rewrite as text edits on the file, complete on their own (the imports it needs included;
+    # computed when a report needs them, see rewrite/text.py), and for each edit the original
+    # lines it touches (what reports show as "before")
     text_edits: tuple[TextEdit, ...] = ()
+    edit_lines: tuple[str, ...] = ()
     moves_import: bool = False  # the rewrite moves an import (kept when ``edits`` are dropped)
+    needs: Optional[str] = None  # the torch version the rewritten code needs (set by catalog.policy.finalize)
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"safety": self.safety, "replacement": self.replacement}
+        out: dict[str, Any] = {"safety": self.safety}
         if self.reason:
             out["reason"] = self.reason
+        if self.needs:
+            out["needs"] = self.needs
         if self.imports:
             out["imports"] = [spec.code() for spec in self.imports]
+        out["edits"] = [e.as_dict() for e in self.text_edits]
         return out
 
 

@@ -20,14 +20,13 @@ import libcst as cst
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.policy import release, severity
 from torch_upgrade.core import diffs
-from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, holding
+from torch_upgrade.core.model import FileError, FileResult, Finding, TextEdit, holding, source_lines
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker
-from torch_upgrade.rewrite import apply as fixing
 from torch_upgrade.rewrite.edits import MoveImport
-from torch_upgrade.rewrite.text import text_edits
+from torch_upgrade.rewrite.text import Alone, alone, apply_edits, diff_edits, edit_lines, take
 from torch_upgrade.io import notebook as nb
 from torch_upgrade.io.package import first_party
 from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_source, write_atomic
@@ -38,7 +37,7 @@ from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_messag
 from torch_upgrade.syntax.positions import locate
 from torch_upgrade.syntax.project import FileIndex
 
-MAX_FIX_PASSES = 8
+MAX_FIX_PASSES = 32  # passes of --fix: fixes whose edits overlap wait for the next one
 
 
 @dataclass
@@ -66,6 +65,11 @@ class Unit:
     place: Optional[Callable[[FileResult], None]] = None
     recover: Optional[Callable[[FileResult], Optional[str]]] = None
     errors: list[FileError] = field(default_factory=list)  # found while reading, reported with the result
+    # a rewrite of the program (old -> new) as text edits on the file, each with the original lines it
+    # touches, and an edit of the program as one on the file (None: the program's positions are the
+    # file's, so the edits are the program's)
+    file_edits: Optional[Callable[[str, str], list[tuple[TextEdit, str]]]] = None
+    file_edit: Optional[Callable[[str, TextEdit], Optional[tuple[TextEdit, str]]]] = None
 
     @property
     def package(self) -> Optional[str]:
@@ -73,10 +77,19 @@ class Unit:
         path = self.source.path
         return None if str(path) == "<string>" else first_party(path)
 
-    @property
-    def positions_are_the_files(self) -> bool:
-        """Whether a position in the program is the same position in the file (text edits need it)."""
-        return self.place is None
+    def edits(self, old: str, rewrite: Alone, lines: Sequence[str] = ()) -> list[tuple[TextEdit, str]]:
+        """A fix applied alone to the program as edits on the file (a notebook's: on its cells'
+        sources), each with the original lines it touches (``lines``: the program's, at hand)."""
+        if rewrite.code is None:
+            return []
+        if self.file_edits is None or self.file_edit is None:
+            return [(e, edit_lines(old, e, lines or None)) for e in rewrite.edits]
+        out = self.file_edits(old, rewrite.code)
+        for lock in rewrite.locks:
+            mapped = self.file_edit(old, lock)
+            if mapped is not None:
+                out.append(mapped)
+        return sorted(out, key=lambda pair: (pair[0].cell or 0, pair[0].start_line, pair[0].start_column))
 
 
 def file_unit(source: SourceFile, rel: str) -> Unit:
@@ -110,6 +123,24 @@ def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
         for fact in result.facts.values():
             nb.place_fact(fact, cells)
 
+    def file_edits(old: str, new: str) -> list[tuple[TextEdit, str]]:
+        before, after = notebook.split(old, cells), notebook.split(new, cells)
+        out = []
+        for index in sorted(after):
+            if after[index] != before[index]:
+                out += [(replace(e, cell=index), edit_lines(before[index], e))
+                        for e in diff_edits(before[index], after[index])]
+        return out
+
+    def file_edit(old: str, edit: TextEdit) -> Optional[tuple[TextEdit, str]]:
+        cell = next((c for c in reversed(cells) if c.first_line <= edit.start_line), None)
+        if cell is None or edit.end_line != edit.start_line:
+            return None
+        line = edit.start_line - cell.first_line + 1
+        source = notebook.split(old, cells)[cell.index]
+        return replace(edit, start_line=line, end_line=line, cell=cell.index), edit_lines(source, replace(
+            edit, start_line=line, end_line=line))
+
     def recover(result: FileResult) -> Optional[str]:
         good = []
         for cell in cells:
@@ -122,7 +153,8 @@ def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
         cells[:] = good
         return notebook.program(cells)
 
-    return Unit(rel, notebook.source, notebook.program(cells) if cells else "", render, place, recover)
+    return Unit(rel, notebook.source, notebook.program(cells) if cells else "", render, place, recover,
+                file_edits=file_edits, file_edit=file_edit)
 
 
 def scan_path(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileResult]:
@@ -201,8 +233,8 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis, unit.package, index)
         result.findings = findings_for(module, text, rel, hits, ctx, analysis)
-        if ctx.settings.fix_edits and unit.positions_are_the_files:
-            _attach_text_edits(module, result.findings)
+        if ctx.settings.fix_edits:
+            _attach_text_edits(unit, module, result.findings, analysis)
         result.facts = _collect_facts(analysis, module, text, ctx, unit.package)
         result.depends = tuple(sorted(index.used.items()))
     except RecursionError:
@@ -314,10 +346,16 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
     return facts
 
 
-def _attach_text_edits(module: cst.Module, findings: Sequence[Finding]) -> None:
-    for finding in findings:
-        if finding.fix is not None:
-            finding.fix.text_edits = text_edits(module, finding.fix)
+def _attach_text_edits(unit: Unit, module: cst.Module, findings: Sequence[Finding], analysis: Analysis) -> None:
+    """Each fix's edits on the file, alone (see rewrite/text.py), and the lines each one touches."""
+    fixed = sorted((f for f in findings if f.fix is not None), key=Finding.sort_key)  # report order
+    code = module.code
+    lines = source_lines(code)
+    for finding, rewrite in zip(fixed, alone(module, [f.fix for f in fixed if f.fix is not None], analysis.top_of)):
+        assert finding.fix is not None  # chosen above
+        edits = unit.edits(code, rewrite, lines)
+        finding.fix.text_edits = tuple(e for e, _ in edits)
+        finding.fix.edit_lines = tuple(before for _, before in edits)
 
 
 def _fixable(finding: Finding, settings: Settings) -> bool:
@@ -326,50 +364,46 @@ def _fixable(finding: Finding, settings: Settings) -> bool:
 
 def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
                package: Optional[str] = None, index: Optional[FileIndex] = None) -> tuple[cst.Module, int]:
-    """Apply fixes until nothing changes (bounded); every pass must re-parse.
+    """Apply fixes pass after pass until none is left (bounded); every pass must re-parse.
 
-    Raises SourceError (the file is then left as it was) when a pass produces
-    code that does not parse, when fixes keep conflicting or never settle, or
-    when the result no longer compiles although the original did.
+    A pass applies the text edits of the fixes it may take (safe ones; unsafe ones too with
+    ``--unsafe-fixes``), each fix's edits computed alone, in report order, skipping a fix whose
+    edits overlap or touch those of a fix already taken (it waits for the next pass): exactly
+    what applying the reported edits does (rewrite/text.py), so the JSON report's edits reproduce
+    ``--fix``. Raises SourceError (the file is then left as it was) when a pass produces code that
+    does not parse, when fixes never settle, or when the result no longer compiles although the
+    original did.
     """
     applied = 0
-    note = ""  # the conflicts of the last pass, if any
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
         hits = ctx.matcher.match(analysis, package, index)
         findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
-        chosen = [f for f in findings if _fixable(f, ctx.settings)]
+        offered = sorted(findings, key=Finding.sort_key)  # report order; every fix, for the edits
+        chosen = [i for i, f in enumerate(offered) if _fixable(f, ctx.settings)]
         if not chosen:
             break
         if passes == MAX_FIX_PASSES:
-            reason = f" ({note})" if note else ""
-            raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes{reason}; file left unchanged")
-        conflicts: list = []
-        new, count = fixing.apply(module, [f.fix for f in chosen if f.fix is not None], conflicts)
-        note = _conflict_message(conflicts, chosen)
-        code = new.code
-        if count == 0 or code == module.code:
-            if note:
-                raise SourceError(f"{note}; file left unchanged")
-            break  # what is left changes nothing
+            rules = ", ".join(dict.fromkeys(f"{offered[i].rule_id} at line {offered[i].line}" for i in chosen))
+            raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes ({rules} still "
+                              "offered); file left unchanged")
+        code = module.code
+        rewrites = alone(module, [f.fix for f in offered if f.fix is not None], analysis.top_of)
+        edits = [rewrites[i].edits for i in chosen]
+        taken = take(code, edits)
+        if not taken:
+            break  # what is left cannot be applied
+        new = apply_edits(code, [e for i in taken for e in edits[i]])
+        if new == code:
+            break
         try:
-            module = parse_module(code)
+            module = parse_module(new)
         except Exception as exc:  # the rewrite produced code that does not parse
             raise SourceError(f"a fix produced code that does not parse ({syntax_message(exc)}); file left unchanged")
-        applied += count
+        applied += len(taken)
     if applied:
         _check_compiles(source_text, module.code)
     return module, applied
-
-
-def _conflict_message(conflicts: list, findings: Sequence[Finding]) -> str:
-    where = {id(f.fix): f for f in findings}
-
-    def name(fix: Fix) -> str:
-        f = where.get(id(fix))
-        return f"{f.rule_id} at line {f.line}" if f is not None else "another fix"
-
-    return "; ".join(dict.fromkeys(f"{name(a)} conflicts with {name(b)}" for a, b in conflicts))
 
 
 _COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT  # notebooks may await at top level

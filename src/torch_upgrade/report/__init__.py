@@ -14,7 +14,7 @@ MODULES = {
 }
 FORMATS = tuple(MODULES)
 # formats that show each fix's rewrite, so the engine must compute its text edits
-NEEDS_FIX_EDITS = ("sarif", "markdown")
+NEEDS_FIX_EDITS = ("text", "json", "sarif", "junit", "markdown")
 
 
 def get(name: str) -> Callable[..., str]:

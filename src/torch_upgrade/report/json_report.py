@@ -1,4 +1,4 @@
-"""The pinned JSON schema (DESIGN.md): findings, errors, window."""
+"""The JSON report (its fields: docs/ci.md, "The JSON report"): findings with their fixes' edits, errors, window."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from torch_upgrade.core.model import FileError, Finding, ScanResult
 from torch_upgrade.report.concise import location
+from torch_upgrade.report.fixview import changes
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -30,7 +31,14 @@ def _details(finding: Finding) -> str:
     if finding.snippet:
         lines += ["", *finding.snippet.splitlines()]
     if finding.fix is not None:
-        lines += ["", f"fix ({finding.fix.safety}): {finding.fix.replacement}"]
+        found = changes(finding.fix)
+        if found:
+            lines += ["", f"fix ({finding.fix.safety}):"]
+            for change in found:
+                lines += [f"  {change.where()}: - {old}" for old in change.removed]
+                lines += [f"  {change.where()}: + {new}" for new in change.added]
+        else:
+            lines += ["", f"fix ({finding.fix.safety}): {finding.fix.replacement}"]
         if finding.fix.reason:
             lines.append(f"why unsafe: {finding.fix.reason}")
     else:

@@ -17,8 +17,9 @@ from packaging.version import Version
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.meta import VERSION as __version__
-from torch_upgrade.core.model import Finding, Fix, ScanResult, TextEdit
+from torch_upgrade.core.model import Finding, ScanResult
 from torch_upgrade.report.concise import location
+from torch_upgrade.report.fixview import at_finding, changes
 
 COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Behaviour changes"),
            ("hint", "Opportunities"))
@@ -69,19 +70,25 @@ def _location(finding: Finding) -> list[str]:
     if finding.confidence != "certain":
         status += f" (confidence: {finding.confidence})"
     out = [f"- {code(location(finding))}: {status}".rstrip(": "), ""]
-    if not finding.snippet:
-        return out
-    after = rewritten_snippet(finding)
-    if after is not None:
-        before, after = _dedent_pair(finding.snippet, after)
+    found = changes(fix)
+    if found and at_finding(finding, found):  # the flagged lines, before and after
+        before, after = _dedent_pair("\n".join(found[0].removed), "\n".join(found[0].added))
         diff = [f"- {line}" for line in before.splitlines()] + [f"+ {line}" for line in after.splitlines()]
         out += ["  " + line for line in block("\n".join(diff), "diff")]
-    else:
+    elif found:  # each place the fix changes (an import and a call are two), at its own line
+        if finding.snippet:
+            out += ["  " + line for line in block(textwrap.dedent(finding.snippet))] + [""]
+        diff = []
+        for change in found:
+            diff.append(f"@@ {change.where()} @@")
+            diff += [f"- {line}" for line in change.removed] + [f"+ {line}" for line in change.added]
+        out += ["  " + line for line in block("\n".join(diff), "diff")]
+    elif finding.snippet:
         out += ["  " + line for line in block(textwrap.dedent(finding.snippet))]
         if fix is not None and fix.replacement:
             out += ["", "  becomes", ""] + ["  " + line for line in block(fix.replacement)]
-    if fix is not None and fix.imports:
-        out += ["", "  with " + ", ".join(code(spec.code()) for spec in fix.imports)]
+        if fix is not None and fix.imports:
+            out += ["", "  with " + ", ".join(code(spec.code()) for spec in fix.imports)]
     out.append("")
     return out
 
@@ -194,48 +201,3 @@ def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str
         for rule_id in sorted(by_release[rel]):
             out += _rule_section(rule_id, by_release[rel][rule_id], rules.get(rule_id))
     return "\n".join(out).rstrip("\n") + "\n"
-
-
-def rewritten_snippet(finding: Finding) -> Optional[str]:
-    """The flagged lines as the fix leaves them, or None when the fix reaches beyond them.
-
-    Edits outside the flagged lines that only touch imports are left out (reports list the
-    imports separately).
-    """
-    fix = finding.fix
-    if fix is None or not fix.text_edits or not finding.snippet:
-        return None
-    text = finding.snippet + "\n"
-    starts = [0]
-    for line in text.split("\n")[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    first, last = finding.line, finding.line + len(starts) - 2
-
-    def offset(line: int, column: int) -> int:
-        return starts[line - first] + column - 1
-
-    inside = []
-    for edit in fix.text_edits:
-        last_touched = edit.end_line - 1 if edit.end_column == 1 and edit.end_line > edit.start_line else edit.end_line
-        if first <= edit.start_line and last_touched <= last:
-            inside.append(edit)
-        elif edit.start_line <= last and last_touched >= first:
-            return None  # the rewrite reaches beyond the flagged lines: no faithful before/after
-        elif not (_touches_imports(fix) or _import_only(edit)):
-            return None
-    if not inside:
-        return None
-    for edit in sorted(inside, key=lambda e: (e.start_line, e.start_column), reverse=True):
-        start, end = offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
-        text = text[:start] + edit.text + text[end:]
-    text = text.replace("\r\n", "\n")
-    return text[:-1] if text.endswith("\n") else text
-
-
-def _touches_imports(fix: Fix) -> bool:
-    return bool(fix.imports or fix.released or fix.moves_import)
-
-
-def _import_only(edit: TextEdit) -> bool:
-    return all(line.lstrip().startswith(("import ", "from ")) or not line.strip()
-               for line in edit.text.splitlines())

@@ -18,6 +18,7 @@ from torch_upgrade.catalog.policy import severity
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Finding, ScanResult
 from torch_upgrade.core.versions import Window
+from torch_upgrade.report.fixview import changes
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
@@ -52,12 +53,25 @@ def _region(start_line: int, start_column: int, end_line: int, end_column: int) 
     return {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column}
 
 
-def _fix(finding: Finding) -> dict:
+def _describe(finding: Finding) -> str:
+    """The fix in words: each place it changes, with the new line(s)."""
     fix = finding.fix
     assert fix is not None  # only called for findings with a fix
     what = "safe" if fix.safety == "safe" else f"unsafe: {fix.reason}" if fix.reason else "unsafe"
+    places = []
+    for change in changes(fix):
+        new = "; ".join(line.strip() for line in change.added)
+        places.append(f"{change.where()}: {new}" if new else f"{change.where()}: delete "
+                      + "; ".join(line.strip() for line in change.removed))
+    return f"Rewrite ({what}): " + " | ".join(places) if places else what
+
+
+def _fix(finding: Finding) -> dict:
+    """The fix's text edits (the JSON report's ``edits``), in the run's columnKind (code points)."""
+    fix = finding.fix
+    assert fix is not None  # only called for findings with a fix
     return {
-        "description": {"text": f"Replace with {fix.replacement} ({what})" if fix.replacement else what},
+        "description": {"text": _describe(finding)},
         "artifactChanges": [{
             "artifactLocation": _artifact(finding.path),
             "replacements": [{"deletedRegion": _region(e.start_line, e.start_column, e.end_line, e.end_column),
@@ -86,7 +100,7 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict:
         out["properties"]["cell"] = finding.cell
     if finding.window is not None:
         out["properties"]["window"] = finding.window.as_dict()
-    if finding.fix is not None and finding.fix.text_edits:
+    if finding.fix is not None and finding.fix.text_edits and finding.cell is None:  # a cell's lines are not the file's
         out["fixes"] = [_fix(finding)]
     return out
 

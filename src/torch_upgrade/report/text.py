@@ -17,6 +17,7 @@ from rich.theme import Theme
 from torch_upgrade.catalog.ruledata import RuleSet
 from torch_upgrade.core.model import CONFIDENCES, Finding, ScanResult
 from torch_upgrade.report.concise import location
+from torch_upgrade.report.fixview import changes
 
 THEME = Theme({
     "tu.path": "bold",
@@ -29,6 +30,8 @@ THEME = Theme({
     "tu.code": "",
     "tu.marker": "bold red",
     "tu.fix": "green",
+    "tu.removed": "red",
+    "tu.added": "green",
     "tu.unsafe": "yellow",
     "tu.manual": "dim",
     "tu.dim": "dim",
@@ -72,6 +75,34 @@ def _folded(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
     return out
 
 
+_FIX_LINES_SHOWN = 10  # lines of a fix's before/after shown under a finding
+
+
+def _fix_lines(finding: Finding) -> list[str]:
+    """What the fix changes, place by place: ``N - old line`` and ``N + new line`` (an import
+    far from the finding is its own place, at its own line)."""
+    fix = finding.fix
+    if fix is None:
+        return []
+    found = changes(fix)
+    if not found:
+        if fix.replacement:  # no text edits to show: the rewritten expression
+            return [f"  [tu.fix]→[/] {escape(fix.replacement.splitlines()[0])}"
+                    + (" …" if "\n" in fix.replacement else "")]
+        return []
+    rows: list[tuple[str, str, str]] = []
+    for change in found:
+        where = f"{change.cell}:{change.line}" if change.cell is not None else str(change.line)
+        rows += [(where, "-", text) for text in change.removed]
+        rows += [(where, "+", text) for text in change.added]
+    width = max(len(where) for where, _, _ in rows)
+    out = [f"  [tu.lineno]{where:>{width}}[/] [{'tu.removed' if sign == '-' else 'tu.added'}]{sign} "
+           f"{escape(text.rstrip())}[/]" for where, sign, text in rows[:_FIX_LINES_SHOWN]]
+    if len(rows) > _FIX_LINES_SHOWN:
+        out.append(f"  [tu.dim]{'':>{width}} … ({len(rows) - _FIX_LINES_SHOWN} more changed lines)[/]")
+    return out
+
+
 def _status(finding: Finding) -> str:
     fix = finding.fix
     if fix is None:
@@ -109,9 +140,7 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
         prose = textwrap.wrap(f.message, width=max(40, width - 2), break_on_hyphens=False)
         lines += [f"  {escape(line)}" for line in prose]
         lines += _frame(f)
-        if f.fix is not None and f.fix.replacement:
-            lines.append(f"  [tu.fix]→[/] {escape(f.fix.replacement.splitlines()[0])}"
-                         + (" …" if "\n" in f.fix.replacement else ""))
+        lines += _fix_lines(f)
         lines.append(f"  {_status(f)}")
         if more:
             shown = ", ".join(str(g.line) for g in more[:_LINES_SHOWN])

@@ -15,7 +15,9 @@ from torch_upgrade.rewrite.edits import MoveImport, Replace
 _Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]
 
 
-class _Apply(CommentKeeper):
+class Applier(CommentKeeper):
+    """Node replacements and import moves, by the identity of the nodes they replace."""
+
     def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]]) -> None:
         super().__init__()
         self.replacements = replacements
@@ -104,7 +106,7 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
         applied += 1
     if not applied:
         return module, 0
-    new = module.visit(_Apply(replacements, moves))
+    new = module.visit(Applier(replacements, moves))
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
     return new, applied
@@ -125,7 +127,7 @@ def _top_imports(module: cst.Module) -> list[tuple[int, _Import]]:
     return out
 
 
-def _binds(module: cst.Module, spec: ImportSpec) -> bool:
+def binds(module: cst.Module, spec: ImportSpec) -> bool:
     """Whether a top-level import already provides what ``spec`` asks for."""
     for _, small in _top_imports(module):
         if spec.name is None and isinstance(small, cst.Import):
@@ -202,7 +204,7 @@ def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
     """Add the imports a rewrite needs, once each, merging into existing ``from m import``."""
     pending: list[ImportSpec] = []
     for spec in specs:
-        if spec not in pending and not _binds(module, spec):
+        if spec not in pending and not binds(module, spec):
             pending.append(spec)
     if not pending:
         return module
@@ -285,6 +287,19 @@ class _RemoveImports(CommentKeeper):
     def leave_ImportFrom(self, original_node: cst.ImportFrom,
                          updated_node: cst.ImportFrom) -> Union[cst.BaseSmallStatement, cst.RemovalSentinel]:
         return self._strip(original_node, updated_node, True)
+
+
+def uses(module: cst.CSTNode, names: Iterable[str]) -> dict[str, int]:
+    """How many times the module uses each of ``names`` (imports aside; a string naming one, as in
+    ``__all__``, counts as a use): what decides whether an import a rewrite released goes."""
+    counter = _NameCounter(set(names))
+    module.visit(counter)
+    return {n: counter.count.get(n, 0) for n in counter.names}
+
+
+def unused(module: cst.CSTNode, names: Iterable[str]) -> set[str]:
+    """Which of ``names`` nothing in the module uses (imports aside; see ``uses``)."""
+    return {n for n, count in uses(module, names).items() if not count}
 
 
 def remove_unused_imports(module: cst.Module, candidates: Iterable[str]) -> cst.Module:

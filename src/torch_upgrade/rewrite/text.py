@@ -1,20 +1,35 @@
-"""A fix as plain text edits on the original file, for reports that carry fixes (SARIF, markdown).
+"""A fix as plain text edits on the original text: what reports carry (JSON ``edits``, SARIF
+``replacements``, the text and Markdown before/after) and what ``--fix`` applies.
 
-Each fix is applied alone to the parsed module and the result compared with
-the original text, so the edits include added and removed imports. Only
-computed when a report asks for them (``Settings.fix_edits``).
+Each fix is applied alone to the parsed module and the result compared with the original
+text, so a fix's edits are complete on their own: the imports it adds, moves or leaves unused
+included. ``--fix`` applies the edits of the fixes it may take in report order, skipping a fix
+whose edits overlap (or touch) those of a fix already taken, then analyses the file again, until
+no fix is left (as ruff does): applying a report's edits the same way gives the same file.
+
+Lines are the source's own lines (ended by ``\\n``, ``\\r\\n`` or ``\\r``, as Python and the
+findings count them; never by the form feeds and separators ``str.splitlines`` also splits on),
+1-based; columns are 1-based and count code points; an edit's end is exclusive.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import libcst as cst
 
 from torch_upgrade.rewrite import apply as fixing
-from torch_upgrade.core.model import Fix, TextEdit
+from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.positions import locate
 
+try:  # to generate a node's code with a given indentation (LibCST's own state for Module.code_for_node)
+    from libcst._nodes.internal import CodegenState
+except ImportError:  # pragma: no cover
+    CodegenState = None  # type: ignore[assignment,misc]
+from torch_upgrade.core.model import Fix, TextEdit, source_lines
 
 def _position(lines: Sequence[str], first: int, offset: int) -> tuple[int, int]:
     """1-based (line, column) of the character ``offset`` characters after the start of ``lines[first]``."""
@@ -27,8 +42,8 @@ def _position(lines: Sequence[str], first: int, offset: int) -> tuple[int, int]:
 
 def diff_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     """The smallest line-block edits (trimmed to columns) that turn ``old`` into ``new``."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
+    a = source_lines(old)
+    b = source_lines(new)
     edits = []
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -48,12 +63,318 @@ def diff_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     return tuple(edits)
 
 
-def text_edits(module: cst.Module, fix: Fix) -> tuple[TextEdit, ...]:
-    """The text edits that applying ``fix`` alone makes to ``module``."""
+@dataclass(frozen=True)
+class Alone:
+    """A fix applied alone: the new code (None: it cannot be applied alone) and its edits."""
+
+    code: Optional[str]
+    edits: tuple[TextEdit, ...]  # the diff, then any ordering edit (see ``alone``)
+    locks: tuple[TextEdit, ...] = ()  # the ordering edits alone
+
+
+class _Tops:
+    """Each module-level statement's code, generated once: a module whose code is exactly its
+    header, its statements' code and its footer can be regenerated statement by statement."""
+
+    def __init__(self, module: cst.Module, code: str):
+        self.module, self.code = module, code
+        self.header = "".join(module.code_for_node(line) for line in module.header)
+        self.footer = "".join(module.code_for_node(line) for line in module.footer)
+        self.pieces = {id(statement): module.code_for_node(statement) for statement in module.body}
+        self.exact = self.header + "".join(self.pieces.values()) + self.footer == code
+        self.offsets = [len(self.header)]
+        for statement in module.body:
+            self.offsets.append(self.offsets[-1] + len(self.pieces[id(statement)]))
+
+    def code_of(self, body: Sequence[cst.CSTNode]) -> str:
+        return self.header + "".join(self.pieces.get(id(s)) or self.module.code_for_node(s) for s in body) \
+            + self.footer
+
+    def splice(self, body: Sequence[cst.CSTNode]) -> Optional[tuple[int, int, str]]:
+        """A new module body (the old one with statements replaced or inserted) as one change of
+        the code: (start, end, new text); None when nothing changed."""
+        old = self.module.body
+        i = 0
+        while i < min(len(old), len(body)) and old[i] is body[i]:
+            i += 1
+        j, k = len(old), len(body)
+        while j > i and k > i and old[j - 1] is body[k - 1]:
+            j, k = j - 1, k - 1
+        if i == j == k:
+            return None
+        return self.offsets[i], self.offsets[j], "".join(self.module.code_for_node(s) for s in body[i:k])
+
+
+def _locally(module: cst.Module, fix: Fix, tops: _Tops, top_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+             total: dict[str, int]) -> Optional[tuple[str, dict[str, int]]]:
+    """``fix`` applied alone by rewriting only the module-level statements it touches (and adding
+    its imports), when that is exactly what applying it to the whole module does: node
+    replacements inside statements (not whole module-level statements), no import to remove.
+    The new code and the uses left of its released names; None: not so (or not applied)."""
+    if not tops.exact or not fix.edits or not all(isinstance(e, Replace) for e in fix.edits):
+        return None
+    nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
+    if len({id(n) for n in nodes}) != len(nodes):
+        return None
+    by_top: dict[int, dict[int, Any]] = {}
+    index = {id(s): i for i, s in enumerate(module.body)}
+    for edit in fix.edits:
+        assert isinstance(edit, Replace)  # checked above
+        top = top_of(edit.node)
+        if top is None or top is edit.node or id(top) not in index:
+            return None
+        by_top.setdefault(id(top), {})[id(edit.node)] = edit.new
+    body: list[Any] = list(module.body)
+    changed: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    for top_id, replacements in by_top.items():
+        old = body[index[top_id]]
+        try:
+            new = old.visit(fixing.Applier(replacements, {}))
+        except Exception:
+            return None
+        if not isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return None
+        body[index[top_id]] = new
+        changed.append((old, new))
+    after: dict[str, int] = {}
+    if fix.released:
+        after = dict(total)
+        for old, new in changed:
+            before_here, after_here = fixing.uses(old, fix.released), fixing.uses(new, fix.released)
+            for name in fix.released:
+                after[name] += after_here[name] - before_here[name]
+        if not all(after[name] for name in fix.released):
+            return None  # an import goes: the whole module's rewrite decides how
+    shallow = module.with_changes(body=body)
+    if fix.imports:
+        shallow = fixing.add_imports(shallow, fix.imports)
+    return tops.code_of(shallow.body), after
+
+
+def _free_code(module: cst.Module, node: cst.CSTNode) -> Optional[str]:
+    """A node's code when it does not depend on where the node stands (no line of it is indented
+    by its block): the same with and without indentation around it. None otherwise."""
+    if CodegenState is None:  # pragma: no cover - LibCST moved its internals
+        return None
+    out = []
+    for indent in ([], ["\t\x00"]):
+        state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+        state.indent_tokens = list(indent)
+        node._codegen(state)
+        out.append("".join(state.tokens))
+    return out[0] if out[0] == out[1] else None
+
+
+def _in_place(module: cst.Module, fix: Fix, located: dict[int, Any], starts: Sequence[int], tops: _Tops,
+              total: dict[str, int]) -> Optional[tuple[str, tuple[TextEdit, ...], dict[str, int]]]:
+    """``fix`` applied alone by replacing the text of the expressions it replaces (and of the
+    import statements it adds to), when that is exactly what applying it to the whole module does:
+    expressions whose code does not depend on their indentation, no import to remove. The new code,
+    its edits and the uses left of its released names; None: not so."""
+    code = tops.code
+    if not tops.exact or not fix.edits or not all(
+            isinstance(e, Replace) and isinstance(e.node, cst.BaseExpression) and isinstance(e.new, cst.BaseExpression)
+            for e in fix.edits):
+        return None
+    spans: list[tuple[int, int, str]] = []
+    after = dict(total)
+    for edit in fix.edits:
+        assert isinstance(edit, Replace) and isinstance(edit.new, cst.CSTNode)  # checked above
+        rng = located.get(id(edit.node))
+        if rng is None:
+            return None
+        start = starts[rng.start.line - 1] + rng.start.column
+        end = starts[rng.end.line - 1] + rng.end.column
+        old, new = _free_code(module, edit.node), _free_code(module, edit.new)
+        if old is None or new is None or code[start:end] != old:
+            return None
+        spans.append((start, end, new))
+        if fix.released:
+            before_here, after_here = fixing.uses(edit.node, fix.released), fixing.uses(edit.new, fix.released)
+            for name in fix.released:
+                after[name] += after_here[name] - before_here[name]
+    if fix.released and not all(after[name] > 0 for name in fix.released):
+        return None  # an import goes: the whole module's rewrite decides how
+    if fix.imports:
+        change = tops.splice(fixing.add_imports(module, fix.imports).body)
+        if change is not None:
+            spans.append(change)
+    spans.sort()
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+        return None  # nested or overlapping: the whole module's rewrite decides
+    out = code
+    for start, end, new in reversed(spans):
+        out = out[:start] + new + out[end:]
+    edits = tuple(e for e in (_trimmed(code, starts, *span) for span in spans) if e is not None)
+    return out, edits, after
+
+
+def _trimmed(code: str, starts: Sequence[int], start: int, end: int, new: str) -> Optional[TextEdit]:
+    """Replacing ``code[start:end]`` with ``new`` as a text edit, the common ends left out."""
+    old = code[start:end]
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    if prefix == len(old) == len(new):
+        return None
+
+    def position(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(starts, offset) - 1
+        if line >= len(starts) - 1 and offset == starts[-1] and len(starts) > 1 \
+                and not code[starts[-2]:starts[-1]].endswith(("\n", "\r")):
+            line = len(starts) - 2  # the end of a last line without a line ending
+        return line + 1, offset - starts[line] + 1
+
+    return TextEdit(*position(start + prefix), *position(end - suffix), new[prefix:len(new) - suffix])
+
+
+def alone(module: cst.Module, fixes: Sequence[Fix],
+          top_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None) -> list[Alone]:
+    """Each of a file's fixes (in report order) applied alone, as text edits.
+
+    ``top_of`` (the analysis's) names the module-level statement holding a node: a fix that only
+    replaces nodes in one statement is then applied to that statement alone, which gives the
+    same text at a fraction of the cost.
+
+    A rewrite stops using a name (``released``); the import of that name goes when nothing uses
+    it any more. When several fixes each remove some of the uses and together remove all of them,
+    applying all of them in one pass would leave the import behind, since none removes it alone.
+    So the last of them also "replaces" the first one's first edit with the text already there:
+    an edit that changes nothing but overlaps, which keeps the two from being applied in the same
+    pass; whichever is applied last, alone among the users of the name, removes the import.
+    """
+    code = module.code
+    out: list[Alone] = []
+    left: list[Optional[dict[str, int]]] = []  # per fix: uses of its released names after it alone
+    released = sorted({n for fix in fixes for n in fix.released})
+    total = fixing.uses(module, released) if released else {}
+    tops = _Tops(module, code) if top_of is not None and len(fixes) > 1 else None
+    located: dict[int, Any] = {}
+    starts = _offsets(code)
+    if tops is not None and tops.exact and top_of is not None:
+        located = locate(module, [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)
+                                  and isinstance(e.node, cst.BaseExpression)], code, top_of)
+    for fix in fixes:
+        in_place = _in_place(module, fix, located, starts, tops, total) if tops is not None else None
+        if in_place is not None:
+            new_code, edits, after = in_place
+            out.append(Alone(new_code, edits))
+            left.append({n: after[n] for n in fix.released} if fix.released else None)
+            continue
+        local = _locally(module, fix, tops, top_of, total) if tops is not None and top_of is not None else None
+        if local is not None:
+            new_code, after = local
+            out.append(Alone(new_code, diff_edits(code, new_code)))
+            left.append({n: after[n] for n in fix.released} if fix.released else None)
+            continue
+        try:
+            new, applied = fixing.apply(module, [fix])
+        except Exception:  # a fix that cannot be applied alone is still reported, just without edits
+            new, applied = module, 0
+        if not applied:
+            out.append(Alone(None, ()))
+            left.append(None)
+            continue
+        new_code = new.code
+        out.append(Alone(new_code, diff_edits(code, new_code)))
+        left.append(fixing.uses(new, fix.released) if fix.released else None)
+    for name in released:
+        if not total[name]:
+            continue
+        # fixes that take uses of the name away but leave its import (others still use it)
+        members = [(i, total[name] - counts[name]) for i, counts in enumerate(left)
+                   if counts is not None and name in counts and counts[name] and counts[name] < total[name]
+                   and out[i].edits]
+        if len(members) < 2 or sum(removed for _, removed in members) < total[name]:
+            continue
+        first, last = members[0][0], members[-1][0]
+        anchor = out[first].edits[0]
+        lock = replace(anchor, text=_slice(code, starts, anchor))
+        if any(_touch(_span(starts, lock), _span(starts, e)) for e in out[last].edits):
+            continue  # the two already overlap
+        out[last] = Alone(out[last].code, tuple(sorted(out[last].edits + (lock,), key=_start)),
+                          out[last].locks + (lock,))
+    return out
+
+
+def rewritten(module: cst.Module, fix: Fix) -> Optional[str]:
+    """The code of ``module`` with ``fix`` alone applied (None: it cannot be applied alone)."""
     try:
         new, applied = fixing.apply(module, [fix])
     except Exception:  # a fix that cannot be applied alone is still reported, just without edits
-        return ()
-    if not applied:
-        return ()
-    return diff_edits(module.code, new.code)
+        return None
+    return new.code if applied else None
+
+
+def text_edits(module: cst.Module, fix: Fix) -> tuple[TextEdit, ...]:
+    """The text edits that applying ``fix`` alone makes to ``module``."""
+    new = rewritten(module, fix)
+    return () if new is None else diff_edits(module.code, new)
+
+
+# ------------------------------------------------------------------ applying edits
+def _offsets(text: str) -> list[int]:
+    starts = [0]
+    for line in source_lines(text):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _span(starts: Sequence[int], edit: TextEdit) -> tuple[int, int]:
+    def offset(line: int, column: int) -> int:
+        return starts[min(line, len(starts)) - 1] + column - 1
+
+    return offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
+
+
+def _slice(text: str, starts: Sequence[int], edit: TextEdit) -> str:
+    start, end = _span(starts, edit)
+    return text[start:end]
+
+
+def _start(edit: TextEdit) -> tuple[int, int]:
+    return edit.start_line, edit.start_column
+
+
+def _touch(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether two ranges (start, end offsets) overlap or touch (an insertion at the other's end counts)."""
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def take(text: str, fixes: Iterable[Sequence[TextEdit]]) -> list[int]:
+    """Which fixes (their indexes, in order) to apply together: each fix's edits, in report order,
+    unless one of them overlaps or touches an edit already taken (that fix waits for the next pass);
+    a fix without edits is never taken."""
+    starts = _offsets(text)
+    taken: list[tuple[int, int]] = []
+    chosen = []
+    for index, edits in enumerate(fixes):
+        spans = [_span(starts, e) for e in edits]
+        if not spans or any(_touch(span, other) for span in spans for other in taken):
+            continue
+        taken += spans
+        chosen.append(index)
+    return chosen
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    """``text`` with non-overlapping edits applied."""
+    starts = _offsets(text)
+    out = text
+    for start, end, content in sorted(((*_span(starts, e), e.text) for e in edits), reverse=True):
+        out = out[:start] + content + out[end:]
+    return out
+
+
+def edit_lines(text: str, edit: TextEdit, lines: Optional[Sequence[str]] = None) -> str:
+    """The original lines an edit touches (without their final line ending): what it replaces, in context.
+
+    An edit that ends at the start of a line (it deletes or replaces whole lines) does not touch that
+    line. ``lines``: the text's ``source_lines``, when already at hand.
+    """
+    lines = source_lines(text) if lines is None else lines
+    last = edit.end_line - 1 if edit.end_column == 1 and edit.end_line > edit.start_line else edit.end_line
+    return "".join(lines[edit.start_line - 1:last]).rstrip("\r\n")
