@@ -34,7 +34,7 @@ def test_diff_per_file_writes_nothing_and_exits_1(tree):
     before = snapshot(tree)
     result = run(".", "--diff", "--unsafe-fixes")
     assert result.exit_code == 1
-    assert result.output == (
+    assert result.stdout == (
         "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n import torch\n"
         "-X, _ = torch.solve(B, A)\n+X = torch.linalg.solve(A, B)\n"
         "--- a/b.py\n+++ b/b.py\n@@ -1,2 +1,2 @@\n import torch\n"
@@ -46,12 +46,12 @@ def test_diff_per_file_writes_nothing_and_exits_1(tree):
 
 def test_no_diff_exits_0(tree):
     result = run("clean.py", "--diff")
-    assert (result.exit_code, result.output) == (0, "")
+    assert (result.exit_code, result.stdout) == (0, "")
 
 
 def test_diff_shows_only_safe_fixes_without_unsafe_fixes(tree):
     result = run(".", "--diff", "--from", "1.6")  # both rewrites need a newer torch than 1.6
-    assert (result.exit_code, result.output) == (0, "")
+    assert (result.exit_code, result.stdout) == (0, "")
     result = run(".", "--diff", "--from", "1.9")
     assert "+X = torch.linalg.solve(A, B)" in result.output and "b.py" in result.output
 

@@ -33,7 +33,7 @@ def run(*args):
 def test_json_findings_and_window(project):
     result = run("scan", ".", "--format", "json")
     assert result.exit_code == 1
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["window"] == {"from": "1.6", "to": "2.13", "source": "requirements.txt: torch==1.6.0"}
     assert {(f["path"], f["rule"]) for f in data["findings"]} == EXPECTED
     assert data["errors"] == []
@@ -66,7 +66,7 @@ def test_concise_format(project):
 
 def test_window_from_cli_overrides_pin(project):
     result = run("scan", ".", "--format", "json", "--from", "2.4", "--to", "2.4")
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["window"]["source"] == "--from"
     rules = {f["rule"] for f in data["findings"]}
     assert "TU303" in rules and "TU201" in rules
@@ -107,17 +107,17 @@ def test_diff_writes_nothing(project):
 
 def test_fix_applies_only_safe_fixes_by_default(project):
     result = run("scan", ".", "--fix", "--format", "json")
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["summary"]["fixed"] == 0  # every rewrite needs a newer torch than 1.6
     result = run("scan", ".", "--fix", "--from", "2.4", "--format", "json")
-    assert json.loads(result.output)["summary"]["fixed"] >= 1
+    assert json.loads(result.stdout)["summary"]["fixed"] >= 1
     assert "torch.autocast(\"cuda\", enabled=use_cuda)" in (project / "legacy/train.py").read_text()
 
 
 def test_unsafe_fix_then_second_run_changes_nothing(project):
     first = run("scan", ".", "--fix", "--unsafe-fixes", "--format", "json")
     # only the SDPA hint (an opportunity, never rewritten) remains
-    assert [f["rule"] for f in json.loads(first.output)["findings"]] == ["TU502"]
+    assert [f["rule"] for f in json.loads(first.stdout)["findings"]] == ["TU502"]
     assert first.exit_code == 0
     snapshot = {p: p.read_bytes() for p in project.rglob("*.py")}
     second = run("scan", ".", "--fix", "--unsafe-fixes", "--format", "json")

@@ -71,7 +71,7 @@ def test_unsafe_fixes_from_config(mixed):
     run("scan", ".")  # the config key widens --fix; it does not imply it
     assert mixed.read_text() == MIXED
     result = run("scan", ".", "--fix", "--format", "json")
-    assert json.loads(result.output)["summary"]["fixed"] == 2
+    assert json.loads(result.stdout)["summary"]["fixed"] == 2
     assert 'torch.amp.GradScaler("cuda")' in mixed.read_text()
 
 

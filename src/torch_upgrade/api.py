@@ -174,12 +174,15 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             exclude: Optional[Iterable[str]] = None, extend_exclude: Optional[Iterable[str]] = None,
             force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
             fix: bool = False, unsafe_fixes: Optional[bool] = None, diff: bool = False, fix_edits: bool = False,
-            jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None) -> Resolved:
+            jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None,
+            extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None) -> Resolved:
     """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
 
     ``settings`` are those of the first path; each file gets its own from the nearest config
     file and torch pin above it (``resolver``), with these options winning over every config.
-    ``exclude`` replaces the config's ``exclude``; ``extend_exclude`` adds to it (as ruff's options do).
+    ``exclude`` replaces the config's ``exclude``; ``extend_exclude`` adds to it (as ruff's options do);
+    likewise ``select``/``ignore`` replace the config's lists and ``extend_select``/``extend_ignore``
+    add to the lists in force (extending an empty select list, every rule, changes nothing).
     ``min_confidence``: the least sure findings reported (``certain``, ``likely``, ``possible``;
     default: the config's ``min-confidence``, else ``likely``).
     """
@@ -192,6 +195,7 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
         raise UsageError(str(exc)) from None
     options = Options(
         from_version=from_version, to_version=to_version, select=items(select), ignore=items(ignore),
+        extend_select=items(extend_select), extend_ignore=items(extend_ignore),
         config=Path(config) if config is not None else None, exclude=items(exclude),
         extend_exclude=items(extend_exclude), force_exclude=force_exclude, respect_gitignore=respect_gitignore,
         fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fix_edits, jobs=jobs, cache=cache,
@@ -223,7 +227,8 @@ def scan(paths: Union[PathLike, Sequence[PathLike]], *, from_version: Optional[s
          ignore: Optional[Iterable[str]] = None, config: Optional[PathLike] = None,
          exclude: Optional[Iterable[str]] = None, extend_exclude: Optional[Iterable[str]] = None,
          force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
-         jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None) -> Report:
+         jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None,
+         extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None) -> Report:
     """Scan files and directories; never raises for a bad file (see ``Report.errors``).
 
     ``exclude``: globs that replace the config's (``extend_exclude``: that add to them);
@@ -236,7 +241,8 @@ def scan(paths: Union[PathLike, Sequence[PathLike]], *, from_version: Optional[s
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
                        ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
                        force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix_edits=True,
-                       jobs=jobs, cache=cache, min_confidence=min_confidence)
+                       jobs=jobs, cache=cache, min_confidence=min_confidence, extend_select=extend_select,
+                       extend_ignore=extend_ignore)
     return report_of(run(paths, resolved), resolved.notes)
 
 
@@ -264,7 +270,8 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
         select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None,
         config: Optional[PathLike] = None, exclude: Optional[Iterable[str]] = None,
         extend_exclude: Optional[Iterable[str]] = None, force_exclude: Optional[bool] = None,
-        respect_gitignore: Optional[bool] = None, jobs: int = 1, min_confidence: Optional[str] = None) -> Report:
+        respect_gitignore: Optional[bool] = None, jobs: int = 1, min_confidence: Optional[str] = None,
+        extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None) -> Report:
     """Apply the safe fixes (and the unsafe ones with ``unsafe=True``) in place, as ``--fix`` does.
 
     Returns the findings that remain, what changed (``Report.changed``, ``Report.fixed``) and the
@@ -277,7 +284,8 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
     resolved = resolve(paths, from_version=from_version, to_version=to_version, select=select,
                        ignore=ignore, config=config, exclude=exclude, extend_exclude=extend_exclude,
                        force_exclude=force_exclude, respect_gitignore=respect_gitignore, fix=not diff,
-                       unsafe_fixes=unsafe, diff=diff, fix_edits=True, jobs=jobs, min_confidence=min_confidence)
+                       unsafe_fixes=unsafe, diff=diff, fix_edits=True, jobs=jobs, min_confidence=min_confidence,
+                       extend_select=extend_select, extend_ignore=extend_ignore)
     return report_of(run(paths, resolved), resolved.notes)
 
 

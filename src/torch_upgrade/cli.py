@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional, Sequence
 
 import click
 
 from torch_upgrade import api
 from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
+from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import CONFIDENCES, SEVERITIES, ScanResult
-from torch_upgrade.core.paths import write_roots
+from torch_upgrade.core.paths import display_path, write_roots
+from torch_upgrade.core.versions import short
 from torch_upgrade.engine.scan import shipped_rules
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
+from torch_upgrade.report import diff as diff_report
 from torch_upgrade.report import progress as progress_bar
+from torch_upgrade.report import summary
 
 
 def _color(output: Optional[Path]) -> bool:
@@ -61,8 +67,12 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--from", "low", metavar="VERSION", help="Torch version the code runs on today (default: detected).")
 @click.option("--to", "high", metavar="VERSION", help="Torch version to upgrade to (default: newest; or 'installed').")
-@click.option("--select", multiple=True, metavar="ID,...", help="Only these rules or ID prefixes.")
-@click.option("--ignore", multiple=True, metavar="ID,...", help="Skip these rules or ID prefixes.")
+@click.option("--select", multiple=True, metavar="ID,...", help="Only these rules or ID prefixes (instead of the config's).")
+@click.option("--extend-select", multiple=True, metavar="ID,...",
+              help="Add these rules or ID prefixes to the select list in force (the config's or --select).")
+@click.option("--ignore", multiple=True, metavar="ID,...", help="Skip these rules or ID prefixes (instead of the config's).")
+@click.option("--extend-ignore", multiple=True, metavar="ID,...",
+              help="Skip these rules or ID prefixes too (besides the config's or --ignore).")
 @click.option("--exclude", multiple=True, metavar="GLOB,...",
               help="Skip paths matching these globs (instead of the config's).")
 @click.option("--extend-exclude", multiple=True, metavar="GLOB,...",
@@ -74,11 +84,28 @@ def main() -> None:
 @click.option("--min-confidence", type=click.Choice(CONFIDENCES), default=None,
               help="Least sure findings to report: 'possible' adds method calls on receivers nothing is known "
                    "of, as info without a fix (default: the config's, else likely).")
-@click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place (with '-': print the fixed code).")
 @click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply unsafe fixes.")
-@click.option("--diff", is_flag=True, help="Print the diff that --fix would apply; write nothing.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--diff", is_flag=True,
+              help="Show what --fix would change, write nothing: a unified diff, or with --format the report "
+                   "of the fixes it would apply (JSON: with their edits).")
+@click.option("--show-fixes", is_flag=True,
+              help="List the fixes per file and rule: those applied (--fix) or that --fix would apply.")
+@click.option("--bump-pin", is_flag=True,
+              help="With --fix: write the torch version the fixed code needs into the file the window's "
+                   "lower bound came from (the pin or the config's 'from').")
+@click.option("--format", "--output-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Report format (--output-format is the same option, ruff's name).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--statistics", is_flag=True,
+              help="Instead of the findings, count them per rule ([*]: --fix fixes them, [-]: --unsafe-fixes).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="Print the findings only: no window line, summary or notes.")
+@click.option("--show-settings", is_flag=True,
+              help="Print the settings the first path is analysed with (window, rules, config file) and exit.")
+@click.option("--stdin-filename", metavar="PATH",
+              help="With '-' (or no path): the file name the code read from stdin stands for (config, pin, "
+                   "per-file ignores and reported path).")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default="info", show_default=True,
               help="Lowest severity that fails the run.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
@@ -92,49 +119,233 @@ def main() -> None:
 @click.option("--add-ignore", is_flag=True,
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
-         ignore: tuple[str, ...], exclude: tuple[str, ...], extend_exclude: tuple[str, ...],
-         force_exclude: Optional[bool], respect_gitignore: Optional[bool], min_confidence: Optional[str], fix: bool, unsafe_fixes: Optional[bool],
-         diff: bool, fmt: str, output: Optional[Path], fail_on: str, exit_zero: bool, jobs: int, no_cache: bool,
-         config_path: Optional[Path], baseline: Optional[Path], add_ignore: bool) -> None:
-    """Scan PATHS (default: .) for code that the torch upgrade affects."""
-    targets = list(paths) or [Path(".")]
+         extend_select: tuple[str, ...], ignore: tuple[str, ...], extend_ignore: tuple[str, ...],
+         exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: Optional[bool],
+         respect_gitignore: Optional[bool], min_confidence: Optional[str], fix: bool, unsafe_fixes: Optional[bool],
+         diff: bool, show_fixes: bool, bump_pin: bool, fmt: str, output: Optional[Path], statistics: bool,
+         quiet: bool, show_settings: bool, stdin_filename: Optional[str], fail_on: str, exit_zero: bool,
+         jobs: int, no_cache: bool, config_path: Optional[Path], baseline: Optional[Path], add_ignore: bool) -> None:
+    """Scan PATHS (default: .; '-': the code on stdin) for code that the torch upgrade affects."""
+    stdin = paths == (Path("-"),) or (not paths and stdin_filename is not None)
+    if Path("-") in paths and not stdin:
+        raise click.UsageError("'-' (read stdin) cannot be combined with other paths")
+    if stdin_filename is not None and not stdin:
+        raise click.UsageError("--stdin-filename names the code read from stdin: give '-' as the only path")
+    if stdin and (add_ignore or baseline or bump_pin):
+        raise click.UsageError("--add-ignore, --baseline and --bump-pin work on files, not on stdin")
+    targets = [Path(stdin_filename).parent if stdin_filename else Path(".")] if stdin else list(paths) or [Path(".")]
     if add_ignore and (diff or baseline):
         raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
+    if bump_pin and not fix:
+        raise click.UsageError("--bump-pin raises the pin to what the fixed code needs: it goes with --fix")
+    if statistics and fmt not in ("text", "json"):
+        raise click.UsageError("--statistics prints text or JSON (--format text or json)")
     try:
         resolved = api.resolve(
             targets, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
             exclude=exclude, extend_exclude=extend_exclude, force_exclude=force_exclude,
-            respect_gitignore=respect_gitignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
-            jobs=jobs, cache=not no_cache, min_confidence=min_confidence)
+            respect_gitignore=respect_gitignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff,
+            fix_edits=fmt in NEEDS_FIX_EDITS and not statistics, jobs=jobs, cache=not no_cache,
+            min_confidence=min_confidence, extend_select=extend_select, extend_ignore=extend_ignore)
     except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
     rules, notes = resolved.rules, resolved.notes
+    say = _Say(quiet)
+    if show_settings:
+        _emit(_settings_report(resolved, targets[0], fmt), output)
+        sys.exit(0)
+    if stdin:
+        _scan_stdin(resolved, stdin_filename, fmt, output, fail_on, exit_zero, say)
     try:
         with progress_bar.for_scan(fmt, diff) as progress:
             result = api.run(targets, resolved, progress=progress)
     except RecursionError:  # pragma: no cover - guarded per file
         raise _Failure("internal error: recursion limit") from None
+    except api.UsageError as exc:
+        raise click.UsageError(str(exc)) from None
     for note in notes:
-        click.echo(f"torch-upgrade: note: {note}", err=True)
+        say.note(note)
+    settings = resolved.settings
     if diff:
-        from torch_upgrade.report import diff as diff_report
-
-        text = "".join(r.diff for r in result.files if r.diff)
-        _emit(diff_report.render(text, color=_color(output)), output)
-        for e in result.errors:
-            click.echo(f"{e.path}: error: {e.message}", err=True)
-        sys.exit(1 if text or result.errors else 0)
+        _report_diff(result, fmt, output, settings.unsafe_fixes, rules, notes, show_fixes, say)
     if add_ignore:
         _add_ignore(result, write_roots(targets))
     if baseline is not None:
-        result = _apply_baseline(result, baseline)
-    render = reporters.get(fmt)
-    _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=rules, notes=notes),
-          output)
+        result = _apply_baseline(result, baseline, say)
+    if statistics:
+        rows = summary.statistics(result)
+        _emit(summary.statistics_json(rows) if fmt == "json" else summary.statistics_text(rows), output)
+    else:
+        render = reporters.get(fmt)
+        _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=rules, notes=notes,
+                     quiet=quiet, fail_on=fail_on), output)
+    if show_fixes and not quiet:
+        listing = summary.fix_listing(result, settings.unsafe_fixes, applied=settings.fix)
+        if fmt == "text" and output is None:
+            click.echo(listing, nl=False)
+        else:
+            click.echo(listing, err=True, nl=False)
+    if settings.fix and result.fixed:
+        _after_fix(result, resolved, bump_pin, say)
     failing = result.failing(fail_on)
     if result.errors:
         sys.exit(1)
     sys.exit(0 if exit_zero or not failing else 1)
+
+
+class _Say:
+    """What goes to stderr besides the report: notes (not with --quiet) and errors (always)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def note(self, text: str) -> None:
+        if not self.quiet:
+            click.echo(f"torch-upgrade: note: {text}", err=True)
+
+    def info(self, text: str) -> None:
+        if not self.quiet:
+            click.echo(f"torch-upgrade: {text}", err=True)
+
+
+def _scan_stdin(resolved: api.Resolved, name: Optional[str], fmt: str, output: Optional[Path], fail_on: str,
+                exit_zero: bool, say: _Say) -> NoReturn:
+    """Code read from stdin, as the file ``name``: the report on stdout; with --fix the fixed code
+    on stdout and the report of what is left on stderr; with --diff the diff (or the report of
+    the fixes, with --format) on stdout."""
+    from torch_upgrade.engine.scan import scan_text
+
+    text = click.get_text_stream("stdin", encoding="utf-8").read()
+    where = Path(name) if name else Path("-")
+    rel = display_path(where, None) if name else "-"
+    settings = resolved.settings
+    result = scan_text(text, where, rel, settings, resolved.rules)
+    for note in resolved.notes:
+        say.note(note)
+    if settings.diff:
+        _report_diff(result, fmt, output, settings.unsafe_fixes, resolved.rules, resolved.notes, False, say)
+    render = reporters.get(fmt)
+    report = render(result, color=False, width=_width(), rules=resolved.rules, notes=resolved.notes,
+                    quiet=say.quiet, fail_on=fail_on)
+    if settings.fix:
+        (file,) = result.files
+        fixed = file.new_bytes.decode("utf-8") if file.changed else text
+        click.echo(fixed, nl=False)
+        if output is not None:
+            _emit(report, output)
+        elif result.findings or result.errors:
+            click.echo(report, err=True, nl=False)
+        if result.fixed:
+            say.info(f"fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}")
+    else:
+        _emit(report, output)
+    sys.exit(1 if result.errors else 0 if exit_zero or not result.failing(fail_on) else 1)
+
+
+def _report_diff(result: ScanResult, fmt: str, output: Optional[Path], unsafe_fixes: bool, rules: Any,
+                 notes: Sequence[str], show_fixes: bool, say: _Say) -> NoReturn:
+    """--diff: the unified diff (text), or the report of the fixes --fix would apply in any other
+    format (JSON: with their edits and each file's diff); "Would fix N (...)" on stderr; exit 1
+    when there is something to change."""
+    text = "".join(r.diff for r in result.files if r.diff)
+    if fmt == "text":
+        _emit(diff_report.render(text, color=_color(output)), output)
+    else:
+        would = [f for f in result.findings if f.fix is not None and (f.fix.safety == "safe" or unsafe_fixes)]
+        shown = dataclasses.replace(result, findings=would)
+        out = reporters.get(fmt)(shown, color=False, width=_width(), rules=rules, notes=notes)
+        if fmt == "json":
+            data = json.loads(out)
+            data["diffs"] = [{"path": r.path, "diff": r.diff} for r in result.files if r.diff]
+            data["summary"]["would_fix"] = result.fixed
+            out = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        _emit(out, output)
+    for e in result.errors:
+        click.echo(f"{e.path}: error: {e.message}", err=True)
+    if show_fixes:
+        click.echo(summary.fix_listing(result, unsafe_fixes, applied=False), err=True, nl=False)
+    say.info(summary.would_fix(result, unsafe_fixes, count=result.fixed))
+    sys.exit(1 if text or result.errors else 0)
+
+
+def _after_fix(result: ScanResult, resolved: api.Resolved, bump_pin: bool, say: _Say) -> None:
+    """After --fix: the torch the fixed code needs, per window; with --bump-pin, written where the
+    window's lower bound comes from."""
+    from packaging.version import Version
+
+    groups: dict[tuple[str, str], list[tuple[Path, Version]]] = {}
+    lows: dict[tuple[str, str], Version] = {}
+    resolver = resolved.resolver
+    for file in result.files:
+        needs = [Version(n) for _, n in file.applied if n]
+        if not file.applied:
+            continue
+        window = resolver.settings_for(Path(file.path))[0].window if resolver is not None else resolved.settings.window
+        key = (str(window.low), window.source)
+        lows[key] = window.low
+        groups.setdefault(key, []).append((Path(file.path), max(needs) if needs else window.low))
+    for key, files in groups.items():
+        low, source = lows[key], key[1]
+        need = max(v for _, v in files)
+        where = f" ({source})"
+        if need <= low:
+            say.info(f"the fixed code needs torch >= {short(low)}, the window's lower bound{where}: "
+                     "no pin to change")
+            continue
+        say.info(f"the fixed code needs torch >= {short(need)}; the window's lower bound is {short(low)}{where}: "
+                 + ("--bump-pin raises it" if bump_pin else "raise it (--bump-pin writes it)"))
+        if bump_pin:
+            _bump(resolved, files[0][0], need, say)
+
+
+def _bump(resolved: api.Resolved, path: Path, need: Any, say: _Say) -> None:
+    from torch_upgrade.io import pins
+    from torch_upgrade.io.source import SourceError, read_source, write_atomic
+
+    resolver = resolved.resolver
+    kind, where = resolver.origin(path) if resolver is not None else ("option", None)
+    if kind == "option":
+        say.info("--bump-pin: the lower bound is --from: there is no file to change")
+        return
+    if kind == "default" or where is None:
+        say.info("--bump-pin: no project file pins torch: there is no pin to raise")
+        return
+    try:
+        if kind == "config":
+            target = where
+            old, new = pins.bump_config(where, need)
+        else:
+            pin = pins.detect(where)
+            target, old, new = pins.bump(pin, need)
+        source = read_source(target)
+        if source.text != old:
+            raise pins.BumpError(f"{target} changed while it was read")
+        write_atomic(source, source.encode(new), within=())
+    except (pins.BumpError, SourceError, OSError) as exc:
+        click.echo(f"torch-upgrade: error: --bump-pin: {exc}", err=True)
+        sys.exit(1)
+    say.info(f"--bump-pin: {display_path(target, None)} now asks for torch >= {short(need)}")
+
+
+def _settings_report(resolved: api.Resolved, path: Path, fmt: str) -> str:
+    """--show-settings: what the first path is analysed with."""
+    s = resolved.settings
+    config = resolved.resolver.config_path(path) if resolved.resolver is not None else None
+    data = {
+        "path": str(path),
+        "config": str(config) if config is not None else None,
+        "from": short(s.window.low), "to": short(s.window.high), "from-source": s.window.source,
+        "select": list(s.select), "ignore": list(s.ignore), "exclude": list(s.exclude),
+        "per-file-ignores": {glob: list(ids) for glob, ids in s.per_file_ignores},
+        "force-exclude": s.force_exclude, "respect-gitignore": s.respect_gitignore,
+        "unsafe-fixes": s.unsafe_fixes, "min-confidence": s.min_confidence,
+        "rules": sum(1 for r in resolved.rules if (not s.select or id_matches(r.id, r.name, s.select))
+                     and not id_matches(r.id, r.name, s.ignore)),
+        "notes": list(resolved.notes),
+    }
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n"
+    return "".join(f"{key} = {json.dumps(value, ensure_ascii=False)}\n" for key, value in data.items())
 
 
 def _add_ignore(result: ScanResult, roots: tuple[str, ...]) -> None:
@@ -151,7 +362,7 @@ def _add_ignore(result: ScanResult, roots: tuple[str, ...]) -> None:
     sys.exit(1 if result.errors or outcome.errors else 0)
 
 
-def _apply_baseline(result: ScanResult, path: Path) -> ScanResult:
+def _apply_baseline(result: ScanResult, path: Path, say: "_Say") -> ScanResult:
     from torch_upgrade.io import baseline
 
     try:
@@ -159,13 +370,13 @@ def _apply_baseline(result: ScanResult, path: Path) -> ScanResult:
     except baseline.BaselineError as exc:
         raise click.UsageError(str(exc)) from None
     if applied.created:
-        click.echo(f"torch-upgrade: baseline: recorded {applied.known} finding"
-                   f"{'s' if applied.known != 1 else ''} in {path}; later runs report only new ones", err=True)
+        say.info(f"baseline: recorded {applied.known} finding"
+                 f"{'s' if applied.known != 1 else ''} in {path}; later runs report only new ones")
     else:
         verb = "s no longer occur" if applied.stale != 1 else " no longer occurs"
         stale = f"; {applied.stale} recorded finding{verb}" if applied.stale else ""
-        click.echo(f"torch-upgrade: baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} "
-                   f"hidden ({path}){stale}", err=True)
+        say.info(f"baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} "
+                 f"hidden ({path}){stale}")
     return applied.result
 
 

@@ -185,6 +185,9 @@ class FileResult:
     fixed: int = 0  # fixes applied (with --fix)
     diff: str = ""  # unified diff (with --diff)
     changed: bool = False
+    # each fix applied (with --fix/--diff): its rule and the torch version the rewritten code needs
+    applied: tuple[tuple[str, Optional[str]], ...] = ()
+    new_bytes: bytes = b""  # the file's rewritten bytes, with --diff (nothing is written)
     # other files whose content this result depends on (the project index): real path -> SHA-256
     depends: tuple[tuple[str, str], ...] = ()
 

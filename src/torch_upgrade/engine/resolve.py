@@ -31,6 +31,8 @@ class Options:
     to_version: Optional[str] = None
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()  # added to the select list in force (the option's or the config's)
+    extend_ignore: tuple[str, ...] = ()  # added to the ignore list in force
     config: Optional[Path] = None
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
@@ -79,6 +81,25 @@ class Resolver:
             known = self._by_directory[folder] = self._settings[key]
         return known
 
+    def config_path(self, path: Path) -> Optional[Path]:
+        """The config file that applies to a file (or directory), if any."""
+        folder = path if path.is_dir() else path.parent
+        return self._config(folder.resolve()).path
+
+    def origin(self, path: Path) -> tuple[str, Optional[Path]]:
+        """Where the lower bound of a file's window comes from: ``("option", None)`` (--from),
+        ``("config", file)``, ``("pin", project directory)`` or ``("default", None)`` (no pin)."""
+        folder = (path if path.is_dir() else path.parent).resolve()
+        if self.options.from_version:
+            return "option", None
+        cfg = self._config(folder)
+        if cfg.get("from"):
+            return "config", cfg.path
+        root = self._pin_root(folder)
+        if root is None or pins.detect(root).version is None:
+            return "default", None
+        return "pin", root
+
     def _needs_pin(self, cfg: config_mod.Config) -> bool:
         return not self.options.from_version and not cfg.get("from")
 
@@ -111,12 +132,14 @@ class Resolver:
     def _build(self, cfg: config_mod.Config, directory: Path) -> tuple[Settings, tuple[str, ...]]:
         o = self.options
         window, notes = self._window(cfg, directory)
-        unknown = [k for k in o.select + o.ignore if not self._known(k)]
+        unknown = [k for k in o.select + o.ignore + o.extend_select + o.extend_ignore if not self._known(k)]
         if unknown:
             raise ResolveError(f"unknown rule id or prefix: {', '.join(unknown)}")
+        select = o.select or tuple(cfg.get("select", ()))
         settings = Settings(
-            window=window, select=o.select or tuple(cfg.get("select", ())),
-            ignore=o.ignore or tuple(cfg.get("ignore", ())),
+            # extending "every rule" (no select list) changes nothing
+            window=window, select=select + o.extend_select if select else (),
+            ignore=(o.ignore or tuple(cfg.get("ignore", ()))) + o.extend_ignore,
             exclude=(o.exclude or tuple(cfg.get("exclude", ()))) + o.extend_exclude,
             force_exclude=_flag(o.force_exclude, cfg, "force-exclude", False),
             respect_gitignore=_flag(o.respect_gitignore, cfg, "respect-gitignore", True),

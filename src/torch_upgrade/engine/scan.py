@@ -63,14 +63,19 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
 
 def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Optional[RuleSet] = None
               ) -> ScanResult:
-    """Scan one source text that is not on disk (an editor buffer, stdin) as the file ``path``."""
+    """Scan one source text that is not on disk (an editor buffer, stdin) as the file ``path``.
+
+    With ``settings.fix`` or ``settings.diff`` the fixes are applied as ``--diff`` does (nothing is
+    written): the result's file has the rewritten text as ``new_bytes`` and the diff; with ``fix``
+    the findings are those left."""
     from torch_upgrade.pipeline.unit import scan_text as analyse_text  # LibCST: only when analysing
 
-    ctx = Context.build(replace(settings, fix=False, diff=False), rules or shipped_rules())
+    rewriting = settings.fix or settings.diff
+    ctx = Context.build(replace(settings, diff=rewriting), rules or shipped_rules())
     result = analyse_text(text, path, rel, ctx)
     findings = sorted(result.findings + project_findings([result], ctx), key=lambda f: f.sort_key())
     return ScanResult(window=settings.window, files=[result], findings=findings, errors=list(result.errors),
-                      rules=ctx.rules.rules, scanned=1)
+                      rules=ctx.rules.rules, scanned=1, fixed=result.fixed)
 
 
 def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = None,

@@ -29,6 +29,33 @@ class Pin:
     version: Optional[Version]  # lowest allowed torch, None when no file pins torch
     source: str = ""  # e.g. "requirements.txt: torch==1.6.0"
     problems: list[str] = field(default_factory=list)
+    origin: Optional["Found"] = None  # the requirement that sets the lower bound, where it is written
+
+
+@dataclass(frozen=True)
+class Found:
+    """A torch requirement as written in a project file: ``raw`` is the text in the file that
+    holds it (a requirements line, a dependency string, a Poetry or Pipfile version, a conda line)
+    and ``spec_at`` where its version specifier starts in ``raw``; ``normal`` turns ``raw`` (or a
+    bumped copy of it) into a PEP 508 requirement."""
+
+    path: Path
+    raw: str
+    spec_at: int
+    kind: str  # "requirement" | "poetry" | "pipfile" | "conda"
+
+    def requirement(self, raw: Optional[str] = None) -> str:
+        raw = self.raw if raw is None else raw
+        if self.kind == "poetry":
+            return f"torch{_poetry_spec(raw)}"
+        if self.kind == "pipfile":
+            return "torch" + ("" if raw.strip() in ("*", "") else raw.strip())
+        if self.kind == "conda-pip":
+            return raw.strip().lstrip("-").strip()
+        if self.kind == "conda":
+            match = _CONDA_LINE.match(raw)
+            return f"torch{conda_spec(match.group(2).strip())}" if match else raw
+        return raw
 
 
 def lowest(spec: SpecifierSet) -> Optional[Version]:
@@ -65,8 +92,18 @@ def _requirement(text: str) -> Optional[Requirement]:
     return req if req.name.lower() in TORCH_NAMES else None
 
 
-def _requirements_file(path: Path, seen: set[Path]) -> Iterator[tuple[str, str]]:
-    """(where, requirement text) pairs from a requirements file, following -r/-c includes."""
+_NAME = re.compile(r"^\s*(?:py)?torch\s*(?:\[[^\]]*\])?\s*", re.IGNORECASE)
+
+Candidate = tuple[str, str, Optional[Found]]  # (where, PEP 508 requirement text, where it is written)
+
+
+def _found(path: Path, raw: str, kind: str = "requirement") -> Optional[Found]:
+    match = _NAME.match(raw)
+    return Found(path, raw, match.end(), kind) if match else None
+
+
+def _requirements_file(path: Path, seen: set[Path]) -> Iterator[Candidate]:
+    """(where, requirement text, origin) from a requirements file, following -r/-c includes."""
     path = path.resolve()
     if path in seen or not path.is_file():
         return
@@ -77,21 +114,21 @@ def _requirements_file(path: Path, seen: set[Path]) -> Iterator[tuple[str, str]]
         if match:
             yield from _requirements_file(path.parent / match.group(1), seen)
             continue
-        yield path.name, stripped
+        yield path.name, stripped, _found(path, stripped)
 
 
-def _pyproject(path: Path) -> Iterator[tuple[str, str]]:
+def _pyproject(path: Path) -> Iterator[Candidate]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     project = data.get("project", {})
     for dep in project.get("dependencies", []) or []:
-        yield path.name, dep
+        yield path.name, dep, _found(path, dep)
     for group, deps in (project.get("optional-dependencies", {}) or {}).items():
         for dep in deps or []:
-            yield f"{path.name} [{group}]", dep
+            yield f"{path.name} [{group}]", dep, _found(path, dep)
     for group, deps in (data.get("dependency-groups", {}) or {}).items():
         for dep in deps or []:
             if isinstance(dep, str):
-                yield f"{path.name} [dependency-groups.{group}]", dep
+                yield f"{path.name} [dependency-groups.{group}]", dep, _found(path, dep)
     poetry = data.get("tool", {}).get("poetry", {})
     sections = [("dependencies", poetry.get("dependencies", {})),
                 ("dev-dependencies", poetry.get("dev-dependencies", {}))]
@@ -101,7 +138,8 @@ def _pyproject(path: Path) -> Iterator[tuple[str, str]]:
             if name.lower() in TORCH_NAMES:
                 for item in value if isinstance(value, list) else [value]:
                     spec = item.get("version", "") if isinstance(item, dict) else str(item)
-                    yield f"{path.name} (poetry {where})", f"torch{_poetry_spec(spec)}"
+                    yield f"{path.name} (poetry {where})", f"torch{_poetry_spec(spec)}", \
+                        Found(path, spec, 0, "poetry") if spec else None
 
 
 def _poetry_spec(spec: str) -> str:
@@ -134,7 +172,7 @@ def _poetry_constraints(spec: str) -> str:
     return ",".join(out)
 
 
-def _setup_cfg(path: Path) -> Iterator[tuple[str, str]]:
+def _setup_cfg(path: Path) -> Iterator[Candidate]:
     import configparser
 
     parser = configparser.ConfigParser()
@@ -142,19 +180,19 @@ def _setup_cfg(path: Path) -> Iterator[tuple[str, str]]:
     for section, key in (("options", "install_requires"),):
         if parser.has_option(section, key):
             for line in parser.get(section, key).splitlines():
-                yield path.name, line
+                yield path.name, line, _found(path, line.strip())
     if parser.has_section("options.extras_require"):
         for extra, value in parser.items("options.extras_require"):
             for line in value.splitlines():
-                yield f"{path.name} [{extra}]", line
+                yield f"{path.name} [{extra}]", line, _found(path, line.strip())
 
 
-def _setup_py(path: Path) -> Iterator[tuple[str, str]]:
+def _setup_py(path: Path) -> Iterator[Candidate]:
     tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                 and re.match(r"^\s*(py)?torch\b", node.value):
-            yield path.name, node.value
+            yield path.name, node.value, _found(path, node.value)
 
 
 _CONDA_LINE = re.compile(r"^\s*-\s*(?:[\w\-]+::)?((?:py)?torch)(?![\w.\-])\s*([^#]*)")
@@ -175,7 +213,7 @@ def conda_spec(spec: str) -> str:
     return spec.replace(" ", "")
 
 
-def _environment_yml(path: Path) -> Iterator[tuple[str, str]]:
+def _environment_yml(path: Path) -> Iterator[Candidate]:
     """Conda dependencies (``pytorch=1.12``) and the ``pip:`` section (``torch==1.12.1``)."""
     in_pip = None
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -189,16 +227,18 @@ def _environment_yml(path: Path) -> Iterator[tuple[str, str]]:
         if match:
             spec = match.group(2).strip()
             where = f"{path.name} (pip)" if in_pip is not None else path.name
-            yield where, f"torch{spec if in_pip is not None else conda_spec(spec)}"
+            origin = Found(path, line, match.start(2), "conda-pip" if in_pip is not None else "conda")
+            yield where, f"torch{spec if in_pip is not None else conda_spec(spec)}", origin
 
 
-def _pipfile(path: Path) -> Iterator[tuple[str, str]]:
+def _pipfile(path: Path) -> Iterator[Candidate]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     for section in ("packages", "dev-packages"):
         for name, value in (data.get(section, {}) or {}).items():
             if name.lower() in TORCH_NAMES:
                 spec = value.get("version", "*") if isinstance(value, dict) else str(value)
-                yield f"{path.name} [{section}]", "torch" + ("" if spec == "*" else spec)
+                yield f"{path.name} [{section}]", "torch" + ("" if spec == "*" else spec), \
+                    Found(path, spec, 0, "pipfile") if spec != "*" else None
 
 
 READERS = {
@@ -207,7 +247,7 @@ READERS = {
 }
 
 
-def _candidates(directory: Path, problems: list[str]) -> Iterator[tuple[str, str]]:
+def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
     for name in PROJECT_FILES:
         path = directory / name
         if path.is_file():
@@ -244,9 +284,9 @@ def detect(start: Path) -> Pin:
     root = project_root(start)
     if root is None:
         return Pin(None)
-    found: list[tuple[str, Version, str, SpecifierSet]] = []
+    found: list[tuple[str, Version, str, SpecifierSet, Optional[Found]]] = []
     problems: list[str] = []
-    for where, text in list(_candidates(root, problems)):
+    for where, text, origin in list(_candidates(root, problems)):
         try:
             req = _requirement(text)
         except Unparseable as exc:
@@ -263,15 +303,104 @@ def detect(start: Path) -> Pin:
         if low is None:
             problems.append(f"{label} allows no torch release")
             continue
-        found.append((where, low, label, req.specifier))
+        found.append((where, low, label, req.specifier, origin))
     if not found:
         return Pin(None, problems=problems)
     # the strictest lower bound across files sets the window
-    where, low, label, _ = max(found, key=lambda item: item[1])
+    where, low, label, _, origin = max(found, key=lambda item: item[1])
     if len({short(item[1]) for item in found}) > 1:
         problems.append("project files disagree on torch: " + "; ".join(item[2] for item in found))
     combined = SpecifierSet(",".join(str(item[3]) for item in found))
     if len(found) > 1 and lowest(combined) is None:
         problems.append("torch pins contradict each other (no version satisfies all of them): "
                         + "; ".join(item[2] for item in found) + f"; using {label}")
-    return Pin(low, label, problems)
+    return Pin(low, label, problems, origin)
+
+
+# ------------------------------------------------------------------ raising a pin (--bump-pin)
+class BumpError(ValueError):
+    """A pin that cannot be raised as asked (the message says why); nothing was written."""
+
+
+_CLAUSE = re.compile(r"(?<![\w.+])(?P<op>===|==|>=|<=|~=|!=|<|>|\^|~|=)?(?P<space>\s*)"
+                     r"(?P<version>\d+(?:\.\d+)*(?:\.\*)?)(?![\w.])")
+
+
+def _raised(number: str, version: Version) -> str:
+    """``version`` written with the precision of ``number`` (``1.6.0`` -> ``2.3.0``, ``1.6.*`` -> ``2.3.*``)."""
+    star = number.endswith(".*")
+    parts = number[:-2].split(".") if star else number.split(".")
+    new = [str(p) for p in version.release]
+    if len(new) < len(parts):
+        new += ["0"] * (len(parts) - len(new))
+    return ".".join(new) + (".*" if star else "")
+
+
+def bump_spec(spec: str, version: Version) -> str:
+    """A version specifier (its text only: ``==1.6.0``, ``>=1.6,<3``, ``^1.6``, ``=1.12``) with
+    every clause that bounds it from below raised to ``version``; upper bounds stay as written."""
+    end = len(spec)
+    for stop in (";", "#"):  # environment markers and comments are not the specifier
+        if stop in spec:
+            end = min(end, spec.index(stop))
+
+    def raise_clause(match: re.Match) -> str:
+        op = match.group("op") or ""
+        if op in ("<", "<=", "!="):
+            return match.group(0)
+        return (">=" if op == ">" else op) + match.group("space") + _raised(match.group("version"), version)
+
+    return _CLAUSE.sub(raise_clause, spec[:end]) + spec[end:]
+
+
+def bump(pin: Pin, version: Version) -> tuple[Path, str, str]:
+    """The pin's file with the requirement that sets the lower bound raised to ``version``:
+    ``(path, old text, new text)``, nothing else changed. Raises BumpError when the requirement
+    cannot be found as written, or when no version it would allow is ``version`` (an upper bound)."""
+    origin = pin.origin
+    if origin is None:
+        raise BumpError(f"{pin.source}: cannot tell where it is written")
+    try:
+        text = origin.path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BumpError(f"{origin.path}: cannot read it: {exc}") from None
+    where = _locate(text, origin)
+    if where is None:
+        raise BumpError(f"{origin.path.name}: cannot find {origin.raw!r} as written")
+    raw = origin.raw
+    new_raw = raw[:origin.spec_at] + bump_spec(raw[origin.spec_at:], version)
+    try:
+        req = _requirement(origin.requirement(new_raw))
+    except Unparseable as exc:
+        raise BumpError(str(exc)) from None
+    low = lowest(req.specifier) if req is not None else None
+    if low is None or low != version:
+        raise BumpError(f"{pin.source}: raised, it would read {new_raw.strip()!r}, which "
+                        + ("allows no torch release" if low is None else f"allows torch {short(low)}, not {short(version)}")
+                        + " (an upper bound below it?); left as it is")
+    return origin.path, text, text[:where] + new_raw + text[where + len(raw):]
+
+
+def _locate(text: str, origin: Found) -> Optional[int]:
+    """Where ``origin.raw`` is written in its file (a Poetry or Pipfile version: the value of a torch key)."""
+    if origin.kind in ("poetry", "pipfile"):
+        key = re.compile(r"^\s*[\"']?(?:py)?torch[\"']?\s*=\s*(?:\{[^}\n]*?version\s*=\s*)?([\"'])"
+                         + re.escape(origin.raw) + r"\1", re.MULTILINE | re.IGNORECASE)
+        match = key.search(text)
+        return match.start(1) + 1 if match else None
+    at = text.find(origin.raw)
+    return at if at >= 0 else None
+
+
+def bump_config(path: Path, version: Version) -> tuple[str, str]:
+    """A config file's ``from = "..."`` (in ``[tool.torch-upgrade]``, or at the top of a
+    torch-upgrade.toml) set to ``version``, nothing else changed: ``(old text, new text)``."""
+    text = path.read_bytes().decode("utf-8")
+    table = re.search(r"^\[tool\.torch-upgrade\]\s*$", text, re.MULTILINE)
+    start = table.end() if table else 0
+    following = re.search(r"^\[", text[start:], re.MULTILINE) if (table or path.name != "pyproject.toml") else None
+    end = start + following.start() if following else len(text)
+    match = re.compile(r"^(\s*from\s*=\s*)([\"'])([^\"'\n]*)\2", re.MULTILINE).search(text, start, end)
+    if match is None:
+        raise BumpError(f"{path.name}: cannot find its 'from' key as written")
+    return text, text[:match.start(3)] + short(version) + text[match.end(3):]

@@ -177,7 +177,8 @@ def scan_path(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileRe
 
 
 def scan_text(text: str, path: Path, rel: str, ctx: Context) -> FileResult:
-    """Scan source text that is not on disk, as the file ``path`` (never written)."""
+    """Scan source text that is not on disk, as the file ``path`` (never written: with fixes, the
+    rewritten text is the result's ``new_bytes``, as for --diff)."""
     raw = text.encode("utf-8")
     try:
         if is_notebook(path):
@@ -254,8 +255,9 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
     atomically. Returns the module the findings are then computed on: the rewritten one, or the
     original when nothing was written."""
     original = module
+    record: list[tuple[str, Optional[str]]] = []
     try:
-        module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index)
+        module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index, record)
         if not applied or module.code == text:
             return module
         rendered = unit.render(module.code)
@@ -266,15 +268,16 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
         return module
     if ctx.settings.diff:
         result.diff = rendered.diff()
+        result.new_bytes = rendered.data()
         result.changed = True
-        result.fixed = applied
+        result.fixed, result.applied = applied, tuple(record)
         return original if not ctx.settings.fix else module
     try:
         write_atomic(unit.source, rendered.data(), within=ctx.settings.roots)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
         return original
-    result.fixed = applied
+    result.fixed, result.applied = applied, tuple(record)
     result.changed = True
     return module
 
@@ -358,13 +361,19 @@ def _attach_text_edits(unit: Unit, module: cst.Module, findings: Sequence[Findin
         finding.fix.edit_lines = tuple(before for _, before in edits)
 
 
+def _needs(finding: Finding) -> Optional[str]:
+    return finding.fix.needs if finding.fix is not None else None
+
+
 def _fixable(finding: Finding, settings: Settings) -> bool:
     return finding.fix is not None and (finding.fix.safety == "safe" or settings.unsafe_fixes)
 
 
 def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
-               package: Optional[str] = None, index: Optional[FileIndex] = None) -> tuple[cst.Module, int]:
+               package: Optional[str] = None, index: Optional[FileIndex] = None,
+               record: Optional[list[tuple[str, Optional[str]]]] = None) -> tuple[cst.Module, int]:
     """Apply fixes pass after pass until none is left (bounded); every pass must re-parse.
+    ``record`` (if given) receives each applied fix's rule id and the torch version it needs.
 
     A pass applies the text edits of the fixes it may take (safe ones; unsafe ones too with
     ``--unsafe-fixes``), each fix's edits computed alone, in report order, skipping a fix whose
@@ -401,6 +410,8 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         except Exception as exc:  # the rewrite produced code that does not parse
             raise SourceError(f"a fix produced code that does not parse ({syntax_message(exc)}); file left unchanged")
         applied += len(taken)
+        if record is not None:
+            record += [(offered[chosen[i]].rule_id, _needs(offered[chosen[i]])) for i in taken]
     if applied:
         _check_compiles(source_text, module.code)
     return module, applied

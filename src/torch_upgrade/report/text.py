@@ -18,6 +18,7 @@ from torch_upgrade.catalog.ruledata import RuleSet
 from torch_upgrade.core.model import CONFIDENCES, Finding, ScanResult
 from torch_upgrade.report.concise import location
 from torch_upgrade.report.fixview import changes
+from torch_upgrade.report.summary import needs_newer
 
 THEME = Theme({
     "tu.path": "bold",
@@ -113,14 +114,17 @@ def _status(finding: Finding) -> str:
 
 
 def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: Optional[RuleSet] = None,
-           **_: object) -> str:
+           quiet: bool = False, **_: object) -> str:
+    """The report; ``quiet``: the findings only (no window line, tables or summary), as ruff's -q."""
     buffer = io.StringIO()
     console = Console(file=buffer, theme=THEME, width=width, force_terminal=color,
                       no_color=not color, highlight=False, soft_wrap=False, emoji=False)
     # One print for the whole list: rich costs about a millisecond a call, which on a
     # large project took longer than the scan. Lines are not hard-wrapped (soft_wrap):
     # editors and grep read location lines whole; messages are wrapped as prose below.
-    if result.windows:  # projects pinned differently: each folder's window
+    if quiet:
+        lines: list[str] = []
+    elif result.windows:  # projects pinned differently: each folder's window
         lines = ["[tu.dim]Windows:[/]"] + [f"  {escape(folder)}: {escape(w.describe())}" for w, folder in result.windows]
     else:
         lines = [f"[tu.dim]Window:[/] {escape(result.window.describe())}"]
@@ -132,7 +136,7 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
             continue  # shown as a line number under the first of its group
         if f.path != current:
             current = f.path
-            lines += ["", f"[tu.path]{escape(f.path)}[/]"]
+            lines += ["", f"[tu.path]{escape(f.path)}[/]"] if lines or not quiet else [f"[tu.path]{escape(f.path)}[/]"]
         word = KIND_WORD.get(f.kind, "since")
         lines.append(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
                      f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release}"
@@ -149,10 +153,14 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
                          f"at lines {shown}{rest}[/]")
     lines += [f"[tu.error]error[/] {escape(e.path)}: {escape(e.message)}" for e in result.errors]
     report = Text.from_markup("\n".join(lines), emoji=False)
+    if quiet and not lines:
+        return ""
     if color:
         console.print(report, soft_wrap=True)
     else:  # what rich would print without styles, at a fraction of the cost
         buffer.write(strip_control_codes(report.plain) + "\n")
+    if quiet:
+        return buffer.getvalue()
     console.print()
     if result.findings:
         _summary(console, result)
@@ -172,6 +180,10 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     if result.findings:
         console.print(f"[tu.fix]{fixable} fixable[/] with --fix, [tu.unsafe]{unsafe} more[/] with "
                       f"--unsafe-fixes, [tu.manual]{manual} need a person[/].")
+        newer, newest = needs_newer(result.findings, result.window)
+        if newer:
+            console.print(f"[tu.unsafe]{newer} of the unsafe fixes need torch >= {newest}[/]: raise --from or the "
+                          "pin to apply them with --fix.")
     if result.fixed:
         console.print(f"[tu.fix]Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.[/]")
     if result.errors:
