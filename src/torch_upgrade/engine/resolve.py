@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.core.versions import NEWEST, OLDEST, Window, short
+from torch_upgrade.core.versions import NEWEST, OLDEST, Window, parse_version, short
 from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 
@@ -155,8 +155,10 @@ class Resolver:
     def _window(self, cfg: config_mod.Config, directory: Path) -> tuple[Window, list[str]]:
         notes: list[str] = []
         low, high = self.options.from_version, self.options.to_version or cfg.get("to") or NEWEST
+        said = "--to" if self.options.to_version else f"'to' in {_shown(cfg.path)}" if cfg.get("to") else ""
         if high == "installed":
             high = self._installed()
+            said += " installed"
         if low:
             source = "--from"
         elif cfg.get("from"):
@@ -174,6 +176,10 @@ class Resolver:
             raise ResolveError(str(exc)) from None
         if window.low > window.high:
             raise ResolveError(f"--from {short(window.low)} is newer than --to {short(window.high)}")
+        newest = parse_version(NEWEST)
+        if window.high > newest:
+            notes.append(f"the target torch {short(window.high)} ({said}) is beyond the newest release the catalog "
+                         f"knows, {NEWEST}: changes made after torch {NEWEST} are not checked")
         return window, notes
 
 
