@@ -88,10 +88,15 @@ class Finding:
 
 @dataclass(frozen=True)
 class Error:
-    """A file that could not be read, parsed or written; the scan went on without it."""
+    """A file that could not be read, parsed or written; the scan went on without it. ``line`` and
+    ``column`` say where when known (a syntax error: Python's own position, the column in
+    characters; in a notebook, within ``cell``), as the JSON report's errors do."""
 
     path: str
     message: str
+    line: Optional[int] = None
+    column: Optional[int] = None
+    cell: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,7 @@ def report_of(result: ScanResult, notes: Sequence[str] = ()) -> Report:
     window = result.window
     return Report(
         findings=tuple(_public_finding(f) for f in result.findings),
-        errors=tuple(Error(e.path, e.message) for e in result.errors),
+        errors=tuple(Error(e.path, e.message, e.line, e.column, e.cell) for e in result.errors),
         window=_public_window(window),
         notes=tuple(notes), files=result.scanned, fixed=result.fixed,
         changed=tuple(r.path for r in result.files if r.changed),

@@ -159,9 +159,18 @@ class Finding:
 class FileError:
     path: str
     message: str
+    # where, when known (a syntax error: Python's own position; 1-based, the column in characters);
+    # in a notebook, ``line`` counts within ``cell``
+    line: Optional[int] = None
+    column: Optional[int] = None
+    cell: Optional[int] = None
 
     def as_dict(self) -> dict:
-        return {"path": self.path, "message": self.message}
+        out: dict[str, Any] = {"path": self.path, "message": self.message}
+        for key in ("line", "column", "cell"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
 
 
 def holding(value: object, key: str) -> Iterator[dict[str, Any]]:

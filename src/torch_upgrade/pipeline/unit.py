@@ -33,7 +33,7 @@ from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_s
 from torch_upgrade.io.suppress import Suppressions
 from torch_upgrade.pipeline.context import Context
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message
+from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message, why_unparsable
 from torch_upgrade.syntax.positions import locate
 from torch_upgrade.syntax.project import FileIndex
 
@@ -147,7 +147,9 @@ def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
             try:
                 parse_module(cell.masked.text)
             except Exception as exc:
-                result.errors.append(FileError(rel, f"cell {cell.index}: {syntax_message(exc)}"))
+                why = why_unparsable(cell.masked.text, exc)
+                result.errors.append(FileError(rel, f"cell {cell.index}: {why.message}", why.line, why.column,
+                                               cell.index))
             else:
                 good.append(cell)
         cells[:] = good
@@ -222,7 +224,8 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
             text = recovered
             module = parse_module(text)
         except Exception as again:
-            result.errors.append(FileError(rel, syntax_message(again)))
+            why = why_unparsable(text, again)
+            result.errors.append(FileError(rel, why.message, why.line, why.column))
             return result
     index = ctx.project.for_file(None if str(unit.source.path) == "<string>" else unit.source.path)
     try:

@@ -39,5 +39,6 @@ def render(result: ScanResult, **_: object) -> str:
             COMMANDS[f.severity], f"{f.message}{f.confidence_tag}{fix}",
             file=f.path, line=f.line, col=f.column, endLine=f.end_line, endColumn=f.end_column, title=f.rule_id))
     for e in result.errors:
-        lines.append(_annotation("error", e.message, file=e.path, title="torch-upgrade: file not analysed"))
+        where = {"line": e.line, "col": e.column} if e.cell is None else {}
+        lines.append(_annotation("error", e.message, file=e.path, **where, title="torch-upgrade: file not analysed"))
     return "\n".join(lines) + ("\n" if lines else "")

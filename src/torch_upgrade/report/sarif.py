@@ -16,7 +16,7 @@ from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.io.baseline import fingerprints
 from torch_upgrade.catalog.policy import severity
 from torch_upgrade.catalog.ruledata import Rule
-from torch_upgrade.core.model import Finding, ScanResult
+from torch_upgrade.core.model import FileError, Finding, ScanResult
 from torch_upgrade.core.versions import Window
 from torch_upgrade.report.fixview import changes
 
@@ -105,15 +105,25 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict:
     return out
 
 
+def _notification(error: FileError) -> dict:
+    """A file that could not be analysed; a syntax error's region is Python's own position."""
+    location: dict[str, Any] = {"artifactLocation": _artifact(error.path)}
+    if error.line is not None and error.cell is None:  # a cell's lines are not the notebook file's
+        location["region"] = {"startLine": error.line, **({"startColumn": error.column} if error.column else {})}
+    out: dict[str, Any] = {"level": "error", "message": {"text": error.message},
+                           "locations": [{"physicalLocation": location}]}
+    if error.cell is not None:
+        out["properties"] = {"cell": error.cell, "line": error.line, "column": error.column}
+    return out
+
+
 def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str:
     fired = sorted({f.rule_id for f in result.findings})
     by_id = {r.id: r for r in result.rules}
     rules = [_rule(by_id[i], result.window) for i in fired if i in by_id]
     index = {r["id"]: n for n, r in enumerate(rules)}
     prints = fingerprints(result.findings, Path.cwd())
-    notifications = [{"level": "error", "message": {"text": e.message},
-                      "locations": [{"physicalLocation": {"artifactLocation": _artifact(e.path)}}]}
-                     for e in result.errors]
+    notifications = [_notification(e) for e in result.errors]
     notifications += [{"level": "note", "message": {"text": note}} for note in notes]
     run = {
         "tool": {"driver": {"name": "torch-upgrade", "version": __version__, "semanticVersion": __version__,

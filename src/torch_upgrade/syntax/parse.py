@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import re
 import sys
 import threading
-from typing import Callable, TypeVar
+import warnings
+from dataclasses import dataclass
+from typing import Callable, Optional, TypeVar
 
 import libcst as cst
 
@@ -35,6 +38,40 @@ def parse_module(text: str) -> cst.Module:
     if nesting(text) > _MAX_NESTING:
         raise RecursionError("nesting")
     return parse_in_pieces(text) or cst.parse_module(text)
+
+
+@dataclass(frozen=True)
+class Unparsable:
+    """Why a program does not parse: a one-line message and, when known, where (1-based line and
+    column, as Python counts them: the column in characters)."""
+
+    message: str
+    line: Optional[int] = None
+    column: Optional[int] = None
+
+
+def why_unparsable(text: str, exc: Exception) -> Unparsable:
+    """``exc`` (from ``parse_module(text)``) as Python itself reports the error: ``compile`` gives
+    CPython's line and column, which LibCST's parser does not always get right (an unclosed
+    bracket is found where the next line starts). Code that Python compiles but LibCST cannot
+    parse keeps LibCST's message and position."""
+    if isinstance(exc, RecursionError):
+        return Unparsable("too deeply nested to analyse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "\d": not ours to report
+        try:
+            compile(text, "<analysed>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | ast.PyCF_ONLY_AST,
+                    dont_inherit=True)
+        except SyntaxError as error:
+            line, column = error.lineno, error.offset
+            where = f" at line {line}, column {column}" if line and column else f" at line {line}" if line else ""
+            return Unparsable(f"syntax error{where}: {error.msg}", line or None, column if line else None)
+        except (ValueError, RecursionError, MemoryError):
+            pass  # e.g. a NUL byte; LibCST's message says it
+    if isinstance(exc, cst.ParserSyntaxError):
+        return Unparsable(f"cannot parse (LibCST) at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}",
+                          exc.raw_line, exc.raw_column + 1)
+    return Unparsable(syntax_message(exc))
 
 
 def syntax_message(exc: Exception) -> str:
