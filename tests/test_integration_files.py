@@ -236,14 +236,16 @@ def test_documented_gitlab_job(project, env):
     assert markdown.startswith("# PyTorch upgrade report: torch 1.6 → 2.13")
     assert junit_run.returncode == 1  # "the job fails while findings remain"
     root = ET.parse(project / job["artifacts"]["reports"]["junit"]).getroot()
-    assert root.get("failures") == str(N_FINDINGS)
+    assert root.get("failures") == str(N_FINDINGS - 1)  # the hint is not a failure (below --fail-on info)
 
 
 def test_documented_baseline_and_add_ignore(project, env):
-    baseline = ["torch-upgrade scan . --baseline .torch-upgrade-baseline.json"]
-    (first,) = _run_commands(baseline, project, env)
-    assert first.returncode == 0  # "records every current finding on first use (and exits 0)"
-    assert "recorded 15 findings" in first.stderr
+    missing, write, use = _run_commands(["torch-upgrade scan . --baseline .torch-upgrade-baseline.json",
+                                         "torch-upgrade scan . --baseline-write .torch-upgrade-baseline.json",
+                                         "torch-upgrade scan . --baseline .torch-upgrade-baseline.json"], project, env)
+    assert missing.returncode == 2 and "--baseline-write" in missing.stderr  # "a missing FILE is a usage error"
+    assert write.returncode == 0 and "recorded 15 findings" in write.stderr  # "records every current finding"
+    assert use.returncode == 0 and "15 known findings hidden" in use.stderr
     (add,) = _run_commands(["torch-upgrade scan . --add-ignore"], project, env)
     (rescan,) = _run_commands(["torch-upgrade scan ."], project, env)
     assert add.returncode == 0 and rescan.returncode == 0  # "a re-scan then finds nothing"

@@ -176,7 +176,8 @@ def test_junit_xml(project):
     assert result.exit_code == 1
     root = ET.fromstring(result.stdout)
     assert root.tag == "testsuites"
-    assert int(root.get("failures")) == N_FINDINGS and int(root.get("errors")) == 0
+    # the hint is below --fail-on (info): a test case, not a failure, as it does not fail the run
+    assert int(root.get("failures")) == N_FINDINGS - 1 and int(root.get("errors")) == 0
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     assert len(suites) == 8  # every scanned file
     linalg = suites["legacy/linalg_utils.py"]

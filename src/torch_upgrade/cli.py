@@ -115,7 +115,12 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Use this pyproject.toml / torch-upgrade.toml.")
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Record current findings there on first use; afterwards report only new ones.")
+              help="Report only the findings FILE does not record, and the recorded ones that no longer "
+                   "occur (a missing FILE is an error: record one with --baseline-write).")
+@click.option("--baseline-write", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Record every current finding in FILE (replacing it) and exit 0: the baseline for --baseline.")
+@click.option("--update-baseline", is_flag=True,
+              help="With --baseline: drop the entries that no longer occur from FILE (never adds any).")
 @click.option("--add-ignore", is_flag=True,
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
@@ -124,15 +129,23 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
          respect_gitignore: Optional[bool], min_confidence: Optional[str], fix: bool, unsafe_fixes: Optional[bool],
          diff: bool, show_fixes: bool, bump_pin: bool, fmt: str, output: Optional[Path], statistics: bool,
          quiet: bool, show_settings: bool, stdin_filename: Optional[str], fail_on: str, exit_zero: bool,
-         jobs: int, no_cache: bool, config_path: Optional[Path], baseline: Optional[Path], add_ignore: bool) -> None:
+         jobs: int, no_cache: bool, config_path: Optional[Path], baseline: Optional[Path],
+         baseline_write: Optional[Path], update_baseline: bool, add_ignore: bool) -> None:
     """Scan PATHS (default: .; '-': the code on stdin) for code that the torch upgrade affects."""
     stdin = paths == (Path("-"),) or (not paths and stdin_filename is not None)
     if Path("-") in paths and not stdin:
         raise click.UsageError("'-' (read stdin) cannot be combined with other paths")
     if stdin_filename is not None and not stdin:
         raise click.UsageError("--stdin-filename names the code read from stdin: give '-' as the only path")
-    if stdin and (add_ignore or baseline or bump_pin):
-        raise click.UsageError("--add-ignore, --baseline and --bump-pin work on files, not on stdin")
+    if stdin and (add_ignore or baseline or baseline_write or bump_pin):
+        raise click.UsageError("--add-ignore, --baseline, --baseline-write and --bump-pin work on files, not on stdin")
+    if baseline_write and (baseline or fix or diff or add_ignore or unsafe_fixes):
+        raise click.UsageError("--baseline-write records the findings as they are: it cannot be combined with "
+                               "--baseline, --fix, --diff or --add-ignore")
+    if update_baseline and baseline is None:
+        raise click.UsageError("--update-baseline drops stale entries from the file given with --baseline FILE")
+    if baseline is not None:
+        _check_baseline(baseline)
     targets = [Path(stdin_filename).parent if stdin_filename else Path(".")] if stdin else list(paths) or [Path(".")]
     if add_ignore and (diff or baseline):
         raise click.UsageError("--add-ignore cannot be combined with --diff or --baseline")
@@ -170,15 +183,20 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
         _report_diff(result, fmt, output, settings.unsafe_fixes, rules, notes, show_fixes, say)
     if add_ignore:
         _add_ignore(result, write_roots(targets))
+    if baseline_write is not None:
+        _write_baseline(result, baseline_write, say)
     if baseline is not None:
-        result = _apply_baseline(result, baseline, say)
+        result, stale_note, baseline_info = _apply_baseline(result, baseline, update_baseline, say)
+        notes = tuple(notes) + ((stale_note,) if stale_note else ())
+    else:
+        baseline_info = None
     if statistics:
         rows = summary.statistics(result)
         _emit(summary.statistics_json(rows) if fmt == "json" else summary.statistics_text(rows), output)
     else:
         render = reporters.get(fmt)
         _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=rules, notes=notes,
-                     quiet=quiet, fail_on=fail_on), output)
+                     quiet=quiet, fail_on=fail_on, baseline=baseline_info), output)
     if show_fixes and not quiet:
         listing = summary.fix_listing(result, settings.unsafe_fixes, applied=settings.fix)
         if fmt == "text" and output is None:
@@ -362,22 +380,54 @@ def _add_ignore(result: ScanResult, roots: tuple[str, ...]) -> None:
     sys.exit(1 if result.errors or outcome.errors else 0)
 
 
-def _apply_baseline(result: ScanResult, path: Path, say: "_Say") -> ScanResult:
+def _check_baseline(path: Path) -> None:
+    from torch_upgrade.io import baseline
+
+    try:
+        baseline.check(path)
+    except baseline.BaselineError as exc:
+        raise click.UsageError(f"--baseline {exc}") from None
+
+
+def _write_baseline(result: ScanResult, path: Path, say: _Say) -> NoReturn:
+    from torch_upgrade.io import baseline
+
+    for e in result.errors:
+        click.echo(f"{e.path}: error: {e.message}", err=True)
+    try:
+        count = baseline.write(result, path)
+    except baseline.BaselineError as exc:
+        raise _Failure(str(exc)) from None
+    say.info(f"baseline: recorded {count} finding{'s' if count != 1 else ''} in {path}; "
+             f"with --baseline {path}, later runs report only new ones")
+    sys.exit(1 if result.errors else 0)
+
+
+def _apply_baseline(result: ScanResult, path: Path, update: bool, say: _Say) -> tuple[ScanResult, str, dict]:
+    """The findings the baseline does not record; the note about its stale entries (pruned with
+    ``update``), also for the report's notes; what the JSON report says about the baseline."""
     from torch_upgrade.io import baseline
 
     try:
         applied = baseline.apply(result, path)
+        pruned = baseline.prune(path, applied.stale) if update and applied.stale else 0
     except baseline.BaselineError as exc:
-        raise click.UsageError(str(exc)) from None
-    if applied.created:
-        say.info(f"baseline: recorded {applied.known} finding"
-                 f"{'s' if applied.known != 1 else ''} in {path}; later runs report only new ones")
+        raise click.UsageError(f"--baseline {exc}") from None
+    say.info(f"baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} hidden ({path})")
+    stale = len(applied.stale)
+    info = {"path": str(path), "known": applied.known, "stale": applied.stale, "pruned": pruned}
+    if not stale:
+        return applied.result, "", info
+    entries = "; ".join(f"{e.get('path')}:{e.get('line')} {e.get('rule')}" for e in applied.stale[:5]) \
+        + (f"; ... ({stale - 5} more)" if stale > 5 else "")
+    if pruned:
+        note = (f"baseline: dropped {pruned} entr{'ies that no longer occur' if pruned != 1 else 'y that no longer occurs'}"
+                f" from {path} ({entries})")
     else:
-        verb = "s no longer occur" if applied.stale != 1 else " no longer occurs"
-        stale = f"; {applied.stale} recorded finding{verb}" if applied.stale else ""
-        say.info(f"baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} "
-                 f"hidden ({path}){stale}")
-    return applied.result
+        note = (f"baseline: {stale} recorded finding{'s no longer occur' if stale != 1 else ' no longer occurs'} "
+                f"({entries}); --update-baseline drops {'them' if stale != 1 else 'it'} from {path}")
+    say.note(note)
+    return applied.result, note, info
 
 
 def _width() -> int:

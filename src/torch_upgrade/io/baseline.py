@@ -1,9 +1,11 @@
-"""``--baseline FILE``: record today's findings once, then report only new ones.
+"""Baselines, as PHPStan and Psalm have them: ``--baseline-write FILE`` records every current
+finding; ``--baseline FILE`` then reports only findings it does not record (a missing FILE is a
+usage error: the baseline is always made on purpose), and says which recorded findings no longer
+occur (stale entries); ``--update-baseline`` drops those from the file, never adding any.
 
-A finding's fingerprint hashes its rule, its path (relative to the baseline
-file's directory), the flagged source text with whitespace removed, and its
-occurrence index among identical (rule, path, text) findings, so that code
-moving up or down a file keeps its fingerprint.
+A finding's fingerprint hashes its rule, its path (relative to the baseline file's directory),
+the flagged source text with whitespace removed, and its occurrence index among identical
+(rule, path, text) findings, so that code moving up or down a file keeps its fingerprint.
 """
 
 from __future__ import annotations
@@ -59,25 +61,42 @@ def fingerprints(findings: Sequence[Finding], base: Path) -> list[str]:
     return out
 
 
+class BaselineMissing(BaselineError):
+    """``--baseline FILE`` names a file that does not exist."""
+
+
 @dataclass
 class Applied:
     result: ScanResult
-    created: bool  # the baseline was written by this run
     known: int  # findings hidden because the baseline has them
-    stale: int  # baseline entries that no longer occur
+    stale: list[dict]  # baseline entries that no longer occur (as recorded: rule, path, line, message, ...)
 
 
-def _write(path: Path, findings: Sequence[Finding], prints: Sequence[str]) -> None:
-    base = path.resolve().parent
-    entries = sorted(
+def _entries(findings: Sequence[Finding], prints: Sequence[str], base: Path) -> list[dict]:
+    return sorted(
         ({"fingerprint": fp, "rule": f.rule_id, "path": _relative(f.path, base), "line": f.line,
           "message": f.message} for f, fp in zip(findings, prints)),
         key=lambda e: (e["path"], e["line"], e["rule"], e["fingerprint"]))
-    data = {"tool": "torch-upgrade", "version": FORMAT_VERSION, "findings": entries}
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _read(path: Path) -> set[str]:
+def _dump(path: Path, entries: Sequence[dict]) -> None:
+    data = {"tool": "torch-upgrade", "version": FORMAT_VERSION, "findings": list(entries)}
+    try:
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc}") from None
+
+
+def write(result: ScanResult, path: Path) -> int:
+    """Record every finding of ``result`` in ``path`` (replacing it); returns how many."""
+    base = path.resolve().parent
+    _dump(path, _entries(result.findings, fingerprints(result.findings, base), base))
+    return len(result.findings)
+
+
+def _read(path: Path) -> list[dict]:
+    if not path.exists():
+        raise BaselineMissing(f"{path}: no such baseline; record one with --baseline-write {path}")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -89,23 +108,33 @@ def _read(path: Path) -> set[str]:
             or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in data["findings"]):
         raise BaselineError(f"{path}: not a torch-upgrade baseline (expected version {FORMAT_VERSION} "
                             "with a list of findings that have fingerprints)")
-    return {e["fingerprint"] for e in data["findings"]}
+    return data["findings"]
+
+
+def check(path: Path) -> None:
+    """Raise BaselineMissing or BaselineError now, before a scan, when ``path`` cannot be used."""
+    _read(path)
 
 
 def apply(result: ScanResult, path: Path) -> Applied:
-    """Write the baseline when ``path`` does not exist; otherwise drop the findings it records."""
-    prints = fingerprints(result.findings, path.resolve().parent)
-    if not path.exists():
-        try:
-            _write(path, result.findings, prints)
-        except OSError as exc:
-            raise BaselineError(f"{path}: cannot write the baseline: {exc.strerror or exc}") from None
-        known = len(result.findings)
-        return Applied(_without(result, set(range(len(prints)))), True, known, 0)
+    """Drop the findings the baseline at ``path`` records; say which of its entries no longer occur."""
     recorded = _read(path)
-    hidden = {i for i, fp in enumerate(prints) if fp in recorded}
-    stale = len(recorded - set(prints))
-    return Applied(_without(result, hidden), False, len(hidden), stale)
+    prints = fingerprints(result.findings, path.resolve().parent)
+    known = {e["fingerprint"] for e in recorded}
+    hidden = {i for i, fp in enumerate(prints) if fp in known}
+    current = set(prints)
+    stale = [e for e in recorded if e["fingerprint"] not in current]
+    return Applied(_without(result, hidden), len(hidden), stale)
+
+
+def prune(path: Path, stale: Sequence[dict]) -> int:
+    """Remove ``stale`` entries from the baseline at ``path`` (nothing else changes); returns how many."""
+    gone = {e["fingerprint"] for e in stale}
+    recorded = _read(path)
+    kept = [e for e in recorded if e["fingerprint"] not in gone]
+    if len(kept) != len(recorded):
+        _dump(path, kept)
+    return len(recorded) - len(kept)
 
 
 def _without(result: ScanResult, hidden: set[int]) -> ScanResult:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from typing import Optional, Sequence
 
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import ScanResult
 
 
-def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str:
+def render(result: ScanResult, *, notes: Sequence[str] = (), baseline: Optional[dict] = None, **_: object) -> str:
+    """``baseline`` (with --baseline): its path, how many findings it hid, its stale entries (as
+    recorded) and how many of them --update-baseline dropped."""
     data = {
         "version": __version__,
         "window": result.window.as_dict(),
@@ -24,4 +26,6 @@ def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str
                             for s in ("error", "warning", "info", "hint")},
         },
     }
+    if baseline is not None:
+        data["baseline"] = baseline
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -1,8 +1,9 @@
 """JUnit XML for CI test-report views (GitLab, Jenkins, Azure Pipelines, CircleCI).
 
-One ``testsuite`` per scanned file; one ``testcase`` with a ``failure`` per
-finding, an ``error`` per file that could not be analysed, and a single
-passing testcase for a clean file, so the report shows what was checked.
+One ``testsuite`` per scanned file; one ``testcase`` per finding, with a ``failure``
+when the finding is at or above ``--fail-on`` (so the report fails exactly when the run
+does: hints never, by default), an ``error`` per file that could not be analysed, and a
+single passing testcase for a clean file, so the report shows what was checked.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from torch_upgrade.core.model import FileError, Finding, ScanResult
+from torch_upgrade.core.model import SEVERITY_ORDER, FileError, Finding, ScanResult
 from torch_upgrade.report.concise import location
 from torch_upgrade.report.fixview import changes
 
@@ -46,7 +47,10 @@ def _details(finding: Finding) -> str:
     return _xml("\n".join(lines))
 
 
-def render(result: ScanResult, **_: object) -> str:
+def render(result: ScanResult, *, fail_on: str = "info", **_: object) -> str:
+    """Findings at or above ``fail_on`` (--fail-on) are failures, as they fail the run; the others
+    are passing test cases that say what was found (in ``system-out``)."""
+    floor = SEVERITY_ORDER[fail_on]
     findings: defaultdict[str, list[Finding]] = defaultdict(list)
     for f in result.findings:
         findings[f.path].append(f)
@@ -63,14 +67,18 @@ def render(result: ScanResult, **_: object) -> str:
             case = ET.SubElement(suite, "testcase", classname=_xml(path),
                                  name=f"{f.rule_id} {f.rule_name} ({where}, column {f.column})",
                                  file=_xml(path), line=str(f.line))
-            failure = ET.SubElement(case, "failure", type=f.severity, message=_xml(f"{f.rule_id}: {f.message}"))
-            failure.text = _details(f)
+            if SEVERITY_ORDER[f.severity] >= floor:
+                failure = ET.SubElement(case, "failure", type=f.severity, message=_xml(f"{f.rule_id}: {f.message}"))
+                failure.text = _details(f)
+            else:  # below --fail-on: reported, not failing (the run's exit code does not count it)
+                ET.SubElement(case, "system-out").text = _details(f) + f"\n(below --fail-on {fail_on}: not a failure)"
         for e in errors[path]:
             case = ET.SubElement(suite, "testcase", classname=_xml(path), name="analyse file", file=_xml(path))
             ET.SubElement(case, "error", type="file-error", message=_xml(e.message)).text = _xml(e.message)
         if not findings[path] and not errors[path]:
             ET.SubElement(suite, "testcase", classname=_xml(path), name="no findings", file=_xml(path))
-        counts = {"tests": len(suite), "failures": len(findings[path]), "errors": len(errors[path])}
+        failing = sum(1 for f in findings[path] if SEVERITY_ORDER[f.severity] >= floor)
+        counts = {"tests": len(suite), "failures": failing, "errors": len(errors[path])}
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
