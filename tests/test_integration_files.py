@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -110,22 +111,23 @@ def _action():
     return yaml.safe_load(ACTION.read_text())
 
 
-def _expand(value: str, inputs: dict, outputs: dict) -> str:
-    value = re.sub(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", lambda m: inputs[m.group(1)], str(value))
-    value = re.sub(r"\$\{\{\s*steps\.scan\.outputs\.([\w-]+)\s*\}\}", lambda m: outputs.get(m.group(1), ""), value)
-    return value.replace("${{ github.action_path }}", str(ROOT))
+def _runner():
+    """.ci/action_steps.py: the action's steps run as a runner would (``if:``, env, step outputs)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("action_steps", ROOT / ".ci" / "action_steps.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _run_step(step, inputs, outputs, project, env, tmp_path):
-    output_file = tmp_path / f"github_output_{step.get('id', 'step')}"
-    output_file.write_text("")
-    step_env = dict(env, GITHUB_OUTPUT=str(output_file))
-    step_env.update({k: _expand(v, inputs, outputs) for k, v in step.get("env", {}).items()})
-    assert "${{" not in step["run"], "run scripts take inputs through env, never by expression expansion"
-    proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=project, env=step_env,
-                          capture_output=True, text=True, timeout=300)
-    outputs.update(line.split("=", 1) for line in output_file.read_text().splitlines() if "=" in line)
-    return proc
+def _run_action(project, env, inputs=None, **kw):
+    """The action on ``project`` with the ``torch-upgrade`` shim of ``env`` instead of a real install
+    (.ci/run runs the real one)."""
+    shim = os.path.dirname(shutil.which("torch-upgrade", path=env["PATH"]))
+    lines = []
+    code, result, ran = _runner().run_action(project, inputs or {}, tool_bin=shim, environ=env, log=lines.append, **kw)
+    return code, result, ran
 
 
 def test_action_definition():
@@ -137,6 +139,10 @@ def test_action_definition():
     assert "always()" in upload["if"]
     install = next(s for s in steps if s.get("name") == "Install torch-upgrade")
     assert "pip install" in install["run"] and install["env"]["TU_ACTION_PATH"] == "${{ github.action_path }}"
+    # the tool gets its own virtual environment: the job's Python, PATH and environment stay as they were
+    assert not any("setup-python" in s.get("uses", "") for s in steps)
+    assert install["env"]["TU_VENV"] == "${{ runner.temp }}/torch-upgrade-venv" and "-m venv" in install["run"]
+    assert not any("GITHUB_PATH" in s.get("run", "") or "GITHUB_ENV" in s.get("run", "") for s in steps)
     # every input is documented in docs/ci.md
     doc = CI_DOC.read_text()
     for name in action["inputs"]:
@@ -144,55 +150,59 @@ def test_action_definition():
     assert action["outputs"]["exit-code"]["value"] == "${{ steps.scan.outputs.exit-code }}"
 
 
-def test_action_scan_on_the_legacy_project(project, env, tmp_path):
-    action = _action()
-    inputs = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
-    steps = {s.get("name") or s.get("uses"): s for s in action["runs"]["steps"]}
-    outputs: dict = {}
-    proc = _run_step(steps["Scan"], inputs, outputs, project, env, tmp_path)
-    assert proc.returncode == 0, proc.stderr  # the step records the exit code; a later step fails the job
-    assert outputs["exit-code"] == "1" and outputs["sarif-written"] == "true"
-    assert outputs["sarif-file"] == "torch-upgrade.sarif"
+def test_action_scan_on_the_legacy_project(project, env):
+    code, result, ran = _run_action(project, env)
+    scan = result["steps"]["scan"]
+    assert scan["outcome"] == "success"  # the step records the exit code; a later step fails the job
+    assert scan["outputs"]["exit-code"] == "1" and scan["outputs"]["sarif-written"] == "true"
+    assert result["outputs"] == {"exit-code": "1", "sarif-file": "torch-upgrade.sarif"}
     # the command lines are the documented ones
     assert invocations(env) == doc_block_after("The scan step runs exactly these two command lines")
     assert len(sarif_results(project / "torch-upgrade.sarif")) == N_FINDINGS
-    annotations = proc.stdout.splitlines()
+    annotations = scan["stdout"].splitlines()
     assert len(annotations) == N_FINDINGS
     documented = re.search(r"`(::error file=legacy/linalg_utils.py[^`]*?): \.\.\.`", CI_DOC.read_text()).group(1)
     assert any(line.startswith(documented) for line in annotations)
-    # the job fails with the scan's exit code after the upload
-    fail = steps["Fail when findings remain"]
-    assert fail["if"] == "${{ steps.scan.outputs.exit-code != '0' }}" and outputs["exit-code"] != "0"
-    proc = _run_step(fail, inputs, outputs, project, env, tmp_path)
-    assert proc.returncode == 1 and "exited with 1" in proc.stderr
+    # the SARIF file is uploaded, then the job fails with the scan's exit code
+    assert any(r.startswith("uses: github/codeql-action/upload-sarif@") for r in ran)
+    assert "skipped: Skip the SARIF upload on a pull request from a fork" in ran
+    assert code == 1 and "exited with 1" in result["steps"]["_4"]["stderr"]
 
 
-def test_action_inputs_reach_the_command_line(project, env, tmp_path):
-    action = _action()
-    inputs = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
-    inputs.update({"paths": "legacy/train.py legacy/fast.py", "from": "2.4", "to": "2.5", "fail-on": "error",
-                   "args": "--select TU3", "sarif-file": "out/ci.sarif", "annotations": "false"})
+def test_action_on_a_pull_request_from_a_fork_skips_the_upload_with_a_notice(project, env):
+    code, result, ran = _run_action(project, env, event="pull_request", fork=True)
+    assert "skipped: Upload SARIF to code scanning" in ran
+    notice = result["steps"]["_2"]["stdout"]
+    assert notice.startswith("::notice title=torch-upgrade::SARIF upload skipped: this pull request comes from a fork")
+    assert code == 1  # the findings still fail the job
+    code, result, ran = _run_action(project, env, event="pull_request", fork=False)
+    assert any(r.startswith("uses: github/codeql-action/upload-sarif@") for r in ran)  # the repository's own branch
+    _, _, ran = _run_action(project, env, {"upload-sarif": "false"}, event="pull_request", fork=True)
+    assert "skipped: Skip the SARIF upload on a pull request from a fork" in ran  # nothing to explain
+
+
+def test_action_inputs_reach_the_command_line(project, env):
     (project / "out").mkdir()
-    outputs: dict = {}
-    proc = _run_step(next(s for s in action["runs"]["steps"] if s.get("id") == "scan"), inputs, outputs,
-                     project, env, tmp_path)
-    assert proc.returncode == 0 and proc.stdout == ""
+    inputs = {"paths": "legacy/train.py legacy/fast.py", "from": "2.4", "to": "2.5", "fail-on": "error",
+              "args": "--select TU3", "sarif-file": "out/ci.sarif", "annotations": "false"}
+    code, result, ran = _run_action(project, env, inputs)
+    assert result["steps"]["scan"]["stdout"] == ""
     assert invocations(env) == ["torch-upgrade scan legacy/train.py legacy/fast.py --from 2.4 --to 2.5 --select TU3 "
                                 "--fail-on error --format sarif --output out/ci.sarif"]
-    assert outputs["exit-code"] == "0"  # only deprecations (warnings) with --fail-on error
+    assert result["outputs"]["exit-code"] == "0" and code == 0  # only deprecations (warnings) with --fail-on error
+    assert "skipped: Fail when findings remain" in ran
     assert {r["ruleId"] for r in sarif_results(project / "out" / "ci.sarif")} == {"TU303", "TU304"}
 
 
-def test_action_on_a_configuration_error(project, env, tmp_path):
+def test_action_on_a_configuration_error(project, env):
     (project / "torch-upgrade.toml").write_text("bogus = 1\n")
-    action = _action()
-    inputs = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()}
-    outputs: dict = {}
-    proc = _run_step(next(s for s in action["runs"]["steps"] if s.get("id") == "scan"), inputs, outputs,
-                     project, env, tmp_path)
-    assert outputs["exit-code"] == "2" and "sarif-written" not in outputs  # nothing to upload
+    code, result, ran = _run_action(project, env)
+    scan = result["steps"]["scan"]
+    assert scan["outputs"]["exit-code"] == "2" and "sarif-written" not in scan["outputs"]  # nothing to upload
+    assert "skipped: Upload SARIF to code scanning" in ran
     assert len(invocations(env)) == 1  # no annotation run after a usage error
-    assert "unknown key 'bogus'" in proc.stderr
+    assert "unknown key 'bogus'" in scan["stderr"]
+    assert code == 2
 
 
 # ------------------------------------------------------------------ the documented GitHub and GitLab jobs
@@ -207,7 +217,7 @@ def _run_commands(commands, project, env):
 
 def test_documented_github_workflow_without_the_action(project, env):
     workflow = next(b for b in yaml_blocks() if isinstance(b, dict) and "jobs" in b
-                    and not any("torch-upgrade@" in s.get("uses", "") for job in b["jobs"].values()
+                    and not any(s.get("uses", "").startswith("OWNER/") for job in b["jobs"].values()
                                 for s in job["steps"]))
     steps = next(iter(workflow["jobs"].values()))["steps"]
     commands = _commands([s["run"] for s in steps if "run" in s])
@@ -222,9 +232,11 @@ def test_documented_github_workflow_without_the_action(project, env):
 
 def test_documented_github_workflow_with_the_action():
     workflow = next(b for b in yaml_blocks() if isinstance(b, dict) and "jobs" in b
-                    and any("torch-upgrade@" in s.get("uses", "") for job in b["jobs"].values() for s in job["steps"]))
-    assert workflow["permissions"]["security-events"] == "write"
-    step = next(s for job in workflow["jobs"].values() for s in job["steps"] if "torch-upgrade@" in s.get("uses", ""))
+                    and any(s.get("uses", "").startswith("OWNER/REPO@") for job in b["jobs"].values()
+                            for s in job["steps"]))
+    assert workflow["permissions"] == {"contents": "read", "security-events": "write", "actions": "read"}
+    step = next(s for job in workflow["jobs"].values() for s in job["steps"] if s.get("uses", "").startswith("OWNER/"))
+    assert step["uses"] == "OWNER/REPO@REF"  # placeholders, explained next to it: no tag that does not exist
     assert set(step["with"]) <= set(_action()["inputs"])
 
 
