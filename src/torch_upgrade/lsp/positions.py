@@ -11,19 +11,16 @@ the client offered another (``general.positionEncodings``). A line is ended by
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Sequence
+
+from torch_upgrade.core.model import source_lines
 
 UTF8 = "utf-8"
 UTF16 = "utf-16"
 UTF32 = "utf-32"
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def physical_lines(text: str) -> list[str]:
-    """The lines of ``text`` with their line endings, as Python and LSP count them."""
-    return _LINE.findall(text)
+# the lines of a text with their line endings, as Python, LSP and the findings count them
+physical_lines = source_lines
 
 
 def _body(line: str) -> str:

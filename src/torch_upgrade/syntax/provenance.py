@@ -328,7 +328,7 @@ class Provenance:
 
     def _name(self, name: str, node: cst.CSTNode, ref: _Site, depth: int, cls: str) -> str:
         if name == "self":
-            owner = self._enclosing(node, cst.ClassDef)
+            owner = self.enclosing(node, cst.ClassDef)
             if not isinstance(owner, cst.ClassDef):
                 return POSSIBLE
             return CERTAIN if cls != TENSOR and self._derives(owner, cls, ref) else NO
@@ -389,7 +389,7 @@ class Provenance:
         return POSSIBLE
 
     def _self_attribute(self, attr: str, ref: _Site, depth: int, cls: str) -> str:
-        owner = self._enclosing(ref.node, cst.ClassDef)
+        owner = self.enclosing(ref.node, cst.ClassDef)
         if owner is None:
             return POSSIBLE
         values: list[cst.BaseExpression] = []
@@ -430,7 +430,12 @@ class Provenance:
             self._parents = parents
         return self._parents
 
-    def _enclosing(self, node: cst.CSTNode, kind: type) -> Optional[cst.CSTNode]:
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The node that contains ``node`` (one parent map per file, shared by the checkers)."""
+        return self._parent_map().get(id(node))
+
+    def enclosing(self, node: cst.CSTNode, kind: type) -> Optional[cst.CSTNode]:
+        """The nearest ancestor of ``node`` of type ``kind`` (one parent map per file, shared)."""
         parents = self._parent_map()
         current = parents.get(id(node))
         while current is not None and not isinstance(current, kind):

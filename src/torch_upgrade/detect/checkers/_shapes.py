@@ -46,7 +46,6 @@ class Shapes:
     def __init__(self, analysis: Analysis) -> None:
         self.analysis = analysis
         self.provenance = provenance_of(analysis)
-        self._parents: Optional[dict[int, cst.CSTNode]] = None
         self._scopes: Optional[dict[int, Scope]] = None
 
     # ------------------------------------------------------------------ names
@@ -145,7 +144,7 @@ class Shapes:
     def _self_values(self, site: cst.CSTNode, attr: str) -> list[tuple[cst.BaseExpression, Scope]]:
         """Values assigned to ``self.<attr>`` in the class around ``site``, with their scopes; empty
         when one is assigned any other way (tuple targets, ``setattr``) or the class is unknown."""
-        owner = self._enclosing(site, cst.ClassDef)
+        owner = self.provenance.enclosing(site, cst.ClassDef)
         if owner is None:
             return []
         out = []
@@ -194,25 +193,6 @@ class Shapes:
         return None
 
     # ------------------------------------------------------------------ structure
-    def _parent_map(self) -> dict[int, cst.CSTNode]:
-        if self._parents is None:
-            parents: dict[int, cst.CSTNode] = {}
-            todo: list[cst.CSTNode] = [self.analysis.module]
-            while todo:
-                node = todo.pop()
-                for child in node.children:
-                    parents[id(child)] = node
-                    todo.append(child)
-            self._parents = parents
-        return self._parents
-
-    def _enclosing(self, node: cst.CSTNode, kind: type) -> Optional[cst.CSTNode]:
-        parents = self._parent_map()
-        current = parents.get(id(node))
-        while current is not None and not isinstance(current, kind):
-            current = parents.get(id(current))
-        return current
-
     def _scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
         """The scope code at ``node`` runs in, from the references of the file."""
         if self._scopes is None:

@@ -24,6 +24,7 @@ from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import children
+from torch_upgrade.syntax.provenance import Provenance, provenance_of
 
 WORDS = (("torch", "[0]"),)
 
@@ -68,9 +69,9 @@ def _root(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
 _CATCHES = {"IndexError", "LookupError", "Exception", "BaseException"}
 
 
-def _handled(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> bool:
+def _handled(node: cst.CSTNode, provenance: Provenance) -> bool:
     """Whether ``node`` runs in the body of a ``try`` whose handlers catch an IndexError."""
-    child, current = node, parents.get(id(node))
+    child, current = node, provenance.parent(node)
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if isinstance(current, cst.Try) and child is current.body:
             for handler in current.handlers:
@@ -80,19 +81,8 @@ def _handled(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> bool:
                                         (n.attr if isinstance(n, cst.Attribute) else n).value in _CATCHES
                                         for n in names):
                     return True
-        child, current = current, parents.get(id(current))
+        child, current = current, provenance.parent(current)
     return False
-
-
-def _parent_map(module: cst.Module) -> dict[int, cst.CSTNode]:
-    parents: dict[int, cst.CSTNode] = {}
-    todo: list[cst.CSTNode] = [module]
-    while todo:
-        node = todo.pop()
-        for child in node.children:
-            parents[id(child)] = node
-            todo.append(child)
-    return parents
 
 
 def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
@@ -104,7 +94,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     refs = {id(ref.node): ref for ref in analysis.references if ref.ctx == "load"}
     stores = _stores(analysis.module)
     shapes: Optional[Shapes] = None
-    parents: Optional[dict[int, cst.CSTNode]] = None
     out = []
     for node in _walk(analysis.module):
         if not isinstance(node, cst.Subscript) or id(node) in stores or not _zero_index(node):
@@ -113,8 +102,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref is None or ref.guarded:
             continue
         shapes = shapes or Shapes(analysis)
-        parents = parents or _parent_map(analysis.module)
-        if _handled(node, parents):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
+        if _handled(node, provenance_of(analysis)):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
             ref = dataclasses.replace(ref, handled=True)
         base = node.value
         if shapes.scalar(base, ref.scope):
