@@ -11,6 +11,9 @@ FIXTURES = ROOT / "fixtures"
 
 sys.path.insert(0, str(ROOT / "src"))
 
+# Sample projects the tests scan are data, never tests of ours (their test_*.py would import torch).
+collect_ignore_glob = ["data/*"]
+
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):

@@ -97,4 +97,4 @@ def test_internal_error_traceback_on_request(monkeypatch, tmp_path):
 
 
 def test_unknown_rule_for_explain_is_exit_2():
-    assert cli("explain", "TU000").exit_code == 2
+    assert cli("explain", "TU9999").exit_code == 2

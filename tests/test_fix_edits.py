@@ -119,6 +119,9 @@ def test_edits_reproduce_fix_on_a_realistic_sample(tmp_path, monkeypatch, unsafe
     amp = (fixed / "amp_train.py").read_bytes()
     assert b"\r\n" in amp and b"\n" not in amp.replace(b"\r\n", b"")  # line endings kept
     assert (fixed / "linalg.py").read_bytes().startswith(b"\xef\xbb\xbf")  # the BOM kept
+    noqa = (fixed / "noqa.py").read_text()  # suppressions that did nothing lost their ids (TU000)
+    assert "TU999" not in noqa and "# noqa: E501" in noqa and "ignore[TU201]" in noqa
+    assert "# kept as it was" in noqa and "TU204" not in noqa
     if unsafe:
         assert b"autocast" not in amp.split(b"def ")[0].replace(b"torch.autocast", b"")  # the import went
         assert "assert_allclose" not in (fixed / "test_numerics.py").read_text()

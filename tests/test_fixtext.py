@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 
 from torch_upgrade.core.model import TextEdit
-from torch_upgrade.rewrite.text import diff_edits
+from torch_upgrade.core.textedits import apply_edits as applied, diff_edits, take
 
 
 def apply_edits(text: str, edits) -> str:
@@ -31,6 +31,20 @@ def test_examples():
     assert diff_edits("a\n", "import x\na\n") == (TextEdit(1, 1, 1, 1, "import x\n"),)
     assert diff_edits("a\nb", "a\n") == (TextEdit(2, 1, 2, 2, ""),)
     assert diff_edits("same\n", "same\n") == ()
+    # the end of a text whose last line has a line ending is the start of the line after it
+    assert diff_edits("a\n", "a\nb\n") == (TextEdit(2, 1, 2, 1, "b\n"),)
+    assert diff_edits("a", "a\nb") == (TextEdit(1, 2, 1, 2, "\nb"),)
+
+
+def test_take_and_apply():
+    text = "x = 1\ny = 2\n"
+    first = [TextEdit(1, 5, 1, 6, "10")]
+    touching = [TextEdit(1, 6, 1, 6, "0")]  # an insertion at the end of the first: waits
+    second = [TextEdit(2, 5, 2, 6, "20"), TextEdit(3, 1, 3, 1, "z = 3\n")]
+    assert take(text, [first, touching, [], second]) == [0, 3]
+    assert applied(text, first + second) == "x = 10\ny = 20\nz = 3\n"
+    # insertions at one place keep their order
+    assert applied("", [TextEdit(1, 1, 1, 1, "a"), TextEdit(1, 1, 1, 1, "b")]) == "ab"
 
 
 lines = st.lists(st.sampled_from(["import torch", "x = 1", "y = torch.qr(a)", "", "  z", "é"]), max_size=6)

@@ -28,7 +28,8 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # 
 import torch_upgrade  # noqa: E402
 from torch_upgrade.engine.scan import shipped_rules  # noqa: E402
 from torch_upgrade.lsp.analysis import Analyzer  # noqa: E402
-from torch_upgrade.lsp.edits import apply_edits, diff_edits, suppression  # noqa: E402
+from torch_upgrade.core.textedits import apply_edits, diff_edits  # noqa: E402
+from torch_upgrade.lsp.edits import suppression  # noqa: E402
 from torch_upgrade.lsp.positions import UTF8, UTF16, UTF32, Lines, physical_lines  # noqa: E402
 from torch_upgrade.report.rules_view import explain_text  # noqa: E402
 
@@ -292,6 +293,26 @@ async def test_quick_fix_comes_first_and_clears_the_diagnostic(vscode: Client, l
     assert 'with torch.autocast("cuda"):' in new
     after = await change_document(vscode, uri, replace_all(new), new)
     assert [d.code for d in after] == ["TU304", "TU202", "TU204"]
+
+
+@lsp
+async def test_unused_suppression_quick_fix_removes_the_id(vscode: Client, lsp_project: Path) -> None:
+    """TU000 needs the other rules' findings to know which ids are used: its code action scans with
+    every selected rule (a scan of TU000 alone would find nothing), and removes just that id."""
+    uri = (lsp_project / "stale.py").as_uri()
+    text = "import torch\nq, r = torch.qr(a)  # torch-upgrade: ignore[TU204, TU202, TU999]\n"
+    diagnostics = await open_document(vscode, uri, text)
+    stale = [d for d in diagnostics if d.code == "TU000"]
+    line = text.splitlines()[1]
+    assert [(d.range.start.character, d.range.end.character) for d in stale] == [
+        (line.index(key), line.index(key) + 5) for key in ("TU202", "TU999")]
+    assert ["unused suppression of TU202" in stale[0].message, "'TU999'" in stale[1].message] == [True, True]
+    for diagnostic, after in zip(stale, ("ignore[TU204, TU999]", "ignore[TU204, TU202]")):
+        actions = await code_actions(vscode, uri, [diagnostic], only=[types.CodeActionKind.QuickFix])
+        assert [a.title for a in actions] == ["Fix TU000 (unused-suppression)"]  # never "suppress TU000"
+        resolved = await asyncio.wait_for(vscode.code_action_resolve_async(actions[0]), TIMEOUT)
+        new = apply_lsp_edits(text, edits_of(resolved.edit, uri, version=1), UTF16)
+        assert new == text.replace("ignore[TU204, TU202, TU999]", after)
 
 
 @lsp

@@ -267,10 +267,10 @@ def test_an_internal_error_on_one_file_is_reported_and_the_scan_goes_on(tmp_path
 
     real = Matcher.match
 
-    def broken(self, analysis, package=None, index=None):  # type: ignore[no-untyped-def]
+    def broken(self, analysis, *args, **kwargs):  # type: ignore[no-untyped-def]
         if "boom" in analysis.module.code:
             raise KeyError("boom")
-        return real(self, analysis, package, index)
+        return real(self, analysis, *args, **kwargs)
 
     monkeypatch.setattr(Matcher, "match", broken)
     monkeypatch.delenv("TORCH_UPGRADE_DEBUG", raising=False)

@@ -88,7 +88,7 @@ def test_shipped_rules_are_valid_and_ids_are_stable():
     assert rules_dir().name in ("rules", "_rules")
     for rule in rules:
         assert rule.references and rule.release
-        if rule.fixable:
+        if rule.fixable and rule.kind != "suppression":  # TU000 edits our own comments, on any torch
             assert rule.requires is not None, f"{rule.id}: a fix must say what torch it needs"
 
 

@@ -12,12 +12,12 @@ from helpers import cli, scan_code
 from torch_upgrade.rewrite.add_ignore import annotate
 
 
-def rules(result):
-    return sorted(f.rule_id for f in result.findings)
+def rules(result):  # what the comments left of the findings (TU000, about the comments themselves: below)
+    return sorted(f.rule_id for f in result.findings if f.rule_id != "TU000")
 
 
 def lines(result):
-    return sorted((f.rule_id, f.line) for f in result.findings)
+    return sorted((f.rule_id, f.line) for f in result.findings if f.rule_id != "TU000")
 
 
 # ------------------------------------------------------------------ comment forms
@@ -242,10 +242,13 @@ def test_add_ignore_then_a_rescan_finds_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.py").write_text(TRICKY)
     before = json.loads(cli("scan", ".", "--format", "json").stdout)["findings"]
-    assert len(before) == 6
+    assert len(before) == 7
+    assert [f["line"] for f in before if f["rule"] == "TU000"] == [10]  # the unknown TU999
     result = cli("scan", ".", "--add-ignore")
     assert result.exit_code == 0
-    assert "added 5 suppression comments in 1 file" in result.stderr
+    # a suppression that does nothing is not suppressed in turn
+    assert ("added 5 suppression comments in 1 file; 1 unused suppression left as it is "
+            "(`--fix --select TU000` removes them)") in result.stderr
     after = (tmp_path / "m.py").read_text()
     compile(after, "m.py", "exec")
     assert '    """)  # torch-upgrade: ignore[TU204]\n' in after
@@ -254,12 +257,16 @@ def test_add_ignore_then_a_rescan_finds_nothing(tmp_path, monkeypatch):
     assert "    with autocast(  # torch-upgrade: ignore[TU303]\n" in after
     assert "        torch.symeig(B)[0]  # torch-upgrade: ignore[TU202]\n" in after
     assert after.count("torch-upgrade: ignore") == 5
-    rescan = cli("scan", ".", "--format", "json")
+    rescan = cli("scan", ".", "--format", "json", "--ignore", "TU000")
     assert rescan.exit_code == 0
     assert json.loads(rescan.stdout)["findings"] == []
     # a second --add-ignore has nothing left to do
     assert "added 0 suppression comments" in cli("scan", ".", "--add-ignore").stderr
     assert (tmp_path / "m.py").read_text() == after
+    # and --fix on TU000 removes the unknown id, keeping the one just added
+    assert cli("scan", ".", "--fix", "--select", "TU000").exit_code == 0
+    assert "    L = torch.cholesky(A)  # torch-upgrade: ignore[TU203]\n" in (tmp_path / "m.py").read_text()
+    assert json.loads(cli("scan", ".", "--format", "json").stdout)["findings"] == []
 
 
 def test_add_ignore_on_the_legacy_project(tmp_path, monkeypatch):
@@ -302,3 +309,91 @@ def test_add_ignore_with_diff_or_baseline_is_a_usage_error(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     assert cli("scan", ".", "--add-ignore", "--diff").exit_code == 2
     assert cli("scan", ".", "--add-ignore", "--baseline", "b.json").exit_code == 2
+
+
+# ------------------------------------------------------------------ suppressions that do nothing (TU000)
+def stale(result):
+    return [(f.line, f.message.split(":")[0]) for f in result.findings if f.rule_id == "TU000"]
+
+
+@pytest.mark.parametrize("comment, found", [
+    ("# torch-upgrade: ignore[TU999]", [(2, "unknown rule id 'TU999' in a suppression comment")]),
+    ("# torch-upgrade: ignore[tu201]", [(2, "unknown rule id 'tu201' in a suppression comment")]),
+    ("# torch-upgrade: ignore[TU201, TU204]", [(2, "unused suppression of TU204")]),
+    ("# torch-upgrade: ignore[linalg-qr]", [(2, "unused suppression of linalg-qr")]),
+    ("# noqa: E501, TU999", [(2, "unknown rule id 'TU999' in a suppression comment")]),
+    ("# noqa: E501, TU204, TU201", [(2, "unused suppression of TU204")]),
+    ("# torch-upgrade: ignore[TU201]", []),
+    ("# torch-upgrade: ignore[TU2]", []),  # a prefix: some of its rules are outside the window
+    ("# torch-upgrade: ignore", []),  # bare: for any rule, in any window
+    ("# noqa", []),
+    ("# noqa: E501, F401", []),  # other linters' codes are theirs
+])
+def test_suppressions_that_do_nothing_are_findings(tmp_path, comment, found):
+    result, _ = scan_code(tmp_path, f"import torch\nX, _ = torch.solve(B, A)  {comment}\n")
+    assert stale(result) == found
+    line = f"X, _ = torch.solve(B, A)  {comment}"
+    for finding, (_, message) in zip((f for f in result.findings if f.rule_id == "TU000"), found):
+        assert finding.severity == "warning" and finding.kind == "suppression"
+        # the range is the id itself, so that two stale ids of one comment are two places
+        key = message.split("'")[1] if "'" in message else message.split()[-1]
+        assert line[finding.column - 1:finding.end_column - 1] == key
+
+
+def test_unused_only_where_the_rule_ran(tmp_path):
+    code = "import torch\ny = x + 1  # torch-upgrade: ignore[TU204]\n"
+    result, _ = scan_code(tmp_path, code)
+    assert stale(result) == [(2, "unused suppression of TU204")]
+    # torch.qr was deprecated in 1.9: a window that ends before it did not run TU204
+    result, _ = scan_code(tmp_path, code, high="1.8")
+    assert stale(result) == []
+    result, _ = scan_code(tmp_path, code, ignore=("TU204",))
+    assert stale(result) == []
+    result, _ = scan_code(tmp_path, code, select=("TU2",))  # TU000 not selected: comments not checked
+    assert stale(result) == []
+
+
+def test_a_finding_below_min_confidence_still_uses_its_suppression(tmp_path):
+    code = "def f(a):\n    import torch\n    return a.symeig()  # torch-upgrade: ignore[TU202]\n"
+    result, _ = scan_code(tmp_path, code)  # a of unknown type: a possible finding, not shown by default
+    assert stale(result) == []
+    result, _ = scan_code(tmp_path, code.replace("a.symeig", "torch.ones(3).sum"))
+    assert stale(result) == [(3, "unused suppression of TU202")]
+
+
+def test_a_project_level_hint_uses_its_suppression(tmp_path):
+    code = ("import torch\nmodel = Net()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "for x, y in loader:  # torch-upgrade: ignore[TU412]\n"
+            "    opt.zero_grad()\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n")
+    result, _ = scan_code(tmp_path, code)
+    assert "TU412" not in rules(result) and stale(result) == []
+
+
+@pytest.mark.parametrize("before, after", [
+    ("x = 1  # torch-upgrade: ignore[TU999]\n", "x = 1\n"),
+    ("x = 1  # torch-upgrade: ignore[TU999]  # why\n", "x = 1  # why\n"),
+    ("x = 1  # torch-upgrade: ignore[TU204, TU999]\n", "x = 1\n"),  # both: one per pass
+    ("x = 1  # noqa: E501, TU999\n", "x = 1  # noqa: E501\n"),
+    ("x = 1  # noqa: TU999\n", "x = 1\n"),  # never a bare noqa, which would silence everything
+    ("if x:\n    # torch-upgrade: ignore[TU999]\n    y = 1\n", "if x:\n    y = 1\n"),
+    ("# torch-upgrade: ignore-file[TU204]\nimport torch\n", "import torch\n"),
+    ("x = 1  # torch-upgrade: ignore[TU999]", "x = 1"),
+])
+def test_fix_removes_the_id(tmp_path, before, after):
+    code = "import torch\n" + before
+    result, path = scan_code(tmp_path, code, fix=True)
+    assert path.read_text(encoding="utf-8") == "import torch\n" + after
+    assert stale(result) == []
+
+
+def test_notebook_cell_suppression(tmp_path):
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": [line]}
+             for line in ("import torch\n", "x = 1  # torch-upgrade: ignore[TU999]")]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    report = json.loads(cli("scan", path, "--format", "json").stdout)
+    found = [f for f in report["findings"] if f["rule"] == "TU000"]
+    assert [(f["cell"], f["line"]) for f in found] == [(1, 1)]  # cells count from 0
+    cli("scan", path, "--fix")
+    assert json.loads(path.read_text(encoding="utf-8"))["cells"][1]["source"] == ["x = 1"]

@@ -376,6 +376,9 @@ def _add_ignore(result: ScanResult, roots: tuple[str, ...]) -> None:
                f"{'s' if outcome.comments != 1 else ''} in {outcome.files} file{'s' if outcome.files != 1 else ''}")
     if outcome.skipped:
         message += f"; {outcome.skipped} notebook finding{'s' if outcome.skipped != 1 else ''} left as they are"
+    if outcome.stale:
+        message += (f"; {outcome.stale} unused suppression{'s' if outcome.stale != 1 else ''} left as "
+                    f"{'they are' if outcome.stale != 1 else 'it is'} (`--fix --select TU000` removes them)")
     click.echo(message, err=True)
     sys.exit(1 if result.errors or outcome.errors else 0)
 

@@ -18,7 +18,7 @@ from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet, load_rul
 
 DEFAULT_PATH = Path("docs") / "rules.md"
 KIND_WORDS = {"removed": "Removed", "deprecated": "Deprecated", "behavior": "Behaviour change",
-              "opportunity": "Opportunity"}
+              "opportunity": "Opportunity", "suppression": "Suppression comment"}
 COMMAND = "python -m torch_upgrade.catalog.docs"
 
 
@@ -33,6 +33,8 @@ def _link(ref: str) -> str:
 
 def _versions(rule: Rule) -> str:
     versions = rule.versions()
+    if not versions:
+        return "every window"
     parts = [f"{key} in {value}" for key, value in versions.items() if key != "requires"]
     if "requires" in versions:
         parts.append(f"replacement needs torch ≥ {versions['requires']}")
@@ -65,11 +67,20 @@ def rule_markdown(rule: Rule, level: int = 3) -> str:
     return "\n".join(out)
 
 
+def _is_release(name: str) -> bool:
+    return name[:1].isdigit()
+
+
+def _release_order(name: str) -> tuple[int, Version]:
+    """torch releases in order, then the tool's own rules (suppression comments)."""
+    return (0, Version(name)) if _is_release(name) else (1, Version("0"))
+
+
 def rules_markdown(rules: RuleSet) -> str:
     by_release = defaultdict(list)
     for rule in rules:
         by_release[rule.release].append(rule)
-    releases = sorted(by_release, key=Version)
+    releases = sorted(by_release, key=_release_order)
     out = ["# torch-upgrade rules", "",
            f"<!-- Generated from rules/*.toml by `{COMMAND}`; do not edit by hand. -->", "",
            f"{sum(1 for r in rules if r.detect)} rules detected statically, "
@@ -83,7 +94,7 @@ def rules_markdown(rules: RuleSet) -> str:
                        f"{_versions(rule)} | {SAFETY_WORDS[rule.safety]} | {title} |")
     out.append("")
     for release in releases:
-        out += [f"## torch {release}", ""]
+        out += [f"## torch {release}" if _is_release(release) else f"## {release.capitalize()}", ""]
         for rule in sorted(by_release[release], key=lambda r: r.id):
             out += [rule_markdown(rule), ""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -28,7 +28,10 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
     a behaviour change is info, an opportunity a hint. A removed or deprecated call whose
     failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks.
-    A ``possible`` finding (nothing is known of the receiver) is at most info too."""
+    A ``possible`` finding (nothing is known of the receiver) is at most info too. A suppression
+    comment that does nothing is a warning (as a lint of the linter's own comments)."""
+    if rule.kind == "suppression":
+        return "warning"
     if (handled or confidence == "possible") and rule.kind in ("removed", "deprecated"):
         return "info" if rule.severity != "hint" else "hint"
     if confidence == "possible" and rule.kind != "opportunity":
@@ -45,7 +48,10 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
 
 
 def release(rule: Rule, window: Window) -> str:
-    """The release that makes the finding apply, for grouping reports."""
+    """The release that makes the finding apply, for grouping reports (a suppression comment's:
+    the window's target, against which the rules that ran were checked)."""
+    if rule.kind == "suppression":
+        return short(window.high)
     if rule.kind in ("removed", "deprecated") and rule.removed is not None and window.reaches(rule.removed):
         return short(rule.removed)
     return short(rule.trigger)

@@ -21,7 +21,10 @@ from torch_upgrade.core.versions import parse_version, short
 
 from torch_upgrade.core import toml as tomllib
 
-KINDS = ("removed", "deprecated", "behavior", "opportunity")
+# "suppression": the tool's own comments (TU000, rules/suppressions.toml): no torch version, no
+# matcher; the pipeline checks them against what the file's other rules reported
+KINDS = ("removed", "deprecated", "behavior", "opportunity", "suppression")
+BUILT_IN = ("suppression",)
 SAFETIES = ("safe", "unsafe", "none")
 SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
 ID_RE = re.compile(r"^TU\d{3}$")
@@ -116,6 +119,8 @@ class Rule:
     @property
     def trigger(self) -> Version:
         """The version at which the rule starts to apply (the schema requires it for each kind)."""
+        if self.kind in BUILT_IN:
+            return Version("0")  # every window
         if self.kind == "behavior":
             version = self.changed
         elif self.kind == "opportunity":
@@ -276,8 +281,8 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     versions = {k: _version(raw.get(k), file, entry, k)
                 for k in ("deprecated", "removed", "changed", "available", "requires")}
     needed = {"removed": "removed", "deprecated": "deprecated", "behavior": "changed",
-              "opportunity": "available"}[kind]
-    if versions[needed] is None:
+              "opportunity": "available", "suppression": ""}[kind]
+    if needed and versions[needed] is None:
         raise _fail(file, entry, f"a '{kind}' rule needs '{needed}'")
     if versions["deprecated"] and versions["removed"] and versions["removed"] < versions["deprecated"]:
         raise _fail(file, entry, "'removed' is before 'deprecated'")
@@ -291,7 +296,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     if not isinstance(rename, dict) or not all(isinstance(v, str) for v in rename.values()):
         raise _fail(file, entry, "'rename' must be a table of old = new qualified names")
     fixer = raw.get("fixer")
-    if safety != "none" and not (fixer or rename or raw.get("checker")):
+    if safety != "none" and not (fixer or rename or raw.get("checker") or kind in BUILT_IN):
         raise _fail(file, entry, f"safety is {safety!r} but there is no 'fixer' or 'rename' (nor a 'checker' that fixes)")
     if safety == "none" and (fixer or rename):
         raise _fail(file, entry, "has a fixer/rename but safety is 'none'")
@@ -302,7 +307,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         raise _fail(file, entry, "'detect' must be true or false")
     match = _match(raw.get("match"), file, entry)
     checker = raw.get("checker")
-    if detect and match.is_empty() and not checker:
+    if detect and match.is_empty() and not checker and kind not in BUILT_IN:
         raise _fail(file, entry, "needs a 'match' table or a 'checker' (or detect = false)")
     if not detect and not raw.get("detect_reason"):
         raise _fail(file, entry, "detect = false needs a 'detect_reason'")
@@ -364,9 +369,17 @@ def rules_dir() -> Path:
     return here.parent.parent / "rules"
 
 
+def _file_order(path: Path) -> tuple[int, Version, str]:
+    """Release files in version order, then the others (suppressions.toml) by name."""
+    try:
+        return 0, parse_version(path.stem), ""
+    except ValueError:
+        return 1, Version("0"), path.stem
+
+
 def load_dir(directory: Path) -> RuleSet:
     rules: list[Rule] = []
-    files = sorted(directory.glob("*.toml"), key=lambda p: parse_version(p.stem))
+    files = sorted(directory.glob("*.toml"), key=_file_order)
     if not files:
         raise RuleDataError(f"{directory}: no rule files found")
     for path in files:

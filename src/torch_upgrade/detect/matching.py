@@ -16,7 +16,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
-from torch_upgrade.syntax.provenance import CERTAIN, Provenance, ReturnIndex, provenance_of
+from torch_upgrade.syntax.provenance import CERTAIN, POSSIBLE, Provenance, ReturnIndex, provenance_of
 
 
 class Matcher:
@@ -93,9 +93,11 @@ class Matcher:
         return any(q == mod or q.startswith(mod + ".") for mod in m.modules)
 
     def match(self, analysis: Analysis, package: Optional[str] = None,
-              index: Optional[ReturnIndex] = None) -> list[Hit]:
+              index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:
         """The hits in one file; ``package``: the file's own top-level package (see
-        ``policy.applies_in``); ``index``: what the project's other files say (``syntax.project``)."""
+        ``policy.applies_in``); ``index``: what the project's other files say (``syntax.project``);
+        ``hidden`` (if given) receives the hits left out for being less sure than
+        ``--min-confidence`` asks (a suppression comment on their line is not unused)."""
         uses: list[Hit] = []
         imports: list[Hit] = []
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
@@ -113,6 +115,8 @@ class Matcher:
                     provenance = provenance or provenance_of(analysis, index)
                     confidence = provenance.receiver(ref, rule.match.receiver)
                     if not policy.reported(confidence, self.min_confidence):
+                        if hidden is not None and policy.reported(confidence, POSSIBLE):
+                            hidden.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence))
                         continue
                 key = (rule.id, id(ref.binding))
                 if ref.ctx == "import":
@@ -148,8 +152,13 @@ class Matcher:
                 continue
             check = get_checker(rule).check
             if check is not None:
-                out.extend(h for h in check(analysis, rule, self.window)
-                           if h.rule is rule and policy.reported(h.confidence, self.min_confidence))
+                for h in check(analysis, rule, self.window):
+                    if h.rule is not rule:
+                        continue
+                    if policy.reported(h.confidence, self.min_confidence):
+                        out.append(h)
+                    elif hidden is not None and policy.reported(h.confidence, POSSIBLE):
+                        hidden.append(h)
         for hit in out:  # one place decides every fix's safety, whoever proposed it
             if hit.fix is not None and not policy.fixes(hit.confidence):
                 hit.fix = None

@@ -25,7 +25,7 @@ from torch_upgrade import api
 from torch_upgrade.api import Finding, Report, TextEdit
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.engine.scan import scan_text, shipped_rules
-from torch_upgrade.lsp.edits import apply_edits, overlap, spans
+from torch_upgrade.core.textedits import apply_edits, take
 from torch_upgrade.lsp.positions import Lines
 from torch_upgrade.report.rules_view import explain_text
 
@@ -115,16 +115,19 @@ class Analyzer:
         problems = tuple(_problem(text, error.message) for error in report.errors)
         return Outcome(report.findings, problems)
 
-    def fixes(self, text: str, path: Optional[Path], rule: str) -> Report:
-        """The findings of ``rule`` in ``text``, with their fixes' edits (``scan_source``)."""
+    def fixes(self, text: str, path: Optional[Path], finding: Finding) -> Report:
+        """A scan of ``text`` with the fixes' edits (``scan_source``) that holds ``finding``'s rule's
+        findings: that rule alone, or for the suppression rule (TU000), every selected rule, whose
+        findings tell which suppressions are used."""
         where, start, _ = _where(path)
         settings = api.resolve([start]).settings  # in the key: a configuration edited meanwhile applies
-        return self._fixes.get((settings, str(where), _digest(text), rule),
-                               lambda: api.scan_source(text, path=where, select=[rule]))
+        select = None if finding.kind == "suppression" else [finding.rule]
+        return self._fixes.get((settings, str(where), _digest(text), finding.rule),
+                               lambda: api.scan_source(text, path=where, select=select))
 
     def fix_edits(self, text: str, path: Optional[Path], finding: Finding) -> tuple[TextEdit, ...]:
         """The edits of ``finding``'s fix in ``text`` (empty when it has none that applies alone)."""
-        for other in self.fixes(text, path, finding.rule).findings:
+        for other in self.fixes(text, path, finding).findings:
             if _same_place(other, finding) and other.fix is not None:
                 return other.fix.edits
         return ()
@@ -142,18 +145,9 @@ class Analyzer:
         original = text
         for _ in range(MAX_FIX_PASSES):
             report = api.scan_source(text, path=where)
-            lines = Lines(text)
-            taken: list[tuple[int, int]] = []
-            chosen: list[TextEdit] = []
-            for finding in report.findings:
-                fix = finding.fix
-                if fix is None or not fix.edits or (fix.safety != "safe" and not unsafe):
-                    continue
-                mine = spans(lines, fix.edits)
-                if any(overlap(a, b) for a in mine for b in taken):
-                    continue  # the next pass, on the new text
-                taken += mine
-                chosen += fix.edits
+            offered = [f.fix.edits for f in report.findings
+                       if f.fix is not None and f.fix.edits and (f.fix.safety == "safe" or unsafe)]
+            chosen = [e for i in take(text, offered) for e in offered[i]]
             if not chosen:
                 break
             new = apply_edits(text, chosen)

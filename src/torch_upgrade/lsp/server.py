@@ -30,7 +30,8 @@ from pygls.uris import to_fs_path
 from torch_upgrade.api import Finding, TextEdit
 from torch_upgrade.core.meta import VERSION
 from torch_upgrade.lsp.analysis import Analyzer, FixAllError, Outcome, Problem, explanation
-from torch_upgrade.lsp.edits import diff_edits, suppression
+from torch_upgrade.core.textedits import diff_edits
+from torch_upgrade.lsp.edits import suppression
 from torch_upgrade.lsp.positions import UTF16, Lines
 
 SOURCE = "torch-upgrade"
@@ -370,8 +371,8 @@ def create_server() -> TorchUpgradeServer:
                     fixes.append(action)
             done: set[tuple[int, str]] = set()
             for finding in found:
-                if (finding.line, finding.rule) in done:
-                    continue
+                if (finding.line, finding.rule) in done or finding.kind == "suppression":
+                    continue  # a suppression that does nothing is removed, never suppressed in turn
                 done.add((finding.line, finding.rule))
                 edits = suppression(text, finding.line, finding.rule)
                 if edits:

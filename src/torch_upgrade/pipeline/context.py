@@ -23,12 +23,14 @@ class Context:
     analysed need them)."""
 
     settings: Settings
-    rules: RuleSet
+    rules: RuleSet  # the selected ones
+    catalog: Optional[RuleSet] = None  # every rule known (what a suppression may name); default: ``rules``
 
     @classmethod
     def build(cls, settings: Settings, rules: Optional[RuleSet] = None) -> "Context":
         """The context for ``settings``, selecting from ``rules`` (default: the shipped ones)."""
-        return cls(settings, (rules or load_rules()).select(settings.select, settings.ignore))
+        known = rules or load_rules()
+        return cls(settings, known.select(settings.select, settings.ignore), known)
 
     @cached_property
     def matcher(self) -> Matcher:

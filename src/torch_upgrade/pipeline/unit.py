@@ -20,18 +20,20 @@ import libcst as cst
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.policy import release, severity
 from torch_upgrade.core import diffs
-from torch_upgrade.core.model import FileError, FileResult, Finding, TextEdit, holding, source_lines
+from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, TextEdit, holding, source_lines
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.rewrite.edits import MoveImport
-from torch_upgrade.rewrite.text import Alone, alone, apply_edits, diff_edits, edit_lines, take
+from torch_upgrade.core.textedits import apply_edits, diff_edits, take
+from torch_upgrade.rewrite.text import Alone, alone, edit_lines
 from torch_upgrade.io import notebook as nb
 from torch_upgrade.io.package import first_party
 from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_source, write_atomic
 from torch_upgrade.io.suppress import Suppressions
 from torch_upgrade.pipeline.context import Context
+from torch_upgrade.pipeline.suppressions import checks_comments, stale_findings
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message, why_unparsable
 from torch_upgrade.syntax.positions import locate
@@ -235,11 +237,15 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
             if rewritten is not module:
                 module, text = rewritten, rewritten.code
         analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis, unit.package, index)
-        result.findings = findings_for(module, text, rel, hits, ctx, analysis)
+        suppressions = Suppressions.of(text)
+        hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
+        hits = ctx.matcher.match(analysis, unit.package, index, hidden)
+        result.findings = findings_for(module, text, rel, hits, ctx, analysis, suppressions)
         if ctx.settings.fix_edits:
             _attach_text_edits(unit, module, result.findings, analysis)
-        result.facts = _collect_facts(analysis, module, text, ctx, unit.package)
+        result.facts = _collect_facts(analysis, module, text, ctx, unit.package, suppressions)
+        if hidden is not None:
+            result.findings += _stale(rel, unit.package, module, text, hidden, ctx, analysis, suppressions, unit)
         result.depends = tuple(sorted(index.used.items()))
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
@@ -286,13 +292,14 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
 
 
 def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context,
-                 analysis: Optional[Analysis] = None) -> list[Finding]:
-    """Position hits, drop suppressed ones, and turn them into findings."""
+                 analysis: Optional[Analysis] = None, suppressions: Optional[Suppressions] = None) -> list[Finding]:
+    """Position hits, drop suppressed ones (``suppressions`` records which comments did), and turn
+    them into findings."""
     if not hits:
         return []
     where = locate(module, [h.node for h in hits] + [h.statement for h in hits], text,
                    analysis.top_of if analysis is not None else None)
-    suppressions = Suppressions.of(text)
+    suppressions = suppressions or Suppressions.of(text)
     lines = text.splitlines()
     window = ctx.settings.window
     out = []
@@ -321,7 +328,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
 
 
 def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Context,
-                   package: Optional[str] = None) -> dict:
+                   package: Optional[str] = None, suppressions: Optional[Suppressions] = None) -> dict:
     """Each project-level checker's facts about this file.
 
     A checker names a place as ``{"node": node, ...}`` (the fact itself, or dicts
@@ -342,7 +349,7 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
     if places:
         where = locate(module, [place["node"] for _, place in places], text, analysis.top_of)
         lines = text.splitlines()
-        suppressions = Suppressions.of(text)
+        suppressions = suppressions or Suppressions.of(text)
         for rule, place in places:
             rng = where.get(id(place.pop("node")))  # nodes never leave the file's analysis
             if rng is not None:
@@ -352,9 +359,35 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
     return facts
 
 
+def _stale(rel: str, package: Optional[str], module: cst.Module, text: str, hidden: Sequence[Hit], ctx: Context,
+           analysis: Analysis, suppressions: Suppressions, unit: Optional[Unit] = None) -> list[Finding]:
+    """The file's suppression comments that do nothing (see pipeline/suppressions.py), once the
+    findings and the checkers' places have been matched against them; ``hidden``: the hits less
+    sure than --min-confidence asks, which a comment may suppress too. With ``unit``, their edits
+    are on the file (a notebook's: on its cells), else on the analysed program (as --fix takes them)."""
+    if hidden:
+        findings_for(module, text, rel, hidden, ctx, analysis, suppressions)  # records what they use
+    out = stale_findings(suppressions, rel, ctx, package)
+    if unit is not None and unit.file_edits is not None:
+        lines = source_lines(text)
+        for finding in out:
+            assert finding.fix is not None  # every stale id has its removal
+            edits = finding.fix.text_edits
+            pairs = unit.edits(text, Alone(apply_edits(text, edits), edits), lines)
+            finding.fix.text_edits = tuple(e for e, _ in pairs)
+            finding.fix.edit_lines = tuple(before for _, before in pairs)
+    return out
+
+
+def _text_only(fix: Fix) -> bool:
+    """A fix made of text edits alone (a suppression comment's), with no syntax tree behind it."""
+    return not fix.edits and bool(fix.text_edits)
+
+
 def _attach_text_edits(unit: Unit, module: cst.Module, findings: Sequence[Finding], analysis: Analysis) -> None:
     """Each fix's edits on the file, alone (see rewrite/text.py), and the lines each one touches."""
-    fixed = sorted((f for f in findings if f.fix is not None), key=Finding.sort_key)  # report order
+    fixed = sorted((f for f in findings if f.fix is not None and not _text_only(f.fix)),
+                   key=Finding.sort_key)  # report order
     code = module.code
     lines = source_lines(code)
     for finding, rewrite in zip(fixed, alone(module, [f.fix for f in fixed if f.fix is not None], analysis.top_of)):
@@ -389,8 +422,17 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     applied = 0
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
-        hits = ctx.matcher.match(analysis, package, index)
-        findings = findings_for(module, module.code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
+        code = module.code
+        suppressions = Suppressions.of(code)
+        hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
+        hits = ctx.matcher.match(analysis, package, index, hidden)
+        if hidden is None:
+            findings = findings_for(module, code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
+        else:  # every hit and checker place is matched against the comments, to tell which do nothing
+            findings = [f for f in findings_for(module, code, rel, hits, ctx, analysis, suppressions)
+                        if f.fix is not None]
+            _collect_facts(analysis, module, code, ctx, package, suppressions)
+            findings += _stale(rel, package, module, code, hidden, ctx, analysis, suppressions)
         offered = sorted(findings, key=Finding.sort_key)  # report order; every fix, for the edits
         chosen = [i for i, f in enumerate(offered) if _fixable(f, ctx.settings)]
         if not chosen:
@@ -399,8 +441,10 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
             rules = ", ".join(dict.fromkeys(f"{offered[i].rule_id} at line {offered[i].line}" for i in chosen))
             raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes ({rules} still "
                               "offered); file left unchanged")
-        code = module.code
-        rewrites = alone(module, [f.fix for f in offered if f.fix is not None], analysis.top_of)
+        computed = iter(alone(module, [f.fix for f in offered if f.fix is not None and not _text_only(f.fix)],
+                              analysis.top_of))
+        rewrites = [Alone(None, f.fix.text_edits) if f.fix is not None and _text_only(f.fix) else next(computed)
+                    for f in offered]
         edits = [rewrites[i].edits for i in chosen]
         taken = take(code, edits)
         if not taken:

@@ -13,7 +13,8 @@ from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet
 
 
 def _versions(rule: Rule) -> str:
-    return ", ".join(f"{k} {v}" for k, v in rule.versions().items())
+    """The releases a rule is about; a rule about no release (TU000, on our own comments) runs in every window."""
+    return ", ".join(f"{k} {v}" for k, v in rule.versions().items()) or "every window"
 
 
 def rule_dict(rule: Rule) -> dict:

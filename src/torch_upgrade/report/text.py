@@ -38,7 +38,7 @@ THEME = Theme({
     "tu.dim": "dim",
 })
 KIND_WORD = {"removed": "removed in", "deprecated": "deprecated in", "behavior": "changed in",
-             "opportunity": "available since"}
+             "opportunity": "available since", "suppression": "rules of"}
 
 
 def _frame(finding: Finding) -> list[str]:

@@ -1,5 +1,8 @@
 """``--add-ignore``: write ``# torch-upgrade: ignore[ID]`` for every current finding.
 
+A finding on a suppression that does nothing (TU000) is not suppressed in turn: it is counted,
+and ``--fix`` removes the id.
+
 The comment goes on the first line of the flagged statement, or, where that
 line cannot take a comment (it ends inside a multi-line string or with a
 backslash), on the next line that can -- the same line the suppression check
@@ -26,6 +29,7 @@ class Outcome:
     comments: int = 0  # suppression comments added or extended
     files: int = 0  # files changed
     skipped: int = 0  # findings that cannot carry a comment (notebook cells)
+    stale: int = 0  # findings of suppressions that do nothing (TU000): removed by --fix, never suppressed
     errors: list[FileError] = field(default_factory=list)
 
 
@@ -105,6 +109,9 @@ def add_ignores(findings: Iterable[Finding], root: Optional[Path] = None, within
     outcome = Outcome()
     by_file: dict[str, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for f in findings:
+        if f.kind == "suppression":
+            outcome.stale += 1
+            continue
         if f.cell is not None:
             outcome.skipped += 1
             continue

@@ -15,7 +15,6 @@ findings count them; never by the form feeds and separators ``str.splitlines`` a
 from __future__ import annotations
 
 import bisect
-import difflib
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -30,38 +29,7 @@ try:  # to generate a node's code with a given indentation (LibCST's own state f
 except ImportError:  # pragma: no cover
     CodegenState = None  # type: ignore[assignment,misc]
 from torch_upgrade.core.model import Fix, TextEdit, source_lines
-
-def _position(lines: Sequence[str], first: int, offset: int) -> tuple[int, int]:
-    """1-based (line, column) of the character ``offset`` characters after the start of ``lines[first]``."""
-    line = first
-    while line < len(lines) - 1 and offset >= len(lines[line]):
-        offset -= len(lines[line])
-        line += 1
-    return line + 1, offset + 1
-
-
-def diff_edits(old: str, new: str) -> tuple[TextEdit, ...]:
-    """The smallest line-block edits (trimmed to columns) that turn ``old`` into ``new``."""
-    a = source_lines(old)
-    b = source_lines(new)
-    edits = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        removed, added = "".join(a[i1:i2]), "".join(b[j1:j2])
-        prefix = 0
-        while prefix < min(len(removed), len(added)) and removed[prefix] == added[prefix]:
-            prefix += 1
-        suffix = 0
-        while suffix < min(len(removed), len(added)) - prefix \
-                and removed[len(removed) - 1 - suffix] == added[len(added) - 1 - suffix]:
-            suffix += 1
-        start = _position(a, i1, prefix)
-        end = _position(a, i1, len(removed) - suffix)
-        edits.append(TextEdit(*start, *end, added[prefix:len(added) - suffix]))
-    return tuple(edits)
-
+from torch_upgrade.core.textedits import diff_edits, offsets, span, touch
 
 @dataclass(frozen=True)
 class Alone:
@@ -253,7 +221,7 @@ def alone(module: cst.Module, fixes: Sequence[Fix],
     total = fixing.uses(module, released) if released else {}
     tops = _Tops(module, code) if top_of is not None and len(fixes) > 1 else None
     located: dict[int, Any] = {}
-    starts = _offsets(code)
+    starts = offsets(code)
     if tops is not None and tops.exact and top_of is not None:
         located = locate(module, [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)
                                   and isinstance(e.node, cst.BaseExpression)], code, top_of)
@@ -293,7 +261,7 @@ def alone(module: cst.Module, fixes: Sequence[Fix],
         first, last = members[0][0], members[-1][0]
         anchor = out[first].edits[0]
         lock = replace(anchor, text=_slice(code, starts, anchor))
-        if any(_touch(_span(starts, lock), _span(starts, e)) for e in out[last].edits):
+        if any(touch(span(starts, lock), span(starts, e)) for e in out[last].edits):
             continue  # the two already overlap
         out[last] = Alone(out[last].code, tuple(sorted(out[last].edits + (lock,), key=_start)),
                           out[last].locks + (lock,))
@@ -315,58 +283,13 @@ def text_edits(module: cst.Module, fix: Fix) -> tuple[TextEdit, ...]:
     return () if new is None else diff_edits(module.code, new)
 
 
-# ------------------------------------------------------------------ applying edits
-def _offsets(text: str) -> list[int]:
-    starts = [0]
-    for line in source_lines(text):
-        starts.append(starts[-1] + len(line))
-    return starts
-
-
-def _span(starts: Sequence[int], edit: TextEdit) -> tuple[int, int]:
-    def offset(line: int, column: int) -> int:
-        return starts[min(line, len(starts)) - 1] + column - 1
-
-    return offset(edit.start_line, edit.start_column), offset(edit.end_line, edit.end_column)
-
-
 def _slice(text: str, starts: Sequence[int], edit: TextEdit) -> str:
-    start, end = _span(starts, edit)
+    start, end = span(starts, edit)
     return text[start:end]
 
 
 def _start(edit: TextEdit) -> tuple[int, int]:
     return edit.start_line, edit.start_column
-
-
-def _touch(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """Whether two ranges (start, end offsets) overlap or touch (an insertion at the other's end counts)."""
-    return a[0] <= b[1] and b[0] <= a[1]
-
-
-def take(text: str, fixes: Iterable[Sequence[TextEdit]]) -> list[int]:
-    """Which fixes (their indexes, in order) to apply together: each fix's edits, in report order,
-    unless one of them overlaps or touches an edit already taken (that fix waits for the next pass);
-    a fix without edits is never taken."""
-    starts = _offsets(text)
-    taken: list[tuple[int, int]] = []
-    chosen = []
-    for index, edits in enumerate(fixes):
-        spans = [_span(starts, e) for e in edits]
-        if not spans or any(_touch(span, other) for span in spans for other in taken):
-            continue
-        taken += spans
-        chosen.append(index)
-    return chosen
-
-
-def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
-    """``text`` with non-overlapping edits applied."""
-    starts = _offsets(text)
-    out = text
-    for start, end, content in sorted(((*_span(starts, e), e.text) for e in edits), reverse=True):
-        out = out[:start] + content + out[end:]
-    return out
 
 
 def edit_lines(text: str, edit: TextEdit, lines: Optional[Sequence[str]] = None) -> str:

@@ -47,6 +47,7 @@ class Shapes:
         self.analysis = analysis
         self.provenance = provenance_of(analysis)
         self._scopes: Optional[dict[int, Scope]] = None
+        self._attributes: dict[int, dict[str, Optional[list[cst.BaseExpression]]]] = {}
 
     # ------------------------------------------------------------------ names
     def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
@@ -145,24 +146,46 @@ class Shapes:
         """Values assigned to ``self.<attr>`` in the class around ``site``, with their scopes; empty
         when one is assigned any other way (tuple targets, ``setattr``) or the class is unknown."""
         owner = self.provenance.enclosing(site, cst.ClassDef)
-        if owner is None:
+        if not isinstance(owner, cst.ClassDef):
             return []
+        values = self._class_attributes(owner).get(attr)
         out = []
-        for node in _walk(owner):
-            if isinstance(node, (cst.AugAssign, cst.AnnAssign)) and _is_self_attr(node.target, attr):
+        for value in values or ():
+            scope = self._scope_of(value)
+            if scope is None:
                 return []
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    if _is_self_attr(target.target, attr):
-                        if len(node.targets) != 1:
-                            return []
-                        scope = self._scope_of(node.value)
-                        if scope is None:
-                            return []
-                        out.append((node.value, scope))
-                    elif any(_is_self_attr(n, attr) for n in _walk(target.target)):
-                        return []  # self.x, y = ...
+            out.append((value, scope))
         return out
+
+    def _class_attributes(self, owner: cst.ClassDef) -> dict[str, Optional[list[cst.BaseExpression]]]:
+        """Each ``self.<attr>`` the class assigns: the values of its plain assignments, or None when
+        it is also assigned another way (``+=``, an annotation, several or tuple targets). One walk of
+        the class, kept: a checker asks about every ``self.<attr>(...)`` call in it."""
+        table = self._attributes.get(id(owner))
+        if table is not None:
+            return table
+        table = {}
+        for node in _walk(owner):
+            if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+                name = _self_attr(node.target)
+                if name is not None:
+                    table[name] = None
+            elif isinstance(node, cst.Assign):
+                for target in node.targets:
+                    name = _self_attr(target.target)
+                    if name is None:
+                        for inner in _walk(target.target):  # self.x, y = ...
+                            name = _self_attr(inner)
+                            if name is not None:
+                                table[name] = None
+                    elif len(node.targets) != 1:
+                        table[name] = None
+                    else:
+                        values = table.setdefault(name, [])
+                        if values is not None:
+                            values.append(node.value)
+        self._attributes[id(owner)] = table
+        return table
 
     # ------------------------------------------------------------------ rank
     def rank(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[int]:
@@ -214,9 +237,11 @@ class _Site:
         self.node = node
 
 
-def _is_self_attr(node: cst.CSTNode, attr: str) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self" \
-        and node.attr.value == attr
+def _self_attr(node: cst.CSTNode) -> Optional[str]:
+    """``x`` for ``self.x``, else None."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
 
 
 def _count(args: list[cst.Arg]) -> Optional[int]:
