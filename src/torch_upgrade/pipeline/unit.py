@@ -242,7 +242,7 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
         hits = ctx.matcher.match(analysis, unit.package, index, hidden)
         result.findings = findings_for(module, text, rel, hits, ctx, analysis, suppressions)
         if ctx.settings.fix_edits:
-            _attach_text_edits(unit, module, result.findings, analysis)
+            _attach_text_edits(unit, module, text, result.findings, analysis)
         result.facts = _collect_facts(analysis, module, text, ctx, unit.package, suppressions)
         if hidden is not None:
             result.findings += _stale(rel, unit.package, module, text, hidden, ctx, analysis, suppressions, unit)
@@ -267,9 +267,10 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
     record: list[tuple[str, Optional[str]]] = []
     try:
         module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index, record)
-        if not applied or module.code == text:
+        code = module.code if applied else text
+        if code == text:
             return module
-        rendered = unit.render(module.code)
+        rendered = unit.render(code)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
         return original
@@ -384,13 +385,17 @@ def _text_only(fix: Fix) -> bool:
     return not fix.edits and bool(fix.text_edits)
 
 
-def _attach_text_edits(unit: Unit, module: cst.Module, findings: Sequence[Finding], analysis: Analysis) -> None:
-    """Each fix's edits on the file, alone (see rewrite/text.py), and the lines each one touches."""
+def _attach_text_edits(unit: Unit, module: cst.Module, code: str, findings: Sequence[Finding],
+                       analysis: Analysis) -> None:
+    """Each fix's edits on the file, alone (see rewrite/text.py), and the lines each one touches
+    (``code``: the module's)."""
     fixed = sorted((f for f in findings if f.fix is not None and not _text_only(f.fix)),
                    key=Finding.sort_key)  # report order
-    code = module.code
+    if not fixed:
+        return
     lines = source_lines(code)
-    for finding, rewrite in zip(fixed, alone(module, [f.fix for f in fixed if f.fix is not None], analysis.top_of)):
+    for finding, rewrite in zip(fixed, alone(module, code, [f.fix for f in fixed if f.fix is not None],
+                                             analysis.top_of)):
         assert finding.fix is not None  # chosen above
         edits = unit.edits(code, rewrite, lines)
         finding.fix.text_edits = tuple(e for e, _ in edits)
@@ -420,9 +425,9 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     original did.
     """
     applied = 0
+    code = source_text  # the module's code (LibCST round-trips exactly): generating it costs a walk
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module)
-        code = module.code
         suppressions = Suppressions.of(code)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, package, index, hidden)
@@ -441,7 +446,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
             rules = ", ".join(dict.fromkeys(f"{offered[i].rule_id} at line {offered[i].line}" for i in chosen))
             raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes ({rules} still "
                               "offered); file left unchanged")
-        computed = iter(alone(module, [f.fix for f in offered if f.fix is not None and not _text_only(f.fix)],
+        computed = iter(alone(module, code, [f.fix for f in offered if f.fix is not None and not _text_only(f.fix)],
                               analysis.top_of))
         rewrites = [Alone(None, f.fix.text_edits) if f.fix is not None and _text_only(f.fix) else next(computed)
                     for f in offered]
@@ -453,14 +458,14 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         if new == code:
             break
         try:
-            module = parse_module(new)
+            module, code = parse_module(new), new
         except Exception as exc:  # the rewrite produced code that does not parse
             raise SourceError(f"a fix produced code that does not parse ({syntax_message(exc)}); file left unchanged")
         applied += len(taken)
         if record is not None:
             record += [(offered[chosen[i]].rule_id, _needs(offered[chosen[i]])) for i in taken]
     if applied:
-        _check_compiles(source_text, module.code)
+        _check_compiles(source_text, code)
     return module, applied
 
 

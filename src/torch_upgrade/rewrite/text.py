@@ -199,9 +199,10 @@ def _trimmed(code: str, starts: Sequence[int], start: int, end: int, new: str) -
     return TextEdit(*position(start + prefix), *position(end - suffix), new[prefix:len(new) - suffix])
 
 
-def alone(module: cst.Module, fixes: Sequence[Fix],
+def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
           top_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None) -> list[Alone]:
-    """Each of a file's fixes (in report order) applied alone, as text edits.
+    """Each of a file's fixes (in report order) applied alone, as text edits (``code``: the
+    module's, which it round-trips to).
 
     ``top_of`` (the analysis's) names the module-level statement holding a node: a fix that only
     replaces nodes in one statement is then applied to that statement alone, which gives the
@@ -214,7 +215,6 @@ def alone(module: cst.Module, fixes: Sequence[Fix],
     an edit that changes nothing but overlaps, which keeps the two from being applied in the same
     pass; whichever is applied last, alone among the users of the name, removes the import.
     """
-    code = module.code
     out: list[Alone] = []
     left: list[Optional[dict[str, int]]] = []  # per fix: uses of its released names after it alone
     released = sorted({n for fix in fixes for n in fix.released})
@@ -277,10 +277,6 @@ def rewritten(module: cst.Module, fix: Fix) -> Optional[str]:
     return new.code if applied else None
 
 
-def text_edits(module: cst.Module, fix: Fix) -> tuple[TextEdit, ...]:
-    """The text edits that applying ``fix`` alone makes to ``module``."""
-    new = rewritten(module, fix)
-    return () if new is None else diff_edits(module.code, new)
 
 
 def _slice(text: str, starts: Sequence[int], edit: TextEdit) -> str:

@@ -33,7 +33,7 @@ from typing import Optional, Protocol, Union
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.nodes import children, dotted
 from torch_upgrade.syntax.scopes import Scope
 
 CERTAIN, LIKELY, NO, POSSIBLE = "certain", "likely", "no", "possible"
@@ -145,6 +145,7 @@ class Provenance:
         self.index = index
         self._returns: dict[int, str] = {}
         self._parents: Optional[dict[int, cst.CSTNode]] = None
+        self._by_type: dict[type, list[cst.CSTNode]] = {}
         self._facts: dict[int, _Facts] = {}
         self._classes: Optional[dict[str, cst.ClassDef]] = None
 
@@ -421,21 +422,32 @@ class Provenance:
     def _parent_map(self) -> dict[int, cst.CSTNode]:
         if self._parents is None:
             parents: dict[int, cst.CSTNode] = {}
+            by_type: dict[type, list[cst.CSTNode]] = {}
             todo: list[cst.CSTNode] = [self.analysis.module]
             while todo:
                 node = todo.pop()
-                for child in node.children:
+                for child in children(node):  # LibCST's own .children rebuilds each node: 10x slower
                     parents[id(child)] = node
+                    by_type.setdefault(type(child), []).append(child)
                     todo.append(child)
-            self._parents = parents
+            self._parents, self._by_type = parents, by_type
         return self._parents
+
+    def nodes(self, *kinds: type) -> list[cst.CSTNode]:
+        """The file's nodes of exactly these types (one walk per file, shared: a checker looking
+        for subscripts or augmented assignments need not walk the whole tree itself)."""
+        self._parent_map()
+        if len(kinds) == 1:
+            return self._by_type.get(kinds[0], [])
+        return [node for kind in kinds for node in self._by_type.get(kind, [])]
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The node that contains ``node`` (one parent map per file, shared by the checkers)."""
         return self._parent_map().get(id(node))
 
-    def enclosing(self, node: cst.CSTNode, kind: type) -> Optional[cst.CSTNode]:
-        """The nearest ancestor of ``node`` of type ``kind`` (one parent map per file, shared)."""
+    def enclosing(self, node: cst.CSTNode, kind: Union[type, tuple[type, ...]]) -> Optional[cst.CSTNode]:
+        """The nearest ancestor of ``node`` of type ``kind`` (or of one of several; one parent map
+        per file, shared)."""
         parents = self._parent_map()
         current = parents.get(id(node))
         while current is not None and not isinstance(current, kind):

@@ -77,12 +77,5 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 
 
 def _augmented(analysis: Analysis) -> list[cst.AugAssign]:
-    out: list[cst.AugAssign] = []
-    todo: list[cst.CSTNode] = [analysis.module]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, cst.AugAssign) and isinstance(current.target, cst.Attribute) \
-                and current.target.attr.value == "data":
-            out.append(current)
-        todo.extend(children(current))
-    return out
+    return [node for node in provenance_of(analysis).nodes(cst.AugAssign) if isinstance(node, cst.AugAssign)
+            and isinstance(node.target, cst.Attribute) and node.target.attr.value == "data"]

@@ -13,7 +13,7 @@ mixture, as in RAG) or already passes ``label_smoothing=`` is not reported. The 
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -21,7 +21,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference, children
-from torch_upgrade.syntax.provenance import LIKELY
+from torch_upgrade.syntax.provenance import LIKELY, provenance_of
 
 WORDS = (("log_softmax", "mooth"), ("LogSoftmax", "mooth"))  # "smooth", "Smoothing"
 LOG_SOFTMAX = ("torch.nn.functional.log_softmax", "torch.log_softmax", "torch.nn.LogSoftmax",
@@ -65,7 +65,7 @@ def _function_refs(function: cst.FunctionDef, refs: dict[int, Reference]) -> lis
     return [refs[id(node)] for node in _walk(function.body) if id(node) in refs]
 
 
-def _log_softmax(refs: list[Reference]) -> Optional[Reference]:
+def _log_softmax(refs: Sequence[Reference]) -> Optional[Reference]:
     for ref in refs:
         if ref.qualname in LOG_SOFTMAX or (ref.qualname is None and ref.call is not None
                                            and ref.dotted.endswith(".log_softmax")):
@@ -74,18 +74,16 @@ def _log_softmax(refs: list[Reference]) -> Optional[Reference]:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    if _log_softmax(analysis.references) is None:
+        return []  # no function can have one
     by_node = {id(r.node): r for r in analysis.references}
     out: list[Hit] = []
+    provenance = provenance_of(analysis)
     functions: list[tuple[Optional[cst.ClassDef], cst.FunctionDef]] = []
-    stack: list[tuple[Optional[cst.ClassDef], cst.CSTNode]] = [(None, analysis.module)]
-    while stack:
-        owner, node = stack.pop()
-        if isinstance(node, cst.FunctionDef):
-            functions.append((owner, node))
-            owner = None
-        elif isinstance(node, cst.ClassDef):
-            owner = node
-        stack.extend((owner, child) for child in children(node))
+    for node in provenance.nodes(cst.FunctionDef):
+        assert isinstance(node, cst.FunctionDef)
+        around = provenance.enclosing(node, (cst.FunctionDef, cst.ClassDef))  # a method's class
+        functions.append((around if isinstance(around, cst.ClassDef) else None, node))
     for owner, function in functions:
         refs = _function_refs(function, by_node)
         anchor = _log_softmax(refs)

@@ -36,16 +36,14 @@ def _zero_index(node: cst.Subscript) -> bool:
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
 
 
-def _stores(module: cst.Module) -> set[int]:
+def _stores(provenance: Provenance) -> set[int]:
     """Ids of subscripts written to (``x[0] = ...``, ``x[0] += ...``, ``del x[0]``, loop targets)."""
     out: set[int] = set()
-    for node in _walk(module):
-        targets: list[cst.CSTNode] = []
+    for node in provenance.nodes(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del):
         if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-            targets = [node.target]
-        elif isinstance(node, cst.Del):
+            targets: list[cst.CSTNode] = [t.target for t in node.targets]
+        else:
+            assert isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del))
             targets = [node.target]
         for target in targets:
             out.update(id(n) for n in _walk(target) if isinstance(n, cst.Subscript))
@@ -91,18 +89,22 @@ def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    provenance = provenance_of(analysis)
+    zero = [node for node in provenance.nodes(cst.Subscript) if isinstance(node, cst.Subscript) and _zero_index(node)]
+    if not zero:
+        return []
     refs = {id(ref.node): ref for ref in analysis.references if ref.ctx == "load"}
-    stores = _stores(analysis.module)
+    stores = _stores(provenance)
     shapes: Optional[Shapes] = None
     out = []
-    for node in _walk(analysis.module):
-        if not isinstance(node, cst.Subscript) or id(node) in stores or not _zero_index(node):
+    for node in zero:
+        if id(node) in stores:
             continue
         ref = _root(node.value, refs)
         if ref is None or ref.guarded:
             continue
         shapes = shapes or Shapes(analysis)
-        if _handled(node, provenance_of(analysis)):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
+        if _handled(node, provenance):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
             ref = dataclasses.replace(ref, handled=True)
         base = node.value
         if shapes.scalar(base, ref.scope):
