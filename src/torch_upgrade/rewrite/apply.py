@@ -8,6 +8,7 @@ from typing import Iterable, Optional, Sequence, Union, cast
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import dotted
+from torch_upgrade.syntax.nodes import children
 from torch_upgrade.syntax.comments import CommentKeeper
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import MoveImport, Replace
@@ -224,34 +225,25 @@ def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
     return module.with_changes(body=body)
 
 
-class _NameCounter(cst.CSTVisitor):
-    def __init__(self, names: set[str]):
-        super().__init__()
-        self.names = names
-        self.count: dict[str, int] = defaultdict(int)
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # `x.name` does not use a variable called `name`
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # nor does the keyword in `f(name=1)`
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in self.names:
-            self.count[node.value] += 1
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        text = node.value.strip("'\"")
-        if text in self.names:  # e.g. listed in __all__
-            self.count[text] += 1
+def _count_names(root: cst.CSTNode, names: set[str]) -> dict[str, int]:
+    """How many times each of ``names`` is used under ``root`` (see ``uses``): one walk over the
+    nodes that matter (a LibCST visitor costs several times more on a whole module)."""
+    count: dict[str, int] = defaultdict(int)
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.Name):
+            if node.value in names:
+                count[node.value] += 1
+        elif isinstance(node, cst.SimpleString):
+            text = node.value.strip("'\"")
+            if text in names:  # e.g. listed in __all__
+                count[text] += 1
+        elif isinstance(node, (cst.Attribute, cst.Arg)):
+            todo.append(node.value)  # `x.name` does not use a variable called `name`, nor `f(name=1)`
+        elif not isinstance(node, (cst.Import, cst.ImportFrom)):
+            todo.extend(children(node))
+    return count
 
 
 class _RemoveImports(CommentKeeper):
@@ -292,9 +284,9 @@ class _RemoveImports(CommentKeeper):
 def uses(module: cst.CSTNode, names: Iterable[str]) -> dict[str, int]:
     """How many times the module uses each of ``names`` (imports aside; a string naming one, as in
     ``__all__``, counts as a use): what decides whether an import a rewrite released goes."""
-    counter = _NameCounter(set(names))
-    module.visit(counter)
-    return {n: counter.count.get(n, 0) for n in counter.names}
+    wanted = set(names)
+    count = _count_names(module, wanted)
+    return {n: count.get(n, 0) for n in wanted}
 
 
 def unused(module: cst.CSTNode, names: Iterable[str]) -> set[str]:
@@ -307,9 +299,8 @@ def remove_unused_imports(module: cst.Module, candidates: Iterable[str]) -> cst.
     names = set(candidates)
     if not names:
         return module
-    counter = _NameCounter(names)
-    module.visit(counter)
-    unused = {n for n in names if counter.count.get(n, 0) == 0}
+    count = _count_names(module, names)
+    unused = {n for n in names if count.get(n, 0) == 0}
     if not unused:
         return module
     return module.visit(_RemoveImports(unused))

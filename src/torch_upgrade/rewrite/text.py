@@ -219,7 +219,7 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
     left: list[Optional[dict[str, int]]] = []  # per fix: uses of its released names after it alone
     released = sorted({n for fix in fixes for n in fix.released})
     total = fixing.uses(module, released) if released else {}
-    tops = _Tops(module, code) if top_of is not None and len(fixes) > 1 else None
+    tops = _Tops(module, code) if top_of is not None and fixes else None
     located: dict[int, Any] = {}
     starts = offsets(code)
     if tops is not None and tops.exact and top_of is not None:

@@ -120,6 +120,8 @@ class Analysis:
             self._dispatch[cst.TryStar] = self._try
         self._top: Optional[cst.CSTNode] = None
         self._tops: Optional[dict[int, Optional[cst.CSTNode]]] = None
+        self._parents: Optional[dict[int, cst.CSTNode]] = None  # the file's structure, on first use
+        self._by_type: dict[type, list[cst.CSTNode]] = {}
         self._stack.append(module)
         for i, statement in enumerate(module.body):
             self._top = statement
@@ -571,6 +573,42 @@ class Analysis:
                 continue
             ref.qualname, ref.binding = self.qualify(ref.dotted, ref.scope)
 
+    # ------------------------------------------------------------------ structure
+    def _parent_map(self) -> dict[int, cst.CSTNode]:
+        if self._parents is None:
+            parents: dict[int, cst.CSTNode] = {}
+            by_type: dict[type, list[cst.CSTNode]] = {}
+            todo: list[cst.CSTNode] = [self.module]
+            while todo:
+                node = todo.pop()
+                for child in children(node):  # LibCST's own .children rebuilds each node: 10x slower
+                    parents[id(child)] = node
+                    by_type.setdefault(type(child), []).append(child)
+                    todo.append(child)
+            self._parents, self._by_type = parents, by_type
+        return self._parents
+
+    def nodes(self, *kinds: type) -> list[cst.CSTNode]:
+        """The file's nodes of exactly these types, an ancestor before its descendants (one walk
+        per file, shared: a checker looking for subscripts need not walk the whole tree itself)."""
+        self._parent_map()
+        if len(kinds) == 1:
+            return self._by_type.get(kinds[0], [])
+        return [node for kind in kinds for node in self._by_type.get(kind, [])]
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The node that contains ``node`` (None for the module, or a node of no semantic field:
+        whitespace, punctuation)."""
+        return self._parent_map().get(id(node))
+
+    def enclosing(self, node: cst.CSTNode, kind: Union[type, tuple[type, ...]]) -> Optional[cst.CSTNode]:
+        """The nearest ancestor of ``node`` of type ``kind`` (or of one of several)."""
+        parents = self._parent_map()
+        current = parents.get(id(node))
+        while current is not None and not isinstance(current, kind):
+            current = parents.get(id(current))
+        return current
+
     def top_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The module-level statement containing ``node`` (a reference's node, call or
         statement, or anything else found by a search)."""
@@ -620,7 +658,7 @@ def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
         item = stack.pop()
         if item is node:
             return True
-        stack.extend(item.children)
+        stack.extend(children(item))
     return False
 
 

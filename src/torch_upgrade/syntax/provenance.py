@@ -144,8 +144,7 @@ class Provenance:
         self.analysis = analysis
         self.index = index
         self._returns: dict[int, str] = {}
-        self._parents: Optional[dict[int, cst.CSTNode]] = None
-        self._by_type: dict[type, list[cst.CSTNode]] = {}
+        self._members: dict[int, tuple[dict[str, list[cst.BaseExpression]], set[str]]] = {}
         self._facts: dict[int, _Facts] = {}
         self._classes: Optional[dict[str, cst.ClassDef]] = None
 
@@ -391,23 +390,11 @@ class Provenance:
 
     def _self_attribute(self, attr: str, ref: _Site, depth: int, cls: str) -> str:
         owner = self.enclosing(ref.node, cst.ClassDef)
-        if owner is None:
+        if not isinstance(owner, cst.ClassDef):
             return POSSIBLE
-        values: list[cst.BaseExpression] = []
-        buffers = False
-        for node in _walk(owner):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    t = target.target
-                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and \
-                            t.value.value == "self" and t.attr.value == attr:
-                        values.append(node.value)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
-                    node.func.attr.value == "register_buffer" and node.args and \
-                    isinstance(node.args[0].value, cst.SimpleString) and \
-                    node.args[0].value.evaluated_value == attr:
-                buffers = True
-        if buffers and cls == TENSOR:
+        assigned, buffers = self._class_members(owner)
+        values = assigned.get(attr, [])
+        if attr in buffers and cls == TENSOR:
             return CERTAIN
         if not values:
             return POSSIBLE
@@ -418,51 +405,40 @@ class Provenance:
             return NO
         return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
 
+    def _class_members(self, owner: cst.ClassDef) -> tuple[dict[str, list[cst.BaseExpression]], set[str]]:
+        """The values assigned to each ``self.<attr>`` in the class, and the names it registers as
+        buffers: one walk per class, kept (a class's methods ask about many attributes)."""
+        known = self._members.get(id(owner))
+        if known is not None:
+            return known
+        assigned: dict[str, list[cst.BaseExpression]] = {}
+        buffers: set[str] = set()
+        for node in _walk(owner):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                        assigned.setdefault(t.attr.value, []).append(node.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value == "register_buffer" and node.args and \
+                    isinstance(node.args[0].value, cst.SimpleString) and \
+                    isinstance(node.args[0].value.evaluated_value, str):
+                buffers.add(node.args[0].value.evaluated_value)
+        self._members[id(owner)] = assigned, buffers
+        return assigned, buffers
+
     # ------------------------------------------------------------------ structure
-    def _parent_map(self) -> dict[int, cst.CSTNode]:
-        if self._parents is None:
-            parents: dict[int, cst.CSTNode] = {}
-            by_type: dict[type, list[cst.CSTNode]] = {}
-            todo: list[cst.CSTNode] = [self.analysis.module]
-            while todo:
-                node = todo.pop()
-                for child in children(node):  # LibCST's own .children rebuilds each node: 10x slower
-                    parents[id(child)] = node
-                    by_type.setdefault(type(child), []).append(child)
-                    todo.append(child)
-            self._parents, self._by_type = parents, by_type
-        return self._parents
-
-    def nodes(self, *kinds: type) -> list[cst.CSTNode]:
-        """The file's nodes of exactly these types (one walk per file, shared: a checker looking
-        for subscripts or augmented assignments need not walk the whole tree itself)."""
-        self._parent_map()
-        if len(kinds) == 1:
-            return self._by_type.get(kinds[0], [])
-        return [node for kind in kinds for node in self._by_type.get(kind, [])]
-
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The node that contains ``node`` (one parent map per file, shared by the checkers)."""
-        return self._parent_map().get(id(node))
-
     def enclosing(self, node: cst.CSTNode, kind: Union[type, tuple[type, ...]]) -> Optional[cst.CSTNode]:
-        """The nearest ancestor of ``node`` of type ``kind`` (or of one of several; one parent map
-        per file, shared)."""
-        parents = self._parent_map()
-        current = parents.get(id(node))
-        while current is not None and not isinstance(current, kind):
-            current = parents.get(id(current))
-        return current
+        return self.analysis.enclosing(node, kind)
 
     def _scopes(self, node: cst.CSTNode) -> list[Union[cst.FunctionDef, cst.Module]]:
         """The enclosing function(s), innermost first, then the module."""
-        parents = self._parent_map()
         out: list[Union[cst.FunctionDef, cst.Module]] = []
-        current = parents.get(id(node))
+        current = self.analysis.parent(node)
         while current is not None:
             if isinstance(current, cst.FunctionDef):
                 out.append(current)
-            current = parents.get(id(current))
+            current = self.analysis.parent(current)
         out.append(self.analysis.module)
         return out
 
@@ -531,7 +507,7 @@ def _walk(root: cst.CSTNode, stop_at_functions: bool = False) -> list[cst.CSTNod
     while todo:
         node = todo.pop()
         out.append(node)
-        for child in node.children:
+        for child in children(node):
             if stop_at_functions and isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 continue
             todo.append(child)

@@ -145,7 +145,7 @@ class Shapes:
     def _self_values(self, site: cst.CSTNode, attr: str) -> list[tuple[cst.BaseExpression, Scope]]:
         """Values assigned to ``self.<attr>`` in the class around ``site``, with their scopes; empty
         when one is assigned any other way (tuple targets, ``setattr``) or the class is unknown."""
-        owner = self.provenance.enclosing(site, cst.ClassDef)
+        owner = self.analysis.enclosing(site, cst.ClassDef)
         if not isinstance(owner, cst.ClassDef):
             return []
         values = self._class_attributes(owner).get(attr)

@@ -70,9 +70,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         return []
     out: list[Hit] = []
     seen: set[int] = set()
-    stack: list[cst.CSTNode] = [analysis.module]
-    while stack:
-        node = stack.pop()
+    for node in analysis.nodes(cst.IfExp, cst.If):  # an outer IfExp comes before its inner ones
         if isinstance(node, cst.IfExp) and id(node) not in seen:
             ref = _asks_cuda(node.test, refs)
             devices = _chain(node, refs)
@@ -89,5 +87,4 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                     and first.targets[0].target.deep_equals(second.targets[0].target) \
                     and _device(first.value, refs) == "cuda" and _device(second.value, refs) == "cpu":
                 out.append(Hit(rule, node.test, ref.statement, ref=ref))
-        stack.extend(reversed(list(node.children)))
     return out

@@ -77,5 +77,5 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 
 
 def _augmented(analysis: Analysis) -> list[cst.AugAssign]:
-    return [node for node in provenance_of(analysis).nodes(cst.AugAssign) if isinstance(node, cst.AugAssign)
+    return [node for node in analysis.nodes(cst.AugAssign) if isinstance(node, cst.AugAssign)
             and isinstance(node.target, cst.Attribute) and node.target.attr.value == "data"]

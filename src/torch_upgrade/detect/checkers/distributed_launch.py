@@ -23,7 +23,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference, children
-from torch_upgrade.syntax.provenance import LIKELY, provenance_of
+from torch_upgrade.syntax.provenance import LIKELY
 
 WORDS = ("torch.distributed.launch", ("local_rank", "add_argument"), ("local-rank", "add_argument"))
 MODULE = "torch.distributed.launch"
@@ -42,7 +42,7 @@ def _text(node: cst.CSTNode) -> Optional[str]:
 
 
 def _mentions_local_rank_env(analysis: Analysis) -> bool:
-    return any("LOCAL_RANK" in (_text(node) or "") for node in provenance_of(analysis).nodes(cst.SimpleString))
+    return any("LOCAL_RANK" in (_text(node) or "") for node in analysis.nodes(cst.SimpleString))
 
 
 def _reads_environment(node: cst.CSTNode, refs: dict[int, Reference]) -> bool:
@@ -98,10 +98,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     by_statement: dict[int, Reference] = {}
     for ref in analysis.references:
         by_statement.setdefault(id(ref.statement), ref)
-    provenance = provenance_of(analysis)
-    for node in provenance.nodes(cst.List, cst.Tuple):  # a command as a list of arguments, wherever it is built
+    for node in analysis.nodes(cst.List, cst.Tuple):  # a command as a list of arguments, wherever it is built
         if _command(node):
-            statement = provenance.enclosing(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
+            statement = analysis.enclosing(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
                 or analysis.module
             # the statement's guard (a version-gated fallback for old torch) is its references'
             owner = by_statement.get(id(statement))

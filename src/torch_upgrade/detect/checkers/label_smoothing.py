@@ -21,7 +21,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference, children
-from torch_upgrade.syntax.provenance import LIKELY, provenance_of
+from torch_upgrade.syntax.provenance import LIKELY
 
 WORDS = (("log_softmax", "mooth"), ("LogSoftmax", "mooth"))  # "smooth", "Smoothing"
 LOG_SOFTMAX = ("torch.nn.functional.log_softmax", "torch.log_softmax", "torch.nn.LogSoftmax",
@@ -78,11 +78,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         return []  # no function can have one
     by_node = {id(r.node): r for r in analysis.references}
     out: list[Hit] = []
-    provenance = provenance_of(analysis)
     functions: list[tuple[Optional[cst.ClassDef], cst.FunctionDef]] = []
-    for node in provenance.nodes(cst.FunctionDef):
+    for node in analysis.nodes(cst.FunctionDef):
         assert isinstance(node, cst.FunctionDef)
-        around = provenance.enclosing(node, (cst.FunctionDef, cst.ClassDef))  # a method's class
+        around = analysis.enclosing(node, (cst.FunctionDef, cst.ClassDef))  # a method's class
         functions.append((around if isinstance(around, cst.ClassDef) else None, node))
     for owner, function in functions:
         refs = _function_refs(function, by_node)

@@ -17,7 +17,6 @@ from torch_upgrade.detect.checkers._calls import hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.legacy_reduction import LEGACY, LOSSES
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.provenance import provenance_of
 
 WORDS = (("torch", "size_average"), ("torch", "reduce"))
 
@@ -36,7 +35,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if not legacy:
             continue
         if all(isinstance(a.value, cst.Name) for a in legacy):
-            function = provenance_of(analysis).enclosing(call, cst.FunctionDef)
+            function = analysis.enclosing(call, cst.FunctionDef)
             if isinstance(function, cst.FunctionDef) and all(isinstance(a.value, cst.Name) and a.value.value in _parameters(function)
                                             for a in legacy):
                 continue  # a wrapper forwarding its own size_average/reduce parameters

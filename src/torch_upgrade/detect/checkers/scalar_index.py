@@ -24,7 +24,6 @@ from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import children
-from torch_upgrade.syntax.provenance import Provenance, provenance_of
 
 WORDS = (("torch", "[0]"),)
 
@@ -36,10 +35,10 @@ def _zero_index(node: cst.Subscript) -> bool:
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
 
 
-def _stores(provenance: Provenance) -> set[int]:
+def _stores(analysis: Analysis) -> set[int]:
     """Ids of subscripts written to (``x[0] = ...``, ``x[0] += ...``, ``del x[0]``, loop targets)."""
     out: set[int] = set()
-    for node in provenance.nodes(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del):
+    for node in analysis.nodes(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del):
         if isinstance(node, cst.Assign):
             targets: list[cst.CSTNode] = [t.target for t in node.targets]
         else:
@@ -67,9 +66,9 @@ def _root(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
 _CATCHES = {"IndexError", "LookupError", "Exception", "BaseException"}
 
 
-def _handled(node: cst.CSTNode, provenance: Provenance) -> bool:
+def _handled(node: cst.CSTNode, analysis: Analysis) -> bool:
     """Whether ``node`` runs in the body of a ``try`` whose handlers catch an IndexError."""
-    child, current = node, provenance.parent(node)
+    child, current = node, analysis.parent(node)
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         if isinstance(current, cst.Try) and child is current.body:
             for handler in current.handlers:
@@ -79,7 +78,7 @@ def _handled(node: cst.CSTNode, provenance: Provenance) -> bool:
                                         (n.attr if isinstance(n, cst.Attribute) else n).value in _CATCHES
                                         for n in names):
                     return True
-        child, current = current, provenance.parent(current)
+        child, current = current, analysis.parent(current)
     return False
 
 
@@ -89,12 +88,11 @@ def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    provenance = provenance_of(analysis)
-    zero = [node for node in provenance.nodes(cst.Subscript) if isinstance(node, cst.Subscript) and _zero_index(node)]
+    zero = [node for node in analysis.nodes(cst.Subscript) if isinstance(node, cst.Subscript) and _zero_index(node)]
     if not zero:
         return []
     refs = {id(ref.node): ref for ref in analysis.references if ref.ctx == "load"}
-    stores = _stores(provenance)
+    stores = _stores(analysis)
     shapes: Optional[Shapes] = None
     out = []
     for node in zero:
@@ -104,7 +102,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref is None or ref.guarded:
             continue
         shapes = shapes or Shapes(analysis)
-        if _handled(node, provenance):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
+        if _handled(node, analysis):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
             ref = dataclasses.replace(ref, handled=True)
         base = node.value
         if shapes.scalar(base, ref.scope):
