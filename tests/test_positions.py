@@ -20,6 +20,15 @@ SAMPLES = {
     "header and semicolons": "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n\nimport torch; a = torch.rfft(x, 1); b = a\n",
     "string repeats code": 's = """\nx = torch.solve(b, a)\n"""\nx = torch.solve(b, a)\n',
     "nested": "import torch as th\nif True:\n    try:\n        with th.cuda.amp.autocast():\n            f(th.qr(\n                x,\n            ))\n    finally:\n        pass\n",
+    # the innermost statement is regenerated with its blocks' indentation: each way that can go wrong
+    "elif": "import torch\nif a:\n    pass\nelif b:\n    x = torch.qr(a)\nelif c:\n    x = torch.qr(a)\nelse:\n    y = torch.qr(b)\n",
+    "tabs and mixed blocks": "import torch\nclass A:\n\tdef f(self):\n\t\tif x:\n\t\t  return torch.qr(x)\n\t\treturn torch.qr(y)\n",
+    "nested duplicates": "import torch\nclass A:\n    def f(self):\n        x = torch.qr(a)\n    def g(self):\n        x = torch.qr(a)\n",
+    "nested last line without newline": "import torch\ndef f():\n    return torch.qr(a)",
+    "comments at other indents": "import torch\ndef f():\n# flush left\n        # deeper\n    x = torch.qr(a)  # trailing\n    return x\n",
+    "suite and semicolons": "import torch\ndef f():\n    if x: return torch.qr(a)\n    a = 1; b = torch.qr(a)\n",
+    "decorated method": "import torch\nclass A:\n    @torch.jit.export\n    def f(self):\n        return torch.qr(a)\n",
+    "crlf nested": "import torch\r\ndef f():\r\n    while True:\r\n        x = torch.qr(a)\r\n",
 }
 
 
@@ -29,9 +38,36 @@ def _compare(code: str) -> int:
     nodes = [r.node for r in analysis.references] + [r.call for r in analysis.references if r.call is not None] \
         + [r.statement for r in analysis.references if r.statement is not module]
     expected = _whole_module(module, nodes)
-    got = locate(module, nodes, code, analysis.top_of)
-    assert got == expected
+    assert locate(module, nodes, code, analysis.top_of) == expected  # module-level statements
+    assert locate(module, nodes, code, analysis.top_of, analysis.parent) == expected  # innermost ones
     return len(nodes)
+
+
+def test_the_innermost_statement_is_regenerated_not_its_class(monkeypatch):
+    from torch_upgrade.syntax import positions
+
+    generated = []
+    real = positions._statement_positions
+
+    def spy(module, statement, text, indent=()):
+        generated.append(type(statement).__name__)
+        return real(module, statement, text, indent)
+
+    monkeypatch.setattr(positions, "_statement_positions", spy)
+
+    def place(code):
+        generated.clear()
+        module = cst.parse_module(code)
+        analysis = Analysis(module)
+        nodes = [r.call for r in analysis.references if r.call is not None]
+        assert locate(module, nodes, code, analysis.top_of, analysis.parent) == _whole_module(module, nodes)
+        return generated
+
+    many = "".join(f"    def m{i}(self):\n        return {i}\n" for i in range(50))
+    assert place("import torch\nclass A:\n    def f(self):\n        x = torch.qr(a)\n" + many) == \
+        ["SimpleStatementLine"]  # not the class of 50 methods
+    # the same line twice: each is placed by its method (unique with its `def` line), never guessed
+    assert place(SAMPLES["nested duplicates"]) == ["SimpleStatementLine", "FunctionDef"] * 2
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))

@@ -299,7 +299,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
     if not hits:
         return []
     where = locate(module, [h.node for h in hits] + [h.statement for h in hits], text,
-                   analysis.top_of if analysis is not None else None)
+                   analysis.top_of if analysis is not None else None,
+                   analysis.parent if analysis is not None else None)
     suppressions = suppressions or Suppressions.of(text)
     lines = text.splitlines()
     window = ctx.settings.window
@@ -348,7 +349,7 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
         places += [(rule, place) for place in holding(fact, "node")]
         facts[rule.id] = fact
     if places:
-        where = locate(module, [place["node"] for _, place in places], text, analysis.top_of)
+        where = locate(module, [place["node"] for _, place in places], text, analysis.top_of, analysis.parent)
         lines = text.splitlines()
         suppressions = suppressions or Suppressions.of(text)
         for rule, place in places:
@@ -395,7 +396,7 @@ def _attach_text_edits(unit: Unit, module: cst.Module, code: str, findings: Sequ
         return
     lines = source_lines(code)
     for finding, rewrite in zip(fixed, alone(module, code, [f.fix for f in fixed if f.fix is not None],
-                                             analysis.top_of)):
+                                             analysis.top_of, analysis.parent)):
         assert finding.fix is not None  # chosen above
         edits = unit.edits(code, rewrite, lines)
         finding.fix.text_edits = tuple(e for e, _ in edits)
@@ -447,7 +448,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
             raise SourceError(f"fixes did not settle after {MAX_FIX_PASSES} passes ({rules} still "
                               "offered); file left unchanged")
         computed = iter(alone(module, code, [f.fix for f in offered if f.fix is not None and not _text_only(f.fix)],
-                              analysis.top_of))
+                              analysis.top_of, analysis.parent))
         rewrites = [Alone(None, f.fix.text_edits) if f.fix is not None and _text_only(f.fix) else next(computed)
                     for f in offered]
         edits = [rewrites[i].edits for i in chosen]

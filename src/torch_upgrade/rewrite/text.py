@@ -200,13 +200,15 @@ def _trimmed(code: str, starts: Sequence[int], start: int, end: int, new: str) -
 
 
 def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
-          top_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None) -> list[Alone]:
+          top_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None,
+          parent: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None) -> list[Alone]:
     """Each of a file's fixes (in report order) applied alone, as text edits (``code``: the
     module's, which it round-trips to).
 
     ``top_of`` (the analysis's) names the module-level statement holding a node: a fix that only
     replaces nodes in one statement is then applied to that statement alone, which gives the
-    same text at a fraction of the cost.
+    same text at a fraction of the cost; ``parent`` (the analysis's) lets the nodes' positions
+    come from the innermost statements (see ``syntax.positions``).
 
     A rewrite stops using a name (``released``); the import of that name goes when nothing uses
     it any more. When several fixes each remove some of the uses and together remove all of them,
@@ -224,7 +226,7 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
     starts = offsets(code)
     if tops is not None and tops.exact and top_of is not None:
         located = locate(module, [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)
-                                  and isinstance(e.node, cst.BaseExpression)], code, top_of)
+                                  and isinstance(e.node, cst.BaseExpression)], code, top_of, parent)
     for fix in fixes:
         in_place = _in_place(module, fix, located, starts, tops, total) if tops is not None else None
         if in_place is not None:

@@ -1,18 +1,21 @@
 """Line/column positions, computed only for the nodes that produce findings.
 
 LibCST's ``PositionProvider`` regenerates the whole module to count lines,
-which costs about as much as parsing it. We regenerate only the module-level
-statement that holds a flagged node, with LibCST's own position-tracking
-codegen state started at the line where that statement's code sits in the
-source text. The placement is checked (the generated code must equal the
-source text at that offset), so positions stay exact; anything unexpected
-falls back to the whole-module provider.
+which costs about as much as parsing it. We regenerate only a statement that
+holds a flagged node, with LibCST's own position-tracking codegen state
+started at the line where that statement's code sits in the source text: the
+innermost statement whose code (its indentation included, from the blocks
+around it) occurs once in the text, else the module-level statement (a class
+of a thousand lines is not regenerated for one call in it). The placement is
+checked (the generated code must equal the source text at that offset), so
+positions stay exact; anything unexpected falls back to the whole-module
+provider.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Optional, cast
+from typing import Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider, CodeRange, MetadataWrapper, PositionProvider
@@ -21,6 +24,8 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 _NEWLINES = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
 
 TopOf = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+Parent = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+_STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
 class _Table:
@@ -31,18 +36,19 @@ class _Table:
 
 
 def locate(module: cst.Module, nodes: Iterable[cst.CSTNode], text: Optional[str] = None,
-           top_of: Optional[TopOf] = None) -> dict[int, CodeRange]:
+           top_of: Optional[TopOf] = None, parent: Optional[Parent] = None) -> dict[int, CodeRange]:
     """Positions (1-based lines, 0-based columns) of ``nodes``, keyed by ``id(node)``.
 
     ``text`` is the module's source and ``top_of`` maps a node to the
     module-level statement that contains it; with both, only those statements
-    are regenerated.
+    are regenerated. With ``parent`` too (the analysis's), the innermost
+    statements that can be placed are.
     """
     nodes = list(nodes)
     if not nodes:
         return {}
     if text is not None and top_of is not None:
-        found = _by_statement(module, nodes, text, top_of)
+        found = _by_statement(module, nodes, text, top_of, parent)
         if found is not None:
             return found
     return _whole_module(module, nodes)
@@ -54,39 +60,75 @@ def _whole_module(module: cst.Module, nodes: list) -> dict[int, CodeRange]:
     return {id(node): rng for node, rng in table.items() if id(node) in wanted}
 
 
-def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf) -> Optional[dict[int, CodeRange]]:
-    groups: dict[int, tuple[cst.CSTNode, list]] = {}
+def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
+                  parent: Optional[Parent]) -> Optional[dict[int, CodeRange]]:
+    groups: dict[int, tuple[list[tuple[cst.CSTNode, list[str]]], list]] = {}
     for node in nodes:
         top = top_of(node)
         if top is None:
             return None
-        groups.setdefault(id(top), (top, []))[1].append(node)
+        chain = _statements(module, node, top, parent) if parent is not None else [(top, [])]
+        groups.setdefault(id(chain[0][0]), (chain, []))[1].append(node)
     out: dict[int, CodeRange] = {}
-    for top, members in groups.values():
-        placed = _statement_positions(module, top, text)
+    placements: dict[int, Optional[tuple[dict[cst.CSTNode, CodeRange], int]]] = {}
+    for chain, members in groups.values():
+        placed = None
+        for statement, indent in chain:  # the innermost that can be placed
+            if id(statement) not in placements:
+                placements[id(statement)] = _statement_positions(module, statement, text, indent)
+            placed = placements[id(statement)]
+            if placed is not None:
+                break
         if placed is None:
             return None
         table, lines = placed
         for node in members:
             rng = table.get(node)
-            if rng is not None:
-                out[id(node)] = CodeRange((rng.start.line + lines, rng.start.column),
-                                          (rng.end.line + lines, rng.end.column)) if lines else rng
+            if rng is None:
+                return None  # not generated where expected: the whole module decides
+            out[id(node)] = CodeRange((rng.start.line + lines, rng.start.column),
+                                      (rng.end.line + lines, rng.end.column)) if lines else rng
     return out
 
 
-def _statement_positions(module: cst.Module, top: cst.CSTNode,
-                         text: str) -> Optional[tuple[dict[cst.CSTNode, CodeRange], int]]:
-    """The positions of the nodes of one module-level statement as if it started at line 1, and
-    the number of lines before it in ``text``: its code is generated once, and found in the text."""
+def _statements(module: cst.Module, node: cst.CSTNode, top: cst.CSTNode,
+                parent: Parent) -> list[tuple[cst.CSTNode, list[str]]]:
+    """The statements holding ``node`` (itself, if a statement) that stand in an indented block,
+    innermost first, each with the indentation its blocks give it, then ``top``. Only a statement
+    directly in a block is generated as it is written (an ``elif`` alone would print as ``if``)."""
+    out: list[tuple[cst.CSTNode, list[str]]] = []
+    current: Optional[cst.CSTNode] = node
+    while current is not None and current is not top:
+        above = parent(current)
+        if isinstance(current, _STATEMENTS) and isinstance(above, cst.IndentedBlock):
+            out.append((current, []))
+        current = above
+    if current is not top:
+        return [(top, [])]
+    for statement, indent in out:
+        block = parent(statement)
+        while block is not None and block is not top:
+            if isinstance(block, cst.IndentedBlock):
+                indent.insert(0, module.default_indent if block.indent is None else block.indent)
+            block = parent(block)
+    return out + [(top, [])]
+
+
+def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str,
+                         indent: Sequence[str] = ()) -> Optional[tuple[dict[cst.CSTNode, CodeRange], int]]:
+    """The positions of the nodes of one statement as if it started at line 1, and the number of
+    lines before it in ``text``: its code (with ``indent``, the indentation of the blocks around
+    it) is generated once, and found in the text, where it must occur exactly once."""
     table = _Table()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent, default_newline=module.default_newline,
         provider=cast("BaseMetadataProvider[CodeRange]", table),
     )
-    top._codegen(state)
+    state.indent_tokens = list(indent)
+    statement._codegen(state)
     code = "".join(state.tokens)
     offset = _unique(text, code)
+    top = statement
     if offset is None and top is module.body[-1] and not module.has_trailing_newline:
         code = code[:-len(module.default_newline)]
         offset = _unique(text, code)
