@@ -69,11 +69,21 @@ def diff_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     """The edits that turn ``old`` into ``new``: one per changed block of lines, trimmed to the
     characters that differ."""
     a, b = source_lines(old), source_lines(new)
+    # the lines both start and end with are left out of the matching (a fix changes a few lines
+    # of a long file: matching them all costs more than everything else the fix takes)
+    shortest = min(len(a), len(b))
+    lo = 0
+    while lo < shortest and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < shortest - lo and a[len(a) - 1 - hi] == b[len(b) - 1 - hi]:
+        hi += 1
     out = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    matcher = difflib.SequenceMatcher(a=a[lo:len(a) - hi], b=b[lo:len(b) - hi], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + lo, i2 + lo, j1 + lo, j2 + lo
         removed, added = "".join(a[i1:i2]), "".join(b[j1:j2])
         prefix = 0
         while prefix < min(len(removed), len(added)) and removed[prefix] == added[prefix]:

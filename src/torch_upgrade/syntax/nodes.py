@@ -29,14 +29,34 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything."""
+_IS_NODE: dict[type, bool] = {}  # type -> whether it is a CSTNode (isinstance on LibCST's ABC is slow)
+
+
+def is_node(value: object) -> bool:
+    kind = type(value)
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def child_list(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything,
+    in field order."""
+    out: list[cst.CSTNode] = []
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            yield from (v for v in value if isinstance(v, cst.CSTNode))
+        kind = type(value)
+        if kind is list or kind is tuple:
+            out.extend(v for v in value if is_node(v))
+        elif is_node(value):
+            out.append(value)
+    return out
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``child_list`` as an iterator."""
+    return iter(child_list(node))
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
