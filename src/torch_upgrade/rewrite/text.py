@@ -22,12 +22,7 @@ import libcst as cst
 
 from torch_upgrade.rewrite import apply as fixing
 from torch_upgrade.rewrite.edits import Replace
-from torch_upgrade.syntax.positions import locate
-
-try:  # to generate a node's code with a given indentation (LibCST's own state for Module.code_for_node)
-    from libcst._nodes.internal import CodegenState
-except ImportError:  # pragma: no cover
-    CodegenState = None  # type: ignore[assignment,misc]
+from torch_upgrade.syntax.positions import Parent, TopOf, find_once, generate, locate, statements_around
 from torch_upgrade.core.model import Fix, TextEdit, source_lines
 from torch_upgrade.core.textedits import diff_edits, offsets, span, touch
 
@@ -41,26 +36,36 @@ class Alone:
 
 
 class _Tops:
-    """Each module-level statement's code, generated once: a module whose code is exactly its
-    header, its statements' code and its footer can be regenerated statement by statement."""
+    """Each module-level statement's code, generated on first need (a whole module's code costs
+    about as much as parsing it): a module whose code is exactly its header, its statements' code
+    and its footer can be regenerated statement by statement."""
 
     def __init__(self, module: cst.Module, code: str):
         self.module, self.code = module, code
-        self.header = "".join(module.code_for_node(line) for line in module.header)
-        self.footer = "".join(module.code_for_node(line) for line in module.footer)
-        self.pieces = {id(statement): module.code_for_node(statement) for statement in module.body}
-        self.exact = self.header + "".join(self.pieces.values()) + self.footer == code
-        self.offsets = [len(self.header)]
-        for statement in module.body:
-            self.offsets.append(self.offsets[-1] + len(self.pieces[id(statement)]))
+        self._exact: Optional[bool] = None
+
+    @property
+    def exact(self) -> bool:
+        if self._exact is None:
+            module = self.module
+            self.header = "".join(module.code_for_node(line) for line in module.header)
+            self.footer = "".join(module.code_for_node(line) for line in module.footer)
+            self.pieces = {id(statement): module.code_for_node(statement) for statement in module.body}
+            self._exact = self.header + "".join(self.pieces.values()) + self.footer == self.code
+            self.offsets = [len(self.header)]
+            for statement in module.body:
+                self.offsets.append(self.offsets[-1] + len(self.pieces[id(statement)]))
+        return self._exact
 
     def code_of(self, body: Sequence[cst.CSTNode]) -> str:
+        assert self.exact  # callers check it first
         return self.header + "".join(self.pieces.get(id(s)) or self.module.code_for_node(s) for s in body) \
             + self.footer
 
     def splice(self, body: Sequence[cst.CSTNode]) -> Optional[tuple[int, int, str]]:
         """A new module body (the old one with statements replaced or inserted) as one change of
         the code: (start, end, new text); None when nothing changed."""
+        assert self.exact  # callers check it first
         old = self.module.body
         i = 0
         while i < min(len(old), len(body)) and old[i] is body[i]:
@@ -73,18 +78,93 @@ class _Tops:
         return self.offsets[i], self.offsets[j], "".join(self.module.code_for_node(s) for s in body[i:k])
 
 
-def _locally(module: cst.Module, fix: Fix, tops: _Tops, top_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
-             total: dict[str, int]) -> Optional[tuple[str, dict[str, int]]]:
-    """``fix`` applied alone by rewriting only the module-level statements it touches (and adding
-    its imports), when that is exactly what applying it to the whole module does: node
-    replacements inside statements (not whole module-level statements), no import to remove.
-    The new code and the uses left of its released names; None: not so (or not applied)."""
-    if not tops.exact or not fix.edits or not all(isinstance(e, Replace) for e in fix.edits):
+class _Uses:
+    """How many times the module uses each name some fix releases (see ``fixing.uses``), counted
+    only when a fix takes uses of one away: most fixes keep the names they touch."""
+
+    def __init__(self, module: cst.Module, names: Sequence[str]):
+        self.module, self.names = module, names
+        self._total: Optional[dict[str, int]] = None
+
+    @property
+    def counted(self) -> bool:
+        return self._total is not None
+
+    def total(self) -> dict[str, int]:
+        if self._total is None:
+            self._total = fixing.uses(self.module, self.names) if self.names else {}
+        return self._total
+
+    def after(self, fix: Fix, pairs: Sequence[tuple[cst.CSTNode, cst.CSTNode]]) -> tuple[bool, Optional[dict[str, int]]]:
+        """For ``fix`` replacing each old node of ``pairs`` by the new one: whether every name it
+        releases is still used after it (else an import goes, which only the whole module's
+        rewrite decides), and the uses left of each (None when it takes none away)."""
+        if not fix.released:
+            return True, None
+        before: dict[str, int] = dict.fromkeys(fix.released, 0)
+        after = dict(before)
+        for old, new in pairs:
+            for name, count in fixing.uses(old, fix.released).items():
+                before[name] += count
+            for name, count in fixing.uses(new, fix.released).items():
+                after[name] += count
+        if all(after[name] >= before[name] and after[name] > 0 for name in fix.released):
+            return True, None  # a name still used here is still used in the module, as often
+        total = self.total()
+        left = {name: total[name] + after[name] - before[name] for name in fix.released}
+        return all(left[name] > 0 for name in fix.released), left
+
+
+def _within(node: cst.CSTNode, holder: cst.CSTNode, parent: Parent) -> bool:
+    current: Optional[cst.CSTNode] = node
+    while current is not None and current is not holder:
+        current = parent(current)
+    return current is holder
+
+
+def _in_statement(module: cst.Module, code: str, fix: Fix, top: cst.CSTNode, replacements: dict[int, Any],
+                  parent: Parent, uses: _Uses) -> Optional[tuple[str, Optional[dict[str, int]]]]:
+    """``fix`` applied alone by regenerating the innermost statement that holds all its nodes and
+    whose code (with its blocks' indentation) occurs once in the text: exactly what generating the
+    whole module would write there. None: no such statement below ``top``."""
+    nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
+    for statement, indent in statements_around(module, nodes[0], top, parent)[:-1]:
+        if any(node is statement for node in nodes):
+            return None  # a whole statement replaced: the module-level statement decides
+        if not all(_within(node, statement, parent) for node in nodes[1:]):
+            continue
+        old = generate(module, statement, indent)
+        offset = find_once(code, old)
+        if offset is None:
+            continue
+        try:
+            new = statement.visit(fixing.Applier(replacements, {}))
+        except Exception:
+            return None
+        if not isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return None
+        kept, left = uses.after(fix, [(statement, new)])
+        if not kept:
+            return None
+        return code[:offset] + generate(module, new, indent) + code[offset + len(old):], left
+    return None
+
+
+def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf, parent: Optional[Parent],
+             uses: _Uses) -> Optional[tuple[str, Optional[dict[str, int]]]]:
+    """``fix`` applied alone by rewriting only the statements it touches (and adding its imports),
+    when that is exactly what applying it to the whole module does: node replacements inside
+    statements (not whole module-level statements), no import to remove. The new code and the
+    uses left of its released names (None: it takes none away); None: not so (or not applied).
+    With ``parent`` (the analysis's), a fix inside one module-level statement and adding no import
+    rewrites the innermost statement that can be placed (see ``_in_statement``)."""
+    if not fix.edits or not all(isinstance(e, Replace) for e in fix.edits):
         return None
     nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
     if len({id(n) for n in nodes}) != len(nodes):
         return None
     by_top: dict[int, dict[int, Any]] = {}
+    tops_of: dict[int, cst.CSTNode] = {}
     index = {id(s): i for i, s in enumerate(module.body)}
     for edit in fix.edits:
         assert isinstance(edit, Replace)  # checked above
@@ -92,6 +172,14 @@ def _locally(module: cst.Module, fix: Fix, tops: _Tops, top_of: Callable[[cst.CS
         if top is None or top is edit.node or id(top) not in index:
             return None
         by_top.setdefault(id(top), {})[id(edit.node)] = edit.new
+        tops_of[id(top)] = top
+    if parent is not None and len(by_top) == 1 and not fix.imports:
+        [(top_id, replacements)] = by_top.items()
+        nested = _in_statement(module, code, fix, tops_of[top_id], replacements, parent, uses)
+        if nested is not None:
+            return nested
+    if not tops.exact:
+        return None
     body: list[Any] = list(module.body)
     changed: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     for top_id, replacements in by_top.items():
@@ -104,48 +192,34 @@ def _locally(module: cst.Module, fix: Fix, tops: _Tops, top_of: Callable[[cst.CS
             return None
         body[index[top_id]] = new
         changed.append((old, new))
-    after: dict[str, int] = {}
-    if fix.released:
-        after = dict(total)
-        for old, new in changed:
-            before_here, after_here = fixing.uses(old, fix.released), fixing.uses(new, fix.released)
-            for name in fix.released:
-                after[name] += after_here[name] - before_here[name]
-        if not all(after[name] for name in fix.released):
-            return None  # an import goes: the whole module's rewrite decides how
+    kept, left = uses.after(fix, changed)
+    if not kept:
+        return None  # an import goes: the whole module's rewrite decides how
     shallow = module.with_changes(body=body)
     if fix.imports:
         shallow = fixing.add_imports(shallow, fix.imports)
-    return tops.code_of(shallow.body), after
+    return tops.code_of(shallow.body), left
 
 
 def _free_code(module: cst.Module, node: cst.CSTNode) -> Optional[str]:
     """A node's code when it does not depend on where the node stands (no line of it is indented
     by its block): the same with and without indentation around it. None otherwise."""
-    if CodegenState is None:  # pragma: no cover - LibCST moved its internals
-        return None
-    out = []
-    for indent in ([], ["\t\x00"]):
-        state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
-        state.indent_tokens = list(indent)
-        node._codegen(state)
-        out.append("".join(state.tokens))
-    return out[0] if out[0] == out[1] else None
+    plain, indented = generate(module, node), generate(module, node, ["\t\x00"])
+    return plain if plain == indented else None
 
 
 def _in_place(module: cst.Module, fix: Fix, located: dict[int, Any], starts: Sequence[int], tops: _Tops,
-              total: dict[str, int]) -> Optional[tuple[str, tuple[TextEdit, ...], dict[str, int]]]:
+              uses: _Uses) -> Optional[tuple[str, tuple[TextEdit, ...], Optional[dict[str, int]]]]:
     """``fix`` applied alone by replacing the text of the expressions it replaces (and of the
     import statements it adds to), when that is exactly what applying it to the whole module does:
     expressions whose code does not depend on their indentation, no import to remove. The new code,
     its edits and the uses left of its released names; None: not so."""
     code = tops.code
-    if not tops.exact or not fix.edits or not all(
+    if not fix.edits or not all(
             isinstance(e, Replace) and isinstance(e.node, cst.BaseExpression) and isinstance(e.new, cst.BaseExpression)
             for e in fix.edits):
         return None
     spans: list[tuple[int, int, str]] = []
-    after = dict(total)
     for edit in fix.edits:
         assert isinstance(edit, Replace) and isinstance(edit.new, cst.CSTNode)  # checked above
         rng = located.get(id(edit.node))
@@ -157,13 +231,13 @@ def _in_place(module: cst.Module, fix: Fix, located: dict[int, Any], starts: Seq
         if old is None or new is None or code[start:end] != old:
             return None
         spans.append((start, end, new))
-        if fix.released:
-            before_here, after_here = fixing.uses(edit.node, fix.released), fixing.uses(edit.new, fix.released)
-            for name in fix.released:
-                after[name] += after_here[name] - before_here[name]
-    if fix.released and not all(after[name] > 0 for name in fix.released):
+    kept, left = uses.after(fix, [(e.node, e.new) for e in fix.edits
+                                  if isinstance(e, Replace) and isinstance(e.new, cst.CSTNode)])
+    if not kept:
         return None  # an import goes: the whole module's rewrite decides how
     if fix.imports:
+        if not tops.exact:
+            return None
         change = tops.splice(fixing.add_imports(module, fix.imports).body)
         if change is not None:
             spans.append(change)
@@ -174,7 +248,7 @@ def _in_place(module: cst.Module, fix: Fix, located: dict[int, Any], starts: Seq
     for start, end, new in reversed(spans):
         out = out[:start] + new + out[end:]
     edits = tuple(e for e in (_trimmed(code, starts, *span) for span in spans) if e is not None)
-    return out, edits, after
+    return out, edits, left
 
 
 def _trimmed(code: str, starts: Sequence[int], start: int, end: int, new: str) -> Optional[TextEdit]:
@@ -220,25 +294,26 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
     out: list[Alone] = []
     left: list[Optional[dict[str, int]]] = []  # per fix: uses of its released names after it alone
     released = sorted({n for fix in fixes for n in fix.released})
-    total = fixing.uses(module, released) if released else {}
+    uses = _Uses(module, released)
     tops = _Tops(module, code) if top_of is not None and fixes else None
     located: dict[int, Any] = {}
     starts = offsets(code)
-    if tops is not None and tops.exact and top_of is not None:
+    if tops is not None and top_of is not None:
         located = locate(module, [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)
                                   and isinstance(e.node, cst.BaseExpression)], code, top_of, parent)
     for fix in fixes:
-        in_place = _in_place(module, fix, located, starts, tops, total) if tops is not None else None
+        in_place = _in_place(module, fix, located, starts, tops, uses) if tops is not None else None
         if in_place is not None:
             new_code, edits, after = in_place
             out.append(Alone(new_code, edits))
-            left.append({n: after[n] for n in fix.released} if fix.released else None)
+            left.append(after)
             continue
-        local = _locally(module, fix, tops, top_of, total) if tops is not None and top_of is not None else None
+        local = _locally(module, code, fix, tops, top_of, parent, uses) \
+            if tops is not None and top_of is not None else None
         if local is not None:
             new_code, after = local
             out.append(Alone(new_code, diff_edits(code, new_code)))
-            left.append({n: after[n] for n in fix.released} if fix.released else None)
+            left.append(after)
             continue
         try:
             new, applied = fixing.apply(module, [fix])
@@ -251,6 +326,9 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
         new_code = new.code
         out.append(Alone(new_code, diff_edits(code, new_code)))
         left.append(fixing.uses(new, fix.released) if fix.released else None)
+    if all(counts is None for counts in left):
+        return out  # no fix takes uses of a name away
+    total = uses.total()
     for name in released:
         if not total[name]:
             continue

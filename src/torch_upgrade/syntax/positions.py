@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider, CodeRange, MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 _NEWLINES = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
@@ -67,7 +68,7 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
         top = top_of(node)
         if top is None:
             return None
-        chain = _statements(module, node, top, parent) if parent is not None else [(top, [])]
+        chain = statements_around(module, node, top, parent) if parent is not None else [(top, [])]
         groups.setdefault(id(chain[0][0]), (chain, []))[1].append(node)
     out: dict[int, CodeRange] = {}
     placements: dict[int, Optional[tuple[dict[cst.CSTNode, CodeRange], int]]] = {}
@@ -91,8 +92,8 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
     return out
 
 
-def _statements(module: cst.Module, node: cst.CSTNode, top: cst.CSTNode,
-                parent: Parent) -> list[tuple[cst.CSTNode, list[str]]]:
+def statements_around(module: cst.Module, node: cst.CSTNode, top: cst.CSTNode,
+                      parent: Parent) -> list[tuple[cst.CSTNode, list[str]]]:
     """The statements holding ``node`` (itself, if a statement) that stand in an indented block,
     innermost first, each with the indentation its blocks give it, then ``top``. Only a statement
     directly in a block is generated as it is written (an ``elif`` alone would print as ``if``)."""
@@ -127,22 +128,31 @@ def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str,
     state.indent_tokens = list(indent)
     statement._codegen(state)
     code = "".join(state.tokens)
-    offset = _unique(text, code)
+    offset = find_once(text, code)
     top = statement
     if offset is None and top is module.body[-1] and not module.has_trailing_newline:
         code = code[:-len(module.default_newline)]
-        offset = _unique(text, code)
+        offset = find_once(text, code)
     if offset is None:
         return None
     return table._computed, len(_NEWLINES.findall(text, 0, offset))
 
 
-def _unique(text: str, code: str) -> Optional[int]:
-    """The offset of ``code`` in ``text`` if it occurs exactly once (a top-level statement
-    starts a line, so only line starts count)."""
+def find_once(text: str, code: str) -> Optional[int]:
+    """The offset of ``code`` in ``text`` if it occurs exactly once, at the start of a line (where
+    a statement's code starts)."""
     offset = text.find(code)
     if offset < 0 or (offset > 0 and text[offset - 1] not in "\r\n"):
         return None
     if text.find(code, offset + 1) >= 0:
         return None
     return offset
+
+
+def generate(module: cst.Module, node: cst.CSTNode, indent: Sequence[str] = ()) -> str:
+    """The code of ``node`` as the module writes it inside blocks indented by ``indent`` (see
+    ``statements_around``)."""
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state.indent_tokens = list(indent)
+    node._codegen(state)
+    return "".join(state.tokens)
