@@ -37,15 +37,12 @@ def keyword_fallbacks(analysis: Analysis, functions: Iterable[str], keyword: str
     if not called:
         return set()
     out: set[int] = set()
-    stack: list[cst.CSTNode] = [analysis.module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Try):
-            tried = [c for c in _calls(node.body) if id(c) in called and any(
-                a.keyword is not None and a.keyword.value == keyword for a in c.args)]
-            if tried:
-                names = {called[id(c)] for c in tried}
-                for handler in node.handlers:
-                    out.update(id(c) for c in _calls(handler.body) if called.get(id(c)) in names)
-        stack.extend(children(node))
+    for node in analysis.nodes(cst.Try):
+        assert isinstance(node, cst.Try)
+        tried = [c for c in _calls(node.body) if id(c) in called and any(
+            a.keyword is not None and a.keyword.value == keyword for a in c.args)]
+        if tried:
+            names = {called[id(c)] for c in tried}
+            for handler in node.handlers:
+                out.update(id(c) for c in _calls(handler.body) if called.get(id(c)) in names)
     return out

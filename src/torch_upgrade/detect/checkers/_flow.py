@@ -16,7 +16,8 @@ from typing import Iterator, Optional, Sequence, TypeVar, Union, cast
 
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import Analysis, _fields, children
+from torch_upgrade.syntax.analysis import Analysis, children
+from torch_upgrade.syntax.nodes import child_list
 
 Scope = Union[cst.Module, cst.FunctionDef]
 N = TypeVar("N", bound=cst.CSTNode)
@@ -149,16 +150,6 @@ def _record(small: cst.BaseSmallStatement, order: int, statement: cst.SimpleStat
 _SKIP = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Comment)
 
 
-_IS_NODE: dict[type, bool] = {}
-
-
-def _is_node(cls: type) -> bool:
-    known = _IS_NODE.get(cls)
-    if known is None:
-        known = _IS_NODE[cls] = issubclass(cls, cst.CSTNode)
-    return known
-
-
 def walk(node: cst.CSTNode, prune: tuple[type[cst.CSTNode], ...] = ()) -> list[cst.CSTNode]:
     """Every node under ``node`` (itself included), parents first, without LibCST's visitor machinery.
 
@@ -174,14 +165,7 @@ def walk(node: cst.CSTNode, prune: tuple[type[cst.CSTNode], ...] = ()) -> list[c
         cls = type(item)
         if cls in stop:
             continue
-        kids: list[cst.CSTNode] = []
-        for name in _fields(cls):
-            value = getattr(item, name)
-            if type(value) in (list, tuple):
-                kids.extend(v for v in value if _is_node(type(v)))
-            elif _is_node(type(value)):
-                kids.append(value)
-        stack.extend(reversed(kids))
+        stack.extend(reversed(child_list(item)))
     return out
 
 

@@ -23,7 +23,7 @@ import libcst as cst
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES, reduction_of
 from torch_upgrade.syntax.analysis import Analysis, Binding, Scope
-from torch_upgrade.syntax.nodes import children, dotted
+from torch_upgrade.syntax.nodes import child_list, dotted
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 SCALAR_REDUCTIONS = ("mean", "sum", "batchmean", "elementwise_mean")
@@ -267,5 +267,5 @@ def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
     while todo:
         node = todo.pop()
         out.append(node)
-        todo.extend(children(node))
+        todo += child_list(node)
     return out
