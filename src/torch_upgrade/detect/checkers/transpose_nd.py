@@ -20,7 +20,7 @@ from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import provenance_of
 
-WORDS = (".T",)
+WORDS = (("torch", ".T"),)  # a rank comes only from torch factories: the file names torch
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
