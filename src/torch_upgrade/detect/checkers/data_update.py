@@ -77,5 +77,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 
 
 def _augmented(analysis: Analysis) -> list[cst.AugAssign]:
+    if not any(isinstance(r.node, cst.Attribute) and r.node.attr.value == "data" for r in analysis.references):
+        return []  # the target of `p.data += ...` is a reference: none, no walk of the file
     return [node for node in analysis.nodes(cst.AugAssign) if isinstance(node, cst.AugAssign)
             and isinstance(node.target, cst.Attribute) and node.target.attr.value == "data"]
