@@ -98,3 +98,17 @@ def test_a_property_rename_leaves_an_assignment_alone() -> None:
     code = ("from torch.autograd.profiler import FunctionEvent\n"
             "def use(ev: FunctionEvent):\n    ev.cuda_time_total = 0\n")
     assert findings(code, "TU942") == []
+
+
+@pytest.mark.parametrize("use", ["Path(p).resolve()", "Path(__file__).resolve().parent", "q.resolve()",
+                                 "os.path.realpath(p).resolve()"])
+def test_a_standard_library_object_is_never_a_torch_class(use: str) -> None:
+    """``Path(p).resolve()`` is not ``Dispatcher.resolve``: what a call into the standard library
+    returns is no instance of a torch class, not even a possible one (found on transformers 4.30)."""
+    code = f"import os\nimport torch\nfrom pathlib import Path\nq = Path('x')\ndef use(p):\n    return {use}\n"
+    report = torch_upgrade.scan_source(code, from_version="1.6", to_version="2.13", select=["TU428"],
+                                       min_confidence="possible")
+    assert report.findings == ()
+    unknown = torch_upgrade.scan_source("import torch\ndef use(d):\n    return d.resolve((int,))\n",
+                                        select=["TU428"], min_confidence="possible")
+    assert [f.confidence for f in unknown.findings] == ["possible"]  # an unknown receiver stays a hint

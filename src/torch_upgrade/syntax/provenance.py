@@ -27,6 +27,7 @@ literals, NumPy & co and instances of the file's other classes.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Optional, Protocol, Union
 
@@ -55,6 +56,13 @@ _NOT_TENSORS = {
 }
 _TENSOR_MODULES = {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"}
 _NOT_TENSOR_MODULES = ("numpy", "scipy", "pandas", "jax", "tensorflow", "cupy", "sympy", "math", "random")
+# what the standard library's calls return is never an instance of a torch class (``Path(p).resolve()``
+# is not ``Dispatcher.resolve``); a tensor it may be (``copy.deepcopy(t)``), so only for other classes
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
+    "os", "sys", "re", "json", "pathlib", "collections", "itertools", "functools", "typing", "argparse",
+    "logging", "datetime", "time", "subprocess", "shutil", "glob", "io", "inspect", "dataclasses", "enum",
+    "threading", "multiprocessing", "tempfile", "urllib", "hashlib", "pickle", "warnings", "contextlib",
+    "types", "uuid", "csv", "zipfile", "tarfile", "socket", "string", "textwrap", "platform", "queue"}
 _PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor", "torch.tensor"}
 # methods of a tensor that return a tensor (on a tensor receiver)
 _TENSOR_METHODS = {
@@ -252,6 +260,8 @@ class Provenance:
             if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
                 return NO
             if cls != TENSOR:
+                if qualname.split(".", 1)[0] in _STDLIB:
+                    return NO
                 return CERTAIN if is_class(qualname, cls) else POSSIBLE
             if qualname.split(".", 1)[0] != "torch":  # a function of the project, or of a library
                 return self.index.returns(qualname) if self.index is not None else POSSIBLE
