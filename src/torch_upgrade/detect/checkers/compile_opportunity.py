@@ -12,14 +12,15 @@ mixed-precision hint, TU306, has the backward line), and only when nothing in th
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.registry import Fact
-from torch_upgrade.syntax.analysis import Analysis, children
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import child_list
 
 
 WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.compile has "torch"
@@ -59,10 +60,11 @@ def _training_loop(node: cst.CSTNode) -> Optional[cst.CSTNode]:
     return found[0] if found else None
 
 
-def _children(item: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    if isinstance(item, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-        return
-    yield from children(item)
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+
+def _children(item: cst.CSTNode) -> list[cst.CSTNode]:
+    return [] if isinstance(item, _STRINGS) else child_list(item)
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
