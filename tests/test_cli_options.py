@@ -132,6 +132,19 @@ def test_stdin_with_fix_prints_the_fixed_code(project):
     assert "Would fix 2." in diff.stderr
 
 
+def test_stdin_keeps_line_endings_and_reads_utf8(project):
+    """An editor pipes a CRLF file through `--fix`: it gets CRLF back (bytes in, bytes out, whatever
+    the locale), and non-ASCII text survives."""
+    source = LINALG.replace("\n", "\r\n").replace("import torch", "import torch  # é") .encode("utf-8")
+    fixed = cli("scan", "-", "--fix", "--from", "2.0", input=source)
+    assert fixed.exit_code == 0
+    assert fixed.stdout_bytes == ("import torch  # é\r\nX = torch.linalg.solve(A, B)\r\n"
+                                  "Q, R = torch.linalg.qr(A)\r\n").encode("utf-8")
+    latin = cli("scan", "-", "--stdin-filename", "m.py", input=b"import torch\nq = torch.qr(a)  # \xe9\n")
+    assert latin.exit_code == 1 and latin.stdout == ""
+    assert latin.stderr == "m.py:2: error: code on stdin must be UTF-8 (invalid continuation byte at byte 32)\n"
+
+
 def test_stdin_usage_errors(project):
     assert cli("scan", "-", "legacy", input="").exit_code == 2
     assert cli("scan", "legacy", "--stdin-filename", "x.py").exit_code == 2

@@ -233,9 +233,17 @@ def _scan_stdin(resolved: api.Resolved, name: Optional[str], fmt: str, output: O
     the fixes, with --format) on stdout."""
     from torch_upgrade.engine.scan import scan_text
 
-    text = click.get_text_stream("stdin", encoding="utf-8").read()
     where = Path(name) if name else Path("-")
     rel = display_path(where, None) if name else "-"
+    # UTF-8 whatever the locale, line endings kept (--fix writes them back); click's
+    # get_text_stream, which also translated them, is deprecated since click 8.5
+    raw = sys.stdin.buffer.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        click.echo(f"{rel}:{line}: error: code on stdin must be UTF-8 ({exc.reason} at byte {exc.start})", err=True)
+        sys.exit(1)
     settings = resolved.settings
     result = scan_text(text, where, rel, settings, resolved.rules)
     for note in resolved.notes:
