@@ -221,3 +221,19 @@ def test_each_rewrite_computes_what_the_original_did_without_warning() -> None:
             assert torch.equal(deprecated, modern), (old, new)
     finally:
         torch.set_warn_always(always)
+
+
+@pytest.mark.parametrize("code", [
+    # a module's own add(x, y) (FloatFunctional in torch.ao.ns._numeric_suite): two tensors, no number
+    "class Shadow:\n    def add(self, x: torch.Tensor, y: torch.Tensor):\n        return self.inner.add(x, y)\n",
+    "z = torch.add(x, y, M)\n",  # torch.add(input, other, out) written positionally: no number second
+    "z = x.addcmul(t1, t1, t2)\n",
+])
+def test_a_tensor_where_the_overload_takes_a_number_is_not_flagged(code: str) -> None:
+    """The deprecated forms take a number in a known place (deprecated.yaml): a call passing a tensor
+    known as such there is another overload, or not a tensor method (found in torch's own source)."""
+    report = torch_upgrade.scan_source(PRELUDE + code, from_version="1.6", to_version="2.13",
+                                       select=["TU934", "TU935", "TU936", "TU937"], min_confidence="possible")
+    assert report.findings == ()
+    flagged = torch_upgrade.scan_source(PRELUDE + "z = x.add(2, y)\n", select=["TU934"])
+    assert [f.rule for f in flagged.findings] == ["TU934"]  # the number first: the deprecated form

@@ -36,7 +36,8 @@ _RULE_KEYS = {
     "checker", "references", "release_note", "detect", "detect_reason", "match",
     "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object",
 }
-_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args"}
+_MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
+               "scalars"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
 
 
@@ -59,6 +60,9 @@ class Match:
     receiver: tuple[str, ...] = ("torch.Tensor",)
     keywords: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     min_args: int = 0
+    # positional arguments that are numbers in the form flagged (``p.add_(-lr, g)``: the first): a call
+    # passing a tensor there is another overload (or not a tensor method at all), never flagged
+    scalars: tuple[int, ...] = ()
 
     def is_empty(self) -> bool:
         return not (self.calls or self.names or self.modules or self.assigns
@@ -199,6 +203,9 @@ def _match(raw: Any, file: str, entry: str) -> Match:
     min_args = raw.get("min_args", 0)
     if not isinstance(min_args, int) or min_args < 0:
         raise _fail(file, entry, "'match.min_args' must be a non-negative integer")
+    scalars = raw.get("scalars", [])
+    if not isinstance(scalars, list) or not all(isinstance(i, int) and i >= 0 for i in scalars):
+        raise _fail(file, entry, "'match.scalars' must be a list of non-negative integers")
     return Match(
         calls=_str_tuple(raw.get("calls", []), file, entry, "match.calls"),
         names=_str_tuple(raw.get("names", []), file, entry, "match.names"),
@@ -209,6 +216,7 @@ def _match(raw: Any, file: str, entry: str) -> Match:
         receiver=_receiver(raw, file, entry),
         keywords={k: _str_tuple(v, file, entry, f"match.keywords.{k}") for k, v in keywords.items()},
         min_args=min_args,
+        scalars=tuple(scalars),
     )
 
 

@@ -110,6 +110,10 @@ class Matcher:
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
                         or ref.probes & policy.owners(rule):
                     continue
+                if rule.match.scalars and ref.call is not None:
+                    provenance = provenance or provenance_of(analysis, index)
+                    if _tensor_for_scalar(rule, ref.call, ref, provenance):
+                        continue  # `m.add(x, y)` with x a tensor: not the overload taking a number first
                 confidence = CERTAIN
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
                     provenance = provenance or provenance_of(analysis, index)
@@ -211,3 +215,10 @@ def _presence_test(ref: Reference) -> bool:
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def _tensor_for_scalar(rule: Rule, call: cst.Call, ref: Reference, provenance: Provenance) -> bool:
+    """Whether a positional argument the rule's form takes as a number is known to be a tensor."""
+    positional = _positional(call)
+    return any(i < len(positional) and provenance.of(positional[i].value, ref) == CERTAIN
+               for i in rule.match.scalars)
