@@ -281,3 +281,20 @@ def test_attributes_and_methods_of_a_class_known_under_several_paths(tmp_path) -
     hits = matcher.match(Analysis(module))
     assert [(module.code_for_node(h.node), h.confidence) for h in hits] == [
         ("e.cuda_time_total", "certain"), ("d.sample_n(3)", "certain")]
+
+
+MODULE = ("import torch\nclass M(torch.nn.Module):\n    def __init__(self, a, b):\n        super().__init__()\n"
+          "        self.w = torch.nn.Parameter(torch.eye(3))\n{more}    def f(self):\n        return self.w.symeig()\n")
+
+
+@pytest.mark.parametrize("more, confidence", [
+    ("", "certain"),
+    ("        self.w: torch.Tensor = torch.zeros(3, 3)\n", "certain"),  # an annotated assignment is one too
+    ("        self.w += 1\n", "certain"),  # updated in place: still the tensor it was
+    ("        self.w, self.k = a, b\n", "possible"),  # also unpacked into: what it holds is not stated
+    ("        self.w = a\n", "likely"),  # also assigned something unknown
+])
+def test_a_module_attribute_is_as_sure_as_every_assignment_to_it(more: str, confidence: str) -> None:
+    report = torch_upgrade.scan_source(MODULE.format(more=more), from_version="1.9", to_version="2.13",
+                                       min_confidence="possible")
+    assert [(f.rule, f.confidence) for f in report.findings] == [("TU202", confidence)]

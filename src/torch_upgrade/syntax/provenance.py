@@ -145,6 +145,51 @@ class _Facts:
     loops: dict[str, cst.BaseExpression] = field(default_factory=dict)  # name -> the loop's iterable (or "item")
 
 
+@dataclass
+class Members:
+    """The ``self.<attr>`` assignments of one class: the values of its assignments (``self.x = v``,
+    ``self.x: T = v``), the attributes also unpacked into (``self.x, y = ...``: values unknown) or
+    updated in place (``self.x += ...``), and the names registered as buffers."""
+
+    values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    unpacked: set[str] = field(default_factory=set)
+    updated: set[str] = field(default_factory=set)
+    buffers: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, owner: cst.ClassDef) -> "Members":
+        out = cls()
+        for node in _walk(owner):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    name = _self_attr(target.target)
+                    if name is not None:
+                        out.values.setdefault(name, []).append(node.value)
+                    else:
+                        out.unpacked.update(n for n in map(_self_attr, _walk(target.target)) if n is not None)
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                name = _self_attr(node.target)
+                if name is not None:
+                    out.values.setdefault(name, []).append(node.value)
+            elif isinstance(node, cst.AugAssign):
+                name = _self_attr(node.target)
+                if name is not None:
+                    out.updated.add(name)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value == "register_buffer" and node.args and \
+                    isinstance(node.args[0].value, cst.SimpleString) and \
+                    isinstance(node.args[0].value.evaluated_value, str):
+                out.buffers.add(node.args[0].value.evaluated_value)
+        return out
+
+
+def _self_attr(node: cst.CSTNode) -> Optional[str]:
+    """``x`` for ``self.x``, else None."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
 class Provenance:
     """Answers ``receiver(ref)`` for method calls in one file; facts are gathered on first use."""
 
@@ -152,7 +197,7 @@ class Provenance:
         self.analysis = analysis
         self.index = index
         self._returns: dict[int, str] = {}
-        self._members: dict[int, tuple[dict[str, list[cst.BaseExpression]], set[str]]] = {}
+        self._members: dict[int, Members] = {}
         self._facts: dict[int, _Facts] = {}
         self._classes: Optional[dict[str, cst.ClassDef]] = None
 
@@ -338,7 +383,7 @@ class Provenance:
 
     def _name(self, name: str, node: cst.CSTNode, ref: _Site, depth: int, cls: str) -> str:
         if name == "self":
-            owner = self.enclosing(node, cst.ClassDef)
+            owner = self.analysis.enclosing(node, cst.ClassDef)
             if not isinstance(owner, cst.ClassDef):
                 return POSSIBLE
             return CERTAIN if cls != TENSOR and self._derives(owner, cls, ref) else NO
@@ -399,14 +444,14 @@ class Provenance:
         return POSSIBLE
 
     def _self_attribute(self, attr: str, ref: _Site, depth: int, cls: str) -> str:
-        owner = self.enclosing(ref.node, cst.ClassDef)
+        owner = self.analysis.enclosing(ref.node, cst.ClassDef)
         if not isinstance(owner, cst.ClassDef):
             return POSSIBLE
-        assigned, buffers = self._class_members(owner)
-        values = assigned.get(attr, [])
-        if attr in buffers and cls == TENSOR:
+        members = self.members(owner)
+        if attr in members.buffers and cls == TENSOR:
             return CERTAIN
-        if not values:
+        values = members.values.get(attr)
+        if not values or attr in members.unpacked:
             return POSSIBLE
         kinds = [self.of(v, ref, depth + 1, cls) for v in values]
         if all(k == CERTAIN for k in kinds):
@@ -415,32 +460,15 @@ class Provenance:
             return NO
         return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
 
-    def _class_members(self, owner: cst.ClassDef) -> tuple[dict[str, list[cst.BaseExpression]], set[str]]:
-        """The values assigned to each ``self.<attr>`` in the class, and the names it registers as
-        buffers: one walk per class, kept (a class's methods ask about many attributes)."""
+    def members(self, owner: cst.ClassDef) -> "Members":
+        """What the class assigns to ``self.<attr>`` and registers as buffers: one walk per class,
+        kept (a class's methods ask about many attributes; the checkers' shapes ask too)."""
         known = self._members.get(id(owner))
-        if known is not None:
-            return known
-        assigned: dict[str, list[cst.BaseExpression]] = {}
-        buffers: set[str] = set()
-        for node in _walk(owner):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    t = target.target
-                    if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
-                        assigned.setdefault(t.attr.value, []).append(node.value)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
-                    node.func.attr.value == "register_buffer" and node.args and \
-                    isinstance(node.args[0].value, cst.SimpleString) and \
-                    isinstance(node.args[0].value.evaluated_value, str):
-                buffers.add(node.args[0].value.evaluated_value)
-        self._members[id(owner)] = assigned, buffers
-        return assigned, buffers
+        if known is None:
+            known = self._members[id(owner)] = Members.of(owner)
+        return known
 
     # ------------------------------------------------------------------ structure
-    def enclosing(self, node: cst.CSTNode, kind: Union[type, tuple[type, ...]]) -> Optional[cst.CSTNode]:
-        return self.analysis.enclosing(node, kind)
-
     def _scopes(self, node: cst.CSTNode) -> list[Union[cst.FunctionDef, cst.Module]]:
         """The enclosing function(s), innermost first, then the module."""
         out: list[Union[cst.FunctionDef, cst.Module]] = []

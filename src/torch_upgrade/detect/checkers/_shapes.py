@@ -47,7 +47,6 @@ class Shapes:
         self.analysis = analysis
         self.provenance = provenance_of(analysis)
         self._scopes: Optional[dict[int, Scope]] = None
-        self._attributes: dict[int, dict[str, Optional[list[cst.BaseExpression]]]] = {}
 
     # ------------------------------------------------------------------ names
     def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
@@ -148,44 +147,16 @@ class Shapes:
         owner = self.analysis.enclosing(site, cst.ClassDef)
         if not isinstance(owner, cst.ClassDef):
             return []
-        values = self._class_attributes(owner).get(attr)
+        members = self.provenance.members(owner)
+        if attr in members.unpacked or attr in members.updated:
+            return []  # a value the code does not state
         out = []
-        for value in values or ():
+        for value in members.values.get(attr, ()):
             scope = self._scope_of(value)
             if scope is None:
                 return []
             out.append((value, scope))
         return out
-
-    def _class_attributes(self, owner: cst.ClassDef) -> dict[str, Optional[list[cst.BaseExpression]]]:
-        """Each ``self.<attr>`` the class assigns: the values of its plain assignments, or None when
-        it is also assigned another way (``+=``, an annotation, several or tuple targets). One walk of
-        the class, kept: a checker asks about every ``self.<attr>(...)`` call in it."""
-        table = self._attributes.get(id(owner))
-        if table is not None:
-            return table
-        table = {}
-        for node in _walk(owner):
-            if isinstance(node, (cst.AugAssign, cst.AnnAssign)):
-                name = _self_attr(node.target)
-                if name is not None:
-                    table[name] = None
-            elif isinstance(node, cst.Assign):
-                for target in node.targets:
-                    name = _self_attr(target.target)
-                    if name is None:
-                        for inner in _walk(target.target):  # self.x, y = ...
-                            name = _self_attr(inner)
-                            if name is not None:
-                                table[name] = None
-                    elif len(node.targets) != 1:
-                        table[name] = None
-                    else:
-                        values = table.setdefault(name, [])
-                        if values is not None:
-                            values.append(node.value)
-        self._attributes[id(owner)] = table
-        return table
 
     # ------------------------------------------------------------------ rank
     def rank(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[int]:
@@ -235,13 +206,6 @@ class _Site:
     def __init__(self, scope: Scope, node: cst.CSTNode) -> None:
         self.scope = scope
         self.node = node
-
-
-def _self_attr(node: cst.CSTNode) -> Optional[str]:
-    """``x`` for ``self.x``, else None."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return node.attr.value
-    return None
 
 
 def _count(args: list[cst.Arg]) -> Optional[int]:
