@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from torch_upgrade.core.model import FileError, Finding
+from torch_upgrade.core.model import FileError, Finding, source_lines
 from torch_upgrade.io.source import SourceError, read_source, write_atomic
 from torch_upgrade.io.suppress import _LINE, Layout, line_suppression
 
@@ -31,14 +31,6 @@ class Outcome:
     skipped: int = 0  # findings that cannot carry a comment (notebook cells)
     stale: int = 0  # findings of suppressions that do nothing (TU000): removed by --fix, never suppressed
     errors: list[FileError] = field(default_factory=list)
-
-
-_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def physical_lines(text: str) -> list[str]:
-    """Lines as Python counts them (str.splitlines also splits at form feeds and U+2028)."""
-    return _PHYSICAL_LINE.findall(text)
 
 
 def _line_end(line: str) -> tuple[str, str]:
@@ -66,7 +58,7 @@ def annotate(text: str, wanted: dict[int, list[str]]) -> tuple[str, int]:
     for line, ids in wanted.items():
         target = targets[layout.comment_line(line)]
         target.extend(i for i in dict.fromkeys(ids) if i not in target)
-    lines = physical_lines(text)
+    lines = source_lines(text)
     written = 0
     for number, ids in sorted(targets.items()):
         if not 1 <= number <= len(lines):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import libcst as cst
 
@@ -86,10 +86,6 @@ class _Uses:
         self.module, self.names = module, names
         self._total: Optional[dict[str, int]] = None
 
-    @property
-    def counted(self) -> bool:
-        return self._total is not None
-
     def total(self) -> dict[str, int]:
         if self._total is None:
             self._total = fixing.uses(self.module, self.names) if self.names else {}
@@ -115,6 +111,15 @@ class _Uses:
         return all(left[name] > 0 for name in fix.released), left
 
 
+def _applied(statement: cst.CSTNode, replacements: dict[int, Any]) -> Optional[cst.CSTNode]:
+    """``statement`` with the nodes replaced, when it stays one statement (None: not so)."""
+    try:
+        new = statement.visit(fixing.Applier(replacements, {}))
+    except Exception:
+        return None
+    return new if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) else None
+
+
 def _within(node: cst.CSTNode, holder: cst.CSTNode, parent: Parent) -> bool:
     current: Optional[cst.CSTNode] = node
     while current is not None and current is not holder:
@@ -137,11 +142,8 @@ def _in_statement(module: cst.Module, code: str, fix: Fix, top: cst.CSTNode, rep
         offset = find_once(code, old)
         if offset is None:
             continue
-        try:
-            new = statement.visit(fixing.Applier(replacements, {}))
-        except Exception:
-            return None
-        if not isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        new = _applied(statement, replacements)
+        if new is None:
             return None
         kept, left = uses.after(fix, [(statement, new)])
         if not kept:
@@ -184,11 +186,8 @@ def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf
     changed: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     for top_id, replacements in by_top.items():
         old = body[index[top_id]]
-        try:
-            new = old.visit(fixing.Applier(replacements, {}))
-        except Exception:
-            return None
-        if not isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        new = _applied(old, replacements)
+        if new is None:
             return None
         body[index[top_id]] = new
         changed.append((old, new))
@@ -273,9 +272,8 @@ def _trimmed(code: str, starts: Sequence[int], start: int, end: int, new: str) -
     return TextEdit(*position(start + prefix), *position(end - suffix), new[prefix:len(new) - suffix])
 
 
-def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
-          top_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None,
-          parent: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None) -> list[Alone]:
+def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[TopOf] = None,
+          parent: Optional[Parent] = None) -> list[Alone]:
     """Each of a file's fixes (in report order) applied alone, as text edits (``code``: the
     module's, which it round-trips to).
 
@@ -346,17 +344,6 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix],
         out[last] = Alone(out[last].code, tuple(sorted(out[last].edits + (lock,), key=_start)),
                           out[last].locks + (lock,))
     return out
-
-
-def rewritten(module: cst.Module, fix: Fix) -> Optional[str]:
-    """The code of ``module`` with ``fix`` alone applied (None: it cannot be applied alone)."""
-    try:
-        new, applied = fixing.apply(module, [fix])
-    except Exception:  # a fix that cannot be applied alone is still reported, just without edits
-        return None
-    return new.code if applied else None
-
-
 
 
 def _slice(text: str, starts: Sequence[int], edit: TextEdit) -> str:

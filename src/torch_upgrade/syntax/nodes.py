@@ -59,6 +59,19 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     return iter(child_list(node))
 
 
+def subtree(root: cst.CSTNode, skip: tuple[type, ...] = ()) -> list[cst.CSTNode]:
+    """``root`` and the nodes under it (``child_list``'s, depth first), leaving out the nodes of the
+    ``skip`` types below ``root`` and everything under them."""
+    out: list[cst.CSTNode] = []
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        found = child_list(node)
+        todo += [child for child in found if not isinstance(child, skip)] if skip else found
+    return out
+
+
 def dotted(node: cst.CSTNode) -> Optional[str]:
     """``a.b.c`` for a pure Name/Attribute chain, else None."""
     parts = []

@@ -129,8 +129,7 @@ def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str,
     statement._codegen(state)
     code = "".join(state.tokens)
     offset = find_once(text, code)
-    top = statement
-    if offset is None and top is module.body[-1] and not module.has_trailing_newline:
+    if offset is None and statement is module.body[-1] and not module.has_trailing_newline:
         code = code[:-len(module.default_newline)]
         offset = find_once(text, code)
     if offset is None:

@@ -34,7 +34,7 @@ from typing import Optional, Protocol, Union
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import children, dotted
+from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
 CERTAIN, LIKELY, NO, POSSIBLE = "certain", "likely", "no", "possible"
@@ -63,6 +63,7 @@ _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
     "logging", "datetime", "time", "subprocess", "shutil", "glob", "io", "inspect", "dataclasses", "enum",
     "threading", "multiprocessing", "tempfile", "urllib", "hashlib", "pickle", "warnings", "contextlib",
     "types", "uuid", "csv", "zipfile", "tarfile", "socket", "string", "textwrap", "platform", "queue"}
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)  # scopes of their own: not walked into for a function's facts
 _PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor", "torch.tensor"}
 # methods of a tensor that return a tensor (on a tensor receiver)
 _TENSOR_METHODS = {
@@ -159,14 +160,14 @@ class Members:
     @classmethod
     def of(cls, owner: cst.ClassDef) -> "Members":
         out = cls()
-        for node in _walk(owner):
+        for node in subtree(owner):
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     name = _self_attr(target.target)
                     if name is not None:
                         out.values.setdefault(name, []).append(node.value)
                     else:
-                        out.unpacked.update(n for n in map(_self_attr, _walk(target.target)) if n is not None)
+                        out.unpacked.update(n for n in map(_self_attr, subtree(target.target)) if n is not None)
             elif isinstance(node, cst.AnnAssign) and node.value is not None:
                 name = _self_attr(node.target)
                 if name is not None:
@@ -355,9 +356,9 @@ class Provenance:
         if function.returns is not None:
             kind = self._annotation(function.returns.annotation, site)
         else:
-            values = [node.value for node in _walk(function.body, stop_at_functions=True)
+            values = [node.value for node in subtree(function.body, _NESTED)
                       if isinstance(node, cst.Return)]
-            generator = any(isinstance(node, (cst.Yield,)) for node in _walk(function.body, stop_at_functions=True))
+            generator = any(isinstance(node, (cst.Yield,)) for node in subtree(function.body, _NESTED))
             kinds = {NO if v is None else self.of(v, _At(self.analysis.root_scope, v), 1) for v in values}
             if generator or not kinds:
                 kind = POSSIBLE if generator else NO
@@ -502,7 +503,12 @@ class Provenance:
 
     def _class(self, name: str) -> Optional[cst.ClassDef]:
         if self._classes is None:
-            self._classes = {n.name.value: n for n in _walk(self.analysis.module) if isinstance(n, cst.ClassDef)}
+            # the file's classes by name, from its one structure walk (which lists the module-level
+            # ones first, in source order); of two of one name, the first
+            self._classes = {}
+            for node in self.analysis.nodes(cst.ClassDef):
+                if isinstance(node, cst.ClassDef):
+                    self._classes.setdefault(node.name.value, node)
         return self._classes.get(name)
 
 
@@ -513,7 +519,7 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
             if param.annotation is not None:
                 facts.annotations[param.name.value] = param.annotation.annotation
     body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-    for node in _walk(body, stop_at_functions=True):
+    for node in subtree(body, _NESTED):
         if isinstance(node, cst.Assign):
             for assigned in node.targets:
                 if isinstance(assigned.target, cst.Name):
@@ -539,17 +545,6 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
     return facts
 
 
-def _walk(root: cst.CSTNode, stop_at_functions: bool = False) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        for child in children(node):
-            if stop_at_functions and isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            todo.append(child)
-    return out
 
 
 _SIZED = {"zeros", "ones", "empty", "rand", "randn", "full", "randint"}

@@ -23,7 +23,7 @@ import libcst as cst
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES, reduction_of
 from torch_upgrade.syntax.analysis import Analysis, Binding, Scope
-from torch_upgrade.syntax.nodes import child_list, dotted
+from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 SCALAR_REDUCTIONS = ("mean", "sum", "batchmean", "elementwise_mean")
@@ -193,7 +193,7 @@ class Shapes:
             self._scopes = {}
             for ref in self.analysis.references:
                 self._scopes.setdefault(id(ref.node), ref.scope)
-        for inner in _walk(node):
+        for inner in subtree(node):
             scope = self._scopes.get(id(inner))
             if scope is not None:
                 return scope
@@ -223,13 +223,3 @@ def _count(args: list[cst.Arg]) -> Optional[int]:
     if any(isinstance(a.value, (cst.Tuple, cst.List)) for a in args):
         return None
     return len(args)
-
-
-def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        todo += child_list(node)
-    return out

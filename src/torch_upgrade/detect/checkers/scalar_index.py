@@ -23,7 +23,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import children
+from torch_upgrade.syntax.nodes import subtree
 
 WORDS = (("torch", "[0]"),)
 
@@ -45,7 +45,7 @@ def _stores(analysis: Analysis) -> set[int]:
             assert isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del))
             targets = [node.target]
         for target in targets:
-            out.update(id(n) for n in _walk(target) if isinstance(n, cst.Subscript))
+            out.update(id(n) for n in subtree(target) if isinstance(n, cst.Subscript))
     return out
 
 
@@ -114,14 +114,4 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             out.append(Hit(rule, node, ref.statement, ref=ref, confidence="possible",
                            message=f"{code(node)} raises IndexError if {code(base)} is 0-d (a loss "
                                    "usually is): use .item() for its value"))
-    return out
-
-
-def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        todo.extend(children(node))
     return out

@@ -20,21 +20,12 @@ from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Reference
-from torch_upgrade.syntax.nodes import children
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out, todo = [], [node]
-    while todo:
-        current = todo.pop()
-        out.append(current)
-        todo.extend(children(current))
-    return out
+from torch_upgrade.syntax.nodes import subtree
 
 
 def _super_init_calls(body: cst.CSTNode) -> list[cst.Call]:
     calls = []
-    for node in _walk(body):
+    for node in subtree(body):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "__init__":
             receiver = node.func.value
             if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
@@ -50,7 +41,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     methods = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
     if not methods or any(call.args for call in _super_init_calls(owner.body)):
         return None
-    if any(isinstance(n, cst.Name) and n.value == "Container" for n in _walk(owner.body)):
+    if any(isinstance(n, cst.Name) and n.value == "Container" for n in subtree(owner.body)):
         return None
     module, imports = ctx.qualified("torch.nn.Module")
     return Fix(edits=[Replace(ref.node, module)], imports=imports, replacement=A.code(module))
