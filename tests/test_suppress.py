@@ -353,6 +353,20 @@ def test_unused_only_where_the_rule_ran(tmp_path):
     assert stale(result) == []
 
 
+def test_selecting_only_tu000_still_tells_which_ids_are_used(tmp_path):
+    """`--select TU000` reports only TU000, but the other rules (not ignored) run to tell which
+    suppressions they use: an id whose rule fires is used, one whose rule is silent is not."""
+    code = ("import torch\nQ = torch.qr(A)  # torch-upgrade: ignore[TU204]\n"
+            "y = x + 1  # torch-upgrade: ignore[TU204]\n")
+    result, path = scan_code(tmp_path, code, select=("TU000",))
+    assert [f.rule_id for f in result.findings] == ["TU000"]
+    assert stale(result) == [(3, "unused suppression of TU204")]
+    result, _ = scan_code(tmp_path, code, select=("TU000",), ignore=("TU204",))
+    assert stale(result) == []  # an ignored rule cannot tell
+    scan_code(tmp_path, code, select=("TU000",), fix=True)
+    assert path.read_text() == code.replace("y = x + 1  # torch-upgrade: ignore[TU204]", "y = x + 1")
+
+
 def test_a_finding_below_min_confidence_still_uses_its_suppression(tmp_path):
     code = "def f(a):\n    import torch\n    return a.symeig()  # torch-upgrade: ignore[TU202]\n"
     result, _ = scan_code(tmp_path, code)  # a of unknown type: a possible finding, not shown by default

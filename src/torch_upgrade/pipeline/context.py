@@ -40,6 +40,22 @@ class Context:
         return Matcher(self.rules, self.settings.window, self.settings.min_confidence)
 
     @cached_property
+    def witnesses(self) -> Optional[Matcher]:
+        """With the suppression rule (TU000) selected and other rules left out by the selection
+        (``--select TU000``), the left-out rules that are not ignored: run only to tell which
+        suppression comments they use, their findings never reported (a rule with project-level
+        advice is not among them: it cannot tell from one file). None when there are none."""
+        from torch_upgrade.detect.matching import Matcher
+
+        if self.catalog is None or not any(r.kind == "suppression" for r in self.rules):
+            return None
+        chosen = {r.id for r in self.rules}
+        others = tuple(r for r in self.catalog.select((), self.settings.ignore)
+                       if r.id not in chosen and r.kind != "suppression"
+                       and not (r.checker and get_checker(r).collect is not None))
+        return Matcher(RuleSet(others), self.settings.window, self.settings.min_confidence) if others else None
+
+    @cached_property
     def project(self) -> ProjectIndex:
         """The project's files as other files see them (read on first use; see syntax.project)."""
         from torch_upgrade.syntax.project import ProjectIndex  # LibCST: only when a file is analysed

@@ -15,7 +15,10 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.model import Finding, Fix, TextEdit
 from torch_upgrade.io.suppress import Stale, Suppressions, removal, stale
+from torch_upgrade.detect.hits import Hit
 from torch_upgrade.pipeline.context import Context
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.provenance import ReturnIndex
 
 
 def rule_of(ctx: Context) -> Optional[Rule]:
@@ -28,12 +31,21 @@ def checks_comments(ctx: Context, suppressions: Suppressions) -> bool:
     return rule_of(ctx) is not None and suppressions.names_ours()
 
 
+def witness(ctx: Context, analysis: Analysis, package: Optional[str], index: Optional[ReturnIndex],
+            hidden: list[Hit]) -> None:
+    """Add to ``hidden`` what the rules left out of the selection find (``Context.witnesses``): the
+    suppressions they use are not unused."""
+    if ctx.witnesses is not None:
+        hidden += ctx.witnesses.match(analysis, package, index, hidden)
+
+
 def stale_findings(suppressions: Suppressions, rel: str, ctx: Context, package: Optional[str]) -> list[Finding]:
     rule = rule_of(ctx)
     if rule is None or not suppressions.text:
         return []
     catalog = [r for r in (ctx.catalog or ctx.rules) if r.kind != "suppression"]
-    ran = {r.id for r in ctx.matcher.rules if r.kind != "suppression" and policy.applies_in(r, package)}
+    witnesses = ctx.witnesses.rules if ctx.witnesses is not None else []
+    ran = {r.id for r in [*ctx.matcher.rules, *witnesses] if r.kind != "suppression" and policy.applies_in(r, package)}
 
     def selects(key: str) -> list[Rule]:
         return [r for r in catalog if id_matches(r.id, r.name, (key,))]

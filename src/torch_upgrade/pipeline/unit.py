@@ -33,7 +33,7 @@ from torch_upgrade.io.package import first_party
 from torch_upgrade.io.source import SourceError, SourceFile, is_notebook, read_source, write_atomic
 from torch_upgrade.io.suppress import Suppressions
 from torch_upgrade.pipeline.context import Context
-from torch_upgrade.pipeline.suppressions import checks_comments, stale_findings
+from torch_upgrade.pipeline.suppressions import checks_comments, stale_findings, witness
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message, why_unparsable
 from torch_upgrade.syntax.positions import locate
@@ -240,6 +240,8 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
         suppressions = Suppressions.of(text)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, unit.package, index, hidden)
+        if hidden is not None:
+            witness(ctx, analysis, unit.package, index, hidden)
         result.findings = findings_for(module, text, rel, hits, ctx, analysis, suppressions)
         if ctx.settings.fix_edits:
             _attach_text_edits(unit, module, text, result.findings, analysis)
@@ -432,6 +434,8 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         suppressions = Suppressions.of(code)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, package, index, hidden)
+        if hidden is not None:
+            witness(ctx, analysis, package, index, hidden)
         if hidden is None:
             findings = findings_for(module, code, rel, [h for h in hits if h.fix is not None], ctx, analysis)
         else:  # every hit and checker place is matched against the comments, to tell which do nothing

@@ -38,7 +38,7 @@ THEME = Theme({
     "tu.dim": "dim",
 })
 KIND_WORD = {"removed": "removed in", "deprecated": "deprecated in", "behavior": "changed in",
-             "opportunity": "available since", "suppression": "rules of"}
+             "opportunity": "available since", "suppression": "checked against the rules for"}
 
 
 def _frame(finding: Finding) -> list[str]:
