@@ -233,9 +233,7 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
     try:
         if ctx.settings.rewriting:
             # the parsed text round-trips exactly; regenerate code only after a rewrite
-            rewritten = _rewrite(unit, module, text, ctx, result, index)
-            if rewritten is not module:
-                module, text = rewritten, rewritten.code
+            module, text = _rewrite(unit, module, text, ctx, result, index)
         analysis = Analysis(module)
         suppressions = Suppressions.of(text)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
@@ -261,37 +259,37 @@ def _analyse(unit: Unit, ctx: Context) -> FileResult:
 
 
 def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: FileResult,
-             index: Optional[FileIndex] = None) -> cst.Module:
+             index: Optional[FileIndex] = None) -> tuple[cst.Module, str]:
     """Fix ``module`` and deliver the rewrite: record its diff (--diff) or write the new bytes
-    atomically. Returns the module the findings are then computed on: the rewritten one, or the
-    original when nothing was written."""
+    atomically. Returns the module the findings are then computed on, with its code: the rewritten
+    one, or the original when nothing was written."""
     original = module
     record: list[tuple[str, Optional[str]]] = []
     try:
         module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index, record)
         code = module.code if applied else text
         if code == text:
-            return module
+            return module, text
         rendered = unit.render(code)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
-        return original
+        return original, text
     if rendered is None:
-        return module
+        return module, code
     if ctx.settings.diff:
         result.diff = rendered.diff()
         result.new_bytes = rendered.data()
         result.changed = True
         result.fixed, result.applied = applied, tuple(record)
-        return original if not ctx.settings.fix else module
+        return (module, code) if ctx.settings.fix else (original, text)
     try:
         write_atomic(unit.source, rendered.data(), within=ctx.settings.roots)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
-        return original
+        return original, text
     result.fixed, result.applied = applied, tuple(record)
     result.changed = True
-    return module
+    return module, code
 
 
 def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context,
