@@ -7,6 +7,7 @@ import pytest
 
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.positions import _whole_module, locate
+from torch_upgrade.syntax.reparse import Reparser
 
 from conftest import FIXTURES
 
@@ -40,6 +41,11 @@ def _compare(code: str) -> int:
     expected = _whole_module(module, nodes)
     assert locate(module, nodes, code, analysis.top_of) == expected  # module-level statements
     assert locate(module, nodes, code, analysis.top_of, analysis.parent) == expected  # innermost ones
+    parsed = Reparser().parse(code)  # with where each module-level statement lies (when it knows)
+    spanned = Analysis(parsed.module, parsed.spans)
+    nodes = [r.node for r in spanned.references] + [r.call for r in spanned.references if r.call is not None]
+    assert locate(parsed.module, nodes, code, spanned.top_of, spanned.parent, spanned.span) \
+        == _whole_module(parsed.module, nodes)
     return len(nodes)
 
 
@@ -49,9 +55,9 @@ def test_the_innermost_statement_is_regenerated_not_its_class(monkeypatch):
     generated = []
     real = positions._statement_positions
 
-    def spy(module, statement, text, indent=()):
+    def spy(module, statement, text, indent=(), within=(0, None)):
         generated.append(type(statement).__name__)
-        return real(module, statement, text, indent)
+        return real(module, statement, text, indent, within)
 
     monkeypatch.setattr(positions, "_statement_positions", spy)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.policy import quiet, release, severity
 from torch_upgrade.catalog.ruledata import Rule, RuleSet, load_rules
@@ -25,6 +25,9 @@ from torch_upgrade.engine.runner import Progress
 from torch_upgrade.io.cache import Cache, configuration_key, memo
 from torch_upgrade.io.discovery import discover
 from torch_upgrade.pipeline.context import Context
+
+if TYPE_CHECKING:
+    from torch_upgrade.syntax.parse import Parser
 
 
 def shipped_rules(cached: bool = True) -> RuleSet:
@@ -61,9 +64,10 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
     return [f for f in out if f.rule_id not in silenced]
 
 
-def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Optional[RuleSet] = None
-              ) -> ScanResult:
-    """Scan one source text that is not on disk (an editor buffer, stdin) as the file ``path``.
+def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Optional[RuleSet] = None,
+              parser: Optional[Parser] = None) -> ScanResult:
+    """Scan one source text that is not on disk (an editor buffer, stdin) as the file ``path``;
+    ``parser`` parses it (an editor's ``syntax.reparse.Reparser`` reuses what did not change).
 
     With ``settings.fix`` or ``settings.diff`` the fixes are applied as ``--diff`` does (nothing is
     written): the result's file has the rewritten text as ``new_bytes`` and the diff; with ``fix``
@@ -72,7 +76,7 @@ def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Option
 
     rewriting = settings.fix or settings.diff
     ctx = Context.build(replace(settings, diff=rewriting), rules or shipped_rules())
-    result = analyse_text(text, path, rel, ctx)
+    result = analyse_text(text, path, rel, ctx, parser)
     findings = sorted(result.findings + project_findings([result], ctx), key=lambda f: f.sort_key())
     return ScanResult(window=settings.window, files=[result], findings=findings, errors=list(result.errors),
                       rules=ctx.rules.rules, scanned=1, fixed=result.fixed)

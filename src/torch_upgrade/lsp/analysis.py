@@ -8,7 +8,8 @@ every fix alone to the whole module, which costs about as much as the scan itsel
 fix (a 1,000-line file with 100 fixes takes seconds). Edits are computed when a code action
 needs them, for the one rule asked about (``fixes``), and for "fix all" (``fix_all``).
 Results are kept by content, so a save, an undo or a code action after a check does not
-analyse the same text twice.
+analyse the same text twice; and each document's parser keeps its last text, so that after a
+keystroke only the module-level statements it touched are parsed again (``syntax.reparse``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from torch_upgrade.engine.scan import scan_text, shipped_rules
 from torch_upgrade.core.textedits import apply_edits, take
 from torch_upgrade.lsp.positions import Lines
 from torch_upgrade.report.rules_view import explain_text
+from torch_upgrade.syntax.reparse import Reparser
 
 MAX_FIX_PASSES = 8  # as --fix: passes of non-overlapping fixes until nothing is left to apply
 _POSITION = re.compile(r"line (\d+), column (\d+)")
@@ -95,6 +97,7 @@ class Analyzer:
 
     def __init__(self, remember: int = 16) -> None:
         self._outcomes: _Recent[tuple[Hashable, ...], Outcome] = _Recent(remember)
+        self._parsers: _Recent[str, Reparser] = _Recent(remember)  # by document
         self._fixes: _Recent[tuple[Hashable, ...], Report] = _Recent(remember)
         self._fixed: _Recent[tuple[Hashable, ...], str] = _Recent(4)
 
@@ -110,7 +113,8 @@ class Analyzer:
         return self._outcomes.get(key, lambda: self._check(text, where, rel, resolved))
 
     def _check(self, text: str, where: Path, rel: str, resolved: api.Resolved) -> Outcome:
-        result = scan_text(text, where, rel, resolved.settings, resolved.rules)
+        parser = self._parsers.get(str(where), Reparser)
+        result = scan_text(text, where, rel, resolved.settings, resolved.rules, parser.parse)
         report = api.report_of(result, resolved.notes)
         problems = tuple(_problem(text, error.message) for error in report.errors)
         return Outcome(report.findings, problems)

@@ -35,7 +35,7 @@ from torch_upgrade.io.suppress import Suppressions
 from torch_upgrade.pipeline.context import Context
 from torch_upgrade.pipeline.suppressions import checks_comments, stale_findings, witness
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.parse import on_big_stack, parse_module, syntax_message, why_unparsable
+from torch_upgrade.syntax.parse import Parser, on_big_stack, parse, parse_module, syntax_message, why_unparsable
 from torch_upgrade.syntax.positions import locate
 from torch_upgrade.syntax.project import FileIndex
 
@@ -180,9 +180,10 @@ def scan_path(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileRe
     return digest, analyse(unit, ctx)
 
 
-def scan_text(text: str, path: Path, rel: str, ctx: Context) -> FileResult:
+def scan_text(text: str, path: Path, rel: str, ctx: Context, parser: Optional[Parser] = None) -> FileResult:
     """Scan source text that is not on disk, as the file ``path`` (never written: with fixes, the
-    rewritten text is the result's ``new_bytes``, as for --diff)."""
+    rewritten text is the result's ``new_bytes``, as for --diff). ``parser`` parses it (an editor's
+    ``syntax.reparse.Reparser`` reuses what did not change since its last text)."""
     raw = text.encode("utf-8")
     try:
         if is_notebook(path):
@@ -194,16 +195,16 @@ def scan_text(text: str, path: Path, rel: str, ctx: Context) -> FileResult:
             unit = file_unit(SourceFile(path=path, raw=raw, text=text, encoding="utf-8"), rel)
     except SourceError as exc:
         return FileResult(path=rel, errors=[FileError(rel, str(exc))])
-    return analyse(unit, ctx)
+    return analyse(unit, ctx, parser or parse)
 
 
-def analyse(unit: Unit, ctx: Context) -> FileResult:
+def analyse(unit: Unit, ctx: Context, parser: Parser = parse) -> FileResult:
     """Parse, analyse and (optionally) fix a unit; never raises for bad input.
 
     The result is portable (no syntax nodes): it can cross processes and be cached.
     """
     try:
-        return portable(on_big_stack(_analyse, unit, ctx))
+        return portable(on_big_stack(_analyse, unit, ctx, parser))
     except Exception as exc:  # a bug of ours: say so for this file, and let the scan go on
         if os.environ.get("TORCH_UPGRADE_DEBUG"):
             raise
@@ -212,29 +213,30 @@ def analyse(unit: Unit, ctx: Context) -> FileResult:
         return FileResult(path=unit.rel, errors=[*unit.errors, FileError(unit.rel, message)])
 
 
-def _analyse(unit: Unit, ctx: Context) -> FileResult:
+def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
     rel = unit.rel
     result = FileResult(path=rel)
     text = unit.text
     try:
-        module = parse_module(text)
+        parsed = parser(text)
     except Exception as exc:
         recovered = unit.recover(result) if unit.recover is not None else None
         try:
             if recovered is None:
                 raise exc
             text = recovered
-            module = parse_module(text)
+            parsed = parse(text)
         except Exception as again:
             why = why_unparsable(text, again)
             result.errors.append(FileError(rel, why.message, why.line, why.column))
             return result
+    module = parsed.module
     index = ctx.project.for_file(None if str(unit.source.path) == "<string>" else unit.source.path)
     try:
         if ctx.settings.rewriting:
             # the parsed text round-trips exactly; regenerate code only after a rewrite
             module, text = _rewrite(unit, module, text, ctx, result, index)
-        analysis = Analysis(module)
+        analysis = Analysis(module, parsed.spans if module is parsed.module else {})
         suppressions = Suppressions.of(text)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, unit.package, index, hidden)
@@ -300,7 +302,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
         return []
     where = locate(module, [h.node for h in hits] + [h.statement for h in hits], text,
                    analysis.top_of if analysis is not None else None,
-                   analysis.parent if analysis is not None else None)
+                   analysis.parent if analysis is not None else None,
+                   analysis.span if analysis is not None else None)
     suppressions = suppressions or Suppressions.of(text)
     lines = text.splitlines()
     window = ctx.settings.window
@@ -349,7 +352,8 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
         places += [(rule, place) for place in holding(fact, "node")]
         facts[rule.id] = fact
     if places:
-        where = locate(module, [place["node"] for _, place in places], text, analysis.top_of, analysis.parent)
+        where = locate(module, [place["node"] for _, place in places], text, analysis.top_of, analysis.parent,
+                       analysis.span)
         lines = text.splitlines()
         suppressions = suppressions or Suppressions.of(text)
         for rule, place in places:

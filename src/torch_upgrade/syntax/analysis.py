@@ -17,7 +17,8 @@ it; they are judged once the walk is done, with every binding known
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union, cast
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -25,6 +26,9 @@ from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_fai
                                          falls_back, try_asks, try_packages)
 from torch_upgrade.syntax.nodes import _fields, child_list, children, dotted, is_node  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
+
+
+_NO_SPANS: Mapping[int, tuple[int, int]] = MappingProxyType({})
 
 
 def _import_name(node: Union[cst.Attribute, cst.Name]) -> str:
@@ -68,8 +72,9 @@ class Reference:
 class Analysis:
     """Bindings and references of one module, gathered in a single walk."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, spans: Mapping[int, tuple[int, int]] = _NO_SPANS):
         self.module = module
+        self._spans = spans  # see ``span``
         self.scope = Scope("module")
         self.root_scope = self.scope
         self.references: list[Reference] = []
@@ -628,6 +633,11 @@ class Analysis:
         if top is None:
             top = next((s for s in self.module.body if _contains(s, node)), None)
         return top
+
+    def span(self, top: cst.CSTNode) -> tuple[int, Optional[int]]:
+        """Where the code of the module-level statement ``top`` lies in the module's text (start,
+        end offsets; the end None: the end of the text), as the parser told (``Parsed.spans``)."""
+        return self._spans.get(id(top), (0, None))
 
     def local_name_for(self, qualname: str) -> Optional[str]:
         """A module-level name (or dotted path) that refers to ``qualname``, if any."""

@@ -8,8 +8,8 @@ import re
 import sys
 import threading
 import warnings
-from dataclasses import dataclass
-from typing import Callable, Optional, TypeVar
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional, TypeVar
 
 import libcst as cst
 
@@ -38,6 +38,24 @@ def parse_module(text: str) -> cst.Module:
     if nesting(text) > _MAX_NESTING:
         raise RecursionError("nesting")
     return parse_in_pieces(text) or cst.parse_module(text)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed text: its module, and where the code of module-level statements lies in the text
+    when the parser knows it (``syntax.reparse``): ``id(statement)`` -> (start, end) offsets of a
+    stretch of the text that holds the statement's code, its leading lines included."""
+
+    module: cst.Module
+    spans: Mapping[int, tuple[int, int]] = field(default_factory=dict)
+
+
+Parser = Callable[[str], Parsed]
+
+
+def parse(text: str) -> Parsed:
+    """``parse_module(text)`` as a ``Parsed`` (no spans: a whole parse does not tell them)."""
+    return Parsed(parse_module(text))
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import itertools
 import token
 import tokenize
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Optional, TypeVar, Union
+from typing import Any, Callable, Iterator, Optional, Sequence, TypeVar, Union
 
 import libcst as cst
 
@@ -54,12 +54,12 @@ def parse_in_pieces(text: str) -> Optional[cst.Module]:
         return None
     try:
         module = _module(text, starts, indent)
-    except (_Unsplittable, cst.ParserSyntaxError, RecursionError):  # a whole parse says where and why
+    except (Unsplittable, cst.ParserSyntaxError, RecursionError):  # a whole parse says where and why
         return None
     return module if module.code == text else None
 
 
-class _Unsplittable(Exception):
+class Unsplittable(Exception):
     """The pieces do not fit back together as a whole parse would; parse whole."""
 
 
@@ -116,18 +116,27 @@ def _groups(bounds: list[tuple[int, int]]) -> Iterator[tuple[int, int, int]]:
 
 
 def _module(text: str, starts: list[tuple[int, int]], indent: str) -> cst.Module:
-    pieces = [_parse(text[a:b], cst.parse_module, n) for a, b, n in _groups(starts)]
+    return assemble([_parse(text[a:b], cst.parse_module, n) for a, b, n in _groups(starts)], indent)
+
+
+def assemble(pieces: Sequence[cst.Module], indent: str) -> cst.Module:
+    """The module of consecutive pieces of a text, each parsed alone and cut where a module-level
+    statement starts: the first piece's header stays the module's; a later piece's header, and
+    the comments and blank lines that end the piece before it, lead its first statement, as in a
+    whole parse. ``indent`` is the whole text's first indentation (LibCST's default indent), with
+    which every piece that has an indented block must agree (the caller checks it). Raises
+    Unsplittable for a piece without statements (unless it is the only one)."""
     body: list[Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]] = []
     carried: list[cst.EmptyLine] = []  # a piece's trailing comments lead the next statement
     for piece in pieces:
-        if body and piece.body:
+        if not piece.body and len(pieces) > 1:
+            raise Unsplittable("a piece without statements")
+        if body:
             first = piece.body[0]
             leading = [*carried, *piece.header, *first.leading_lines]
             body.extend([first.with_changes(leading_lines=leading), *piece.body[1:]])
-        elif piece.body:
+        else:
             body.extend(piece.body)
-        elif body:
-            raise _Unsplittable("a piece without statements")
         carried = list(piece.footer)
     return pieces[0].with_changes(body=body, footer=pieces[-1].footer,
                                   has_trailing_newline=pieces[-1].has_trailing_newline, default_indent=indent)
@@ -242,7 +251,7 @@ def _find_hole(tree: cst.CSTNode, hole: str) -> Display:
             if isinstance(value, cst.Name) and value.value == hole:
                 return node
         todo.extend(node.children)
-    raise _Unsplittable("the display left out is not where it was")
+    raise Unsplittable("the display left out is not where it was")
 
 
 def _display(text: str, bracket: _Bracket, placeholder: Display) -> Display:
@@ -254,16 +263,16 @@ def _display(text: str, bracket: _Bracket, placeholder: Display) -> Display:
     for start, end, tokens in _groups(bounds):
         group = _parse(bracket.opener + text[start:end] + closer, cst.parse_expression, tokens)
         if not isinstance(group, type(placeholder)) or not group.elements:
-            raise _Unsplittable("a group parsed as another kind of display")
+            raise Unsplittable("a group parsed as another kind of display")
         if groups:
             last = elements[-1]
             if not isinstance(last.comma, cst.Comma):
-                raise _Unsplittable("elements not separated by a comma")
+                raise Unsplittable("elements not separated by a comma")
             # whitespace after a group's last comma is its closing bracket's; in the whole, the comma's
             elements[-1] = last.with_changes(comma=last.comma.with_changes(
                 whitespace_after=_edge(_closer(groups[-1]).whitespace_before, last.comma.whitespace_after)))
             if not _empty(_opener(group).whitespace_after):
-                raise _Unsplittable("whitespace before an element")
+                raise Unsplittable("whitespace before an element")
         elements.extend(group.elements)
         groups.append(group)
     opener, closer_ = ("lbracket", "rbracket") if isinstance(placeholder, cst.List) else ("lbrace", "rbrace")
@@ -286,7 +295,7 @@ def _edge(before_bracket: cst.BaseParenthesizableWhitespace,
           after_comma: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
     if not _empty(after_comma):
         if not _empty(before_bracket):
-            raise _Unsplittable("whitespace split between a comma and a bracket")
+            raise Unsplittable("whitespace split between a comma and a bracket")
         return after_comma
     return before_bracket
 

@@ -26,6 +26,7 @@ _NEWLINES = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
 
 TopOf = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
 Parent = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+Span = Callable[[cst.CSTNode], tuple[int, Optional[int]]]  # a module-level statement -> where its code lies
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 
 
@@ -37,19 +38,22 @@ class _Table:
 
 
 def locate(module: cst.Module, nodes: Iterable[cst.CSTNode], text: Optional[str] = None,
-           top_of: Optional[TopOf] = None, parent: Optional[Parent] = None) -> dict[int, CodeRange]:
+           top_of: Optional[TopOf] = None, parent: Optional[Parent] = None,
+           span: Optional[Span] = None) -> dict[int, CodeRange]:
     """Positions (1-based lines, 0-based columns) of ``nodes``, keyed by ``id(node)``.
 
     ``text`` is the module's source and ``top_of`` maps a node to the
     module-level statement that contains it; with both, only those statements
     are regenerated. With ``parent`` too (the analysis's), the innermost
-    statements that can be placed are.
+    statements that can be placed are. With ``span`` (the stretch of the text that holds a
+    module-level statement's code, when the parser knows it: ``Analysis.span``), a statement's
+    code is looked for only there, where it is far more often found once.
     """
     nodes = list(nodes)
     if not nodes:
         return {}
     if text is not None and top_of is not None:
-        found = _by_statement(module, nodes, text, top_of, parent)
+        found = _by_statement(module, nodes, text, top_of, parent, span)
         if found is not None:
             return found
     return _whole_module(module, nodes)
@@ -62,7 +66,7 @@ def _whole_module(module: cst.Module, nodes: list) -> dict[int, CodeRange]:
 
 
 def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
-                  parent: Optional[Parent]) -> Optional[dict[int, CodeRange]]:
+                  parent: Optional[Parent], span: Optional[Span]) -> Optional[dict[int, CodeRange]]:
     groups: dict[int, tuple[list[tuple[cst.CSTNode, list[str]]], list]] = {}
     for node in nodes:
         top = top_of(node)
@@ -74,9 +78,10 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
     placements: dict[int, Optional[tuple[dict[cst.CSTNode, CodeRange], int]]] = {}
     for chain, members in groups.values():
         placed = None
+        within = span(chain[-1][0]) if span is not None else (0, None)  # the module-level statement's
         for statement, indent in chain:  # the innermost that can be placed
             if id(statement) not in placements:
-                placements[id(statement)] = _statement_positions(module, statement, text, indent)
+                placements[id(statement)] = _statement_positions(module, statement, text, indent, within)
             placed = placements[id(statement)]
             if placed is not None:
                 break
@@ -115,11 +120,13 @@ def statements_around(module: cst.Module, node: cst.CSTNode, top: cst.CSTNode,
     return out + [(top, [])]
 
 
-def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str,
-                         indent: Sequence[str] = ()) -> Optional[tuple[dict[cst.CSTNode, CodeRange], int]]:
+def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str, indent: Sequence[str] = (),
+                         within: tuple[int, Optional[int]] = (0, None)
+                         ) -> Optional[tuple[dict[cst.CSTNode, CodeRange], int]]:
     """The positions of the nodes of one statement as if it started at line 1, and the number of
     lines before it in ``text``: its code (with ``indent``, the indentation of the blocks around
-    it) is generated once, and found in the text, where it must occur exactly once."""
+    it) is generated once, and found in the text (in the stretch ``within``, which holds it),
+    where it must occur exactly once."""
     table = _Table()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent, default_newline=module.default_newline,
@@ -128,22 +135,22 @@ def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str,
     state.indent_tokens = list(indent)
     statement._codegen(state)
     code = "".join(state.tokens)
-    offset = find_once(text, code)
+    offset = find_once(text, code, *within)
     if offset is None and statement is module.body[-1] and not module.has_trailing_newline:
         code = code[:-len(module.default_newline)]
-        offset = find_once(text, code)
+        offset = find_once(text, code, *within)
     if offset is None:
         return None
     return table._computed, len(_NEWLINES.findall(text, 0, offset))
 
 
-def find_once(text: str, code: str) -> Optional[int]:
-    """The offset of ``code`` in ``text`` if it occurs exactly once, at the start of a line (where
-    a statement's code starts)."""
-    offset = text.find(code)
+def find_once(text: str, code: str, start: int = 0, end: Optional[int] = None) -> Optional[int]:
+    """The offset of ``code`` in ``text`` (between ``start`` and ``end``) if it occurs there exactly
+    once, at the start of a line (where a statement's code starts)."""
+    offset = text.find(code, start, end)
     if offset < 0 or (offset > 0 and text[offset - 1] not in "\r\n"):
         return None
-    if text.find(code, offset + 1) >= 0:
+    if text.find(code, offset + 1, end) >= 0:
         return None
     return offset
 
