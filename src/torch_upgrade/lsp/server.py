@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -84,6 +85,7 @@ class TorchUpgradeServer(LanguageServer):
         self.analyzer = Analyzer()
         self.documents: dict[str, Document] = {}
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torch-upgrade-lsp")
+        self.warm = False  # a check has loaded the rules and the engine's tables
 
     # ------------------------------------------------------------------ client facts
     @property
@@ -143,6 +145,12 @@ class TorchUpgradeServer(LanguageServer):
                 text, version = document.text, document.version
                 outcome = await self.run(self.analyzer.check, text, document.path)
                 document.checked = (text, outcome)
+                if not self.warm:
+                    # what the first check loaded (the rules, the catalog's tables, LibCST's modules) lives as
+                    # long as the server: the cyclic collector stops walking it, which took 40-60 ms about every
+                    # fifth keystroke on a 1,000-line file (benchmarks/lsp.py: p90 93 -> 67 ms in process)
+                    gc.freeze()
+                    self.warm = True
                 if document.stale or self.documents.get(document.uri) is not document:
                     continue  # stale: the newest text is checked next
                 self.publish(document, text, version, outcome)
