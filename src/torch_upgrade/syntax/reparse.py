@@ -13,9 +13,12 @@ It is exact where a whole parse would be. A cut is made only where Python's own 
 (``ast``) starts a module-level statement in the first column; the text between two cuts parses
 alone only when nothing is left open at its end (a bracket, a string, a block header, a decorator
 without its function), so a stretch that does not is never taken as a piece: the whole text is cut
-again, or parsed whole when it does not parse in pieces either (LibCST then says why). LibCST
-writes a block's indentation and a line break as "the default" when they equal the first ones of
-the text it parsed; every piece must read those as the whole text does, or the text is parsed whole.
+again, or parsed whole when it does not parse in pieces either (LibCST then says why). No cut is
+made after a line joined to the next by a backslash, nor before indented lines (comments, blank lines
+with spaces) that follow a statement not ending with a block at that indentation: LibCST hands such
+lines to another node at the end of a text than before a statement. LibCST writes a block's
+indentation and a line break as "the default" when they equal the first ones of the text it parsed;
+every piece must read those as the whole text does, or the text is parsed whole.
 
 The pieces also tell where each module-level statement's code lies in the text (``Parsed.spans``),
 so that a node's position is looked for within its statement, not in the whole text
