@@ -54,6 +54,22 @@ def test_scan_gives_each_fix_its_text_edits(project):
     assert isinstance(edit, torch_upgrade.TextEdit) and 1 <= edit.start_line <= len(original)
 
 
+def test_a_scan_leaves_the_garbage_collector_as_it_found_it(project):
+    """A scan pauses Python's cyclic collector per file and leaves what existed out of collections
+    while it runs (core.collector); a program calling the API gets its collector back unchanged."""
+    import gc
+
+    frozen = gc.get_freeze_count()
+    assert torch_upgrade.scan(["."], jobs=1, cache=False).findings
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    gc.disable()
+    try:
+        assert torch_upgrade.scan_source(LEGACY).findings
+        assert not gc.isenabled()  # the caller's choice stays
+    finally:
+        gc.enable()
+
+
 def test_scan_source_on_a_string():
     report = torch_upgrade.scan_source(LEGACY, from_version="1.6", to_version="2.13")
     assert [(f.rule, f.line, f.severity) for f in report.findings] == [("TU201", 2, "error"), ("TU204", 3, "warning")]

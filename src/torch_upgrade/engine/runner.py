@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
+from torch_upgrade.core import collector
 from torch_upgrade.io.cache import Cache, file_stat
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.catalog.ruledata import RuleSet
@@ -78,10 +79,11 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
             continue
         todo.append((index, path, rel, len(raw)))  # read again where analysed: less memory here
     jobs = settings.jobs or available_cores()
-    for index, analysed, result in _execute(todo, ctx, jobs, progress):
-        results[index] = result
-        if cache is not None and analysed is not None:
-            cache.put(result.path, files[index], analysed, result, stats.get(index))
+    with collector.frozen():  # the rules and tables loaded so far live through the scan
+        for index, analysed, result in _execute(todo, ctx, jobs, progress):
+            results[index] = result
+            if cache is not None and analysed is not None:
+                cache.put(result.path, files[index], analysed, result, stats.get(index))
     return [r for r in results if r is not None]
 
 
@@ -143,6 +145,7 @@ _WORKER: dict[str, Context] = {}
 
 def _init_worker(settings: Settings, rules: RuleSet) -> None:
     _WORKER["ctx"] = Context.build(settings, rules)
+    collector.freeze()  # the worker lives for the scan
 
 
 def _work(path: Path, rel: str) -> tuple[Optional[str], FileResult]:

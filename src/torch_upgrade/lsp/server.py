@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from torch_upgrade.api import Finding, TextEdit
+from torch_upgrade.core import collector
 from torch_upgrade.core.meta import VERSION
 from torch_upgrade.lsp.analysis import Analyzer, FixAllError, Outcome, Problem, explanation
 from torch_upgrade.core.textedits import diff_edits
@@ -149,7 +149,7 @@ class TorchUpgradeServer(LanguageServer):
                     # what the first check loaded (the rules, the catalog's tables, LibCST's modules) lives as
                     # long as the server: the cyclic collector stops walking it, which took 40-60 ms about every
                     # fifth keystroke on a 1,000-line file (benchmarks/lsp.py: p90 93 -> 67 ms in process)
-                    gc.freeze()
+                    collector.freeze()
                     self.warm = True
                 if document.stale or self.documents.get(document.uri) is not document:
                     continue  # stale: the newest text is checked next

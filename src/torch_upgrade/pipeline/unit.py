@@ -19,7 +19,7 @@ import libcst as cst
 
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.policy import release, severity
-from torch_upgrade.core import diffs
+from torch_upgrade.core import collector, diffs
 from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, TextEdit, holding, source_lines
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
@@ -204,7 +204,8 @@ def analyse(unit: Unit, ctx: Context, parser: Parser = parse) -> FileResult:
     The result is portable (no syntax nodes): it can cross processes and be cached.
     """
     try:
-        return portable(on_big_stack(_analyse, unit, ctx, parser))
+        with collector.paused():  # the file's tree is alive throughout: collections would only walk it
+            return portable(on_big_stack(_analyse, unit, ctx, parser))
     except Exception as exc:  # a bug of ours: say so for this file, and let the scan go on
         if os.environ.get("TORCH_UPGRADE_DEBUG"):
             raise

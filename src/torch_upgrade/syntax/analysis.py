@@ -87,42 +87,6 @@ class Analysis:
         # what names settle to in their scopes, kept once the walk is done
         self._settled: Optional[dict[tuple[int, str], Binding]] = None
         self._reaching: dict[tuple[int, str], list[Binding]] = {}
-        self.guard_model = GuardModel(self)
-        # handlers take the node type they are keyed by
-        self._dispatch: dict[type[cst.CSTNode], Callable[[Any], None]] = {
-            cst.Import: self._import,
-            cst.ImportFrom: self._import_from,
-            cst.FunctionDef: self._function,
-            cst.Lambda: self._lambda,
-            cst.ClassDef: self._class,
-            cst.Assign: self._assign,
-            cst.AnnAssign: self._ann_assign,
-            cst.AugAssign: self._aug_assign,
-            cst.For: self._for,
-            cst.While: self._while,
-            cst.IndentedBlock: self._block,
-            cst.WithItem: self._with_item,
-            cst.ExceptHandler: self._except,
-            cst.NamedExpr: self._named_expr,
-            cst.CompFor: self._comp_for,
-            cst.Global: self._global,
-            cst.Nonlocal: self._global,
-            cst.Call: self._call,
-            cst.Arg: self._arg,
-            cst.Attribute: self._chain,
-            cst.Name: self._chain,
-            cst.If: self._if,
-            cst.IfExp: self._if_exp,
-            cst.Try: self._try,
-            cst.SimpleString: self._skip,
-            cst.ConcatenatedString: self._skip,
-            cst.FormattedString: self._skip,
-            cst.Comment: self._skip,
-            cst.Param: self._param,
-            cst.Del: self._del,
-        }
-        if hasattr(cst, "TryStar"):
-            self._dispatch[cst.TryStar] = self._try
         self._top: Optional[cst.CSTNode] = None
         self._tops: Optional[dict[int, Optional[cst.CSTNode]]] = None
         self._parents: Optional[dict[int, cst.CSTNode]] = None  # the file's structure, on first use
@@ -136,9 +100,9 @@ class Analysis:
 
     # ------------------------------------------------------------ traversal
     def _visit(self, node: cst.CSTNode) -> None:
-        handler = self._dispatch.get(type(node))
+        handler = _HANDLERS.get(type(node))
         if handler is not None:
-            handler(node)
+            handler(self, node)
             return
         is_statement = isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         if is_statement:
@@ -570,10 +534,11 @@ class Analysis:
 
     def _resolve(self) -> None:
         self._settled = {}
+        guard_model = GuardModel(self)
         for ref in self.references:
-            ref.guarded = self.guard_model.holds(ref.guards)
+            ref.guarded = guard_model.holds(ref.guards)
             if ref.guards and not ref.guarded:
-                ref.probes = self.guard_model.probed(ref.guards)
+                ref.probes = guard_model.probed(ref.guards)
             if ref.ctx == "import":
                 ref.qualname = ref.dotted
                 continue
@@ -655,6 +620,45 @@ class Analysis:
                 if best is None or len(candidate) < len(best):
                     best = candidate
         return best
+
+
+# the walk's handlers, by the node type they take (a table of the class's functions: bound methods kept
+# on each analysis would tie it, and with it the file's whole tree, into a reference cycle, which only
+# Python's cyclic collector frees, walking every node again)
+_HANDLERS: dict[type[cst.CSTNode], Callable[[Analysis, Any], None]] = {
+    cst.Import: Analysis._import,
+    cst.ImportFrom: Analysis._import_from,
+    cst.FunctionDef: Analysis._function,
+    cst.Lambda: Analysis._lambda,
+    cst.ClassDef: Analysis._class,
+    cst.Assign: Analysis._assign,
+    cst.AnnAssign: Analysis._ann_assign,
+    cst.AugAssign: Analysis._aug_assign,
+    cst.For: Analysis._for,
+    cst.While: Analysis._while,
+    cst.IndentedBlock: Analysis._block,
+    cst.WithItem: Analysis._with_item,
+    cst.ExceptHandler: Analysis._except,
+    cst.NamedExpr: Analysis._named_expr,
+    cst.CompFor: Analysis._comp_for,
+    cst.Global: Analysis._global,
+    cst.Nonlocal: Analysis._global,
+    cst.Call: Analysis._call,
+    cst.Arg: Analysis._arg,
+    cst.Attribute: Analysis._chain,
+    cst.Name: Analysis._chain,
+    cst.If: Analysis._if,
+    cst.IfExp: Analysis._if_exp,
+    cst.Try: Analysis._try,
+    cst.SimpleString: Analysis._skip,
+    cst.ConcatenatedString: Analysis._skip,
+    cst.FormattedString: Analysis._skip,
+    cst.Comment: Analysis._skip,
+    cst.Param: Analysis._param,
+    cst.Del: Analysis._del,
+}
+if hasattr(cst, "TryStar"):
+    _HANDLERS[cst.TryStar] = Analysis._try
 
 
 def _getattr_use(call: cst.Call) -> Optional[str]:
