@@ -68,6 +68,13 @@ def test_a_scan_leaves_the_garbage_collector_as_it_found_it(project):
         assert not gc.isenabled()  # the caller's choice stays
     finally:
         gc.enable()
+    gc.freeze()  # a program that froze its own objects (a preforking server) keeps them frozen
+    try:
+        count = gc.get_freeze_count()
+        assert torch_upgrade.scan(["."], jobs=1, cache=False).findings
+        assert gc.get_freeze_count() >= count > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_scan_source_on_a_string():

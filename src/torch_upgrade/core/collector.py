@@ -8,7 +8,8 @@ cold scan of transformers, or of the language server's time per keystroke. So:
 - ``paused()``: no automatic collection while one file is analysed; its garbage is collected once,
   after it, when the collector runs again;
 - ``frozen()``: what exists when a scan starts (the rules, the catalog's tables, the caller's own
-  objects) is left out of every collection until the scan ends (``gc.freeze``/``gc.unfreeze``);
+  objects) is left out of every collection until the scan ends (``gc.freeze``/``gc.unfreeze``;
+  not in a program that froze objects itself);
 - ``freeze()``: the same for the rest of a process that only scans (a worker, the language server).
 
 Neither changes what is freed by reference counting, which is nearly everything.
@@ -35,7 +36,11 @@ def paused() -> Iterator[None]:
 
 @contextmanager
 def frozen() -> Iterator[None]:
-    """The objects that exist on entry are left out of collections until the exit."""
+    """The objects that exist on entry are left out of collections until the exit; nothing is done
+    in a program that froze objects itself (unfreezing would release its own)."""
+    if gc.get_freeze_count():
+        yield
+        return
     gc.freeze()
     try:
         yield
