@@ -14,6 +14,7 @@ provider.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Callable, Iterable, Optional, Sequence, cast
 
@@ -76,6 +77,7 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
         groups.setdefault(id(chain[0][0]), (chain, []))[1].append(node)
     out: dict[int, CodeRange] = {}
     placements: dict[int, Optional[tuple[dict[cst.CSTNode, CodeRange], int]]] = {}
+    breaks: list[int] = []  # where each line break of the text ends, on first need
     for chain, members in groups.values():
         placed = None
         within = span(chain[-1][0]) if span is not None else (0, None)  # the module-level statement's
@@ -87,7 +89,10 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
                 break
         if placed is None:
             return None
-        table, lines = placed
+        table, offset = placed
+        if offset and not breaks:
+            breaks = [match.end() for match in _NEWLINES.finditer(text)]
+        lines = bisect.bisect_right(breaks, offset)  # the lines before the statement
         for node in members:
             rng = table.get(node)
             if rng is None:
@@ -123,10 +128,10 @@ def statements_around(module: cst.Module, node: cst.CSTNode, top: cst.CSTNode,
 def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str, indent: Sequence[str] = (),
                          within: tuple[int, Optional[int]] = (0, None)
                          ) -> Optional[tuple[dict[cst.CSTNode, CodeRange], int]]:
-    """The positions of the nodes of one statement as if it started at line 1, and the number of
-    lines before it in ``text``: its code (with ``indent``, the indentation of the blocks around
-    it) is generated once, and found in the text (in the stretch ``within``, which holds it),
-    where it must occur exactly once."""
+    """The positions of the nodes of one statement as if it started at line 1, and where it starts
+    in ``text``: its code (with ``indent``, the indentation of the blocks around it) is generated
+    once, and found in the text (in the stretch ``within``, which holds it), where it must occur
+    exactly once."""
     table = _Table()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent, default_newline=module.default_newline,
@@ -141,7 +146,7 @@ def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str, 
         offset = find_once(text, code, *within)
     if offset is None:
         return None
-    return table._computed, len(_NEWLINES.findall(text, 0, offset))
+    return table._computed, offset
 
 
 def find_once(text: str, code: str, start: int = 0, end: Optional[int] = None) -> Optional[int]:
