@@ -325,3 +325,31 @@ def test_getattr_with_a_literal_name_is_a_use_and_with_a_default_a_probe() -> No
     solve = getattr(torch, "solve", None)
     """
     assert findings(code) == [("TU303", 3)]
+
+
+def test_the_compile_hint_names_the_first_training_loop_and_only_a_training_loop() -> None:
+    """TU412 sits at the first loop that calls backward itself and step and zero_grad (itself or in an
+    inner loop): not a loop whose backward has no optimizer step (guidance by gradients), not a loop
+    around a function that trains, not code in a string; an inner loop before the loop around it."""
+    code = """
+    import torch
+    for step in range(10):
+        latents.grad = None
+        score(latents).backward()
+        f"{opt.step()} {opt.zero_grad()}"
+    for epoch in range(3):
+        def train_one(batch):
+            opt.zero_grad()
+            loss_fn(model(batch)).backward()
+            opt.step()
+        for x in loader:
+            opt.zero_grad()
+            loss_fn(model(x)).backward()
+            opt.step()
+    while True:
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    """
+    got = [line for rule, line in findings(code, low="2.0") if rule == "TU412"]
+    assert got == [12]  # `for x in loader:`, the inner loop of the epochs

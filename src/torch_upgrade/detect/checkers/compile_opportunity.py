@@ -27,44 +27,56 @@ WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.com
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 
-def _training_loop(node: cst.CSTNode) -> Optional[cst.CSTNode]:
-    """What the first training loop iterates over (a ``for``'s iterable, a ``while``'s test): a loop that
-    calls ``.backward(...)``, ``.step(...)`` and ``.zero_grad(...)`` (directly or in an inner loop);
-    a function defined inside a loop is not part of the loop."""
-    found: list[cst.CSTNode] = []
-
-    # what a loop calls: "backward" (the first such call or None), "step", "zero_grad" (bools)
-    def visit(item: cst.CSTNode, frame: Optional[dict[str, Any]]) -> None:
-        if isinstance(item, (cst.For, cst.While)):
-            inner: dict[str, Any] = {"backward": None, "step": False, "zero_grad": False}
-            for child in _children(item):
-                visit(child, inner)
-            if inner["backward"] is not None and inner["step"] and inner["zero_grad"] and not found:
-                found.append(item.iter if isinstance(item, cst.For) else item.test)
-            if frame is not None:
-                frame["step"] = frame["step"] or inner["step"]
-                frame["zero_grad"] = frame["zero_grad"] or inner["zero_grad"]
-            return
-        if isinstance(item, (cst.FunctionDef, cst.Lambda)):
-            frame = None
-        elif frame is not None and isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute):
-            name = item.func.attr.value
-            if name == "backward" and frame["backward"] is None:
-                frame["backward"] = item
-            elif name in ("step", "zero_grad"):
-                frame[name] = True
-        for child in _children(item):
-            visit(child, frame)
-
-    visit(node, None)
-    return found[0] if found else None
-
-
+_CYCLE = ("backward", "step", "zero_grad")
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
-def _children(item: cst.CSTNode) -> list[cst.CSTNode]:
-    return [] if isinstance(item, _STRINGS) else child_list(item)
+def _training_loop(analysis: Analysis) -> Optional[cst.CSTNode]:
+    """What the first training loop iterates over (a ``for``'s iterable, a ``while``'s test): a loop that
+    calls ``.backward(...)`` itself, and ``.step(...)`` and ``.zero_grad(...)`` itself or in an inner
+    loop; a function defined inside a loop is not part of the loop, nor is code in a string. "First":
+    an inner loop before the loop around it, else in the order of the text. Found from the calls
+    (the file's structure walk), not by walking the module again."""
+    loops: dict[int, list[Any]] = {}  # id(loop) -> [loop, calls backward, step, zero_grad]
+    for call in analysis.nodes(cst.Call):
+        func = call.func if isinstance(call, cst.Call) else None
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _CYCLE:
+            continue
+        name = func.attr.value
+        for depth, loop in enumerate(_loops_around(analysis, call)):
+            if name == "backward" and depth:
+                break  # a backward counts for its own loop only
+            loops.setdefault(id(loop), [loop, False, False, False])[_CYCLE.index(name) + 1] = True
+    training = [entry[0] for entry in loops.values() if all(entry[1:])]
+    if not training:
+        return None
+    first = min(training, key=lambda loop: _order(analysis, loop))
+    return first.iter if isinstance(first, cst.For) else first.test
+
+
+def _loops_around(analysis: Analysis, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The loops around ``node``, innermost first, up to the function or lambda it is in (none for
+    a node in a string)."""
+    loops: list[cst.CSTNode] = []
+    current = analysis.parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(current, _STRINGS):
+            return []
+        if isinstance(current, (cst.For, cst.While)):
+            loops.append(current)
+        current = analysis.parent(current)
+    return loops
+
+
+def _order(analysis: Analysis, node: cst.CSTNode) -> list[float]:
+    """A key that orders nodes as a walk of the text finishes them: a node after the nodes inside
+    it, else in the order of the text (its index in each ancestor's children, from the top)."""
+    path: list[float] = [float("inf")]
+    parent = analysis.parent(node)
+    while parent is not None:
+        path.append(next(i for i, child in enumerate(child_list(parent)) if child is node))
+        node, parent = parent, analysis.parent(parent)
+    return path[::-1]
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
@@ -79,7 +91,7 @@ def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
             break
     site = None
     if any(r.call is not None and r.dotted.endswith(".step") for r in analysis.references):
-        site = _training_loop(analysis.module)
+        site = _training_loop(analysis)
     if not compiles and site is None:
         return None
     fact: Fact = {"compiles": compiles}
