@@ -106,9 +106,23 @@ def _later_in_same_block(blocks: dict[int, tuple[tuple[int, int], ...]], first: 
     return b[:len(a) - 1] == a[:-1] and b[len(a) - 1][0] == a[-1][0] and b[len(a) - 1][1] > a[-1][1]
 
 
+def _holders(analysis: Analysis) -> set[int]:
+    """Ids of the small statements that hold a ``.zero_grad(...)`` call (from the file's structure
+    walk): only their lines are searched for one (``_zero_grad``), not every line of the file."""
+    out = set()
+    for call in analysis.nodes(cst.Call):
+        func = call.func if isinstance(call, cst.Call) else None
+        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+            holder = analysis.enclosing(call, cst.BaseSmallStatement)
+            if holder is not None:
+                out.add(id(holder))
+    return out
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not any(r.call is not None and r.dotted.endswith(".zero_grad") for r in analysis.references):
         return []
+    holders = _holders(analysis)
     out = []
     for body in _flow.scopes(analysis):
         if isinstance(body.scope, cst.ClassDef):
@@ -139,7 +153,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                             f"pass set_to_none=False to keep zeros, or handle None")))
                         pending = None
                         continue
-            call = _zero_grad(analysis, statement)
+            call = _zero_grad(analysis, statement) if any(id(small) in holders for small in statement.body) else None
             if call is not None:
                 pending = (call, statement)
     return out
