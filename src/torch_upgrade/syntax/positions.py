@@ -15,7 +15,6 @@ provider.
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
@@ -23,7 +22,8 @@ from libcst.metadata import BaseMetadataProvider, CodeRange, MetadataWrapper, Po
 from libcst._nodes.internal import CodegenState
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-_NEWLINES = re.compile(r"\r\n?|\n")  # what LibCST counts as a line break
+from torch_upgrade.core.textedits import offsets
+
 
 TopOf = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
 Parent = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
@@ -77,7 +77,7 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
         groups.setdefault(id(chain[0][0]), (chain, []))[1].append(node)
     out: dict[int, CodeRange] = {}
     placements: dict[int, Optional[tuple[dict[cst.CSTNode, CodeRange], int]]] = {}
-    breaks: list[int] = []  # where each line break of the text ends, on first need
+    starts: list[int] = []  # where each line of the text starts, on first need
     for chain, members in groups.values():
         placed = None
         within = span(chain[-1][0]) if span is not None else (0, None)  # the module-level statement's
@@ -90,9 +90,9 @@ def _by_statement(module: cst.Module, nodes: list, text: str, top_of: TopOf,
         if placed is None:
             return None
         table, offset = placed
-        if offset and not breaks:
-            breaks = [match.end() for match in _NEWLINES.finditer(text)]
-        lines = bisect.bisect_right(breaks, offset)  # the lines before the statement
+        if offset and not starts:
+            starts = offsets(text)
+        lines = bisect.bisect_right(starts, offset) - 1 if offset else 0  # the lines before the statement
         for node in members:
             rng = table.get(node)
             if rng is None:

@@ -29,17 +29,16 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 import warnings
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import libcst as cst
 
+from torch_upgrade.core.textedits import offsets
 from torch_upgrade.syntax.parse import Parsed, parse_module
 from torch_upgrade.syntax.pieces import Unsplittable, assemble
 
-_NEWLINE = re.compile(r"\r\n?|\n")  # what LibCST and Python count as a line break
 _DEFAULT_INDENT = "    "  # LibCST's indent for a text without an indented block
 _BLANKS = (" ", "\t", "\f")  # what a line's indentation is made of
 
@@ -106,7 +105,7 @@ def _cut(text: str, offset: int, followed: bool) -> Optional[list[_Piece]]:
     """``text`` (which starts at ``offset`` in the whole text; ``followed``: a piece comes after it)
     cut where its module-level statements start, each piece parsed; None when it cannot be (it does
     not parse, or not in pieces)."""
-    if "\r" in _NEWLINE.sub("", text):  # a line break Python and LibCST might count differently
+    if "\r" in text.replace("\r\n", ""):  # a lone CR: a line break Python and LibCST might count differently
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. SyntaxWarning for "\d": not ours to report
@@ -114,13 +113,13 @@ def _cut(text: str, offset: int, followed: bool) -> Optional[list[_Piece]]:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-    lines = [0] + [match.end() for match in _NEWLINE.finditer(text)] + [len(text)]
+    lines = offsets(text)
     if followed and tree.body and not _separable(text, lines, tree.body[-1], len(lines)):
         return None  # its end would not end there in the whole text
     cuts = [0]
     for before, statement in zip(tree.body, tree.body[1:]):
         row = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])
-        at = lines[row - 1] if row <= len(lines) else len(text)
+        at = lines[row - 1]
         if at > cuts[-1] and at < len(text) and not text[at].isspace() and _separable(text, lines, before, row):
             cuts.append(at)
     pieces = []
@@ -169,7 +168,7 @@ def _last_block(text: str, lines: Sequence[int], statement: ast.stmt) -> Optiona
 def _piece(text: str, start: int) -> _Piece:
     module = parse_module(text)
     indent = module.default_indent if any(_has_block(s) for s in module.body) else None
-    newline = module.default_newline if _NEWLINE.search(text) else None
+    newline = module.default_newline if "\n" in text or "\r" in text else None
     footer = sum(len(module.code_for_node(line)) for line in module.footer)
     return _Piece(start, text, module, indent, newline, footer)
 
