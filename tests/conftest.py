@@ -34,3 +34,8 @@ def _own_cache_dir(tmp_path_factory, monkeypatch):
 def _no_color(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("FORCE_COLOR", raising=False)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "differential(*rules): a differential test of these rules' fixes "
+                                       "(tests/differential.py; tests/test_differential_coverage.py reads them)")

@@ -14,7 +14,7 @@ from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
-from torch_upgrade.rewrite.context import FixContext, Unnameable
+from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
 from torch_upgrade.syntax.provenance import CERTAIN, POSSIBLE, Provenance, ReturnIndex, provenance_of
 
@@ -147,7 +147,7 @@ class Matcher:
             seen.add(key)
             if hit.rule.fixable and policy.fixes(hit.confidence):
                 assert hit.ref is not None  # hits made above carry their reference
-                hit.fix = self._fix(hit.rule, hit.ref, analysis)
+                attach_fix(hit, hit.ref, analysis, self.window)
             out.append(hit)
         if self.checkers:
             provenance_of(analysis, index)  # checkers that ask about receivers see the project too
@@ -170,12 +170,19 @@ class Matcher:
                 hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
         return out
 
-    def _fix(self, rule: Rule, ref: Reference, analysis: Analysis) -> Optional[Fix]:
-        return fix_for(rule, ref, analysis, self.window)
+
+def attach_fix(hit: Hit, ref: Reference, analysis: Analysis, window: Window) -> None:
+    """The rule's fix at ``ref`` on the hit, or, where the fixer says why none keeps the behaviour
+    there (``Advice``), its advice as the hit's message."""
+    try:
+        hit.fix = fix_for(hit.rule, ref, analysis, window)
+    except Advice as advice:
+        hit.fix, hit.message = None, advice.message
 
 
 def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:
-    """The rule's fix at ``ref`` (its fixer, or the rename table); ``Matcher.match`` decides its safety."""
+    """The rule's fix at ``ref`` (its fixer, or the rename table); ``Matcher.match`` decides its safety.
+    Raises ``Advice`` when the fixer says what to write instead of a rewrite."""
     ctx = FixContext(analysis, rule, window, ref.scope)
     fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
     try:

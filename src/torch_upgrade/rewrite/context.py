@@ -22,6 +22,15 @@ class Unnameable(Exception):
     """A rewrite cannot name what it needs at its place (the name means something else there)."""
 
 
+class Advice(Exception):
+    """No rewrite keeps the behaviour at this place: ``message`` (the finding's message) says what
+    differs and the exact code to write. The finding stays, with no fix: it needs a person."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class FixContext:
     """What a fixer may ask about the file it rewrites, at the place of one reference."""
 
@@ -61,7 +70,8 @@ class FixContext:
         DESIGN.md asks for when a rewrite introduces a new API such as ``sdpa_kernel``."""
         qualname = f"{module}.{name}"
         for local, bindings in self.analysis.root_scope.bindings.items():
-            if any(b.kind == "from" and b.target == qualname for b in bindings) and not self._taken_here(local):
+            if any(b.kind == "from" and b.target == qualname and not b.typing_only for b in bindings) \
+                    and not self._taken_here(local):
                 return cst.Name(local), ()
         if name in self.analysis.root_scope.bindings or self._taken_here(name):  # means something else here
             return self.qualified(qualname)

@@ -84,6 +84,7 @@ class Analysis:
         self._guards: tuple[Guard, ...] = ()  # the compatibility contexts around the walk
         self._handled = 0  # depth of ``try`` bodies whose handlers catch a failing call
         self._branch: Branch = ()  # the branch of the current scope the walk is in
+        self._typing_only = 0  # depth of ``if TYPE_CHECKING:`` bodies (bound for type checkers only)
         # what names settle to in their scopes, kept once the walk is done
         self._settled: Optional[dict[tuple[int, str], Binding]] = None
         self._reaching: dict[tuple[int, str], list[Binding]] = {}
@@ -149,6 +150,7 @@ class Analysis:
 
     def _bind(self, name: str, binding: Binding) -> Binding:
         binding.branch, binding.guards = self._branch, self._guards
+        binding.typing_only = self._typing_only > 0
         self.scope.bind(name, binding)
         return binding
 
@@ -438,8 +440,14 @@ class Analysis:
         self._visit(node.test)
         guard = Guard(node.test, self.scope, PROBE)  # judged once every binding is known
 
+        typing_only = _is_type_checking(node.test)
+
         def arms() -> None:
-            self._in_branch(node, 0, lambda: self._visit(node.body))
+            self._typing_only += typing_only
+            try:
+                self._in_branch(node, 0, lambda: self._visit(node.body))
+            finally:
+                self._typing_only -= typing_only
             if node.orelse is not None:
                 self._in_branch(node, 1, lambda: self._visit(cast(Union[cst.If, cst.Else], node.orelse)))
 
@@ -609,7 +617,7 @@ class Analysis:
         best = None
         for local in self.root_scope.bindings:
             binding = self.lookup(local, self.root_scope)
-            if binding is None or binding.kind not in ("import", "from"):
+            if binding is None or binding.kind not in ("import", "from") or binding.typing_only:
                 continue
             target = binding.target
             assert target is not None  # imports always record what they import
@@ -620,6 +628,12 @@ class Analysis:
                 if best is None or len(candidate) < len(best):
                     best = candidate
         return best
+
+
+def _is_type_checking(test: cst.BaseExpression) -> bool:
+    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``: a body only type checkers see."""
+    return (isinstance(test, cst.Name) and test.value == "TYPE_CHECKING") or \
+        (isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING")
 
 
 # the walk's handlers, by the node type they take (a table of the class's functions: bound methods kept

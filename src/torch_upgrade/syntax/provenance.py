@@ -224,6 +224,8 @@ class Provenance:
         if isinstance(expr, cst.Call):
             return self._call(expr, ref, depth, cls)
         if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return NO
             return self._name(expr.value, expr, ref, depth, cls)
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, ref, depth, cls)
@@ -291,6 +293,99 @@ class Provenance:
             if sizes and all(isinstance(s, cst.Integer) for s in sizes):
                 return len(sizes)
         return None
+
+    def dtype(self, expr: cst.BaseExpression, ref: _Site, depth: int = 0) -> Optional[str]:
+        """The dtype (``"torch.float64"``) of a tensor, or of ``torch.tensor(value)`` for a Python
+        value, when the code states it: a factory given ``dtype=``, a conversion (``.double()``,
+        ``.to(torch.float16)``), a method that keeps its receiver's dtype (``.clone()``, ``.view(...)``),
+        an integer or bool literal (int64, bool), a list of them, and names every assignment of which
+        agrees; None otherwise. A float literal or a factory without ``dtype=`` has the default dtype,
+        which the project may change (``torch.set_default_dtype``): None."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            return self.dtype(expr.expression, ref, depth + 1)
+        if isinstance(expr, cst.Integer):
+            return "torch.int64"
+        if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+            return "torch.bool"
+        if isinstance(expr, (cst.List, cst.Tuple)) and expr.elements and \
+                all(isinstance(e, cst.Element) for e in expr.elements):
+            kinds = {self.dtype(e.value, ref, depth + 1) for e in expr.elements}
+            return kinds.pop() if len(kinds) == 1 else None  # (ints and bools together give int64; not said)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            return self._arithmetic_dtype(expr, ref, depth)
+        if isinstance(expr, cst.Name):
+            for scope_node in self._scopes(expr):
+                facts = self._facts_of(scope_node)
+                if expr.value in facts.annotations or expr.value in facts.loops:
+                    return None
+                values = facts.values.get(expr.value)
+                if values:
+                    kinds = {self.dtype(v, ref, depth + 1) for v in values}
+                    return kinds.pop() if len(kinds) == 1 else None
+                if isinstance(scope_node, cst.FunctionDef) and expr.value in _param_names(scope_node):
+                    return None
+            return None
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return None
+        stated = next((self._dtype_name(a.value, ref) for a in expr.args
+                       if a.keyword is not None and a.keyword.value == "dtype"), None)
+        qualname = self._qualified(expr.func, ref)
+        if qualname is not None:
+            if qualname in _FACTORIES:
+                if stated is not None:
+                    return stated
+                if any(a.keyword is not None and a.keyword.value == "dtype" for a in expr.args):
+                    return None
+                if qualname in ("torch.tensor", "torch.as_tensor") and expr.args and expr.args[0].keyword is None:
+                    inner = self.dtype(expr.args[0].value, ref, depth + 1)
+                    return inner if qualname == "torch.tensor" or inner in ("torch.int64", "torch.bool") else None
+                if qualname.endswith("_like") and expr.args and expr.args[0].keyword is None:
+                    return self.dtype(expr.args[0].value, ref, depth + 1)
+            return None
+        if not isinstance(expr.func, cst.Attribute):
+            return None
+        method, receiver = expr.func.attr.value, expr.func.value
+        if method in _CONVERSIONS and not expr.args:
+            return _CONVERSIONS[method] if self.of(receiver, ref, depth + 1) == CERTAIN else None
+        if method in ("to", "type"):
+            positional = [a.value for a in expr.args if a.keyword is None]
+            target = stated or (self._dtype_name(positional[0], ref) if positional else None)
+            if target is not None:
+                return target if self.of(receiver, ref, depth + 1) == CERTAIN else None
+            if method == "to" and all(isinstance(v, cst.SimpleString) for v in positional) and all(
+                    a.keyword is None or a.keyword.value in ("device", "non_blocking", "copy") for a in expr.args):
+                return self.dtype(receiver, ref, depth + 1)  # .to("cpu"), .to(device="cuda")
+            return None
+        if method in _SAME_DTYPE and self.of(receiver, ref, depth + 1) == CERTAIN:
+            return self.dtype(receiver, ref, depth + 1)
+        return None
+
+    def _arithmetic_dtype(self, expr: cst.BinaryOperation, ref: _Site, depth: int) -> Optional[str]:
+        """A tensor of a stated dtype with a Python number of its kind, or with a tensor of the same
+        dtype, keeps that dtype (an integer tensor divided, or given a float, takes the default dtype)."""
+        sides = []
+        for side in (expr.left, expr.right):
+            if isinstance(side, (cst.Integer, cst.Float)):
+                sides.append("int" if isinstance(side, cst.Integer) else "float")
+            elif self.of(side, ref, depth + 1) == CERTAIN:
+                sides.append(self.dtype(side, ref, depth + 1) or "?")
+            else:
+                return None
+        tensors = {s for s in sides if s not in ("int", "float")}
+        if len(tensors) != 1 or "?" in tensors:
+            return None
+        dtype = tensors.pop()
+        floating = dtype in ("torch.float16", "torch.bfloat16", "torch.float32", "torch.float64")
+        if dtype == "torch.bool" or (not floating and ("float" in sides or isinstance(expr.operator, cst.Divide))):
+            return None
+        return dtype if floating or dtype.startswith("torch.int") or dtype == "torch.uint8" else None
+
+    def _dtype_name(self, expr: cst.BaseExpression, ref: _Site) -> Optional[str]:
+        """``torch.float64`` (through the file's imports) as its canonical name, else None."""
+        qualname = self._qualified(expr, ref)
+        return _DTYPE_NAMES.get(qualname) if qualname is not None else None
 
     # ------------------------------------------------------------------ expressions
     def _qualified(self, node: cst.BaseExpression, ref: _Site) -> Optional[str]:
@@ -548,6 +643,28 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
 
 
 _SIZED = {"zeros", "ones", "empty", "rand", "randn", "full", "randint"}
+
+# dtypes under their public names, by their canonical name
+_DTYPE_NAMES = {f"torch.{alias}": f"torch.{name}" for name, aliases in {
+    "float16": ("float16", "half"), "bfloat16": ("bfloat16",), "float32": ("float32", "float"),
+    "float64": ("float64", "double"), "complex32": ("complex32", "chalf"), "complex64": ("complex64", "cfloat"),
+    "complex128": ("complex128", "cdouble"), "uint8": ("uint8",), "int8": ("int8",), "int16": ("int16", "short"),
+    "int32": ("int32", "int"), "int64": ("int64", "long"), "bool": ("bool",)}.items() for alias in aliases}
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+# tensor methods converting to one dtype
+_CONVERSIONS = {"float": "torch.float32", "double": "torch.float64", "half": "torch.float16",
+                "bfloat16": "torch.bfloat16", "long": "torch.int64", "int": "torch.int32", "short": "torch.int16",
+                "char": "torch.int8", "byte": "torch.uint8", "bool": "torch.bool", "cfloat": "torch.complex64",
+                "cdouble": "torch.complex128"}
+# tensor methods whose result has the receiver's dtype
+_SAME_DTYPE = {"clone", "detach", "contiguous", "cpu", "cuda", "view", "reshape", "squeeze", "unsqueeze",
+               "permute", "transpose", "t", "flatten", "expand", "expand_as", "repeat", "flip", "roll",
+               "narrow", "select", "index_select", "gather", "triu", "tril", "requires_grad_", "detach_",
+               "view_as", "reshape_as", "movedim", "tile", "masked_fill", "neg", "abs", "clamp", "unfold"}
+# torch functions making a tensor whose dtype is its ``dtype=`` (or, for *_like, its input's)
+_FACTORIES = {f"torch.{name}" for name in (
+    "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace",
+    "logspace", "eye", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like")}
 
 
 def _literal_rank(value: cst.BaseExpression) -> Optional[int]:

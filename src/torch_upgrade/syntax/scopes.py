@@ -37,6 +37,8 @@ class Binding:
     branch: Branch = ()
     value: Optional[cst.BaseExpression] = field(default=None, repr=False)  # what an assignment assigns
     relative: bool = False  # bound by ``from .mod import name`` (a "local" whose source is elsewhere)
+    # bound only for type checkers (under ``if TYPE_CHECKING:``): not there when the program runs
+    typing_only: bool = False
     guards: tuple["Guard", ...] = field(default=(), repr=False, compare=False)  # the contexts it is bound in
     scope: Optional["Scope"] = field(default=None, repr=False, compare=False)
     alternatives: tuple["Binding", ...] = field(default=(), repr=False, compare=False)

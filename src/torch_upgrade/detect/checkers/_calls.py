@@ -9,7 +9,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.detect.matching import fix_for
+from torch_upgrade.detect.matching import attach_fix
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
 
@@ -34,5 +34,5 @@ def hit(rule: Rule, ref: Reference, analysis: Analysis, window: Window, message:
     """A finding at ``ref``'s call, with the rule's fix when it has one."""
     found = Hit(rule, ref.call or ref.node, ref.statement, ref=ref, message=message)
     if fix and rule.fixable:
-        found.fix = fix_for(rule, ref, analysis, window)
+        attach_fix(found, ref, analysis, window)
     return found

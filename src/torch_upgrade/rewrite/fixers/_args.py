@@ -52,6 +52,14 @@ def literal(arg: Optional[Union[cst.Arg, cst.BaseExpression]], default: Any = _N
         return _NO
 
 
+def plain(node: cst.BaseExpression) -> bool:
+    """A name or a chain of attributes (``x``, ``self.w``): reading it twice reads the same thing, with
+    no effect, so a rewrite may write it twice."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def is_literal(value: object) -> bool:
     return value is not _NO
 

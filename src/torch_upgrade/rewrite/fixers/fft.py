@@ -9,7 +9,11 @@ equivalent wraps the ``torch.fft`` module functions in ``view_as_complex`` /
 * ``ifft``                   -> the same with ``ifftn``
 * ``rfft(x, k, onesided=True)``  -> ``view_as_real(fft.rfftn(x, dim=...))``; ``onesided=False`` -> ``fftn``
 * ``irfft(X, k, signal_sizes=s)`` -> ``fft.irfftn(view_as_complex(X), s=s, dim=...)``;
-  ``onesided=False`` -> ``fft.ifftn(view_as_complex(X), dim=...).real``
+  ``onesided=False`` -> ``fft.irfft(view_as_complex(X), n=X.shape[-2])`` (``irfftn(..., s=X.shape[-k-1:-1])``
+  for more dimensions): the old complex-to-real transform read only the first n // 2 + 1 entries of the
+  last signal dimension, assuming Hermitian symmetry, as ``irfft`` with the full size does
+  (``ifftn(...).real`` equals it only for input that really is Hermitian). ``X`` is written twice, so
+  only a name or an attribute chain; anything else is advice
 
 ``normalized=True`` is ``norm="ortho"``; ``False`` is the default ``"backward"``.
 """
@@ -22,7 +26,7 @@ import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.core.model import Fix, ImportSpec
-from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.syntax.analysis import Reference
 
 PARAMS = {
@@ -92,8 +96,18 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     else:
         if sizes is not None:
             return None
-        inner = A.call(fn("ifftn"), [(None, wrap("view_as_complex", x)), dim] + kw)
-        new = cst.Attribute(value=inner, attr=cst.Name("real"))
+        size = A.code(x) + (".shape[-2]" if k == 1 else f".shape[{-k - 1}:-1]")
+        if not A.plain(x):
+            function = "torch.fft.irfft" if k == 1 else "torch.fft.irfftn"
+            raise Advice(
+                "torch.irfft was removed in torch 1.8; with onesided=False it read only the first n // 2 + 1 "
+                "entries of the last signal dimension (assuming Hermitian symmetry), as "
+                f"{function}(torch.view_as_complex(X), {'n=X.shape[-2]' if k == 1 else f's=X.shape[{-k - 1}:-1]'}"
+                f"{'' if k == 1 else ', dim=' + dims}) does, with X the input ({A.code(x)}) computed once; "
+                "torch.fft.ifftn(...).real equals it only for input that really is Hermitian")
+        new = A.call(q("torch.fft.irfft") if k == 1 else q("torch.fft.irfftn"),
+                     [(None, wrap("view_as_complex", x)), ("n" if k == 1 else "s", A.expr(size))]
+                     + ([] if k == 1 else [dim]) + kw)
     # fft/ifft/irfft rules are unsafe by their data (view_as_complex's layout requirements)
     return A.replace(call, new, tuple(dict.fromkeys(needs)))
 

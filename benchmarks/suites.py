@@ -1,0 +1,244 @@
+"""Real test suites as the judge: old snapshots of real projects, their tests run before and after our fixes.
+
+    python benchmarks/suites.py [--projects NAME ...] [--tool REV] [--mirrors DIR] [--timeout S]
+
+For each project below (a pinned old commit of a public repository whose test suite runs on the CPU
+and whose code uses many of the catalog's old APIs), on the torch installed in this Python (2.13):
+
+1. export the snapshot from its git mirror (``--mirrors``: a folder of ``owner+name/repo`` git
+   directories, as the ``fetch`` tool of ``search`` brings them; default ``$TORCH_UPGRADE_MIRRORS`` or
+   ``../.mirror`` beside this checkout) into ``benchmarks/.work/suites/<name>/before`` (blobs the
+   mirror lacks, such as large notebooks, are left out);
+2. copy it to ``after`` and run ``torch-upgrade scan . --fix --unsafe-fixes --from <its pin>`` there
+   (this checkout's ``src``, or commit ``--tool REV``'s, exported with ``git archive``);
+3. run the project's tests in both trees (``python -m pytest`` with ``--junitxml``; the tree on
+   ``PYTHONPATH``, nothing installed) and compare each test's outcome: **broken** = passed before,
+   fails, errors or is gone after; **fixed** = failed, errored or was missing before, passes after.
+   A broken test is run again alone in both trees: if it also fails alone before, or passes alone
+   after, it is flaky and listed apart, not counted as broken.
+
+Prints a table and writes ``benchmarks/.work/suites/results-<tool>.json``; exits 1 when a test broke.
+The project's dependencies (``deps``) must be importable in this Python (``pip install`` them; the
+script says which are missing). Not part of CI: it needs the mirrors, torch and several minutes a project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORK = HERE / ".work" / "suites"
+sys.path.insert(0, str(HERE))
+
+from run import baseline_tree  # noqa: E402  (benchmarks/run.py: a commit's src/ and rules/)
+
+SKIP_DIRS = {"docs", "doc", "examples", "tutorials", "notebooks", "website", ".github", ".circleci", "docker"}
+
+
+@dataclass(frozen=True)
+class Project:
+    repo: str  # owner/name
+    ref: str
+    pin: str  # the --from the project's own requirements give
+    tests: tuple[str, ...]
+    modules: tuple[str, ...] = ()  # importable modules the tests need beyond torch and pytest
+    pytest_args: tuple[str, ...] = ()
+    note: str = ""
+
+
+PROJECTS: dict[str, Project] = {
+    "kornia-0.5.0": Project("kornia/kornia", "v0.5.0", "1.6", ("test",),
+                            note="computer vision; torch.solve & co, assert_allclose everywhere"),
+    "gpytorch-1.2.0": Project("cornellius-gp/gpytorch", "v1.2.0", "1.6", ("test",), ("scipy", "sklearn"),
+                              note="Gaussian processes; torch.norm (194), cholesky, symeig, triangular_solve"),
+    "torch-optimizer-0.0.1a15": Project("jettify/pytorch-optimizer", "v0.0.1a15", "1.6", ("tests",),
+                                        ("pytorch_ranger",),
+                                        note="optimizers; add_/addcmul_ scalar overloads, Variable"),
+    "pyro-1.4.0": Project("pyro-ppl/pyro", "1.4.0", "1.6",
+                          ("tests/distributions", "tests/ops", "tests/ops/einsum", "tests/nn", "tests/contrib/gp"),
+                          ("opt_einsum", "pyroapi", "tqdm"), ("-p", "no:warnings"),
+                          note="probabilistic programming; cholesky, triangular_solve, rfft/irfft, ger"),
+}
+
+
+# ------------------------------------------------------------------ the trees
+def mirror(root: Path, repo: str) -> Path:
+    git_dir = root / repo.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        raise SystemExit(f"no mirror of {repo} at {git_dir}: fetch it (search's fetch tool) or pass --mirrors")
+    return git_dir
+
+
+def git(git_dir: Path, *args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, **kw)
+
+
+def export(git_dir: Path, ref: str, dest: Path) -> None:
+    """The snapshot's files at ``ref`` (outside documentation folders) whose blobs the mirror holds."""
+    listing = git(git_dir, "ls-tree", "-r", "-z", ref).stdout.decode().split("\0")
+    entries = [line.split("\t", 1) for line in listing if line]
+    wanted = [(meta.split()[2], path) for meta, path in entries
+              if meta.split()[1] == "blob" and path.split("/", 1)[0] not in SKIP_DIRS]
+    present = git(git_dir, "cat-file", "--batch-check",
+                  input="".join(sha + "\n" for sha, _ in wanted).encode()).stdout.decode().splitlines()
+    paths = [path for (sha, path), line in zip(wanted, present) if not line.endswith("missing")]
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for start in range(0, len(paths), 500):  # command lines of bounded length
+        archive = git(git_dir, "archive", ref, "--", *paths[start:start + 500]).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    tmp.rename(dest)
+
+
+def fix_tree(tree: Path, pin: str, tool_src: Path, report: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tool_src), "XDG_CACHE_HOME": str(WORK / "cache")}
+    cmd = [sys.executable, "-m", "torch_upgrade", "scan", ".", "--fix", "--unsafe-fixes", "--from", pin,
+           "--no-cache", "--exit-zero", "--format", "json", "-o", str(report)]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"torch-upgrade failed in {tree} ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    remaining = json.loads(report.read_text())["findings"]
+    return {"seconds": round(time.perf_counter() - start, 1), "remaining_findings": len(remaining),
+            "summary": proc.stderr.strip().splitlines()[-3:]}
+
+
+# ------------------------------------------------------------------ the tests
+def run_tests(tree: Path, project: Project, junit: Path, timeout: int, only: list[str] = ()) -> None:
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+           *project.pytest_args, *(only or project.tests)]
+    try:
+        subprocess.run(cmd, cwd=tree, env=env, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"the tests of {tree} ran past {timeout} s (--timeout)")
+
+
+def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
+    """test id -> (passed | failed | error | skipped, the failure's first line)."""
+    result: dict[str, tuple[str, str]] = {}
+    if not junit.exists():
+        return result
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        test = f"{case.get('classname', '')}::{case.get('name', '')}"
+        status, first = "passed", ""
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                status = {"failure": "failed"}.get(child.tag, child.tag)
+                first = (child.get("message") or child.text or "").strip().splitlines()[:1]
+                first = first[0][:200] if first else ""
+                break
+        result[test] = (status, first)
+    return result
+
+
+def compare(before: dict, after: dict) -> tuple[list, list]:
+    broken = [(t, after.get(t, ("gone", ""))[1]) for t, (s, _) in before.items()
+              if s == "passed" and after.get(t, ("gone", ""))[0] != "passed"]
+    fixed = [t for t, (s, _) in after.items() if s == "passed" and before.get(t, ("gone", ""))[0] != "passed"]
+    return sorted(broken), sorted(fixed)
+
+
+def resolve_node(tree: Path, test: str) -> str:
+    classname, name = test.split("::", 1)
+    parts = classname.split(".")
+    for cut in range(len(parts), 0, -1):
+        if (tree / ("/".join(parts[:cut]) + ".py")).exists():
+            return "::".join(["/".join(parts[:cut]) + ".py", *parts[cut:], name])
+    return test
+
+
+def alone(tree: Path, project: Project, test: str, timeout: int) -> str:
+    junit = tree.parent / "alone.xml"
+    junit.unlink(missing_ok=True)
+    run_tests(tree, project, junit, timeout, [resolve_node(tree, test)])
+    return next(iter(outcomes(junit).values()), ("gone", ""))[0]
+
+
+# ------------------------------------------------------------------ main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--projects", nargs="+", default=list(PROJECTS), choices=list(PROJECTS))
+    parser.add_argument("--tool", metavar="REV", help="fix with this commit of torch-upgrade (default: this tree)")
+    parser.add_argument("--mirrors", type=Path,
+                        default=Path(os.environ.get("TORCH_UPGRADE_MIRRORS", REPO.parent / ".mirror")))
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds for one run of a project's tests")
+    parser.add_argument("--rerun-before", action="store_true", help="run the 'before' tests again (else cached)")
+    args = parser.parse_args()
+
+    import torch_upgrade  # noqa: F401  (fails early when the tool's own dependencies are missing)
+    if importlib.util.find_spec("torch") is None:
+        raise SystemExit("torch is not installed in this Python: pip install torch==2.13.0")
+    import torch
+
+    WORK.mkdir(parents=True, exist_ok=True)
+    (WORK.parent / ".gitignore").write_text("*\n")
+    tool_src = baseline_tree(args.tool) / "src" if args.tool else REPO / "src"
+    label = args.tool or "HEAD+worktree"
+    results: dict = {"torch": torch.__version__, "tool": label, "date": time.strftime("%Y-%m-%d %H:%M"),
+                     "projects": {}}
+    failed_any = False
+    for name in args.projects:
+        project = PROJECTS[name]
+        missing = [m for m in project.modules if importlib.util.find_spec(m) is None]
+        if missing:
+            raise SystemExit(f"{name} needs {', '.join(missing)} importable: pip install them")
+        base = WORK / name
+        before = base / "before"
+        if not before.is_dir():
+            export(mirror(args.mirrors, project.repo), project.ref, before)
+        before_xml = base / f"before-torch{torch.__version__}.xml"
+        if args.rerun_before or not before_xml.exists():
+            print(f"{name}: running the tests before the fixes ...", file=sys.stderr)
+            run_tests(before, project, before_xml, args.timeout)
+        after = base / "after"
+        shutil.rmtree(after, ignore_errors=True)
+        shutil.copytree(before, after)
+        print(f"{name}: fixing with torch-upgrade {label} ...", file=sys.stderr)
+        fixing = fix_tree(after, project.pin, tool_src, base / "report.json")
+        after_xml = base / "after.xml"
+        print(f"{name}: running the tests after the fixes ...", file=sys.stderr)
+        run_tests(after, project, after_xml, args.timeout)
+        old, new = outcomes(before_xml), outcomes(after_xml)
+        broken, fixed = compare(old, new)
+        flaky = []
+        for test, why in list(broken):
+            if alone(before, project, test, args.timeout) != "passed" or alone(after, project, test,
+                                                                                args.timeout) == "passed":
+                flaky.append(test)
+        broken = [(t, why) for t, why in broken if t not in flaky]
+        failed_any |= bool(broken)
+        count = lambda o, s: sum(1 for v in o.values() if v[0] == s)  # noqa: E731
+        results["projects"][name] = {
+            "repo": project.repo, "ref": project.ref, "from": project.pin, "tests": len(old),
+            "passed_before": count(old, "passed"), "passed_after": count(new, "passed"),
+            "fixed": len(fixed), "broken": len(broken), "flaky": flaky, "fixing": fixing,
+            "broken_tests": [{"test": t, "failure": why} for t, why in broken], "fixed_tests": fixed,
+        }
+    out = WORK / f"results-{label.replace('/', '_')}.json"
+    out.write_text(json.dumps(results, indent=2))
+    print(f"\ntorch {results['torch']}, fixes by torch-upgrade {label} (--fix --unsafe-fixes)")
+    print(f"{'project':28} {'tests':>6} {'passed before':>14} {'passed after':>13} {'fixed':>6} {'broken':>7}")
+    for name, r in results["projects"].items():
+        print(f"{name:28} {r['tests']:>6} {r['passed_before']:>14} {r['passed_after']:>13} {r['fixed']:>6} "
+              f"{r['broken']:>7}" + (f"   ({len(r['flaky'])} flaky)" if r["flaky"] else ""))
+        for b in r["broken_tests"][:15]:
+            print(f"    broken: {b['test']}: {b['failure']}")
+    print(f"\nwritten: {out}")
+    sys.exit(1 if failed_any else 0)
+
+
+if __name__ == "__main__":
+    main()
