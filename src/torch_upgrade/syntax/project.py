@@ -93,6 +93,9 @@ class ProjectIndex:
         # server) sees a helper's edits
         self._summaries: dict[str, tuple[tuple[int, int], str, Summary]] = {}
         self._files: dict[tuple[str, str], Optional[str]] = {}  # (root, module) -> file
+        # real path -> (its stat when read, SHA-256, its scope model): the files whose helpers a
+        # guard calls (syntax.decide), few
+        self._analyses: dict[str, tuple[tuple[int, int], str, Optional[Analysis]]] = {}
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
         return FileIndex(self, path)
@@ -127,6 +130,25 @@ class ProjectIndex:
         return known[1], known[2]
 
 
+    def analysis(self, path: str) -> Optional[tuple[str, Analysis]]:
+        """The scope model of a project file (and the SHA-256 of its bytes), None if it cannot be read
+        or parsed."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        known = self._analyses.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                raw = read_bytes(Path(path))
+                analysis: Optional[Analysis] = Analysis(parse_module(decode(raw)[0]))
+            except (SourceError, cst.ParserSyntaxError, RecursionError, ValueError):
+                return None
+            known = self._analyses[path] = (stamp, hashlib.sha256(raw).hexdigest(), analysis)
+        return None if known[2] is None else (known[1], known[2])
+
+
 class FileIndex:
     """The project index seen from one file (``provenance.ReturnIndex``)."""
 
@@ -144,6 +166,41 @@ class FileIndex:
     def absolute(self, level: int, module: str, name: str) -> Optional[str]:
         base = _absolute(self.module, self.is_package, level, module)
         return f"{base}.{name}" if base and name else None
+
+    def definition(self, qualname: str, hops: int = 0) -> Optional[tuple[Analysis, cst.CSTNode]]:
+        """The module-level function (its ``def``) or constant (the value it is assigned once) that
+        ``qualname`` names in another file of the project, with that file's scope model
+        (``syntax.decide.Project``): a version helper imported from ``utils/_compat.py``."""
+        module, _, name = qualname.rpartition(".")
+        if not module or hops > _HOPS:
+            return None
+        for root in self.roots:
+            path = self.project.file_of(root, module)
+            if path is None:
+                continue
+            known = self.project.analysis(path)
+            if known is None:
+                return None
+            digest, analysis = known
+            self.used[path] = digest
+            bindings = analysis.root_scope.bindings.get(name, [])
+            if len(bindings) != 1:
+                return None
+            binding = bindings[0]
+            if binding.kind in ("import", "from") and binding.target is not None:
+                return self.definition(binding.target, hops + 1)  # re-exported
+            if binding.relative and isinstance(binding.statement, cst.ImportFrom) and binding.alias is not None:
+                source = dotted(binding.statement.module) if binding.statement.module is not None else ""
+                target = _absolute(module, path.endswith("__init__.py"), len(binding.statement.relative),
+                                   source or "")
+                imported = dotted(binding.alias.name)
+                return self.definition(f"{target}.{imported}", hops + 1) if target and imported else None
+            if isinstance(binding.statement, cst.FunctionDef):
+                return analysis, binding.statement
+            if binding.kind == "local" and binding.value is not None and binding.branch == ():
+                return analysis, binding.value
+            return None
+        return None
 
     def returns(self, qualname: str, hops: int = 0) -> str:
         module, _, name = qualname.rpartition(".")

@@ -1,0 +1,735 @@
+"""What a compatibility guard evaluates to on each torch version: evaluated from the code, never run.
+
+``if version.parse(torch.__version__) >= version.parse("1.8"):`` is true on every torch from 1.8
+on; ``hasattr(torch, "inference_mode")`` on every torch from 1.9; ``torch_version_geq(1, 10)`` (a
+project helper built on ``torch.__version__``, in this file or imported from another file of the
+project) says what its body says. ``Decider.outcome`` evaluates a test at each torch release from
+the window's lower bound on (``X.Y.0`` and a patch with a local label, ``X.Y.1+cu121``, and a far
+future ``3.0.0``, so that a guard against a release beyond the newest stays undecided), and gives
+its truth when every evaluation agrees, else None. ``Decider.varies`` says whether an expression's
+value depends on torch's version at all (what makes a project helper a version guard).
+
+The evaluation is concrete and small, a subset of Python over the values such guards compute with:
+``torch.__version__`` (a plain ``str`` before 1.10, then a ``TorchVersion``: a ``str`` comparing as
+a version with strings, tuples and ``Version``s, as torch's own does), ``packaging.version``,
+``distutils``' ``LooseVersion`` and ``StrictVersion``, ``pkg_resources.parse_version``,
+``importlib.metadata.version("torch")``; strings and their ``split``, ``startswith``,
+``partition`` ...; ``int``, ``tuple``, ``map``, comprehensions, subscripts, comparisons, ``and``
+``or`` ``not``, conditional expressions, f-strings; module constants; functions whose body is
+assignments and a ``return``, called with literal-valued arguments; ``hasattr``/``getattr(..., None)``
+probes of torch names, answered by the table of when names appeared (``catalog.names``: a name not
+in it is not known). Anything else is unknown, and an unknown anywhere leaves the guard undecided.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Protocol
+
+import libcst as cst
+from packaging.version import InvalidVersion, Version
+
+from torch_upgrade.core.versions import RELEASES
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.scopes import Binding, Scope
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+_OLDER = ("0.4", "1.0", "1.1", "1.2", "1.3", "1.4", "1.5")
+FUTURE = "3.0.0"
+_VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
+_PARSERS = {"packaging.version.parse", "packaging.version.Version", "pkg_resources.parse_version",
+            "pkg_resources.extern.packaging.version.parse", "setuptools.extern.packaging.version.parse"}
+_LOOSE = {"distutils.version.LooseVersion", "looseversion.LooseVersion", "setuptools._distutils.version.LooseVersion"}
+_STRICT = {"distutils.version.StrictVersion", "setuptools._distutils.version.StrictVersion"}
+_METADATA = {"importlib.metadata.version", "importlib_metadata.version"}
+_MAX_DEPTH = 12
+
+
+class Names(Protocol):
+    """What the evaluator asks of a file's scope model (``syntax.analysis.Analysis``)."""
+
+    root_scope: Scope
+
+    def qualify(self, name: str, scope: Scope, depth: int = 0) -> tuple[Optional[str], Optional[Binding]]: ...
+
+
+class Project(Protocol):
+    """Another file of the project: the module-level function or constant a qualified name is, with
+    that file's scope model (``syntax.project.FileIndex.definition``)."""
+
+    def definition(self, qualname: str) -> Optional[tuple[Names, cst.CSTNode]]: ...
+
+    def absolute(self, level: int, module: str, name: str) -> Optional[str]: ...
+
+
+Presence = Callable[[str, Version], Optional[bool]]
+"""Whether a torch name is present (``hasattr`` / importable) at a version; None when not known."""
+
+
+def samples(low: Version) -> list[str]:
+    """The torch versions a guard is evaluated at for a window starting at ``low``."""
+    out = []
+    for release in _OLDER + RELEASES:
+        version = Version(release)
+        if version.release[:2] >= low.release[:2]:
+            out += [f"{release}.0", f"{release}.1+cu121"]
+    return out + [FUTURE]
+
+
+def all_samples() -> list[str]:
+    return samples(Version(_OLDER[0]))
+
+
+# ------------------------------------------------------------------ torch's own version value
+class TorchVersion(str):
+    """``torch.__version__`` from 1.10 on: a str comparing as a version (torch/torch_version.py)."""
+
+    def _other(self, other: Any) -> Any:
+        if isinstance(other, Version):
+            return other
+        if isinstance(other, str):
+            return _version(other)
+        if isinstance(other, (tuple, list)):
+            return _version(".".join(str(p) for p in other))
+        return UNKNOWN
+
+    def _compare(self, other: Any, op: Callable[[Version, Version], bool]) -> Any:
+        theirs = self._other(other)
+        mine = _version(str(self))
+        if theirs is UNKNOWN or mine is UNKNOWN:
+            return UNKNOWN
+        return op(mine, theirs)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a < b)
+
+    def __le__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a <= b)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a > b)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a >= b)
+
+    def __eq__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a == b)
+
+    def __ne__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a != b)
+
+    __hash__ = str.__hash__
+
+
+def _version(text: str) -> Any:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return UNKNOWN
+
+
+def torch_version(sample: str) -> str:
+    return TorchVersion(sample) if Version(sample) >= Version("1.10") else sample
+
+
+class LooseVersion:
+    """distutils' LooseVersion: components split into numbers and letters, compared as lists."""
+
+    def __init__(self, text: str) -> None:
+        parts = [p for p in re.split(r"(\d+|[a-z]+|\.)", str(text)) if p and p != "."]
+        self.version = [int(p) if p.isdigit() else p for p in parts]
+        self.vstring = str(text)
+
+    def _cmp(self, other: Any) -> Any:
+        if isinstance(other, str):
+            other = LooseVersion(other)
+        if not isinstance(other, LooseVersion):
+            return UNKNOWN
+        try:
+            return (self.version > other.version) - (self.version < other.version)
+        except TypeError:  # a number against a letter: Python 3's LooseVersion raises too
+            return UNKNOWN
+
+    def __lt__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return UNKNOWN if c is UNKNOWN else c < 0
+
+    def __le__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return UNKNOWN if c is UNKNOWN else c <= 0
+
+    def __gt__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return UNKNOWN if c is UNKNOWN else c > 0
+
+    def __ge__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return UNKNOWN if c is UNKNOWN else c >= 0
+
+    def __eq__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return UNKNOWN if c is UNKNOWN else c == 0
+
+    def __ne__(self, other: Any) -> Any:
+        c = self._cmp(other)
+        return UNKNOWN if c is UNKNOWN else c != 0
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class _Present:
+    """A torch object (``torch.linalg``, ``torch.backends.cudnn.enabled``): what it is at run time is
+    not known here, only its name, which probes ask the table of names about; its truth and its
+    comparisons are unknown (a flag's value is the program's state)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class _Probed:
+    """What ``getattr(m, "name", None)`` gives where the name is there: a public torch function,
+    class or module (the table's names), so true, and not None."""
+
+    name: str
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+# ------------------------------------------------------------------ the evaluator
+class Decider:
+    """Evaluates guard tests of one file (its scope model), asking the project for imported helpers."""
+
+    def __init__(self, names: Names, project: Optional[Project] = None, presence: Optional[Presence] = None):
+        self.names = names
+        self.project = project
+        self.presence = presence
+
+    def outcome(self, test: cst.BaseExpression, scope: Scope, low: Version) -> Optional[bool]:
+        """The test's truth on every torch version from ``low`` on, when they all agree; else None."""
+        return _single(self._truths(test, scope, samples(low)))
+
+    def varies(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether the expression's value is known on every release and not the same on all."""
+        values = []
+        for sample in all_samples():
+            value = self.value(expr, scope, sample)
+            if value is UNKNOWN:
+                return False
+            values.append(_comparable(value))
+        return len(set(values)) > 1
+
+    def value(self, expr: cst.BaseExpression, scope: Scope, sample: str) -> Any:
+        """The expression's value on torch ``sample`` (UNKNOWN where the evaluation cannot say)."""
+        try:
+            return _Evaluation(self, sample).eval(expr, self.names, scope, {}, 0)
+        except (RecursionError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError):
+            return UNKNOWN
+
+    def _truths(self, test: cst.BaseExpression, scope: Scope, versions: list[str]) -> list[Any]:
+        out = []
+        for sample in versions:
+            value = self.value(test, scope, sample)
+            out.append(UNKNOWN if value is UNKNOWN else _truth(value))
+            if out[-1] is UNKNOWN:
+                break
+        return out
+
+
+def _single(truths: list[Any]) -> Optional[bool]:
+    if not truths or any(t is UNKNOWN for t in truths) or len(set(truths)) != 1:
+        return None
+    return bool(truths[0])
+
+
+def _truth(value: Any) -> Any:
+    if isinstance(value, (LooseVersion, Version, _Probed)):
+        return True
+    if isinstance(value, (_Present, _Function, _Builtin)):
+        return UNKNOWN
+    try:
+        return bool(value)
+    except Exception:  # noqa: BLE001
+        return UNKNOWN
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, LooseVersion):
+        return ("loose", tuple(map(str, value.version)))
+    if isinstance(value, list):
+        return tuple(_comparable(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+class _Evaluation:
+    """One evaluation at one torch version."""
+
+    def __init__(self, decider: Decider, sample: str) -> None:
+        self.decider = decider
+        self.sample = sample
+
+    # names: the file's scope model, ``env`` the local values (parameters, comprehension variables)
+    def eval(self, node: cst.CSTNode, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            return UNKNOWN
+        return method(node, names, scope, env, depth + 1)
+
+    # ---------------------------------------------------------------- literals
+    def _Integer(self, node: cst.Integer, *_: Any) -> Any:
+        return int(node.value.replace("_", ""), 0)
+
+    def _Float(self, node: cst.Float, *_: Any) -> Any:
+        return float(node.value.replace("_", ""))
+
+    def _SimpleString(self, node: cst.SimpleString, *_: Any) -> Any:
+        value = node.evaluated_value
+        return value if isinstance(value, str) else UNKNOWN
+
+    def _ConcatenatedString(self, node: cst.ConcatenatedString, *_: Any) -> Any:
+        value = node.evaluated_value
+        return value if isinstance(value, str) else UNKNOWN
+
+    def _FormattedString(self, node: cst.FormattedString, names: Names, scope: Scope, env: dict[str, Any],
+                         depth: int) -> Any:
+        out = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                out.append(part.value)
+            elif isinstance(part, cst.FormattedStringExpression) and part.format_spec is None \
+                    and part.conversion is None:
+                value = self.eval(part.expression, names, scope, env, depth)
+                if value is UNKNOWN:
+                    return UNKNOWN
+                out.append(str(value))
+            else:
+                return UNKNOWN
+        return "".join(out)
+
+    def _Tuple(self, node: cst.Tuple, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        return self._elements(node.elements, names, scope, env, depth, tuple)
+
+    def _List(self, node: cst.List, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        return self._elements(node.elements, names, scope, env, depth, list)
+
+    def _elements(self, elements: Any, names: Names, scope: Scope, env: dict[str, Any], depth: int,
+                  kind: Callable[[list[Any]], Any]) -> Any:
+        values = []
+        for element in elements:
+            if not isinstance(element, cst.Element):
+                return UNKNOWN
+            value = self.eval(element.value, names, scope, env, depth)
+            if value is UNKNOWN:
+                return UNKNOWN
+            values.append(value)
+        return kind(values)
+
+    # ---------------------------------------------------------------- names
+    def _Name(self, node: cst.Name, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        if node.value in env:
+            return env[node.value]
+        if node.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.value]
+        if node.value in _CONVERTERS and names.qualify(node.value, scope)[1] is None:
+            return _CONVERTERS[node.value]  # map(int, ...)
+        return self._named(node.value, names, scope, depth)
+
+    def _Attribute(self, node: cst.Attribute, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        name = dotted(node)
+        if name is not None and name.split(".", 1)[0] not in env:
+            found = self._named(name, names, scope, depth)
+            if found is not UNKNOWN:
+                return found
+        base = self.eval(node.value, names, scope, env, depth)
+        attr = node.attr.value
+        if isinstance(base, (Version, LooseVersion)) and attr in ("major", "minor", "micro", "release",
+                                                                  "base_version", "public", "version", "vstring"):
+            return getattr(base, attr)
+        if isinstance(base, (_Present, _Probed)):
+            return _Present(f"{base.name}.{attr}")
+        return UNKNOWN
+
+    def _named(self, name: str, names: Names, scope: Scope, depth: int) -> Any:
+        qualname, binding = names.qualify(name, scope)
+        if qualname is not None:
+            return self._qualified(qualname, depth)
+        if binding is None or binding.kind != "local" or binding.scope is None:
+            return UNKNOWN
+        project = self.decider.project
+        if binding.relative and names is self.decider.names and project is not None and \
+                isinstance(binding.statement, cst.ImportFrom) and binding.alias is not None:
+            source = dotted(binding.statement.module) if binding.statement.module is not None else ""
+            target = project.absolute(len(binding.statement.relative), source or "", dotted(binding.alias.name) or "")
+            rest = name.partition(".")[2]
+            return self._qualified(f"{target}.{rest}" if rest else target, depth) if target else UNKNOWN
+        if binding.scope.kind == "module" and binding.value is not None and binding.branch == ():
+            return self.eval(binding.value, names, binding.scope, {}, depth)  # a module constant
+        statement = binding.statement
+        if isinstance(statement, cst.FunctionDef) and binding.scope.kind == "module":
+            return _Function(statement, names, binding.scope)
+        return UNKNOWN
+
+    def _qualified(self, qualname: str, depth: int) -> Any:
+        if qualname in _VERSION_VALUES:
+            return torch_version(self.sample)
+        if qualname.split(".", 1)[0] == "torch":
+            return _Present(qualname)  # a torch object: only probes and the version say more
+        if qualname in _PARSERS or qualname in _LOOSE or qualname in _STRICT or qualname in _METADATA:
+            return _Builtin(qualname)
+        project = self.decider.project
+        if project is not None:
+            found = project.definition(qualname)
+            if found is not None:
+                names, node = found
+                if isinstance(node, cst.FunctionDef):
+                    return _Function(node, names, names.root_scope)
+                return self.eval(node, names, names.root_scope, {}, depth)
+        return UNKNOWN
+
+    # ---------------------------------------------------------------- operations
+    def _Comparison(self, node: cst.Comparison, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        left = self.eval(node.left, names, scope, env, depth)
+        if left is UNKNOWN:
+            return UNKNOWN
+        result: Any = True
+        for target in node.comparisons:
+            right = self.eval(target.comparator, names, scope, env, depth)
+            if right is UNKNOWN:
+                return UNKNOWN
+            outcome = _compare(target.operator, left, right)
+            if outcome is UNKNOWN:
+                return UNKNOWN
+            result = result and outcome
+            left = right
+        return result
+
+    def _BooleanOperation(self, node: cst.BooleanOperation, names: Names, scope: Scope, env: dict[str, Any],
+                          depth: int) -> Any:
+        left = self.eval(node.left, names, scope, env, depth)
+        if left is UNKNOWN:
+            return UNKNOWN
+        truth = _truth(left)
+        if truth is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.operator, cst.And):
+            return self.eval(node.right, names, scope, env, depth) if truth else left
+        return left if truth else self.eval(node.right, names, scope, env, depth)
+
+    def _UnaryOperation(self, node: cst.UnaryOperation, names: Names, scope: Scope, env: dict[str, Any],
+                        depth: int) -> Any:
+        value = self.eval(node.expression, names, scope, env, depth)
+        if value is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.operator, cst.Not):
+            truth = _truth(value)
+            return UNKNOWN if truth is UNKNOWN else not truth
+        if isinstance(node.operator, cst.Minus) and isinstance(value, (int, float)):
+            return -value
+        return UNKNOWN
+
+    def _BinaryOperation(self, node: cst.BinaryOperation, names: Names, scope: Scope, env: dict[str, Any],
+                         depth: int) -> Any:
+        left = self.eval(node.left, names, scope, env, depth)
+        right = self.eval(node.right, names, scope, env, depth)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if isinstance(node.operator, cst.Add) and type(left) in (int, float, str, tuple, list) \
+                and type(left) is type(right):
+            return left + right
+        if isinstance(node.operator, (cst.Multiply, cst.Subtract)) and isinstance(left, int) and isinstance(right, int):
+            return left * right if isinstance(node.operator, cst.Multiply) else left - right
+        return UNKNOWN
+
+    def _IfExp(self, node: cst.IfExp, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        test = self.eval(node.test, names, scope, env, depth)
+        truth = UNKNOWN if test is UNKNOWN else _truth(test)
+        if truth is UNKNOWN:
+            return UNKNOWN
+        return self.eval(node.body if truth else node.orelse, names, scope, env, depth)
+
+    def _Subscript(self, node: cst.Subscript, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        base = self.eval(node.value, names, scope, env, depth)
+        if base is UNKNOWN or not isinstance(base, (str, tuple, list)) or len(node.slice) != 1:
+            return UNKNOWN
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            position = self.eval(index.value, names, scope, env, depth)
+            return base[position] if isinstance(position, int) and not isinstance(position, bool) else UNKNOWN
+        if isinstance(index, cst.Slice):
+            bounds = [None if part is None else self.eval(part, names, scope, env, depth)
+                      for part in (index.lower, index.upper, index.step)]
+            if any(b is UNKNOWN or not (b is None or isinstance(b, int)) for b in bounds):
+                return UNKNOWN
+            return base[slice(*bounds)]
+        return UNKNOWN
+
+    def _GeneratorExp(self, node: cst.GeneratorExp, names: Names, scope: Scope, env: dict[str, Any],
+                      depth: int) -> Any:
+        return self._comprehension(node.elt, node.for_in, names, scope, env, depth)
+
+    def _ListComp(self, node: cst.ListComp, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        return self._comprehension(node.elt, node.for_in, names, scope, env, depth)
+
+    def _comprehension(self, element: cst.BaseExpression, loop: cst.CompFor, names: Names, scope: Scope,
+                       env: dict[str, Any], depth: int) -> Any:
+        if loop.inner_for_in is not None or not isinstance(loop.target, cst.Name) or loop.asynchronous:
+            return UNKNOWN
+        items = self.eval(loop.iter, names, scope, env, depth)
+        if items is UNKNOWN or not isinstance(items, (str, tuple, list)):
+            return UNKNOWN
+        out = []
+        for item in items:
+            inner = {**env, loop.target.value: item}
+            keep = True
+            for condition in loop.ifs:
+                test = self.eval(condition.test, names, scope, inner, depth)
+                truth = UNKNOWN if test is UNKNOWN else _truth(test)
+                if truth is UNKNOWN:
+                    return UNKNOWN
+                keep = keep and truth
+            if keep:
+                value = self.eval(element, names, scope, inner, depth)
+                if value is UNKNOWN:
+                    return UNKNOWN
+                out.append(value)
+        return out
+
+    # ---------------------------------------------------------------- calls
+    def _Call(self, node: cst.Call, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        if any(a.star for a in node.args):
+            return UNKNOWN
+        func_name = dotted(node.func)
+        builtin = func_name if func_name is not None and func_name not in env and \
+            names.qualify(func_name, scope)[1] is None else None
+        if builtin in ("hasattr", "getattr"):
+            return self._probe(builtin, node, names, scope, env, depth)
+        args = []
+        for arg in node.args:
+            value = self.eval(arg.value, names, scope, env, depth)
+            if value is UNKNOWN:
+                return UNKNOWN
+            args.append((arg.keyword.value if arg.keyword is not None else None, value))
+        positional = [v for k, v in args if k is None]
+        keywords = {k: v for k, v in args if k is not None}
+        if builtin is not None:
+            return _call_builtin(builtin, positional, keywords)
+        if isinstance(node.func, cst.Attribute):  # a method of a value: "1.8.0".split(".")
+            receiver = self.eval(node.func.value, names, scope, env, depth)
+            if isinstance(receiver, str) and not keywords:
+                return _string_method(receiver, node.func.attr.value, positional)
+            if isinstance(receiver, (_Builtin, _Function)):
+                return UNKNOWN
+        func = self.eval(node.func, names, scope, env, depth)
+        if isinstance(func, _Builtin):
+            if func.qualname in _METADATA:  # importlib.metadata.version("torch"): the plain string
+                return self.sample if positional == ["torch"] and not keywords else UNKNOWN
+            return func.call(positional, keywords)
+        if isinstance(func, _Function):
+            return self._function(func, positional, keywords, depth)
+        return UNKNOWN
+
+    def _probe(self, func: str, node: cst.Call, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        args = [a.value for a in node.args]
+        if any(a.keyword is not None for a in node.args) or len(args) not in (2, 3):
+            return UNKNOWN
+        if func == "hasattr" and len(args) != 2 or func == "getattr" and len(args) == 3 and \
+                not (isinstance(args[2], cst.Name) and args[2].value == "None"):
+            return UNKNOWN
+        subject = self.eval(args[0], names, scope, env, depth)
+        attr = self.eval(args[1], names, scope, env, depth)
+        if not isinstance(subject, (_Present, _Probed)) or not isinstance(attr, str) or self.decider.presence is None:
+            return UNKNOWN
+        present = self.decider.presence(f"{subject.name}.{attr}", Version(Version(self.sample).base_version))
+        if present is None:
+            return UNKNOWN
+        if func == "hasattr":
+            return present
+        if present:
+            return _Probed(f"{subject.name}.{attr}")
+        return None if len(args) == 3 else UNKNOWN  # two-argument getattr of a missing name raises
+
+    def _function(self, function: "_Function", positional: list[Any], keywords: dict[str, Any], depth: int) -> Any:
+        node = function.node
+        params = node.params
+        if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None or params.posonly_params:
+            return UNKNOWN
+        env: dict[str, Any] = {}
+        ordered = list(params.params)
+        if len(positional) > len(ordered):
+            return UNKNOWN
+        for param, value in zip(ordered, positional):
+            env[param.name.value] = value
+        for name, value in keywords.items():
+            if name in env or name not in {p.name.value for p in (*ordered, *params.kwonly_params)}:
+                return UNKNOWN
+            env[name] = value
+        for param in (*ordered, *params.kwonly_params):
+            if param.name.value not in env:
+                if param.default is None:
+                    return UNKNOWN
+                env[param.name.value] = self.eval(param.default, function.names, function.scope, {}, depth)
+        try:
+            self._body(node.body.body, function, env, depth)
+        except _Return as returned:
+            return returned.value
+        return UNKNOWN  # fell off the end, or a statement it cannot follow
+
+    def _body(self, statements: Any, function: "_Function", env: dict[str, Any], depth: int) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Return):
+                        value = UNKNOWN if small.value is None else \
+                            self.eval(small.value, function.names, function.scope, env, depth)
+                        raise _Return(value)
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                        _assign(small.targets[0].target,
+                                self.eval(small.value, function.names, function.scope, env, depth), env)
+                    elif isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString,
+                                                                                  cst.ConcatenatedString)):
+                        continue  # a docstring
+                    else:
+                        raise _Return(UNKNOWN)
+            elif isinstance(statement, cst.If):
+                test = self.eval(statement.test, function.names, function.scope, env, depth)
+                truth = UNKNOWN if test is UNKNOWN else _truth(test)
+                if truth is UNKNOWN:
+                    raise _Return(UNKNOWN)
+                if truth:
+                    self._body(statement.body.body, function, env, depth)
+                elif isinstance(statement.orelse, cst.Else):
+                    self._body(statement.orelse.body.body, function, env, depth)
+                elif isinstance(statement.orelse, cst.If):
+                    self._body([statement.orelse], function, env, depth)
+            else:
+                raise _Return(UNKNOWN)
+
+
+def _assign(target: cst.BaseAssignTargetExpression, value: Any, env: dict[str, Any]) -> None:
+    """``x = v`` and ``a, b = v`` in a helper's body (anything else: its value is not followed)."""
+    if isinstance(target, cst.Name):
+        env[target.value] = value
+        return
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        items = list(value) if isinstance(value, (tuple, list, str)) else None
+        for position, name in enumerate(names):
+            env[name] = items[position] if items is not None and len(items) == len(names) else UNKNOWN
+        return
+    raise _Return(UNKNOWN)
+
+
+@dataclass(frozen=True)
+class _Function:
+    node: cst.FunctionDef
+    names: Names
+    scope: Scope
+
+
+@dataclass(frozen=True)
+class _Builtin:
+    qualname: str
+
+    def call(self, positional: list[Any], keywords: dict[str, Any]) -> Any:
+        if keywords or len(positional) != 1:
+            return UNKNOWN
+        arg = positional[0]
+        if self.qualname in _METADATA:
+            return UNKNOWN  # importlib.metadata.version("torch") is resolved by the caller (needs the sample)
+        if not isinstance(arg, str):
+            return UNKNOWN
+        if self.qualname in _PARSERS:
+            return _version(arg)
+        if self.qualname in _LOOSE:
+            return LooseVersion(arg)
+        if self.qualname in _STRICT:
+            match = re.fullmatch(r"(\d+)\.(\d+)(?:\.(\d+))?(?:([ab])(\d+))?", arg)
+            return Version(arg) if match else UNKNOWN  # StrictVersion("1.8.1+cu111") raises: unknown
+        return UNKNOWN
+
+
+def _call_builtin(name: str, positional: list[Any], keywords: dict[str, Any]) -> Any:
+    if keywords:
+        return UNKNOWN
+    if name == "int" and len(positional) == 1 and isinstance(positional[0], (str, int, float)):
+        return int(positional[0])
+    if name == "float" and len(positional) == 1 and isinstance(positional[0], (str, int, float)):
+        return float(positional[0])
+    if name == "str" and len(positional) == 1:
+        return str(positional[0])
+    if name in ("tuple", "list") and len(positional) == 1 and isinstance(positional[0], (str, tuple, list)):
+        return tuple(positional[0]) if name == "tuple" else list(positional[0])
+    if name == "map" and len(positional) == 2 and positional[0] in (int, str) and \
+            isinstance(positional[1], (tuple, list)):
+        return [positional[0](v) for v in positional[1]]
+    if name == "len" and len(positional) == 1 and isinstance(positional[0], (str, tuple, list)):
+        return len(positional[0])
+    if name in ("all", "any", "bool") and len(positional) == 1:
+        value = positional[0]
+        if name == "bool":
+            return _truth(value)
+        if isinstance(value, (tuple, list)):
+            return all(value) if name == "all" else any(value)
+    return UNKNOWN
+
+
+_CONVERTERS: dict[str, Any] = {"int": int, "str": str}
+_STRING_METHODS = {"split", "rsplit", "startswith", "endswith", "strip", "lstrip", "rstrip", "partition",
+                   "rpartition", "replace", "lower", "upper", "isdigit", "find", "count", "join"}
+
+
+def _string_method(text: str, method: str, args: list[Any]) -> Any:
+    if method not in _STRING_METHODS or not all(isinstance(a, (str, int, tuple)) for a in args):
+        return UNKNOWN
+    result = getattr(str(text), method)(*args)
+    return list(result) if isinstance(result, list) else result
+
+
+def _compare(operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
+    """A comparison's value; unknown between values whose run-time meaning is not known here (a torch
+    object) and where Python would raise."""
+    if isinstance(operator, (cst.Is, cst.IsNot)) and (isinstance(left, _Probed) or isinstance(right, _Probed)):
+        return isinstance(operator, cst.IsNot)  # getattr(..., None) of a name that is there: not None
+    if any(isinstance(v, (_Present, _Probed, _Function, _Builtin)) for v in (left, right)):
+        return UNKNOWN
+    try:
+        if isinstance(operator, cst.Equal):
+            return left == right
+        if isinstance(operator, cst.NotEqual):
+            return left != right
+        if isinstance(operator, cst.LessThan):
+            return left < right
+        if isinstance(operator, cst.LessThanEqual):
+            return left <= right
+        if isinstance(operator, cst.GreaterThan):
+            return left > right
+        if isinstance(operator, cst.GreaterThanEqual):
+            return left >= right
+        if isinstance(operator, cst.Is):
+            return left is right if right is None or left is None else UNKNOWN
+        if isinstance(operator, cst.IsNot):
+            return left is not right if right is None or left is None else UNKNOWN
+        if isinstance(operator, cst.In) and isinstance(right, (str, tuple, list)):
+            return left in right
+        if isinstance(operator, cst.NotIn) and isinstance(right, (str, tuple, list)):
+            return left not in right
+    except TypeError:
+        return UNKNOWN
+    return UNKNOWN
