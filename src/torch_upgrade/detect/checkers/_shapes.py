@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax import arguments as A
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES, reduction_of
 from torch_upgrade.syntax.analysis import Analysis, Binding, Scope
 from torch_upgrade.syntax.nodes import dotted, subtree

@@ -13,7 +13,7 @@ from typing import Iterable, Optional, TypedDict, cast
 
 import libcst as cst
 
-from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
 
 MATMUL_PRECISION = (

@@ -24,7 +24,7 @@ from packaging.version import Version
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers import _flow
-from torch_upgrade.rewrite.fixers._args import code, literal
+from torch_upgrade.syntax.arguments import code, literal
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 

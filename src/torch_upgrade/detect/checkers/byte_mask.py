@@ -20,7 +20,7 @@ from torch_upgrade.core.versions import Window
 
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import qualnames
-from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax import arguments as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace

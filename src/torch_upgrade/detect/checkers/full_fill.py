@@ -11,7 +11,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "full"),)

@@ -20,7 +20,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.rewrite.fixers._args import code
+from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, NO, POSSIBLE, provenance_of
 

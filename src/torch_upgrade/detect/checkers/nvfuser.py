@@ -10,7 +10,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.rewrite.fixers._args import literal
+from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "nvfuser"), ("torch", "fuser2"))

@@ -20,7 +20,7 @@ from torch_upgrade.syntax.analysis import Analysis, dotted
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import constructed_class, qualnames
 from torch_upgrade.detect.registry import Fact
-from torch_upgrade.rewrite.fixers._args import code
+from torch_upgrade.syntax.arguments import code
 
 WORDS = (("torch", "compile"),)
 CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential")

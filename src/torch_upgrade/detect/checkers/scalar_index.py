@@ -21,7 +21,7 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import Shapes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
-from torch_upgrade.rewrite.fixers._args import code
+from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import subtree
 

@@ -16,7 +16,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.rewrite.fixers._args import is_literal, literal
+from torch_upgrade.syntax.arguments import is_literal, literal
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "softm"), ("torch", "Softm"))

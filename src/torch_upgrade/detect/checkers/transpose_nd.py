@@ -16,7 +16,7 @@ from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
-from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax import arguments as A
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import provenance_of
 

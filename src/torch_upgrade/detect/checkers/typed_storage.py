@@ -15,7 +15,7 @@ import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax import arguments as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace

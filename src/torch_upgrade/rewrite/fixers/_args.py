@@ -1,67 +1,21 @@
-"""Helpers shared by fixers: binding call arguments, reading literals, building calls."""
+"""Helpers shared by fixers: building calls and fixes (reading a call's arguments is syntax:
+``syntax.arguments``, re-exported here for the fixers)."""
 
 from __future__ import annotations
 
-import ast
-from typing import Any, Literal, Optional, Sequence, Union
+from typing import Literal, Optional, Sequence, Union
 
 import libcst as cst
 
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.arguments import bind, code, is_literal, literal, plain
 
-_NO = object()
+__all__ = ["Argument", "bind", "call", "code", "expr", "if_else", "is_literal", "laid_out_like", "literal",
+           "plain", "replace", "string", "value"]
 
 Argument = tuple[Optional[str], cst.BaseExpression]
 """An argument for ``call``: (keyword or None, value)."""
-
-
-def bind(call: cst.Call, params: Sequence[str]) -> Optional[dict[str, cst.Arg]]:
-    """Map a call's arguments onto an old signature's parameter names.
-
-    Returns None when the call cannot be mapped with certainty: ``*args``,
-    ``**kwargs``, too many positional arguments, or an unknown keyword.
-    """
-    out: dict[str, cst.Arg] = {}
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if position >= len(params):
-                return None
-            out[params[position]] = arg
-            position += 1
-        else:
-            name = arg.keyword.value
-            if name not in params or name in out:
-                return None
-            out[name] = arg
-    return out
-
-
-def literal(arg: Optional[Union[cst.Arg, cst.BaseExpression]], default: Any = _NO) -> Any:
-    """The Python value of a literal argument (numbers, strings, bools, None, tuples), else ``_NO``."""
-    if arg is None:
-        return default
-    node = arg.value if isinstance(arg, cst.Arg) else arg
-    try:
-        code = cst.Module([]).code_for_node(node)
-        return ast.literal_eval(code.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _NO
-
-
-def plain(node: cst.BaseExpression) -> bool:
-    """A name or a chain of attributes (``x``, ``self.w``): reading it twice reads the same thing, with
-    no effect, so a rewrite may write it twice."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
-
-
-def is_literal(value: object) -> bool:
-    return value is not _NO
 
 
 def value(arg: cst.Arg) -> cst.BaseExpression:
@@ -169,10 +123,6 @@ def if_else(test: cst.BaseExpression, body: cst.BaseExpression, orelse: cst.Base
     space = cst.SimpleWhitespace(" ")
     return cst.IfExp(test=test, body=body, orelse=orelse, whitespace_before_if=space,
                      whitespace_after_if=space, whitespace_before_else=space, whitespace_after_else=space)
-
-
-def code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
 
 
 def replace(node: cst.CSTNode, new: cst.CSTNode, imports: Sequence[ImportSpec] = (), *,

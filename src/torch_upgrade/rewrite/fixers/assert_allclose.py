@@ -56,7 +56,7 @@ def tolerances(*dtypes: Optional[str]) -> Optional[tuple[str, str]]:
         return TOLERANCES["torch.float16"]
     if None in dtypes:
         return None
-    chosen = [TOLERANCES.get(d, _EXACT) for d in dtypes]
+    chosen = [TOLERANCES.get(d or "", _EXACT) for d in dtypes]
     return max((c[0] for c in chosen), key=float), max((c[1] for c in chosen), key=float)
 
 
