@@ -415,3 +415,56 @@ def test_an_optional_package_s_availability_check_guards_only_that_package_s_adv
         model = DDP(model)
         """
     assert found(code) == [("TU202", 11), ("TU610", 14)]
+
+
+# ------------------------------------------------------------ project helpers built on torch.__version__
+_COMPAT = '''
+import torch
+
+from packaging import version
+
+
+def torch_version() -> str:
+    """Parse the `torch.__version__` variable and removes +cu*/cpu."""
+    return torch.__version__.split('+')[0]
+
+
+def torch_version_geq(major, minor) -> bool:
+    _version = version.parse(torch_version())
+    return _version >= version.parse(f"{major}.{minor}")
+
+
+if version.parse(torch_version()) > version.parse("1.7.1"):
+    from torch.linalg import solve
+else:
+    from torch import solve as _solve
+
+    def solve(A, B):
+        return _solve(B, A).solution
+'''
+
+
+def test_version_helpers_of_the_project_guard_code_in_their_file_and_in_files_importing_them(tmp_path):
+    """kornia 0.6's utils/_compat.py: its helpers decide guards there and in the files importing them."""
+    (tmp_path / "pkg" / "utils").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "utils" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "utils" / "_compat.py").write_text(_COMPAT)
+    (tmp_path / "pkg" / "helpers.py").write_text(textwrap.dedent('''
+        import torch
+        from pkg.utils._compat import torch_version_geq
+
+
+        def qr(a):
+            if torch_version_geq(1, 9):
+                return torch.linalg.qr(a)
+            return torch.qr(a)
+
+
+        def eig(a):
+            return torch.symeig(a)  # unguarded: reported
+        '''))
+    report = torch_upgrade.scan([tmp_path], from_version="1.6", to_version="2.13")
+    found = sorted((f.path.rsplit("/", 1)[-1], f.rule, f.line) for f in report.findings
+                   if f.severity in ("error", "warning"))
+    assert found == [("helpers.py", "TU202", 13)]

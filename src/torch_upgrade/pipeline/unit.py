@@ -237,7 +237,7 @@ def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
         if ctx.settings.rewriting:
             # the parsed text round-trips exactly; regenerate code only after a rewrite
             module, text = _rewrite(unit, module, text, ctx, result, index)
-        analysis = Analysis(module, parsed.spans if module is parsed.module else {})
+        analysis = Analysis(module, parsed.spans if module is parsed.module else {}, index)
         suppressions = Suppressions.of(text)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, unit.package, index, hidden)
@@ -433,7 +433,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     applied = 0
     code = source_text  # the module's code (LibCST round-trips exactly): generating it costs a walk
     for passes in range(MAX_FIX_PASSES + 1):
-        analysis = Analysis(module)
+        analysis = Analysis(module, project=index)
         suppressions = Suppressions.of(code)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, package, index, hidden)

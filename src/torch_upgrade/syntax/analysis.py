@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequenc
 
 import libcst as cst
 
+from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
                                          falls_back, try_asks, try_packages)
 from torch_upgrade.syntax.nodes import _fields, child_list, children, dotted, is_node  # children: for the checkers
@@ -72,8 +73,10 @@ class Reference:
 class Analysis:
     """Bindings and references of one module, gathered in a single walk."""
 
-    def __init__(self, module: cst.Module, spans: Mapping[int, tuple[int, int]] = _NO_SPANS):
+    def __init__(self, module: cst.Module, spans: Mapping[int, tuple[int, int]] = _NO_SPANS,
+                 project: Optional[Project] = None):
         self.module = module
+        self.project = project  # the project's other files, for helpers guards call (syntax.decide)
         self._spans = spans  # see ``span``
         self.scope = Scope("module")
         self.root_scope = self.scope
@@ -542,7 +545,7 @@ class Analysis:
 
     def _resolve(self) -> None:
         self._settled = {}
-        guard_model = GuardModel(self)
+        guard_model = GuardModel(self, Decider(self, self.project))
         for ref in self.references:
             ref.guarded = guard_model.holds(ref.guards)
             if ref.guards and not ref.guarded:

@@ -209,11 +209,22 @@ def _statement_ways(statement: cst.CSTNode) -> Optional[set[type]]:
 
 
 # ------------------------------------------------------------ the model
-class GuardModel:
-    """Judges guard tests with the module's bindings (after the walk: every binding is known)."""
+class Varies(Protocol):
+    """Whether an expression's value depends on torch's version (``syntax.decide.Decider.varies``)."""
 
-    def __init__(self, names: Names):
+    def varies(self, expr: cst.BaseExpression, scope: Scope) -> bool: ...
+
+
+class GuardModel:
+    """Judges guard tests with the module's bindings (after the walk: every binding is known).
+    A test its reading of names does not take for a guard is one still when ``evaluator`` finds
+    that its value depends on torch's version: a project helper built on ``torch.__version__``
+    (``version.parse(torch_version()) > version.parse("1.7.1")``, ``torch_version_geq(1, 10)``),
+    in this file or imported from another file of the project."""
+
+    def __init__(self, names: Names, evaluator: Optional[Varies] = None):
         self._names = names
+        self._evaluator = evaluator
         self._levels: dict[int, int] = {}
         self._holds: dict[int, bool] = {}
         self._busy: set[int] = set()
@@ -260,7 +271,10 @@ class GuardModel:
         if guard.test is None:
             return True
         assert guard.scope is not None  # a test always comes with its scope
-        return self.level(guard.test, guard.scope) >= guard.level
+        if self.level(guard.test, guard.scope) >= guard.level:
+            return True
+        return self._evaluator is not None and isinstance(guard.test, cst.BaseExpression) and \
+            self._evaluator.varies(guard.test, guard.scope)
 
     def level(self, expr: cst.CSTNode, scope: Scope) -> int:
         """What an expression asks: ``VERSION``, ``FEATURE``, ``PROBE`` or ``NONE`` (see above)."""
