@@ -196,6 +196,9 @@ class FileResult:
     changed: bool = False
     # each fix applied (with --fix/--diff): its rule and the torch version the rewritten code needs
     applied: tuple[tuple[str, Optional[str]], ...] = ()
+    # where each applied fix's finding is in the file as it was read: (rule, line, column) (what
+    # ``Settings.only_fixes`` names; a fix in code another fix wrote has none)
+    fix_keys: tuple[tuple[str, int, int], ...] = ()
     new_bytes: bytes = b""  # the file's rewritten bytes, with --diff (nothing is written)
     # other files whose content this result depends on (the project index): real path -> SHA-256
     depends: tuple[tuple[str, str], ...] = ()

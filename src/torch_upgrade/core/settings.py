@@ -35,6 +35,10 @@ class Settings:
     # file named (set by engine.scan from the paths it is given; empty: not restricted). Which files
     # are scanned and where they may be written never changes a file's result: not in the cache key
     roots: tuple[str, ...] = ()
+    # only these fixes (``--verify``'s subsets): (path, rule, line, column) of each, where its finding
+    # is in the file as it was read (a notebook: in its cells joined as one program); a fix in code
+    # an allowed fix wrote comes with it. None: every fix
+    only_fixes: Optional[frozenset[tuple[str, str, int, int]]] = None
 
     @property
     def rewriting(self) -> bool:

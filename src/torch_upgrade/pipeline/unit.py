@@ -9,6 +9,7 @@ file's new bytes. ``scan_path`` decides, once, how a path is read.
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import warnings
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,7 @@ from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.rewrite.edits import MoveImport
-from torch_upgrade.core.textedits import apply_edits, diff_edits, take
+from torch_upgrade.core.textedits import apply_edits, diff_edits, offsets, span, take
 from torch_upgrade.rewrite.text import Alone, alone, edit_lines
 from torch_upgrade.io import notebook as nb
 from torch_upgrade.io.package import first_party
@@ -268,8 +269,9 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
     one, or the original when nothing was written."""
     original = module
     record: list[tuple[str, Optional[str]]] = []
+    keys: list[tuple[str, int, int]] = []
     try:
-        module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index, record)
+        module, applied = fix_module(module, text, unit.rel, ctx, unit.package, index, record, keys)
         code = module.code if applied else text
         if code == text:
             return module, text
@@ -283,14 +285,14 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
         result.diff = rendered.diff()
         result.new_bytes = rendered.data()
         result.changed = True
-        result.fixed, result.applied = applied, tuple(record)
+        result.fixed, result.applied, result.fix_keys = applied, tuple(record), tuple(keys)
         return (module, code) if ctx.settings.fix else (original, text)
     try:
         write_atomic(unit.source, rendered.data(), within=ctx.settings.roots)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
         return original, text
-    result.fixed, result.applied = applied, tuple(record)
+    result.fixed, result.applied, result.fix_keys = applied, tuple(record), tuple(keys)
     result.changed = True
     return module, code
 
@@ -416,11 +418,43 @@ def _fixable(finding: Finding, settings: Settings) -> bool:
     return finding.fix is not None and (finding.fix.safety == "safe" or settings.unsafe_fixes)
 
 
+class _Origins:
+    """Where the code of a text being fixed was in the text as read: each pass's edits, mapped back
+    (what ``Settings.only_fixes`` and ``FileResult.fix_keys`` name fixes by)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = offsets(text)
+        self.passes: list[list[tuple[int, int, int]]] = []  # per pass: (start, end, new length), sorted
+
+    def record(self, text: str, edits: Sequence[TextEdit]) -> None:
+        starts = offsets(text)
+        self.passes.append(sorted((*span(starts, e), len(e.text)) for e in edits))
+
+    def original(self, starts: Sequence[int], line: int, column: int) -> Optional[tuple[int, int]]:
+        """(line, column) in the text as read of this place of the current text; None inside code a
+        fix wrote."""
+        offset = starts[line - 1] + column - 1
+        for spans in reversed(self.passes):
+            shift = 0
+            for start, end, length in spans:
+                if offset < start + shift:
+                    break
+                if offset < start + shift + length:
+                    return None
+                shift += length - (end - start)
+            offset -= shift
+        row = bisect.bisect_right(self.starts, offset) - 1
+        return row + 1, offset - self.starts[row] + 1
+
+
 def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
                package: Optional[str] = None, index: Optional[FileIndex] = None,
-               record: Optional[list[tuple[str, Optional[str]]]] = None) -> tuple[cst.Module, int]:
+               record: Optional[list[tuple[str, Optional[str]]]] = None,
+               keys: Optional[list[tuple[str, int, int]]] = None) -> tuple[cst.Module, int]:
     """Apply fixes pass after pass until none is left (bounded); every pass must re-parse.
-    ``record`` (if given) receives each applied fix's rule id and the torch version it needs.
+    ``record`` (if given) receives each applied fix's rule id and the torch version it needs, and
+    ``keys`` where its finding was in the text as read (``FileResult.fix_keys``). With
+    ``Settings.only_fixes``, only those fixes are applied (and those in code they wrote).
 
     A pass applies the text edits of the fixes it may take (safe ones; unsafe ones too with
     ``--unsafe-fixes``), each fix's edits computed alone, in report order, skipping a fix whose
@@ -432,6 +466,8 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     """
     applied = 0
     code = source_text  # the module's code (LibCST round-trips exactly): generating it costs a walk
+    only = ctx.settings.only_fixes
+    origins = _Origins(source_text) if only is not None or keys is not None else None
     for passes in range(MAX_FIX_PASSES + 1):
         analysis = Analysis(module, project=index)
         suppressions = Suppressions.of(code)
@@ -448,6 +484,14 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
             findings += _stale(rel, package, module, code, hidden, ctx, analysis, suppressions)
         offered = sorted(findings, key=Finding.sort_key)  # report order; every fix, for the edits
         chosen = [i for i, f in enumerate(offered) if _fixable(f, ctx.settings)]
+        places: list[Optional[tuple[int, int]]] = []
+        if origins is not None:
+            starts = offsets(code)
+            places = [origins.original(starts, offered[i].line, offered[i].column) for i in chosen]
+            if only is not None:
+                kept = [k for k, place in enumerate(places)
+                        if place is None or (rel, offered[chosen[k]].rule_id, *place) in only]
+                chosen, places = [chosen[k] for k in kept], [places[k] for k in kept]
         if not chosen:
             break
         if passes == MAX_FIX_PASSES:
@@ -465,6 +509,11 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         new = apply_edits(code, [e for i in taken for e in edits[i]])
         if new == code:
             break
+        if origins is not None:
+            origins.record(code, [e for i in taken for e in edits[i]])
+            if keys is not None:
+                keys += [(offered[chosen[i]].rule_id, *place) for i in taken
+                         for place in [places[i]] if place is not None]
         try:
             module, code = parse_module(new), new
         except Exception as exc:  # the rewrite produced code that does not parse
