@@ -1,0 +1,1 @@
+"""--verify: the fixes judged by the project's own tests (the command, bisection, the session)."""

@@ -1,0 +1,101 @@
+"""--verify's parts on their own: the command as it is run, and the bisection's verdicts and run counts."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from torch_upgrade.verify.bisect import bound, culprits, split
+from torch_upgrade.verify.command import Command, CommandError, Outcome, broken, repaired
+
+
+@pytest.mark.parametrize("text, argv, pytest_, dropped", [
+    ("pytest -q tests", ("pytest", "-q", "tests"), True, ()),
+    ("python -m pytest -x -q tests", ("python", "-m", "pytest", "-q", "tests"), True, ("-x",)),
+    ("python3.11 -m pytest --maxfail=2 tests", ("python3.11", "-m", "pytest", "tests"), True, ("--maxfail=2",)),
+    ("pytest --maxfail 1 -xvs t.py", ("pytest", "-vs", "t.py"), True, ("--maxfail 1", "-x")),
+    ("pytest --exitfirst -ra", ("pytest", "-ra"), True, ("--exitfirst",)),
+    ("make test", ("make", "test"), False, ()),
+    ("./run_tests.sh -x", ("./run_tests.sh", "-x"), False, ()),
+    ("python -m unittest", ("python", "-m", "unittest"), False, ()),
+])
+def test_command_parsing(text, argv, pytest_, dropped):
+    command = Command.parse(text)
+    assert (command.argv, command.pytest, command.dropped) == (argv, pytest_, dropped)
+
+
+def test_the_running_python_with_dash_m_pytest_is_pytest():
+    assert Command.parse(f"{sys.executable} -m pytest").pytest
+
+
+@pytest.mark.parametrize("text", ["", "   ", "pytest 'unclosed"])
+def test_bad_commands(text):
+    with pytest.raises(CommandError):
+        Command.parse(text)
+
+
+def test_broken_and_repaired_compare_test_by_test():
+    before = Outcome(1, {"a": ("passed", ""), "b": ("failed", "boom"), "c": ("passed", ""), "d": ("error", "x")})
+    after = Outcome(1, {"a": ("failed", "AssertionError: no"), "b": ("passed", ""), "d": ("passed", "")})
+    assert broken(before, after) == {"a": "AssertionError: no", "c": "the test is gone"}
+    assert repaired(before, after) == ["b", "d"]
+
+
+def test_a_command_that_is_not_pytest_is_judged_by_its_status():
+    assert broken(Outcome(0), Outcome(3)) == {"(the command)": "exit status 3"}
+    assert broken(Outcome(0), Outcome(None)) == {"(the command)": "timed out"}
+    assert broken(Outcome(1), Outcome(1)) == {} and broken(Outcome(0), Outcome(0)) == {}
+
+
+def _judge(bad: set[int]):
+    runs = []
+
+    def breaks(subset):
+        runs.append(sorted(subset))
+        return {f"test_{u}": "fails" for u in subset if u in bad}
+    return breaks, runs
+
+
+@pytest.mark.parametrize("count, bad", [(1, {0}), (2, {1}), (16, {5}), (100, {0}), (100, {99}), (64, {3, 40}),
+                                        (50, set(range(50))), (37, {7, 8, 9})])
+def test_culprits_finds_exactly_the_bad_units_within_the_bound(count, bad):
+    units = list(range(count))
+    breaks, runs = _judge(bad)
+    verdict = culprits(units, breaks, breaks(units), lambda u: (0, 0))
+    assert sorted(u for u, _ in verdict.rejected) == sorted(bad)
+    assert sorted(verdict.accepted) == sorted(set(units) - bad)
+    assert all(tests == {f"test_{u}": "fails"} for u, tests in verdict.rejected)
+    assert verdict.runs <= bound(count, len(bad)) or len(bad) > count // 4
+    if len(bad) == 1:
+        assert verdict.runs <= bound(count)
+
+
+def test_culprits_with_nothing_broken_runs_nothing():
+    breaks, runs = _judge(set())
+    verdict = culprits(list(range(10)), breaks, {}, lambda u: (0,))
+    assert verdict.runs == 0 and verdict.accepted == list(range(10))
+
+
+def test_split_cuts_between_rules_then_files():
+    units = [("TU201", "a.py", 1), ("TU201", "b.py", 1), ("TU901", "a.py", 2), ("TU901", "a.py", 9)]
+    left, right = split(units, lambda u: (u[0], u[1]))
+    assert left == units[:2] and right == units[2:]
+    left, right = split(units[:2], lambda u: (u[0], u[1]))
+    assert left == [units[0]] and right == [units[1]]
+    left, right = split(units[2:], lambda u: (u[0], u[1]))
+    assert left == [units[2]] and right == [units[3]]
+
+
+def test_one_bad_rule_costs_about_log2_of_its_units():
+    """200 units of 10 rules, one rule (20 units) bad: the rule is found first, then its units."""
+    units = [(f"TU{r:03d}", f"f{i}.py", i) for r in range(10) for i in range(20)]
+    bad = {u for u in units if u[0] == "TU003"}
+    runs = []
+
+    def breaks(subset):
+        runs.append(1)
+        return {"t": "x"} if bad & set(subset) else {}
+    verdict = culprits(units, breaks, breaks(units), lambda u: (u[0], u[1]))
+    assert set(u for u, _ in verdict.rejected) == bad
+    assert verdict.runs <= 2 * 4 + 2 * 20  # the rule in ~log2(10) halvings, then each bad unit of it
