@@ -116,10 +116,23 @@ def fix_tree(tree: Path, pin: str, tool_src: Path, report: Path) -> dict:
 
 
 # ------------------------------------------------------------------ the tests
+def pytest_config(tree: Path) -> Path:
+    """The project's own pytest configuration file, or an empty one: never one of a folder above the
+    tree (this checkout's pyproject.toml), which would also make test ids differ between the trees."""
+    for name, section in (("pytest.ini", ""), ("pyproject.toml", "[tool.pytest.ini_options]"),
+                          ("tox.ini", "[pytest]"), ("setup.cfg", "[tool:pytest]")):
+        candidate = tree / name
+        if candidate.is_file() and section in candidate.read_text(errors="replace"):
+            return candidate
+    empty = tree.parent / "empty-pytest.ini"
+    empty.write_text("[pytest]\n")
+    return empty
+
+
 def run_tests(tree: Path, project: Project, junit: Path, timeout: int, only: list[str] = ()) -> None:
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-           *project.pytest_args, *(only or project.tests)]
+           f"--rootdir={tree}", "-c", str(pytest_config(tree)), *project.pytest_args, *(only or project.tests)]
     try:
         subprocess.run(cmd, cwd=tree, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
