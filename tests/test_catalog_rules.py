@@ -246,7 +246,7 @@ def test_a_deprecated_call_whose_failure_is_handled_is_info():
     ("import torch.distributed as dist\ndist.all_gather_into_tensor(o, i)\n", "2.13", "safe"),
     ("import torch\nm = torch.nn.parallel.DistributedDataParallel(net, broadcast_buffers=True)\n", "1.6", "safe"),
     ("import torch\nw = torch.nn.utils.weight_norm(torch.nn.Linear(2, 2))\n", "2.1", "unsafe"),  # state-dict keys
-    ("import torch\nwith torch.profiler.profile(use_cuda=True):\n    pass\n", "2.0", "unsafe"),
+    ("import torch\nwith torch.profiler.profile(use_cuda=True):\n    pass\n", "2.0", "safe"),  # records nothing else
     ("import torch\n@torch.library.impl_abstract('a::b')\ndef _(x):\n    return x\n", "2.4", "safe"),
 ])
 def test_fix_safety(code, low, safety):
@@ -301,16 +301,16 @@ def test_ddp_broadcast_buffers_true_is_renamed_where_torch_213_is_required(tmp_p
 
 
 def test_dcp_keeps_the_module_prefix_the_code_imported(tmp_path):
-    """`import torch` does not import torch.distributed.checkpoint: the rewrite names the new function
-    through the same prefix (or a from-import of its own), never as torch.distributed.checkpoint.save."""
+    """`import torch` does not import torch.distributed.checkpoint: the call the advice names (no rewrite:
+    save() does not do what save_state_dict did, tests/test_differential_amp_2x.py) uses the same prefix
+    (or a from-import of its own), never torch.distributed.checkpoint.save."""
     code = """
     import torch.distributed.checkpoint.state_dict_saver as saver
     saver.save_state_dict(sd, writer, None, 0)
     """
-    assert fixed(tmp_path, code, "2.2", unsafe=True) == textwrap.dedent("""
-    import torch.distributed.checkpoint.state_dict_saver as saver
-    saver.save(sd, storage_writer=writer, process_group=None)
-    """)
+    assert fixed(tmp_path, code, "2.2", unsafe=True) == textwrap.dedent(code)
+    hit, = scan(code, "2.2")
+    assert hit.fix is None and "`saver.save(sd, storage_writer=writer, process_group=None)`" in hit.message
 
 
 def test_impl_abstract_keywords_become_positions_through_a_from_import(tmp_path):
@@ -330,18 +330,22 @@ def test_impl_abstract_keywords_become_positions_through_a_from_import(tmp_path)
     """)
 
 
-def test_the_profiler_fix_imports_profiler_activity_once(tmp_path):
+def test_the_profiler_fix_drops_use_cuda_where_it_records_nothing_else(tmp_path):
+    """From torch 2.0 use_cuda changes nothing the profiler records: dropped. A project that also supports
+    older torch (where use_cuda chose the activities) gets advice: no list of activities records the same
+    on both (tests/test_differential_linalg.py)."""
     code = """
     import torch
     a = torch.profiler.profile(use_cuda=True)
     b = torch.profiler.profile(use_cuda=False, record_shapes=True)
     """
-    assert fixed(tmp_path, code, "1.8", unsafe=True) == textwrap.dedent("""
+    assert fixed(tmp_path, code, "2.0", unsafe=True) == textwrap.dedent("""
     import torch
-    from torch.profiler import ProfilerActivity
-    a = torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
-    b = torch.profiler.profile(activities=[ProfilerActivity.CPU], record_shapes=True)
+    a = torch.profiler.profile()
+    b = torch.profiler.profile(record_shapes=True)
     """)
+    assert fixed(tmp_path, code, "1.8", unsafe=True) == textwrap.dedent(code)
+    assert all(hit.fix is None for hit in scan(code, "1.8"))
 
 
 def test_rewrites_run_on_torch(tmp_path):

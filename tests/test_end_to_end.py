@@ -111,7 +111,7 @@ def test_fix_applies_only_safe_fixes_by_default(project):
     assert data["summary"]["fixed"] == 0  # every rewrite needs a newer torch than 1.6
     result = run("scan", ".", "--fix", "--from", "2.4", "--format", "json")
     assert json.loads(result.stdout)["summary"]["fixed"] >= 1
-    assert "torch.autocast(\"cuda\", enabled=use_cuda)" in (project / "legacy/train.py").read_text()
+    assert "torch.autocast(\"cuda\", enabled=use_cuda, dtype=torch.float16, cache_enabled=True)" in (project / "legacy/train.py").read_text()
 
 
 def test_unsafe_fix_then_second_run_changes_nothing(project):

@@ -43,7 +43,7 @@ def leftovers(directory) -> list[str]:
      b"# vim: set fileencoding=cp1252 :\nimport torch\ns = '\x80'\nX = torch.linalg.solve(A, B)\n"),
     # BOM, with CRLF, and an import added by the rewrite gets CRLF too
     (b"\xef\xbb\xbffrom torch.cuda.amp import autocast\r\nwith autocast():\r\n    pass\r\n",
-     b"\xef\xbb\xbfimport torch\r\nwith torch.autocast(\"cuda\"):\r\n    pass\r\n"),
+     b"\xef\xbb\xbfimport torch\r\nwith torch.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):\r\n    pass\r\n"),
     # tabs and odd spacing outside the rewritten call
     (b"import torch\nif True:\n\tX, _ = torch.solve(B, A)   # keep\n\ty = [ 1,\t2 ]\n",
      b"import torch\nif True:\n\tX = torch.linalg.solve(A, B)   # keep\n\ty = [ 1,\t2 ]\n"),

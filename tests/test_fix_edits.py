@@ -284,7 +284,7 @@ def test_text_shows_each_place_a_fix_changes_at_its_own_line(tmp_path, monkeypat
     assert (" 20 │     with autocast(enabled=use_cuda):\n"
             "   4 - from torch.cuda.amp import autocast\n"
             "  20 -     with autocast(enabled=use_cuda):\n"
-            "  20 +     with torch.autocast(\"cuda\", enabled=use_cuda):\n") in out
+            "  20 +     with torch.autocast(\"cuda\", enabled=use_cuda, dtype=torch.float16, cache_enabled=True):\n") in out
     # TU401: the finding is the call at line 10; the fix changes only the import at line 5
     assert ("  10 │         out = functional_call(model, p, (x,))\n"
             "  5 - from torch.nn.utils.stateless import functional_call\n"

@@ -167,12 +167,12 @@ def fixed(tmp_path, code, low="2.4"):
 def test_adds_import_torch_once_after_the_existing_imports(tmp_path):
     code = "import os\nfrom torch.cuda.amp import autocast, GradScaler\n\nscaler = GradScaler()\nwith autocast():\n    pass\n"
     assert fixed(tmp_path, code) == ('import os\nimport torch\n\nscaler = torch.amp.GradScaler("cuda")\n'
-                                     'with torch.autocast("cuda"):\n    pass\n')
+                                     'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n')
 
 
 def test_reuses_the_files_own_alias(tmp_path):
     code = "import torch as th\nfrom torch.cuda.amp import autocast\nwith autocast():\n    pass\n"
-    assert fixed(tmp_path, code) == 'import torch as th\nwith th.autocast("cuda"):\n    pass\n'
+    assert fixed(tmp_path, code) == 'import torch as th\nwith th.autocast("cuda", dtype=th.float16, cache_enabled=True):\n    pass\n'
 
 
 @pytest.mark.parametrize("code", [
@@ -190,7 +190,7 @@ def test_no_rewrite_where_the_name_it_needs_means_something_else(tmp_path, code)
 def test_a_hidden_alias_is_not_reused(tmp_path):
     code = "import torch as T\nfrom torch.cuda.amp import autocast\ndef f(T):\n    with autocast():\n        pass\n"
     assert fixed(tmp_path, code) == ('import torch as T\nimport torch\ndef f(T):\n'
-                                     '    with torch.autocast("cuda"):\n        pass\n')
+                                     '    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        pass\n')
 
 
 def test_sdpa_kernel_is_spelled_out_where_a_local_takes_its_name(tmp_path):
@@ -201,9 +201,9 @@ def test_sdpa_kernel_is_spelled_out_where_a_local_takes_its_name(tmp_path):
 
 
 def test_from_import_merges_into_an_existing_one_without_duplicates(tmp_path):
-    code = ("from torch.func import vmap\nfrom torch.nn.utils.stateless import functional_call\n"
+    code = ("from torch.func import vmap\nfrom torch.nn.utils.stateless import functional_call\np = dict(m.named_parameters())\n"
             "a = functional_call(m, p, (x,))\nb = functional_call(m, p, (y,))\nc = vmap(f)\n")
-    assert fixed(tmp_path, code) == ("from torch.func import vmap, functional_call\n"
+    assert fixed(tmp_path, code) == ("from torch.func import vmap, functional_call\np = dict(m.named_parameters())\n"
                                      "a = functional_call(m, p, (x,))\nb = functional_call(m, p, (y,))\nc = vmap(f)\n")
 
 
@@ -221,7 +221,7 @@ def test_only_imports_the_rewrite_left_unused_are_removed(tmp_path):
             "from functorch import make_functional\nwith autocast():\n    pass\n")
     out = fixed(tmp_path, code, low="2.0")
     assert out == ('import numpy as np\nimport torch\nfrom functorch import make_functional\n'
-                   'with torch.autocast("cuda"):\n    pass\n')
+                   'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n')
 
 
 AUTOCAST_AS_VALUE = """\
@@ -244,7 +244,7 @@ with factory(enabled=False):
 def test_autocast_used_as_a_value_keeps_its_import(tmp_path):
     out = fixed(tmp_path, AUTOCAST_AS_VALUE)
     assert "from torch.cuda.amp import autocast\n" in out
-    assert 'with torch.autocast("cuda", enabled=False):' in out
+    assert 'with torch.autocast("cuda", enabled=False, dtype=torch.float16, cache_enabled=True):' in out
     assert "context = autocast if use_amp else contextlib.nullcontext\nfactory = autocast\n" in out
     again, _ = scan_code(tmp_path, out, low="2.4", fix=True, unsafe_fixes=True)
     assert again.fixed == 0
@@ -261,7 +261,7 @@ def test_autocast_rewrite_keeps_every_use_site_working(tmp_path):
 
 def test_autocast_only_called_loses_its_import(tmp_path):
     code = "import torch\nfrom torch.cuda.amp import autocast\n@autocast()\ndef f(x):\n    return x\n"
-    assert fixed(tmp_path, code) == 'import torch\n@torch.autocast("cuda")\ndef f(x):\n    return x\n'
+    assert fixed(tmp_path, code) == 'import torch\n@torch.autocast("cuda", dtype=torch.float16, cache_enabled=True)\ndef f(x):\n    return x\n'
 
 
 def test_an_import_still_bound_elsewhere_is_kept(tmp_path):
@@ -269,7 +269,7 @@ def test_an_import_still_bound_elsewhere_is_kept(tmp_path):
             "with autocast():\n    pass\n")
     out = fixed(tmp_path, code)
     assert out.startswith("import torch\ntry:\n    from torch.cuda.amp import autocast\n")
-    assert 'with torch.autocast("cuda"):' in out
+    assert 'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):' in out
 
 
 def test_apply_reports_fixes_that_overlap_one_already_taken():
@@ -292,11 +292,11 @@ def test_comments_above_a_removed_import_are_kept(tmp_path):
             "def f():\n    # local import\n    from torch.cuda.amp import autocast\n    with autocast():\n        pass\n")
     assert fixed(tmp_path, code) == (
         "import os\n# --- third party\nimport numpy as np\nimport torch\n\n"
-        'def f():\n    # local import\n    with torch.autocast("cuda"):\n        pass\n')
+        'def f():\n    # local import\n    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        pass\n')
 
 
 def test_comment_of_the_last_statement_in_a_block_goes_to_the_blocks_end(tmp_path):
     code = ("import torch\nif True:\n    x = 1\n    # why we import it here\n    from torch.cuda.amp import autocast\n"
             "with autocast():\n    pass\n")
     assert fixed(tmp_path, code) == ("import torch\nif True:\n    x = 1\n    # why we import it here\n"
-                                     'with torch.autocast("cuda"):\n    pass\n')
+                                     'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n')

@@ -275,19 +275,19 @@ def test_variable_call_with_volatile_is_two_findings_and_fixes_settle(tmp_path: 
     code = """
     import torch
     from torch.autograd import Variable
-    def predict(model, x):
+    def predict(model, x: torch.Tensor):
         return model(Variable(x, volatile=True))
     """
     assert found(code) == [("TU950", 5), ("TU951", 5)]
     assert rewrite(tmp_path, code) == textwrap.dedent("""
     import torch
-    def predict(model, x):
+    def predict(model, x: torch.Tensor):
         return model(x.detach())
     """)
 
 
 @pytest.mark.parametrize("code, expected", [
-    ("v = Variable(x, requires_grad=flag)", "v = x.detach().requires_grad_(flag)"),
+    ("v = Variable(x, requires_grad=not frozen)", "v = x.detach().requires_grad_(not frozen)"),
     ("v = Variable(x, True)", "v = x.detach().requires_grad_()"),
     ("v = Variable(x, requires_grad=False)", "v = x.detach()"),
     ("v = Variable(a + b)", "v = (a + b).detach()"),
@@ -300,14 +300,19 @@ def test_variable_call_with_volatile_is_two_findings_and_fixes_settle(tmp_path: 
     ("v = Variable(torch.FloatTensor(t))", 'v = torch.FloatTensor(t).detach()'),
 ])
 def test_variable_rewrites(tmp_path: Path, code: str, expected: str) -> None:
-    source = f"import torch\nfrom torch.autograd import Variable\n{code}\n"
-    assert rewrite(tmp_path, source) == f"import torch\n{expected}\n"
+    """The data is a tensor the code states (a non-tensor raised TypeError in Variable, AttributeError in
+    .detach(): tests/test_differential_legacy.py), the flag a bool."""
+    tensors = "x = torch.ones(2)\na = b = t = torch.zeros(2)\n"
+    source = f"import torch\nfrom torch.autograd import Variable\n{tensors}{code}\n"
+    assert rewrite(tmp_path, source) == f"import torch\n{tensors}{expected}\n"
 
 
 @pytest.mark.parametrize("code", [
     "v = Variable()",
     "v = Variable([1.0, 2.0])",
     "v = Variable(x, requires_grad=None)",
+    "v = Variable(x)",  # x may be no tensor: Variable raised TypeError, .detach() AttributeError
+    "v = Variable(torch.ones(2), requires_grad=flag)",  # any integer was accepted, requires_grad_ takes a bool
     "v = Variable(*args)",
     "annotated: Variable = make()",
 ])
@@ -785,5 +790,5 @@ def test_variable_import_is_reported_only_when_unused(tmp_path: Path) -> None:
     assert [(f.rule, f.line, f.fix.safety) for f in findings] == [("TU950", 2, "unsafe")]
     assert "another module may import it" in findings[0].fix.reason
     # rewriting the last use removes the import (a safe fix), as renames do
-    two_uses = "import torch\nfrom torch.autograd import Variable\na = Variable(x)\nb = Variable(y)\n"
-    assert rewrite(tmp_path, two_uses) == "import torch\na = x.detach()\nb = y.detach()\n"
+    two_uses = "import torch\nfrom torch.autograd import Variable\nx = y = torch.ones(1)\na = Variable(x)\nb = Variable(y)\n"
+    assert rewrite(tmp_path, two_uses) == "import torch\nx = y = torch.ones(1)\na = x.detach()\nb = y.detach()\n"

@@ -290,7 +290,7 @@ async def test_quick_fix_comes_first_and_clears_the_diagnostic(vscode: Client, l
     assert fix.edit is None  # VS Code resolves edits lazily
     resolved = await asyncio.wait_for(vscode.code_action_resolve_async(fix), TIMEOUT)
     new = apply_lsp_edits(DOC, edits_of(resolved.edit, uri, version=1), UTF16)
-    assert 'with torch.autocast("cuda"):' in new
+    assert 'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):' in new
     after = await change_document(vscode, uri, replace_all(new), new)
     assert [d.code for d in after] == ["TU304", "TU202", "TU204"]
 
@@ -450,7 +450,7 @@ async def test_utf32_positions_and_edits_with_the_actions(emacs: Client, lsp_pro
     [on_save] = await code_actions(emacs, uri, [], only=["source.fixAll"], rng=origin)
     assert on_save.kind == "source.fixAll.torch-upgrade"
     fixed = apply_lsp_edits(new, edits_of(on_save.edit, uri, version=2), UTF32)
-    assert 'with torch.autocast("cuda"):' in fixed and fixed.count("linalg") == 1
+    assert 'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):' in fixed and fixed.count("linalg") == 1
     # the session ends as the protocol says: shutdown, then exit, and the server exits with 0
     await asyncio.wait_for(emacs.shutdown_session(), TIMEOUT)
     assert emacs._server is not None and emacs._server.returncode == 0

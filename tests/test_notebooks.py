@@ -216,7 +216,7 @@ def test_an_import_a_rewrite_needs_goes_into_the_cell_with_the_imports(tmp_path)
     assert run_fix(tmp_path).fixed == 1
     sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
     assert sources == ["%load_ext autoreload\nimport numpy as np\nimport torch",
-                       'with torch.autocast("cuda"):\n    pass\n']
+                       'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n']
 
 
 def test_diff_of_a_notebook_is_per_cell_and_writes_nothing(tmp_path, monkeypatch):
@@ -261,4 +261,4 @@ def test_cell_magic_stays_first_when_the_import_below_it_goes(tmp_path):
     result = run_fix(tmp_path)
     assert not result.errors and result.fixed == 1
     assert "".join(json.loads(path.read_text())["cells"][1]["source"]) == \
-        '%%time\nimport torch\nwith torch.autocast("cuda"):\n    pass\n'
+        '%%time\nimport torch\nwith torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n'

@@ -227,7 +227,7 @@ def test_markdown_upgrade_report(project):
     autocast = md[md.index("### TU303"):]
     # one fix, two places: the import it removes and the call it rewrites, each at its own line
     assert ("@@ line 4 @@\n  - from torch.cuda.amp import autocast\n  @@ line 20 @@\n"
-            "  -     with autocast(enabled=use_cuda):\n  +     with torch.autocast(\"cuda\", enabled=use_cuda):") in autocast
+            "  -     with autocast(enabled=use_cuda):\n  +     with torch.autocast(\"cuda\", enabled=use_cuda, dtype=torch.float16, cache_enabled=True):") in autocast
 
 
 def test_markdown_counts_safe_fixes_and_people(tmp_path, monkeypatch):

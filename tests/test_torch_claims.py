@@ -48,11 +48,10 @@ def installed():
 
 
 def _targets():
-    from torch_upgrade.rewrite.fixers import has_flags, tf32_precision
+    from torch_upgrade.rewrite.fixers import has_flags
 
     out = [(r.id, new) for r in RULES for new in r.rename.values()]
     out += [("has_flags", new) for new in has_flags.REPLACEMENTS.values()]
-    out += [("tf32_precision", new) for new in tf32_precision.TARGETS.values()]
     return out
 
 

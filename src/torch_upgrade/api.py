@@ -17,9 +17,10 @@ Invalid options (an unknown rule id, a malformed version or config file) raise
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Optional, Sequence, Union
+from typing import IO, Iterable, Optional, Sequence, Union
 
 from torch_upgrade.catalog.ruledata import RuleDataError, RuleSet
 from torch_upgrade.core.ids import id_matches
@@ -32,6 +33,10 @@ from torch_upgrade.core.versions import short
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
+from torch_upgrade.verify import runtime, session
+from torch_upgrade.verify.command import Command, CommandError
+
+VERIFY_TIMEOUT = 30 * 60.0  # seconds for one run of the --verify command
 
 __all__ = ["Error", "Finding", "Fix", "Report", "TextEdit", "UsageError", "VersionWindow",
            "fix", "scan", "scan_source"]
@@ -84,6 +89,9 @@ class Finding:
     window: Optional["VersionWindow"] = None  # the window this file was analysed in (its project's pin)
     # how sure the finding is that the code is what the rule is about: "certain" | "likely" | "possible"
     confidence: str = "certain"
+    # with ``fix(..., verify=CMD)``: "confirmed" (the tests ran it and torch warned or failed there) or
+    # "runtime-only" (seen only at run time); None otherwise
+    runtime: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +127,11 @@ class Report:
     fixed: int = 0  # fixes applied (``fix``)
     changed: tuple[str, ...] = ()  # paths of the files rewritten (``fix``) or that would be (``diff=True``)
     diff: str = ""  # the unified diff of the rewrites, with ``fix(..., diff=True)``
+    # with ``fix(..., verify=CMD)``: the tests that failed before and pass after the fixes kept, and
+    # the number of fixes taken back because they made a passing test fail (their findings remain,
+    # without a fix, naming the tests)
+    repaired: tuple[str, ...] = ()
+    taken_back: int = 0
 
 
 def _public_finding(finding: _Finding) -> Finding:
@@ -132,7 +145,7 @@ def _public_finding(finding: _Finding) -> Finding:
         column=finding.column, end_line=finding.end_line, end_column=finding.end_column,
         severity=finding.severity, kind=finding.kind, release=finding.release, message=finding.message,
         fix=fix, cell=finding.cell, window=_public_window(finding.window) if finding.window else None,
-        confidence=finding.confidence,
+        confidence=finding.confidence, runtime=finding.runtime,
     )
 
 
@@ -215,6 +228,40 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
 
 def _known(rules: RuleSet, key: str) -> bool:
     return any(id_matches(r.id, r.name, (key,)) for r in rules)
+
+
+def run_verify(paths: Sequence[PathLike], resolved: Resolved, command: str, timeout: float = VERIFY_TIMEOUT,
+               stream: Optional[IO[str]] = None, events: Optional[session.Events] = None,
+               ) -> tuple[ScanResult, session.Verification]:
+    """``--fix --verify CMD``: the fixes applied, judged by ``CMD`` (the project's tests; see
+    ``verify.session``), what it took back reported as needing a person, and what torch said at run
+    time merged into the findings (``runtime``). CMD's output goes to ``stream`` (default stderr).
+    Raises UsageError for a command that cannot be parsed or run."""
+    try:
+        command_line = Command.parse(command)
+    except CommandError as exc:
+        raise UsageError(str(exc)) from None
+    resolver = resolved.resolver.with_options(fix=False, diff=True, fix_edits=True) \
+        if resolved.resolver is not None else None
+    settings = replace(resolved.settings, fix=False, diff=True, fix_edits=True, cache=False)
+    targets = [Path(p) for p in paths]
+    try:
+        verification = session.verify(targets, settings, resolved.rules, resolver, command_line, timeout,
+                                       stream or sys.stderr, events)
+    except CommandError as exc:
+        raise UsageError(str(exc)) from None
+    except ResolveError as exc:
+        raise UsageError(str(exc)) from None
+    # the report of the code as left: a scan (--unsafe-fixes alone would fix: it is left out here)
+    reporting = resolved.resolver.with_options(fix=False, diff=False, unsafe_fixes=None) \
+        if resolved.resolver is not None else None
+    result = engine.scan(targets, replace(resolved.settings, fix=False, diff=False, unsafe_fixes=False), resolved.rules,
+                         resolver=reporting)
+    session.take_back(result, verification.taken_back)
+    runtime.merge(result, verification.final.runtime, resolved.rules, Path(resolved.settings.root or os.getcwd()),
+                  resolved.settings.window)
+    result.fixed = verification.applied
+    return result, verification
 
 
 def run(paths: Sequence[PathLike], resolved: Resolved, progress: Optional[Progress] = None) -> ScanResult:

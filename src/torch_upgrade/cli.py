@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn, Optional, Sequence
 
 import click
+from rich.console import Console
 
 from torch_upgrade import api
 from torch_upgrade import report as reporters
@@ -24,6 +25,9 @@ from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.report import diff as diff_report
 from torch_upgrade.report import progress as progress_bar
 from torch_upgrade.report import summary
+from torch_upgrade.verify import session
+
+_STDERR = Console(stderr=True, highlight=False)
 
 
 def _color(output: Optional[Path]) -> bool:
@@ -123,6 +127,12 @@ def main() -> None:
               help="With --baseline: drop the entries that no longer occur from FILE (never adds any).")
 @click.option("--add-ignore", is_flag=True,
               help="Write '# torch-upgrade: ignore[ID]' comments for every current finding.")
+@click.option("--verify", "verify_command", metavar="CMD",
+              help="With --fix: run CMD (the project's tests, e.g. \"python -m pytest -q tests\") before and "
+                   "after the fixes, take back the fixes that make a passing test fail (found by bisection) "
+                   "and report them; with pytest, what torch warns at run time becomes findings. See docs/verify.md.")
+@click.option("--verify-timeout", type=click.FloatRange(min=1), default=api.VERIFY_TIMEOUT, metavar="SECONDS",
+              show_default=True, help="Seconds one run of the --verify command may take.")
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
          extend_select: tuple[str, ...], ignore: tuple[str, ...], extend_ignore: tuple[str, ...],
          exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: Optional[bool],
@@ -130,9 +140,18 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
          diff: bool, show_fixes: bool, bump_pin: bool, fmt: str, output: Optional[Path], statistics: bool,
          quiet: bool, show_settings: bool, stdin_filename: Optional[str], fail_on: str, exit_zero: bool,
          jobs: int, no_cache: bool, config_path: Optional[Path], baseline: Optional[Path],
-         baseline_write: Optional[Path], update_baseline: bool, add_ignore: bool) -> None:
+         baseline_write: Optional[Path], update_baseline: bool, add_ignore: bool,
+         verify_command: Optional[str], verify_timeout: float) -> None:
     """Scan PATHS (default: .; '-': the code on stdin) for code that the torch upgrade affects."""
     stdin = paths == (Path("-"),) or (not paths and stdin_filename is not None)
+    if verify_command is not None:
+        if stdin or diff:
+            raise click.UsageError("--verify runs the project's tests on the fixed files: it cannot be combined "
+                                   "with --diff or with code on stdin")
+        if not fix:
+            raise click.UsageError("--verify judges the fixes by the project's tests: it goes with --fix")
+        if add_ignore or baseline_write:
+            raise click.UsageError("--verify cannot be combined with --add-ignore or --baseline-write")
     if Path("-") in paths and not stdin:
         raise click.UsageError("'-' (read stdin) cannot be combined with other paths")
     if stdin_filename is not None and not stdin:
@@ -158,7 +177,7 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
             targets, from_version=low, to_version=high, select=select, ignore=ignore, config=config_path,
             exclude=exclude, extend_exclude=extend_exclude, force_exclude=force_exclude,
             respect_gitignore=respect_gitignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff,
-            fix_edits=fmt in NEEDS_FIX_EDITS and not statistics, jobs=jobs, cache=not no_cache,
+            fix_edits=fmt in NEEDS_FIX_EDITS and not statistics, jobs=jobs, cache=not no_cache and not verify_command,
             min_confidence=min_confidence, extend_select=extend_select, extend_ignore=extend_ignore)
     except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
@@ -170,8 +189,11 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     if stdin:
         _scan_stdin(resolved, stdin_filename, fmt, output, fail_on, exit_zero, say)
     try:
-        with progress_bar.for_scan(fmt, diff) as progress:
-            result = api.run(targets, resolved, progress=progress)
+        if verify_command is not None:
+            result = _verify(targets, resolved, verify_command, verify_timeout, say)
+        else:
+            with progress_bar.for_scan(fmt, diff) as progress:
+                result = api.run(targets, resolved, progress=progress)
     except RecursionError:  # pragma: no cover - guarded per file
         raise _Failure("internal error: recursion limit") from None
     except api.UsageError as exc:
@@ -211,6 +233,61 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     sys.exit(0 if exit_zero or not failing else 1)
 
 
+class _VerifyEvents(session.Events):
+    """--verify's progress on stderr: each run of the command, with how many may follow."""
+
+    def __init__(self, say: "_Say") -> None:
+        self.say = say
+        self.count = 0
+
+    def start(self, label: str, runs_left: int) -> None:
+        self.count += 1
+        left = f"; at most {runs_left} more" if runs_left else ""
+        self.say.progress(f"verify: run {self.count} ({label}{left})")
+
+    def finish(self, label: str, outcome: Any, broke: dict[str, str]) -> None:
+        took = f"{outcome.seconds:.0f} s"
+        if outcome.timed_out:
+            self.say.progress(f"verify: run {self.count} ran past --verify-timeout")
+        elif broke:
+            self.say.progress(f"verify: run {self.count} ({took}): {len(broke)} test{'s' if len(broke) != 1 else ''} "
+                              "that passed before fail")
+        else:
+            self.say.progress(f"verify: run {self.count} ({took}): "
+                              + (f"{len(outcome.passed())} tests pass" if outcome.tests else f"exit status {outcome.status}"))
+
+
+def _verify(targets: Sequence[Path], resolved: api.Resolved, command: str, timeout: float, say: "_Say") -> ScanResult:
+    """--fix --verify CMD: the fixes applied and judged by CMD; what happened, on stderr."""
+    result, verification = api.run_verify(targets, resolved, command, timeout, sys.stderr, _VerifyEvents(say))
+    if verification.command.dropped:
+        say.note(f"--verify: left out {', '.join(verification.command.dropped)} (it stops at the first failure, "
+                 "which would hide the tests a fix breaks)")
+    baseline = verification.baseline
+    if verification.command.pytest and not baseline.tests:
+        say.note("--verify: pytest reported no test outcome (no JUnit XML): judged by its exit status")
+    say.info(f"verify: {verification.runs} run{'s' if verification.runs != 1 else ''} of the command, "
+             f"{verification.applied} fix{'es' if verification.applied != 1 else ''} kept, "
+             f"{len(verification.taken_back)} taken back")
+    for unit, broke in verification.taken_back:
+        tests = sorted(broke)
+        say.info(f"verify: took back {unit.describe()}: it made {', '.join(tests[:3])}"
+                 + (f" and {len(tests) - 3} more" if len(tests) > 3 else "") + " fail")
+    if verification.repaired:
+        shown = ", ".join(verification.repaired[:5])
+        more = len(verification.repaired) - 5
+        say.info(f"verify: {len(verification.repaired)} test{'s' if len(verification.repaired) != 1 else ''} "
+                 f"repaired (failed before, pass now): {shown}" + (f" and {more} more" if more > 0 else ""))
+    if verification.still_broken:
+        say.info(f"verify: the last run still fails {len(verification.still_broken)} test(s) that passed before")
+    seen = sum(1 for f in result.findings if f.runtime == "runtime-only")
+    confirmed = sum(1 for f in result.findings if f.runtime == "confirmed")
+    if seen or confirmed:
+        say.info(f"verify: at run time torch confirmed {confirmed} finding{'s' if confirmed != 1 else ''}; "
+                 f"{seen} seen only at run time (what the static analysis missed)")
+    return result
+
+
 class _Say:
     """What goes to stderr besides the report: notes (not with --quiet) and errors (always)."""
 
@@ -224,6 +301,10 @@ class _Say:
     def info(self, text: str) -> None:
         if not self.quiet:
             click.echo(f"torch-upgrade: {text}", err=True)
+
+    def progress(self, text: str) -> None:
+        if not self.quiet:
+            _STDERR.print(f"[bold]torch-upgrade:[/] {text}", highlight=False)
 
 
 def _scan_stdin(resolved: api.Resolved, name: Optional[str], fmt: str, output: Optional[Path], fail_on: str,

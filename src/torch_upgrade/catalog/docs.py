@@ -18,7 +18,8 @@ from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet, load_rul
 
 DEFAULT_PATH = Path("docs") / "rules.md"
 KIND_WORDS = {"removed": "Removed", "deprecated": "Deprecated", "behavior": "Behaviour change",
-              "opportunity": "Opportunity", "suppression": "Suppression comment"}
+              "opportunity": "Opportunity", "suppression": "Suppression comment",
+              "runtime": "Seen at run time"}
 COMMAND = "python -m torch_upgrade.catalog.docs"
 
 

@@ -30,7 +30,7 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks.
     A ``possible`` finding (nothing is known of the receiver) is at most info too. A suppression
     comment that does nothing is a warning (as a lint of the linter's own comments)."""
-    if rule.kind == "suppression":
+    if rule.kind in ("suppression", "runtime"):
         return "warning"
     if (handled or confidence == "possible") and rule.kind in ("removed", "deprecated"):
         return "info" if rule.severity != "hint" else "hint"
@@ -50,7 +50,7 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
 def release(rule: Rule, window: Window) -> str:
     """The release that makes the finding apply, for grouping reports (a suppression comment's:
     the window's target, against which the rules that ran were checked)."""
-    if rule.kind == "suppression":
+    if rule.kind in ("suppression", "runtime"):
         return short(window.high)
     if rule.kind in ("removed", "deprecated") and rule.removed is not None and window.reaches(rule.removed):
         return short(rule.removed)

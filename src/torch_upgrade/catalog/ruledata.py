@@ -23,9 +23,12 @@ from torch_upgrade.core import toml as tomllib
 
 # "suppression": the tool's own comments (TU000, rules/suppressions.toml): no torch version, no
 # matcher; the pipeline checks them against what the file's other rules reported
-KINDS = ("removed", "deprecated", "behavior", "opportunity", "suppression")
-BUILT_IN = ("suppression",)
+# "runtime": what the project's tests raised at run time that no rule names (TU999, rules/runtime.toml;
+# ``--verify``): no torch version, no matcher
+KINDS = ("removed", "deprecated", "behavior", "opportunity", "suppression", "runtime")
+BUILT_IN = ("suppression", "runtime")
 SAFETIES = ("safe", "unsafe", "none")
+DATA_FILES = ("names.toml",)  # beside the rules, not rules: when public torch names appeared (catalog.names)
 SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
 ID_RE = re.compile(r"^TU\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -34,7 +37,7 @@ _RULE_KEYS = {
     "id", "name", "title", "kind", "deprecated", "removed", "changed", "available",
     "requires", "message", "why", "replacement", "safety", "safety_note", "fixer",
     "checker", "references", "release_note", "detect", "detect_reason", "match",
-    "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object",
+    "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object", "runtime",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
                "scalars"}
@@ -115,6 +118,9 @@ class Rule:
     yields_to: tuple[str, ...] = ()  # project-level advice that stays quiet when one of these reports
     severity: Optional[str] = None  # while the API still works (deprecated): below the kind's default
     same_object: tuple[str, ...] = ()  # renamed names (or module prefixes) that are the new object itself
+    # what torch says at run time where the rule's code runs (regular expressions of its warnings'
+    # and errors' texts, verified on the installed torch): ``--verify`` matches them
+    runtime: tuple[str, ...] = ()
 
     @property
     def fixable(self) -> bool:
@@ -289,7 +295,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     versions = {k: _version(raw.get(k), file, entry, k)
                 for k in ("deprecated", "removed", "changed", "available", "requires")}
     needed = {"removed": "removed", "deprecated": "deprecated", "behavior": "changed",
-              "opportunity": "available", "suppression": ""}[kind]
+              "opportunity": "available", "suppression": "", "runtime": ""}[kind]
     if needed and versions[needed] is None:
         raise _fail(file, entry, f"a '{kind}' rule needs '{needed}'")
     if versions["deprecated"] and versions["removed"] and versions["removed"] < versions["deprecated"]:
@@ -341,8 +347,19 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         catalog=_catalog(raw, file, entry), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
-        same_object=same_object, **versions,
+        same_object=same_object, runtime=_patterns(raw.get("runtime", []), file, entry), **versions,
     )
+
+
+def _patterns(value: object, file: str, entry: str) -> tuple[str, ...]:
+    """A rule's ``runtime`` texts: regular expressions that must compile."""
+    patterns = _str_tuple(value, file, entry, "runtime")
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise _fail(file, entry, f"'runtime' has an invalid regular expression {pattern!r}: {exc}") from None
+    return patterns
 
 
 def load_file(path: Path) -> list[Rule]:
@@ -387,7 +404,7 @@ def _file_order(path: Path) -> tuple[int, Version, str]:
 
 def load_dir(directory: Path) -> RuleSet:
     rules: list[Rule] = []
-    files = sorted(directory.glob("*.toml"), key=_file_order)
+    files = sorted((p for p in directory.glob("*.toml") if p.name not in DATA_FILES), key=_file_order)
     if not files:
         raise RuleDataError(f"{directory}: no rule files found")
     for path in files:

@@ -116,6 +116,9 @@ class Finding:
     statement_line: Optional[int] = None  # first line of the enclosing statement (suppression comments)
     window: Optional[Window] = None  # the window the file was analysed in (set by the engine)
     confidence: str = "certain"  # one of CONFIDENCES
+    # with --verify: "confirmed" (the tests ran this code and torch warned or failed there) or
+    # "runtime-only" (torch did, and the static analysis had no finding there); None otherwise
+    runtime: Optional[str] = None
     node: Any = field(default=None, repr=False, compare=False)  # the syntax node, while analysed
 
     @property
@@ -127,7 +130,10 @@ class Finding:
     @property
     def confidence_tag(self) -> str:
         """What one-line formats append to the message: nothing for a certain finding."""
-        return "" if self.confidence == "certain" else f" [confidence: {self.confidence}]"
+        tag = "" if self.confidence == "certain" else f" [confidence: {self.confidence}]"
+        if self.runtime is not None:
+            tag += " [confirmed at run time]" if self.runtime == "confirmed" else " [seen only at run time]"
+        return tag
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule_id)
@@ -152,6 +158,8 @@ class Finding:
             out["cell"] = self.cell
         if self.window is not None:
             out["window"] = self.window.as_dict()
+        if self.runtime is not None:
+            out["runtime"] = self.runtime
         return out
 
 

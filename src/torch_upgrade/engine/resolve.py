@@ -67,6 +67,11 @@ class Resolver:
         self._by_directory: dict[Path, tuple[Settings, tuple[str, ...]]] = {}
         self._roots: dict[Path, Optional[Path]] = {}
 
+    def with_options(self, **changes: object) -> "Resolver":
+        """A resolver for the same run with some options changed (``--verify`` computes the fixes as
+        ``--diff`` does, then reports as a scan)."""
+        return Resolver(replace(self.options, **changes), self._known, self._installed)  # type: ignore[arg-type]
+
     def settings_for(self, path: Path) -> tuple[Settings, tuple[str, ...]]:
         """The settings for a file (or the directory it names), and notes about its pin."""
         folder = path if path.is_dir() else path.parent

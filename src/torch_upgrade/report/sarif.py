@@ -100,6 +100,8 @@ def _result(finding: Finding, index: dict[str, int], fingerprint: str) -> dict:
         out["properties"]["cell"] = finding.cell
     if finding.window is not None:
         out["properties"]["window"] = finding.window.as_dict()
+    if finding.runtime is not None:
+        out["properties"]["runtime"] = finding.runtime
     if finding.fix is not None and finding.fix.text_edits and finding.cell is None:  # a cell's lines are not the file's
         out["fixes"] = [_fix(finding)]
     return out

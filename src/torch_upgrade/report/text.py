@@ -38,7 +38,11 @@ THEME = Theme({
     "tu.dim": "dim",
 })
 KIND_WORD = {"removed": "removed in", "deprecated": "deprecated in", "behavior": "changed in",
-             "opportunity": "available since", "suppression": "checked against the rules for"}
+             "opportunity": "available since", "suppression": "checked against the rules for",
+             "runtime": "seen at run time with torch"}
+
+
+RUNTIME_WORD = {"confirmed": "confirmed at run time", "runtime-only": "seen only at run time"}
 
 
 def _frame(finding: Finding) -> list[str]:
@@ -64,10 +68,10 @@ def _folded(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
     """Groups of a file's findings that say the same thing with no fix (ruff-style grouping):
     the first of each group -> the others, and each other -> []. Every finding is still one
     finding at its own line (counts, JSON and every other format are unchanged)."""
-    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
+    groups: dict[tuple[str, str, str, str, Optional[str]], list[Finding]] = {}
     for f in findings:
         if f.fix is None:
-            groups.setdefault((f.path, f.rule_id, f.message, f.confidence), []).append(f)
+            groups.setdefault((f.path, f.rule_id, f.message, f.confidence, f.runtime), []).append(f)
     out: dict[int, list[Finding]] = {}
     for group in groups.values():
         if len(group) >= FOLD_AT:
@@ -140,7 +144,8 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
         word = KIND_WORD.get(f.kind, "since")
         lines.append(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
                      f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release}"
-                     f"{'' if f.confidence == 'certain' else ', confidence: ' + f.confidence})[/]")
+                     f"{'' if f.confidence == 'certain' else ', confidence: ' + f.confidence}"
+                     f"{'' if f.runtime is None else ', ' + RUNTIME_WORD[f.runtime]})[/]")
         prose = textwrap.wrap(f.message, width=max(40, width - 2), break_on_hyphens=False)
         lines += [f"  {escape(line)}" for line in prose]
         lines += _frame(f)

@@ -265,7 +265,22 @@ class Provenance:
                 if isinstance(scope_node, cst.FunctionDef) and expr.value in _param_names(scope_node):
                     return None
             return None
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            numbers = [isinstance(side, (cst.Integer, cst.Float)) for side in (expr.left, expr.right)]
+            sides = [self.rank(side, ref, depth + 1) for side, number in zip((expr.left, expr.right), numbers)
+                     if not number]
+            known = [r for r in sides if r is not None]
+            # a tensor and a number: the tensor's rank; two tensors: the larger (broadcasting)
+            return max(known) if sides and len(known) == len(sides) else None
         if not isinstance(expr, cst.Call):
+            return None
+        if isinstance(expr.func, cst.Attribute) and self.of(expr.func.value, ref, depth + 1) == CERTAIN:
+            method = expr.func.attr.value
+            if method in _KEEP_RANK:
+                return self.rank(expr.func.value, ref, depth + 1)
+            if method == "expand" and expr.args and all(isinstance(a.value, cst.Integer) and a.keyword is None
+                                                        and not a.star for a in expr.args):
+                return len(expr.args)
             return None
         qualname = self._qualified(expr.func, ref)
         if qualname is None or not qualname.startswith("torch."):
@@ -651,6 +666,10 @@ _DTYPE_NAMES = {f"torch.{alias}": f"torch.{name}" for name, aliases in {
     "complex128": ("complex128", "cdouble"), "uint8": ("uint8",), "int8": ("int8",), "int16": ("int16", "short"),
     "int32": ("int32", "int"), "int64": ("int64", "long"), "bool": ("bool",)}.items() for alias in aliases}
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+# tensor methods whose result has the receiver's number of dimensions
+_KEEP_RANK = {"float", "double", "half", "bfloat16", "long", "int", "bool", "to", "type", "clone", "detach",
+              "contiguous", "cpu", "cuda", "abs", "neg", "clamp", "requires_grad_", "detach_", "transpose", "t",
+              "permute", "flip", "roll", "triu", "tril"}
 # tensor methods converting to one dtype
 _CONVERSIONS = {"float": "torch.float32", "double": "torch.float64", "half": "torch.float16",
                 "bfloat16": "torch.bfloat16", "long": "torch.int64", "int": "torch.int32", "short": "torch.int16",

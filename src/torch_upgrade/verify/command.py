@@ -115,8 +115,16 @@ class Command:
         start = time.monotonic()
         stream.flush()
         try:
-            status: Optional[int] = subprocess.run(argv, stdout=stream, stderr=stream, env=env,
-                                                   timeout=timeout).returncode
+            stream.fileno()
+            target: Optional[IO[str]] = stream
+        except (AttributeError, OSError, ValueError):  # a stream in memory: the output is copied into it
+            target = None
+        try:
+            proc = subprocess.run(argv, stdout=target if target is not None else subprocess.PIPE,
+                                  stderr=target if target is not None else subprocess.STDOUT, env=env, timeout=timeout)
+            status: Optional[int] = proc.returncode
+            if target is None and proc.stdout:
+                stream.write(proc.stdout.decode("utf-8", "replace"))
         except subprocess.TimeoutExpired:
             status = None
         except OSError as error:

@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, IO, Optional, Sequence
+from typing import IO, Optional, Sequence
 
 from torch_upgrade.catalog.ruledata import RuleSet
 from torch_upgrade.core.model import FileResult, Finding, ScanResult
@@ -184,10 +184,10 @@ def plugin_path(command: Command, private: Path) -> Optional[str]:
 
 def verify(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: Optional[Resolver],
            command: Command, timeout: float, stream: IO[str], events: Optional[Events] = None,
-           ) -> tuple[Verification, Callable[[], ScanResult]]:
+           ) -> Verification:
     """Run ``command`` around the fixes (``settings``: as for ``--diff``, with ``fix_edits``); leaves the
-    files with the accepted fixes. Returns what happened and a function giving the report of the
-    code as left (the findings that remain, the taken-back fixes among them)."""
+    files with the accepted fixes, and says what happened (``take_back`` marks the findings of the
+    fixes taken back in a report of the code as left)."""
     events = events or Events()
     root = Path(settings.root or os.getcwd())
     diff_settings = replace(settings, fix=False, diff=True, fix_edits=True, only_fixes=None)
@@ -257,20 +257,15 @@ def verify(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: 
     finally:
         shutil.rmtree(private, ignore_errors=True)
 
-    def report() -> ScanResult:
-        left = engine.scan(paths, replace(settings, fix=False, diff=False, only_fixes=None), rules,
-                           resolver=resolver)
-        _take_back(left, verification.taken_back)
-        left.fixed = verification.applied
-        return left
-
-    return verification, report
+    return verification
 
 
 def _contents(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: Optional[Resolver],
               files: Files, subset: Sequence[Unit]) -> dict[str, bytes]:
-    """Each changed file's bytes with only the fixes of ``subset`` applied to its original bytes."""
+    """Each changed file's bytes with only the fixes of ``subset`` applied to its original bytes (the files
+    are put back as they were first: the analysis reads them, and the project's other files, from disk)."""
     only = frozenset(k for u in subset for k in u.keys)
+    files.write({})
     if not only:
         return {}
     targets = sorted({u.path for u in subset})
@@ -279,7 +274,7 @@ def _contents(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolve
     return {r.path: r.new_bytes for r in result.files if r.changed}
 
 
-def _take_back(result: ScanResult, taken_back: Sequence[tuple[Unit, Broken]]) -> None:
+def take_back(result: ScanResult, taken_back: Sequence[tuple[Unit, Broken]]) -> None:
     """The findings of taken-back fixes: no fix (no tool applies it again), and why, in the message."""
     wanted: dict[tuple[str, str, str], list[tuple[Unit, Broken]]] = {}
     for unit, broke in taken_back:

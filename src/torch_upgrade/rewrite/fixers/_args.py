@@ -30,12 +30,15 @@ _SEPARATOR = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def call(func: cst.BaseExpression, args: Sequence[Argument]) -> cst.Call:
-    """Build ``func(a, k=v, ...)`` from (keyword or None, value) pairs."""
+    """Build ``func(a, k=v, ...)`` from (keyword or None, value) pairs; the keyword ``"*"`` unpacks
+    (``f(*pair, b)``)."""
     built: list[cst.Arg] = []
     for i, (keyword, val) in enumerate(args):
         comma = _SEPARATOR if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
         if keyword is None:
             built.append(cst.Arg(value=val, comma=comma))
+        elif keyword == "*":
+            built.append(cst.Arg(value=val, comma=comma, star="*"))
         else:
             built.append(cst.Arg(
                 value=val, keyword=cst.Name(keyword), comma=comma,

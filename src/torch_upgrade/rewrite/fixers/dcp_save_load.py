@@ -13,6 +13,13 @@ named the way the old one was: ``dcp.save_state_dict`` becomes ``dcp.save`` (sam
 same import), and a name from ``from torch.distributed.checkpoint import save_state_dict``
 becomes ``save`` from ``from torch.distributed.checkpoint import save`` (advice where ``save``
 means something else in the file).
+
+The new functions do not do the same thing, though (checked on torch 2.13, single process): where
+torch.distributed is not initialized and ``no_dist=True`` is not passed, ``save_state_dict`` raises
+ValueError and ``save`` saves as a single process; and ``save``/``load`` call ``state_dict()`` /
+``load_state_dict()`` on the values of the dict that have both (modules, optimizers), which the old
+functions pickled whole (other checkpoint keys, other loaded objects). Neither is decided by the code at
+the call, so no rewrite is offered: the finding says what differs and the exact call to write.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from torch_upgrade.core.model import Fix, ImportSpec
-from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Reference, Scope
 
@@ -63,4 +70,12 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     for name in (storage, "process_group", "no_dist", "planner"):
         if name in bound:
             args.append((name, bound[name].value))
-    return A.replace(call, A.call(func, args), imports)
+    new = A.code(A.call(func, args))
+    where = f" (from torch.distributed.checkpoint import {new_name})" if imports else ""
+    differs = [] if "no_dist" in bound and A.literal(bound["no_dist"]) is True else [
+        "where torch.distributed is not initialized it runs as a single process (the old function raised "
+        "ValueError unless no_dist=True)"]
+    differs.append("it calls state_dict()/load_state_dict() on the dict's values that have both (a module or "
+                   "optimizer stored as itself), which the old function pickled whole")
+    raise Advice(f"torch.distributed.checkpoint.{old} is deprecated since torch 2.2: call `{new}`{where}. It "
+                 f"differs: {', and '.join(differs)}; {new_name}() needs torch >= 2.2")

@@ -1,18 +1,28 @@
-"""``torch.set_default_tensor_type(T)`` -> ``torch.set_default_device`` + ``torch.set_default_dtype``.
+"""``torch.set_default_tensor_type(T)`` -> ``torch.set_default_dtype(...)``, for the CPU types.
 
-Only literal types are rewritten (``torch.FloatTensor`` or the string
-``"torch.FloatTensor"``): Float -> float32, Double -> float64. The old call set
-the default device too, to the type's: a CPU type after a CUDA default put new
-tensors back on the CPU, which ``set_default_dtype`` alone does not (it leaves
-them on ``cuda:0``). So every rewrite is two statements,
-``torch.set_default_device("cpu")`` or ``("cuda")`` and
-``torch.set_default_dtype(...)``; that is only possible where the call is a
-statement of its own, and it needs torch 2.0 (``set_default_device``). The CUDA
-form is unsafe: ``set_default_device("cuda")`` also moves factory calls that
-pass an explicit dtype, which the old default tensor type did not. The CPU form
-is unsafe too while the file keeps another call that may select a CUDA type
-(a CUDA type, or one that is not a literal): such a call, left on the legacy
-API, would not move tensors off the CPU default device the rewrite sets.
+``set_default_tensor_type(torch.DoubleTensor)`` sets the default dtype (float64: factories,
+``torch.tensor`` of Python floats, complex defaults complex128, the legacy ``torch.Tensor(...)``) and
+makes the legacy default tensor type a CPU one. It leaves a default device set by
+``torch.set_default_device`` alone. ``torch.set_default_dtype(torch.float64)`` does all of that
+(torch 2.13: the same result from every factory, ``torch.tensor``, ``torch.Tensor``, ``as_tensor``
+and ``nn.Module`` parameters, after a ``set_default_device`` as well), except making the default
+type a CPU type again after a CUDA type was set: after ``set_default_tensor_type(torch.cuda.FloatTensor)``
+the old call put new tensors back on the CPU and ``set_default_dtype`` keeps them on CUDA. So:
+
+- a CPU type (``torch.FloatTensor``, ``torch.DoubleTensor`` or its quoted name) becomes
+  ``set_default_dtype``; unsafe, since another file may have set a CUDA type before; advice where this
+  file itself may set a CUDA type (a CUDA literal, or a type that is not a literal);
+- a CUDA type gets advice: ``set_default_device("cuda")`` with ``set_default_dtype`` is the nearest
+  (factories, with or without a dtype, then make CUDA tensors, as they did), but the legacy
+  ``torch.Tensor(...)`` constructor stays on the CPU, the device context moves ``torch.tensor`` /
+  ``torch.as_tensor`` of a tensor of another device, and without CUDA the error comes at the first
+  factory call instead of at this one (seen on an H100 with torch 2.11);
+- any other type (not a literal, or another dtype), or ``t=`` by keyword (torch 2.13 makes ``t``
+  positional-only: a TypeError there, where ``set_default_dtype`` would run), is left as it is.
+
+``torch.set_default_device("cpu")`` is no part of any rewrite: it installs a device context (a
+torch-function mode on every call) that moves ``torch.tensor``/``as_tensor`` of a tensor of another
+device to the CPU and overrides a default device set before, neither of which the old call did.
 """
 
 from __future__ import annotations
@@ -21,13 +31,15 @@ from typing import Optional
 
 import libcst as cst
 
-from torch_upgrade.syntax.analysis import Reference, dotted
-from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.core.model import Fix
-from torch_upgrade.rewrite.edits import Replace
-from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.context import Advice, FixContext
+from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax.analysis import Reference, dotted
 
 DTYPES = {"FloatTensor": "float32", "DoubleTensor": "float64"}
+_DEPRECATED = "torch.set_default_tensor_type is deprecated since torch 2.1"
+UNSAFE = ("exact unless a CUDA tensor type was set before (in another file): the old call also made new "
+          "tensors CPU tensors again, set_default_dtype leaves them on CUDA")
 
 
 def _type_name(arg: cst.Arg, ref: Reference, ctx: FixContext) -> Optional[str]:
@@ -44,10 +56,10 @@ def _type_name(arg: cst.Arg, ref: Reference, ctx: FixContext) -> Optional[str]:
 def _literal_type(ref: Reference, ctx: FixContext) -> Optional[tuple[str, str]]:
     """(module, class) of the literal type a call sets, when the rewrite knows it."""
     call = ref.call
-    bound = A.bind(call, ("t",)) if call is not None else None
-    if call is None or not bound or "t" not in bound:
+    # ``t`` alone, positionally: torch 2.13 makes it positional-only (``t=`` raises TypeError there)
+    if call is None or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
         return None
-    name = _type_name(bound["t"], ref, ctx)
+    name = _type_name(call.args[0], ref, ctx)
     if name is None:
         return None
     module, _, cls = name.rpartition(".")
@@ -72,23 +84,19 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if known is None or call is None:
         return None
     module, cls = known
-    dtype, imports = ctx.qualified(f"torch.{DTYPES[cls]}")
+    dtype = f"torch.{DTYPES[cls]}"
+    if module == "torch.cuda":
+        raise Advice(f"{_DEPRECATED}, and it has no exact replacement for a CUDA type: torch.set_default_device(\"cuda\") "
+                     f"with torch.set_default_dtype({dtype}) is the nearest (factory calls then make CUDA tensors, as "
+                     f"before), but the legacy torch.Tensor(...) constructor then makes CPU tensors, torch.tensor / "
+                     f"torch.as_tensor of a tensor of another device move it to CUDA, and without CUDA the error comes "
+                     f"at the first factory call instead of here. Write those two calls where that is what you want")
+    if _may_select_cuda(ctx):
+        raise Advice(f"{_DEPRECATED}. torch.set_default_dtype({dtype}) sets the same default dtype, but this file may "
+                     f"also set a CUDA tensor type, and after one the old call made new tensors CPU tensors again, which "
+                     f"set_default_dtype does not. Where no CUDA type is set before it, write "
+                     f"torch.set_default_dtype({dtype})")
+    expression, imports = ctx.qualified(dtype)
     set_dtype, more = ctx.qualified("torch.set_default_dtype")
-    statement = ref.statement
-    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr) and statement.body[0].value is call):
-        return None
-    set_device, extra = ctx.qualified("torch.set_default_device")
-    device = "cuda" if module == "torch.cuda" else "cpu"
-    device_line = statement.with_changes(body=[cst.Expr(A.call(set_device, [(None, A.string(device))]))])
-    dtype_line = cst.SimpleStatementLine(body=[cst.Expr(A.call(set_dtype, [(None, dtype)]))])
-    if device == "cuda":
-        reason = "set_default_device('cuda') also moves factory calls with an explicit dtype to CUDA"
-    elif _may_select_cuda(ctx):
-        reason = ("this file also sets a CUDA (or unknown) tensor type; left on the legacy API, "
-                  "that call would not move tensors off the CPU default device set here")
-    else:
-        reason = ""
-    return Fix(edits=[Replace(statement, cst.FlattenSentinel([device_line, dtype_line]))],
-               imports=tuple(dict.fromkeys(imports + more + extra)), safety="unsafe" if reason else "safe",
-               reason=reason, replacement=A.code(device_line) + A.code(dtype_line), requires="2.0")
+    new = A.call(set_dtype, [(None, expression)])
+    return A.replace(call, new, tuple(dict.fromkeys(imports + more)), safety="unsafe", reason=UNSAFE)

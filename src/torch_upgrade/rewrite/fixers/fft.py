@@ -1,19 +1,29 @@
 """The removed FFT functions ``torch.fft/ifft/rfft/irfft(input, signal_ndim, ...)``.
 
 The old functions worked on real tensors whose last dimension of size 2 held
-(real, imaginary), over the ``signal_ndim`` dimensions before it. The exact
-equivalent wraps the ``torch.fft`` module functions in ``view_as_complex`` /
-``view_as_real`` so the surrounding code keeps its layout:
+(real, imaginary), over the ``signal_ndim`` dimensions before it, with any strides
+(they copied the input where their kernel needed it) and returned a contiguous tensor. The
+exact equivalent wraps the ``torch.fft`` module functions in ``view_as_complex`` /
+``view_as_real`` so the surrounding code keeps its layout. ``view_as_complex`` needs the
+last dimension's stride 1 and the other strides even: ``.contiguous()`` on the input (a
+no-op for a contiguous tensor), after which the complex transforms return a contiguous
+result. A real-to-complex transform returns a result laid out like its input on the CPU,
+and strided on CUDA for more than one dimension (seen on an H100, torch 2.11), on which the
+old code's ``.view(...)`` raises: ``.contiguous()`` on its result:
 
-* ``fft(x, k, normalized)``  -> ``view_as_real(fft.fftn(view_as_complex(x), dim=..., norm=...))``
+* ``fft(x, k, normalized)``  -> ``view_as_real(fft.fftn(view_as_complex(x.contiguous()), dim=..., norm=...))``
 * ``ifft``                   -> the same with ``ifftn``
-* ``rfft(x, k, onesided=True)``  -> ``view_as_real(fft.rfftn(x, dim=...))``; ``onesided=False`` -> ``fftn``
-* ``irfft(X, k, signal_sizes=s)`` -> ``fft.irfftn(view_as_complex(X), s=s, dim=...)``;
-  ``onesided=False`` -> ``fft.irfft(view_as_complex(X), n=X.shape[-2])`` (``irfftn(..., s=X.shape[-k-1:-1])``
-  for more dimensions): the old complex-to-real transform read only the first n // 2 + 1 entries of the
-  last signal dimension, assuming Hermitian symmetry, as ``irfft`` with the full size does
-  (``ifftn(...).real`` equals it only for input that really is Hermitian). ``X`` is written twice, so
-  only a name or an attribute chain; anything else is advice
+* ``rfft(x, k, onesided=True)``  -> ``view_as_real(fft.rfftn(x, dim=...)).contiguous()``; ``onesided=False`` -> ``fftn``
+* ``irfft(X, k, signal_sizes=s)`` -> ``fft.irfftn(view_as_complex(X.contiguous()), s=s, dim=...)``;
+  without ``signal_sizes`` the old transform inferred an ODD size, ``2 * (m - 1) + 1`` for m entries in
+  the last signal dimension (pytorch#19111, #49290; ``infer_ft_complex_to_real_onesided_size``), where
+  ``torch.fft.irfft`` assumes the even ``2 * (m - 1)``: ``n=2 * X.shape[-2] - 1`` (``s=(X.shape[-3], 2 *
+  X.shape[-2] - 1)`` for two dimensions) keeps the old shape and values;
+  ``onesided=False`` -> ``fft.irfft(view_as_complex(X.contiguous()), n=X.shape[-2])`` (``irfftn(...,
+  s=X.shape[-k-1:-1])`` for more dimensions): the old complex-to-real transform read only the first
+  n // 2 + 1 entries of the last signal dimension, assuming Hermitian symmetry, as ``irfft`` with the
+  full size does (``ifftn(...).real`` equals it only for input that really is Hermitian). In both,
+  ``X`` is written more than once, so only a name or an attribute chain; anything else is advice
 
 ``normalized=True`` is ``norm="ortho"``; ``False`` is the default ``"backward"``.
 """
@@ -76,40 +86,68 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     def wrap(function: str, inner: cst.BaseExpression) -> cst.Call:
         return A.call(q(f"torch.{function}"), [(None, inner)])
 
+    def as_complex() -> cst.Call:
+        return wrap("view_as_complex", _contiguous(x))
+
     one_d = k == 1 and not (name == "irfft" and sizes is not None)
 
     def fn(n_name: str) -> cst.BaseExpression:
         return q(f"torch.fft.{ONE_D[n_name] if one_d else n_name}")
 
-    dims = "-1" if one_d else "(" + ", ".join(str(-i) for i in range(k, 0, -1)) + ("," if k == 1 else "") + ")"
+    dims = _dims(k, one_d)
     dim = ("dim", A.expr(dims))
     new: cst.BaseExpression
     if name in ("fft", "ifft"):
-        new = wrap("view_as_real", A.call(fn(name + "n"), [(None, wrap("view_as_complex", x)), dim] + kw))
+        new = wrap("view_as_real", A.call(fn(name + "n"), [(None, as_complex()), dim] + kw))
     elif name == "rfft":
-        new = wrap("view_as_real", A.call(fn("rfftn" if onesided else "fftn"), [(None, x), dim] + kw))
-    elif onesided:
-        args: list[A.Argument] = [(None, wrap("view_as_complex", x))]
-        if sizes is not None:
-            args.append(("s", sizes.value))
-        new = A.call(fn("irfftn"), args + [dim] + kw)
+        new = _contiguous(wrap("view_as_real", A.call(fn("rfftn" if onesided else "fftn"), [(None, x), dim] + kw)))
+    elif onesided and sizes is not None:
+        new = A.call(fn("irfftn"), [(None, as_complex()), ("s", sizes.value), dim] + kw)
     else:
         if sizes is not None:
             return None
-        size = A.code(x) + (".shape[-2]" if k == 1 else f".shape[{-k - 1}:-1]")
         if not A.plain(x):
-            function = "torch.fft.irfft" if k == 1 else "torch.fft.irfftn"
-            raise Advice(
-                "torch.irfft was removed in torch 1.8; with onesided=False it read only the first n // 2 + 1 "
-                "entries of the last signal dimension (assuming Hermitian symmetry), as "
-                f"{function}(torch.view_as_complex(X), {'n=X.shape[-2]' if k == 1 else f's=X.shape[{-k - 1}:-1]'}"
-                f"{'' if k == 1 else ', dim=' + dims}) does, with X the input ({A.code(x)}) computed once; "
-                "torch.fft.ifftn(...).real equals it only for input that really is Hermitian")
+            raise Advice(_irfft_advice(k, onesided, A.code(x), A.code(kw[0][1]) if kw else None))
+        size = _irfft_size(A.code(x), k, onesided)
         new = A.call(q("torch.fft.irfft") if k == 1 else q("torch.fft.irfftn"),
-                     [(None, wrap("view_as_complex", x)), ("n" if k == 1 else "s", A.expr(size))]
+                     [(None, as_complex()), ("n" if k == 1 else "s", A.expr(size))]
                      + ([] if k == 1 else [dim]) + kw)
-    # fft/ifft/irfft rules are unsafe by their data (view_as_complex's layout requirements)
+    # fft/ifft/irfft rules are unsafe by their data (a contiguous tensor at an odd storage offset)
     return A.replace(call, new, tuple(dict.fromkeys(needs)))
+
+
+def _dims(k: int, one_d: bool = False) -> str:
+    return "-1" if one_d else "(" + ", ".join(str(-i) for i in range(k, 0, -1)) + ("," if k == 1 else "") + ")"
+
+
+def _irfft_size(x: str, k: int, onesided: bool) -> str:
+    """The old output size of irfft without signal_sizes: ``n=`` (k == 1) or ``s=`` of the new call."""
+    if not onesided:
+        return f"{x}.shape[-2]" if k == 1 else f"{x}.shape[{-k - 1}:-1]"
+    last = f"2 * {x}.shape[-2] - 1"
+    if k == 1:
+        return last
+    return "(" + ", ".join([f"{x}.shape[{-i}]" for i in range(k + 1, 2, -1)] + [last]) + ")"
+
+
+def _irfft_advice(k: int, onesided: bool, x: str, norm: Optional[str]) -> str:
+    function = "torch.fft.irfft" if k == 1 else "torch.fft.irfftn"
+    size = _irfft_size("X", k, onesided)
+    code = (f"{function}(torch.view_as_complex(X.contiguous()), {'n' if k == 1 else 's'}={size}"
+            f"{'' if k == 1 else ', dim=' + _dims(k)}{'' if norm is None else ', norm=' + norm})")
+    what = ("with onesided=False it read only the first n // 2 + 1 entries of the last signal dimension "
+            "(assuming Hermitian symmetry; torch.fft.ifftn(...).real equals that only for input that really is "
+            "Hermitian)") if not onesided else (
+            "without signal_sizes its last signal dimension had the odd size 2 * (m - 1) + 1 for m entries in "
+            "the input, where torch.fft.irfft assumes the even 2 * (m - 1)")
+    return (f"torch.irfft was removed in torch 1.8; {what}. Write {code}, with X the input ({x}) computed once")
+
+
+def _contiguous(x: cst.BaseExpression) -> cst.Call:
+    """``x.contiguous()``, parenthesized where the attribute would bind to less than ``x``."""
+    if not isinstance(x, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not x.lpar:
+        x = x.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(func=cst.Attribute(value=x, attr=cst.Name("contiguous")))
 
 
 def _norm(node: cst.BaseExpression) -> Union[cst.BaseExpression, Literal[False], None]:

@@ -1,10 +1,17 @@
-"""``torch.lstsq(B, A).solution[:A.size(1)]`` -> ``torch.linalg.lstsq(A, B).solution``.
+"""``torch.lstsq(B, A).solution[:A.size(1)]`` -> ``torch.linalg.lstsq(A, B, driver="gels").solution``.
 
 The arguments swap, and the old solution tensor had ``max(m, n)`` rows (the
 residuals were packed below the first ``n``). Only the use that slices the
 first ``A.size(1)`` / ``A.shape[1]`` rows of the solution is therefore the
 same as the new ``.solution``; anything else (the whole tensor, the QR
 factor) is flagged for a person.
+
+torch.lstsq ran LAPACK gels, which raises for an A with an exactly zero diagonal element in its
+triangular factor; torch.linalg.lstsq's CPU default, gelsy, returns a minimum-norm solution there
+instead (and rounds otherwise), so the rewrite asks for ``driver="gels"``. torch.lstsq took a 1-D B
+as one column and returned an n-by-1 solution, where linalg.lstsq returns a vector: the rewrite needs
+B's rank (``syntax.provenance``): 2 gives ``B``, 1 gives ``B.unsqueeze(-1)``; unknown, the finding
+says what to write (``Advice``).
 """
 
 from __future__ import annotations
@@ -15,8 +22,9 @@ import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.core.model import Fix
-from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.syntax.analysis import Reference
+from torch_upgrade.syntax.provenance import provenance_of
 
 
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
@@ -31,9 +39,27 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if slicing is None or not _first_columns_of(slicing, bound["A"].value):
         return None
     func, imports = ctx.qualified("torch.linalg.lstsq")
-    new = cst.Attribute(value=A.call(func, [(None, bound["A"].value), (None, bound["input"].value)]),
+    matrix, rhs = bound["A"].value, bound["input"].value
+    rank = provenance_of(ctx.analysis).rank(rhs, ref)
+    if rank == 1:
+        rhs = A.call(cst.Attribute(value=_atom(rhs), attr=cst.Name("unsqueeze")), [(None, A.expr("-1"))])
+    elif rank != 2:
+        a, b, lstsq = A.code(matrix), A.code(rhs), A.code(func)
+        raise Advice(
+            f"torch.lstsq was removed in torch 1.13, and whether {b} is 1-D is not known here: torch.lstsq took a "
+            f"1-D B as one column and returned an n-by-1 solution, torch.linalg.lstsq returns a vector for it. "
+            f'Write {lstsq}({a}, {b}, driver="gels").solution where {b} is a matrix and '
+            f'{lstsq}({a}, {b}.unsqueeze(-1), driver="gels").solution where it is 1-D (driver="gels" is '
+            f"torch.lstsq's algorithm: the default, gelsy, does not raise for a rank-deficient {a})")
+    new = cst.Attribute(value=A.call(func, [(None, matrix), (None, rhs), ("driver", A.string("gels"))]),
                         attr=cst.Name("solution"))
     return A.replace(slicing, new, imports)
+
+
+def _atom(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _solution(parents: Sequence[cst.CSTNode], call: cst.Call) -> Optional[cst.BaseExpression]:

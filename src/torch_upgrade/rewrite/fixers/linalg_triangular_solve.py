@@ -6,6 +6,9 @@ The arguments swap, ``upper`` becomes a required keyword (the old default was
 result is the solution alone instead of ``(solution, cloned_coefficient)``, so
 only uses of the solution are rewritten (``X, _ = ...``, ``.solution``, ``[0]``).
 A non-literal ``transpose`` is left for a person.
+
+The rule marks the rewrite unsafe (``safety_note``): triangular_solve handed LAPACK a column-major copy
+of A, solve_triangular hands it A's own memory, so the results agree to rounding, not bit for bit.
 """
 
 from __future__ import annotations

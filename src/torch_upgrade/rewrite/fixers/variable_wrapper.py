@@ -12,6 +12,15 @@ called without ``requires_grad`` (``Variable(torch.zeros(3))`` -> ``torch.zeros(
 ``isinstance(obj, Variable)`` is ``isinstance(obj, torch.Tensor)`` (``VariableMeta.__instancecheck__``).
 Anything else (``volatile=``, ``Variable()``, ``*args``, a non-tensor argument, the class used as a
 value) is left as advice.
+
+Two limits found by differential tests on torch 2.13. The constructor takes anything but a tensor
+differently: ``Variable(None)`` is an empty tensor of the default dtype, and other values raise
+TypeError, where ``.detach()`` raises AttributeError; so the data must be known to be a tensor
+(provenance ``certain``: a factory, an annotation, a parameter, ...), else the finding is advice
+with the code to write. And ``requires_grad`` is parsed as an unsigned byte: ``requires_grad=1``, a
+one-element integer tensor, ``2`` all mean True, where ``requires_grad_`` accepts only a bool; so a
+flag that is not a literal must be an expression that is always a bool (``not x``, ``a is b``,
+``isinstance(...)``, ``bool(...)``), else the finding is advice.
 """
 
 from __future__ import annotations
@@ -21,11 +30,12 @@ from typing import Optional
 import libcst as cst
 
 from torch_upgrade.core.model import Fix
-from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
+from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
 
 # torch factories returning a new tensor that nothing else references and that does not require grad
 # unless asked (``requires_grad=``); ``torch.as_tensor`` may return its argument and is not one
@@ -69,9 +79,16 @@ def _fresh(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> Optiona
         return qualname
     if qualname not in FRESH or any(a.star for a in expr.args):
         return None
-    if any(a.keyword is not None and a.keyword.value == "requires_grad" for a in expr.args):
-        return None
+    if any(a.keyword is not None and a.keyword.value in ("requires_grad", "out") for a in expr.args):
+        return None  # out=: the factory returns that tensor, which others hold
     return qualname
+
+
+def _legacy_call(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> bool:
+    """Whether ``expr`` calls a legacy typed constructor, which returns a tensor or raises."""
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+        return False
+    return ctx.analysis.qualify(A.code(expr.func), ref.scope)[0] in _LEGACY
 
 
 def _detached(expr: cst.BaseExpression) -> bool:
@@ -84,6 +101,30 @@ def _detached(expr: cst.BaseExpression) -> bool:
         if method not in _KEEP_DETACHED:
             return False
         expr = expr.func.value
+    return False
+
+
+_BOOL_BUILTINS = {"bool", "isinstance", "issubclass", "callable", "hasattr"}
+
+
+def _builtin(name: str, ref: Reference, ctx: FixContext) -> bool:
+    """Whether ``name`` is the builtin at this place (no binding of the file hides it)."""
+    return ctx.analysis.lookup(name, ref.scope) is None
+
+
+def _always_bool(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> bool:
+    """Whether ``expr`` evaluates to a bool whatever its operands are (``not x``, ``a is b``, ``x in s``,
+    ``isinstance(...)``, ``bool(...)``, ``and``/``or`` of those, ``True``/``False``)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False")
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.Not)
+    if isinstance(expr, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in expr.comparisons)
+    if isinstance(expr, cst.BooleanOperation):
+        return _always_bool(expr.left, ref, ctx) and _always_bool(expr.right, ref, ctx)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in _BOOL_BUILTINS:
+        return _builtin(expr.func.value, ref, ctx)
     return False
 
 
@@ -142,6 +183,16 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         new = _method(data, "detach", [])
         if wants is not None:
             new = _method(new, "requires_grad_", flag_args)
+    problems = []
+    if factory is None and not _legacy_call(data, ref, ctx) and provenance_of(ctx.analysis).of(data, ref) != CERTAIN:
+        problems.append(f"it is {A.code(data)}.detach() only where {A.code(data)} is a tensor (Variable(None) made "
+                        "an empty tensor and other values raised TypeError), which is not known here")
+    if wants is not None and value is not True and not _always_bool(wants, ref, ctx):
+        problems.append(f"requires_grad={A.code(wants)} took any integer there (1, 2, a one-element integer tensor "
+                        "meant True), where requires_grad_ accepts only a bool")
+    if problems:
+        raise Advice("Variable(...) is deprecated since torch 0.4: " + "; ".join(problems)
+                     + f". Write {A.code(new)} where that holds")
     return K.replace(call, new)
 
 

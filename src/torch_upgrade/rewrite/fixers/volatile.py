@@ -1,35 +1,30 @@
 """``Variable(x, volatile=...)``: the keyword is dropped, since it has done nothing since torch 0.4.
 
 The legacy constructor only warns about ``volatile`` ("volatile was removed and now has no effect")
-and raises ``ValueError`` when it is true together with ``requires_grad`` (checked on torch 2.13).
-So dropping the keyword is exact when its value is ``False``, or when ``requires_grad`` is absent or
-``False`` and evaluating the value has no side effect (a name, an attribute, a literal, ``not x``, a
-comparison). What the code meant, not tracking gradients, is ``with torch.no_grad():`` around the
-computation: that is advice, since it changes what runs.
+and raises ``ValueError`` when it is true together with ``requires_grad`` (checked on torch 2.13). It
+also parses the value as an unsigned byte, like ``requires_grad``: ``None``, a float or a string raise
+``TypeError``, a number beyond 0..255 ``OverflowError`` (differential tests, torch 2.13). So dropping the
+keyword is exact for a literal integer (``True``, ``False``, ``0``, ``1``) when it is false, or when
+``requires_grad`` is absent or a false literal; a value that is not a literal (``volatile=not training``:
+``training`` may be a tensor, whose truth value raises) is advice, with the code to write. What the code
+meant, not tracking gradients, is ``with torch.no_grad():`` around the computation: that is advice too,
+since it changes what runs.
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
 from torch_upgrade.core.model import Fix
-from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
-from torch_upgrade.syntax.nodes import children
-
-_PURE = (cst.Name, cst.Attribute, cst.BaseNumber, cst.SimpleString, cst.UnaryOperation, cst.BooleanOperation,
-         cst.Comparison, cst.ComparisonTarget, cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseUnaryOp)
 
 
-def _pure(node: cst.CSTNode) -> bool:
-    """Whether evaluating ``node`` can have no side effect (names, attributes, literals, logic)."""
-    if not isinstance(node, _PURE):
-        return False
-    return all(_pure(child) for child in children(node))
+def _byte(value: object) -> bool:
+    """Whether the legacy constructor parses ``value`` (an unsigned byte: bools, 0..255)."""
+    return isinstance(value, int) and 0 <= value <= 255
 
 
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
@@ -41,10 +36,16 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return None
     volatile = bound["volatile"]
     value = A.literal(volatile)
-    if value is not False:
-        grad = A.literal(bound["requires_grad"]) if "requires_grad" in bound else False
-        if grad is not False or not (value is True or _pure(volatile.value)):
-            return None  # volatile and requires_grad together raise; or the value may do something
     args: list[A.Argument] = [(a.keyword.value if a.keyword else None, a.value) for a in call.args
                               if a is not volatile]
-    return K.replace(call, A.call(call.func, args))
+    new = A.call(call.func, args)
+    grad = A.literal(bound["requires_grad"]) if "requires_grad" in bound else False
+    if not A.is_literal(value):
+        raise Advice(f"volatile= was removed in torch 0.4 and has no effect; but the constructor still parsed "
+                     f"{A.code(volatile.value)} as an integer (None or a float raised TypeError)"
+                     + ("" if grad is False else ", and raised ValueError when it was true together with requires_grad")
+                     + f". Write {A.code(A.laid_out_like(new, call))} where the value was a bool, and run inference "
+                     "under `with torch.no_grad():`")
+    if not _byte(value) or value and not (_byte(grad) and not grad):
+        return None  # the old call raises (TypeError, OverflowError, or ValueError with requires_grad)
+    return K.replace(call, new)

@@ -1,0 +1,159 @@
+"""When public torch names appeared, and disappeared: ``rules/names.toml``.
+
+A compatibility shim (``if hasattr(torch, "inference_mode"): ... else: ...``,
+``getattr(torch.linalg, "vector_norm", None)``, ``try: import torch.fft ... except ImportError``)
+can be removed only when the probe gives the same answer at every torch version the project
+supports. This module loads the table of name histories and answers that question with
+:func:`present`.
+
+The table records attribute *presence*, not usability: a removed function that stays behind as a
+stub that raises (``torch.solve``) is still present. Each entry is about one qualified name, never
+its members (``torch.linalg`` came in 1.7, ``torch.linalg.solve`` in 1.8).
+
+Versions are major.minor releases. The table was checked against every release from
+:data:`OLDEST_CHECKED` (1.6, the oldest the catalog knows) to :data:`NEWEST_CHECKED`; ``added = "0.1"``
+marks a name that was already there at 1.6 (in 1.5 too, where that could be told), whatever release
+it first came in. The table says nothing about releases outside the checked range, and
+:func:`present` answers ``None`` for a window that reaches outside it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from packaging.version import Version
+
+from torch_upgrade.catalog.ruledata import rules_dir
+from torch_upgrade.core import toml as tomllib
+from torch_upgrade.core.versions import parse_version, short
+
+NAMES_FILE = "names.toml"  # in the rules directory, which the rule loader skips (ruledata.DATA_FILES)
+KINDS = ("attribute", "module")
+ALWAYS = Version("0.1")  # ``added`` of a name that was already there at the oldest release checked
+OLDEST_CHECKED = Version("1.6")
+NEWEST_CHECKED = Version("2.13")
+
+_ENTRY_KEYS = {"added", "gone", "source", "kind", "note"}
+_QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class NamesError(ValueError):
+    """The names table is malformed; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class NameHistory:
+    """One qualified name: the first release it is present in, and the first it is gone from."""
+
+    name: str
+    added: Version
+    gone: Optional[Version]
+    source: str
+    kind: str = "attribute"
+    note: str = ""
+
+    def present_at(self, version: Version) -> bool:
+        """Whether the name is present at ``version`` (major.minor; a patch level is ignored)."""
+        release = _minor(version)
+        return self.added <= release and (self.gone is None or release < self.gone)
+
+
+def default_path() -> Path:
+    """The shipped table, beside the rule files (inside the wheel, or ``rules/`` of a checkout)."""
+    return rules_dir() / NAMES_FILE
+
+
+def _fail(file: str, entry: str, problem: str) -> NamesError:
+    return NamesError(f"{file}: {entry}: {problem}")
+
+
+def _version(value: Any, file: str, entry: str, key: str) -> Version:
+    if not isinstance(value, str):
+        raise _fail(file, entry, f"'{key}' must be a version string such as \"1.9\", not {value!r}")
+    try:
+        version = parse_version(value)
+    except ValueError:
+        raise _fail(file, entry, f"'{key}' is not a version: {value!r}") from None
+    if version != _minor(version):
+        raise _fail(file, entry, f"'{key}' must be a major.minor release (\"{short(_minor(version))}\"), "
+                                 f"not {value!r}")
+    return version
+
+
+def _entry(name: str, raw: Any, file: str) -> NameHistory:
+    entry = f'names."{name}"'
+    if not _QUALNAME_RE.match(name):
+        raise _fail(file, entry, "the key must be a dotted qualified name such as \"torch.linalg.solve\"")
+    if not isinstance(raw, dict):
+        raise _fail(file, entry, "must be a table")
+    unknown = set(raw) - _ENTRY_KEYS
+    if unknown:
+        raise _fail(file, entry, f"unknown key(s): {', '.join(sorted(unknown))}")
+    if "added" not in raw:
+        raise _fail(file, entry, "missing 'added'")
+    added = _version(raw["added"], file, entry, "added")
+    gone = _version(raw["gone"], file, entry, "gone") if "gone" in raw else None
+    if gone is not None and gone <= added:
+        raise _fail(file, entry, f"'gone' ({short(gone)}) must come after 'added' ({short(added)})")
+    source = raw.get("source")
+    if not isinstance(source, str) or not source.strip():
+        raise _fail(file, entry, "missing or empty 'source' (the page, release note or file that shows it)")
+    kind = raw.get("kind", "attribute")
+    if kind not in KINDS:
+        raise _fail(file, entry, f"'kind' must be one of {', '.join(KINDS)}, not {kind!r}")
+    note = raw.get("note", "")
+    if not isinstance(note, str):
+        raise _fail(file, entry, "'note' must be a string")
+    return NameHistory(name=name, added=added, gone=gone, source=source.strip(), kind=kind, note=note.strip())
+
+
+def parse_names(text: str, file: str = "names.toml") -> dict[str, NameHistory]:
+    """The histories in a table's TOML text; ``file`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise NamesError(f"{file}: invalid TOML: {exc}") from None
+    unknown = set(data) - {"names"}
+    if unknown:
+        raise NamesError(f"{file}: unknown top-level key(s): {', '.join(sorted(unknown))}")
+    table = data.get("names", {})
+    if not isinstance(table, dict):
+        raise NamesError(f"{file}: 'names' must be a table of [names.\"qualified.name\"] entries")
+    return {name: _entry(name, raw, file) for name, raw in table.items()}
+
+
+def load_names(path: Optional[Path] = None) -> dict[str, NameHistory]:
+    """The name histories of ``path`` (by default the shipped table), keyed by qualified name."""
+    path = path or default_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NamesError(f"{path.name}: cannot read: {exc}") from None
+    return parse_names(text, path.name)
+
+
+def present(histories: Mapping[str, NameHistory], qualname: str, low: Version, high: Version) -> Optional[bool]:
+    """Whether ``qualname`` is present at every torch release in ``[low, high]``.
+
+    ``True``: present at every release of the window; ``False``: absent at every one; ``None``:
+    undecided, because the name is not in the table, its presence changes inside the window, or
+    the window reaches outside the releases the table was checked against
+    (:data:`OLDEST_CHECKED` to :data:`NEWEST_CHECKED`). Patch levels are ignored: 1.9.1 is 1.9.
+    """
+    history = histories.get(qualname)
+    low, high = _minor(low), _minor(high)
+    if history is None or low > high or low < OLDEST_CHECKED or high > NEWEST_CHECKED:
+        return None
+    if history.present_at(low) and history.present_at(high):
+        return True  # presence is one interval, so both ends present means every release between
+    if high < history.added or (history.gone is not None and low >= history.gone):
+        return False
+    return None
+
+
+def _minor(version: Version) -> Version:
+    release = list(version.release) + [0]
+    return Version(f"{release[0]}.{release[1]}")

@@ -1,0 +1,283 @@
+"""rules/names.toml: when public torch names appeared and disappeared, and ``present()``.
+
+The table is checked three ways: its schema; ``present()`` on hand cases; and, where torch is
+installed, every entry against the installed release (present where the table says so, absent
+where it says gone). Every torch name a rule matches, renames to or requires is in the table, or in
+``UNDECIDED`` below with the reason the table leaves it out.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import types
+import warnings
+
+import pytest
+from packaging.version import Version
+
+from torch_upgrade.catalog.names import (
+    ALWAYS, NEWEST_CHECKED, OLDEST_CHECKED, NameHistory, NamesError, default_path, load_names,
+    parse_names, present,
+)
+from torch_upgrade.catalog.ruledata import DATA_FILES, load_rules, rules_dir
+from torch_upgrade.core.versions import NEWEST, OLDEST
+
+V = Version
+
+# Torch names the rules use that the table leaves out (so a shim probing them is kept), and why.
+_INSTANCE = "an instance attribute before it became a class attribute, so hasattr() on an instance and " \
+            "on the class disagree"
+_NEVER = "never an attribute of this class or module (the rule's receivers times its attributes)"
+UNDECIDED: dict[str, str] = {
+    **{f"torch.distributed.ReduceOp.{op}": "members of a C++ enum: the stubs list them only from 1.8, and AVG "
+                                           "later than the library has it"
+       for op in ("SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "AVG")},
+    **{f"torch.distributed.reduce_op.{op}": "read through the deprecated reduce_op object, filled from ReduceOp "
+                                            "at run time"
+       for op in ("SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "AVG")},
+    **{f"torch.distributed.distributed_c10d.reduce_op.{op}": "as torch.distributed.reduce_op.*"
+       for op in ("SUM", "PRODUCT", "MIN", "MAX")},
+    **{f"torch.autograd.profiler_util.{cls}.{attr}": _NEVER
+       for cls in ("FunctionEventAvg", "FormattedTimesMixin")
+       for attr in ("cuda_time_total", "self_cuda_time_total", "self_cuda_memory_usage")},
+    "torch.fx.experimental.unification.multipledispatch.MethodDispatcher.resolve":
+        "that package never exports MethodDispatcher (its dispatcher module does, and is in the table)",
+    "torch.utils.data.ConcatDataset.cumulative_sizes": "an instance attribute, set in __init__",
+    "torch.utils.data.dataset.ConcatDataset.cumulative_sizes": "an instance attribute, set in __init__",
+    "torch.fx.experimental.symbolic_shapes.ShapeEnv.var_to_val": _INSTANCE,
+    "torch.utils._pytree.TreeSpec.children_specs": _INSTANCE,
+    "torch.export.dynamic_shapes.TreeSpec.children_specs": _INSTANCE,
+    **{f"torch.autograd.{mod}.FunctionEvent.metadata_json": _INSTANCE
+       for mod in ("profiler_util", "profiler", "profiler_legacy")},
+    "torch.autograd.Function.mark_shared_storage": "comes from C++ base classes that early stubs do not describe",
+    "torch.autograd.function.Function.mark_shared_storage": "as torch.autograd.Function.mark_shared_storage",
+    "torch._dynamo.config.inline_inbuilt_nn_modules": "torch._dynamo.config is built at run time "
+                                                      "(install_config_module) in 2.0 and 2.1",
+    "torch._dynamo.config.patch": "added to torch._dynamo.config at run time by install_config_module",
+    "torch.distributed._tensor.device_mesh": "its file went in 2.5, but the name still imports through an "
+                                             "alias set up at run time",
+    "torch.has_mps": "an undocumented torch._C flag that only the stubs list (from 1.12)",
+}
+
+
+def _rule_names() -> dict[str, str]:
+    """Every torch qualified name a rule matches, renames to or requires -> the first rule using it."""
+    names: dict[str, str] = {}
+    for rule in load_rules():
+        m = rule.match
+        found = [*m.calls, *m.names, *m.modules, *m.assigns, *m.keywords]
+        found += [f"{receiver}.{member}" for member in (*m.methods, *m.attributes) for receiver in m.receiver]
+        found += [*rule.rename, *rule.rename.values()]
+        for name in found:
+            if name == "torch" or name.startswith("torch."):  # apex, functorch, torchdata: other packages
+                names.setdefault(name, rule.id)
+    return names
+
+
+@pytest.fixture(scope="module")
+def table() -> dict[str, NameHistory]:
+    return load_names()
+
+
+# --- the table's schema ---------------------------------------------------------------------------
+
+def test_the_table_ships_beside_the_rules_and_loads():
+    assert default_path().parent == rules_dir()
+    assert default_path().is_file()
+    assert len(load_names()) >= 300
+
+
+def test_every_entry_is_well_formed(table):
+    for name, history in table.items():
+        assert history.name == name and name.startswith("torch")
+        assert history.source.startswith("https://"), name
+        assert history.kind in ("attribute", "module"), name
+        assert history.added <= NEWEST_CHECKED, name
+        assert history.added == ALWAYS or history.added >= OLDEST_CHECKED, name
+        if history.gone is not None:
+            assert history.added < history.gone <= NEWEST_CHECKED, name
+
+
+def test_a_member_never_predates_its_module(table):
+    # (when both are in the table; each keeps its own dates: torch.linalg 1.7, torch.linalg.solve 1.8)
+    for name, history in table.items():
+        parent = table.get(name.rpartition(".")[0])
+        if parent is not None and parent.kind == "module":
+            assert parent.added <= history.added, name
+
+
+def test_the_checked_range_is_the_catalog_range():
+    # raising NEWEST means checking every entry against the new release first (and its docs)
+    assert NEWEST_CHECKED == V(NEWEST), "check the names table against the new release, then raise NEWEST_CHECKED"
+    assert OLDEST_CHECKED == V(OLDEST)
+
+
+GOOD = '''
+[names."torch.linalg.solve"]
+added = "1.8"
+source = "https://example.org/linalg"
+[names."torch._six"]
+added = "0.1"
+gone = "2.0"
+kind = "module"
+source = "https://example.org/six"
+note = "module"
+'''
+
+
+def test_parse_reads_every_field():
+    names = parse_names(GOOD)
+    six = names["torch._six"]
+    assert (six.added, six.gone, six.kind, six.note) == (V("0.1"), V("2.0"), "module", "module")
+    assert names["torch.linalg.solve"].kind == "attribute" and names["torch.linalg.solve"].gone is None
+
+
+@pytest.mark.parametrize("change, problem", [
+    (('added = "1.8"', 'added = "soon"'), "'added' is not a version"),
+    (('added = "1.8"', 'added = "1.8.1"'), "must be a major.minor release"),
+    (('added = "1.8"', 'added = 1.8'), "must be a version string"),
+    (('added = "1.8"\n', ''), "missing 'added'"),
+    (('gone = "2.0"', 'gone = "0.1"'), "must come after 'added'"),
+    (('source = "https://example.org/linalg"', 'source = ""'), "missing or empty 'source'"),
+    (('kind = "module"', 'kind = "package"'), "'kind' must be one of"),
+    (('note = "module"', 'note = "module"\nremoved = "2.0"'), "unknown key(s): removed"),
+    (('[names."torch.linalg.solve"]', '[names."torch.linalg.solve()"]'), "dotted qualified name"),
+])
+def test_malformed_entries_are_named(change, problem):
+    old, new = change
+    assert old in GOOD
+    with pytest.raises(NamesError) as info:
+        parse_names(GOOD.replace(old, new), "names.toml")
+    assert problem in str(info.value) and "names.toml" in str(info.value)
+
+
+def test_bad_files_are_named(tmp_path):
+    bad = tmp_path / "names.toml"
+    bad.write_text("[names\n", encoding="utf-8")
+    with pytest.raises(NamesError, match="names.toml: invalid TOML"):
+        load_names(bad)
+    bad.write_text('version = 1\n', encoding="utf-8")
+    with pytest.raises(NamesError, match="unknown top-level key"):
+        load_names(bad)
+    with pytest.raises(NamesError, match="cannot read"):
+        load_names(tmp_path / "missing.toml")
+
+
+# --- present() ------------------------------------------------------------------------------------
+
+HAND = parse_names('''
+[names."torch.inference_mode"]
+added = "1.9"
+source = "https://example.org"
+[names."torch._six"]
+added = "0.1"
+gone = "2.0"
+source = "https://example.org"
+[names."torch.set_deterministic"]
+added = "1.7"
+gone = "1.10"
+source = "https://example.org"
+[names."torch.Tensor"]
+added = "0.1"
+source = "https://example.org"
+''')
+
+
+@pytest.mark.parametrize("name, low, high, expected", [
+    ("torch.inference_mode", "1.9", "2.13", True),     # from the release that added it
+    ("torch.inference_mode", "1.9.1", "2.13.0", True),  # patch levels are the release
+    ("torch.inference_mode", "1.8", "2.13", None),      # appears inside the window
+    ("torch.inference_mode", "1.6", "1.8", False),      # the window ends just before it
+    ("torch.inference_mode", "1.8", "1.8", False),
+    ("torch.inference_mode", "1.9", "1.9", True),
+    ("torch._six", "1.6", "1.13", True),                # the last release that had it
+    ("torch._six", "1.13", "2.0", None),                # gone inside the window
+    ("torch._six", "2.0", "2.13", False),               # gone from the window's first release
+    ("torch.set_deterministic", "1.7", "1.9", True),
+    ("torch.set_deterministic", "1.6", "1.6", False),
+    ("torch.set_deterministic", "1.10", "2.13", False),
+    ("torch.set_deterministic", "1.6", "1.10", None),
+    ("torch.Tensor", "1.6", "2.13", True),
+    ("torch.Tensor", "1.5", "2.13", None),              # before the oldest release checked
+    ("torch._six", "1.0", "1.13", None),
+    ("torch.Tensor", "1.6", "2.14", None),              # after the newest release checked
+    ("torch.not_in_the_table", "1.9", "2.13", None),
+    ("torch.inference_mode", "2.0", "1.9", None),       # an empty window decides nothing
+])
+def test_present_on_hand_cases(name, low, high, expected):
+    assert present(HAND, name, V(low), V(high)) is expected
+
+
+def test_present_on_the_shipped_table(table):
+    assert present(table, "torch.inference_mode", V("1.9"), V("2.13")) is True
+    assert present(table, "torch.inference_mode", V("1.8"), V("2.13")) is None
+    assert present(table, "torch.compile", V("1.13"), V("1.13")) is False
+    assert present(table, "torch._six", V("2.0"), V("2.13")) is False
+    assert present(table, "torch.fft", V("1.6"), V("2.13")) is True  # a function, then a module
+
+
+# --- against the installed torch -----------------------------------------------------------------
+
+def _installed_release() -> Version:
+    torch = importlib.import_module("torch")
+    release = V(torch.__version__.split("+")[0]).release
+    return V(f"{release[0]}.{release[1]}")
+
+
+def _has(name: str) -> bool:
+    """``name`` resolves as the table means it: each dotted prefix imported as a module where it is
+    one (``import torch.fft``), otherwise read as an attribute (a stub that raises counts)."""
+    parts = name.split(".")
+    obj: object = importlib.import_module(parts[0])
+    path = parts[0]
+    for part in parts[1:]:
+        path += "." + part
+        if isinstance(obj, types.ModuleType):
+            try:
+                obj = importlib.import_module(path)
+                continue
+            except ModuleNotFoundError as exc:
+                if exc.name != path:
+                    raise
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            return False
+    return True
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_every_entry_holds_on_the_installed_torch(table):
+    release = _installed_release()
+    if not OLDEST_CHECKED <= release <= NEWEST_CHECKED:
+        pytest.skip(f"torch {release} is outside the releases the table was checked against")
+    wrong = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, history in sorted(table.items()):
+            if _has(name) != history.present_at(release):
+                wrong.append(f"{name}: the table says {'present' if history.present_at(release) else 'absent'}")
+    assert not wrong, f"on torch {release}:\n" + "\n".join(wrong)
+
+
+# --- coverage of the rules ------------------------------------------------------------------------
+
+def test_every_torch_name_the_rules_use_is_in_the_table_or_undecided(table):
+    missing = {name: rule for name, rule in _rule_names().items() if name not in table and name not in UNDECIDED}
+    assert not missing, "not in rules/names.toml nor UNDECIDED:\n" + "\n".join(
+        f"{name} ({rule})" for name, rule in sorted(missing.items()))
+
+
+def test_undecided_names_are_used_and_not_in_the_table(table):
+    used = _rule_names()
+    assert not set(UNDECIDED) & set(table)
+    assert all(reason for reason in UNDECIDED.values())
+    stale = sorted(set(UNDECIDED) - set(used))
+    assert not stale, f"no rule uses these any more: {stale}"
+
+
+def test_the_rule_loader_skips_the_table():
+    # it lives beside the rule files, in the same folder, but holds no rules
+    assert default_path().name in DATA_FILES
+    assert all(rule.file != default_path().name for rule in load_rules())
