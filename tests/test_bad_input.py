@@ -47,7 +47,7 @@ def test_coding_cookie_and_bom_are_honoured(tmp_path):
     assert {(f.path, f.line) for f in report.findings} == {("latin.py", 4), ("bom.py", 2)}
     torch_upgrade.fix([tmp_path], unsafe=True, **window())
     assert (tmp_path / "latin.py").read_bytes() == (
-        b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX = torch.linalg.solve(A, B)\n")
+        b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n")
     assert (tmp_path / "bom.py").read_bytes() == b"\xef\xbb\xbfimport torch\nQ, R = torch.linalg.qr(A)\n"
 
 
@@ -55,7 +55,7 @@ def test_crlf_line_endings_survive_a_fix(tmp_path):
     path = tmp_path / "crlf.py"
     path.write_bytes(b"import torch\r\n\r\nX, _ = torch.solve(B, A)\r\n")
     torch_upgrade.fix([tmp_path], unsafe=True, **window())
-    assert path.read_bytes() == b"import torch\r\n\r\nX = torch.linalg.solve(A, B)\r\n"
+    assert path.read_bytes() == b"import torch\r\n\r\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\r\n"
 
 
 def test_empty_and_whitespace_files(tmp_path):
@@ -139,7 +139,7 @@ def test_fix_keeps_file_mode(tmp_path):
     path.write_text(OLD)
     path.chmod(0o755)
     torch_upgrade.fix([tmp_path], unsafe=True, **window())
-    assert "torch.linalg.solve" in path.read_text()
+    assert "torch.linalg.lu_solve" in path.read_text()
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
 
 

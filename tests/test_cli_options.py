@@ -122,13 +122,13 @@ def test_stdin_is_scanned_as_the_file_it_names(project):
 def test_stdin_with_fix_prints_the_fixed_code(project):
     fixed = cli("scan", "-", "--fix", "--from", "2.0", input=LINALG)
     assert fixed.exit_code == 0
-    assert fixed.stdout == "import torch\nX = torch.linalg.solve(A, B)\nQ, R = torch.linalg.qr(A)\n"
+    assert fixed.stdout == "import torch\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\nQ, R = torch.linalg.qr(A)\n"
     assert "fixed 2 findings" in fixed.stderr
     left = cli("scan", "-", "--fix", "--from", "1.6", "--format", "concise", input=LINALG)
     assert left.stdout == LINALG and left.exit_code == 1  # only unsafe fixes: the code as it was
     assert "-:2:8: TU201 " in left.stderr  # what is left, on stderr
     diff = cli("scan", "-", "--diff", "--from", "2.0", input=LINALG)
-    assert diff.exit_code == 1 and "+X = torch.linalg.solve(A, B)\n" in diff.stdout
+    assert diff.exit_code == 1 and "+X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n" in diff.stdout
     assert "Would fix 2." in diff.stderr
 
 
@@ -138,7 +138,7 @@ def test_stdin_keeps_line_endings_and_reads_utf8(project):
     source = LINALG.replace("\n", "\r\n").replace("import torch", "import torch  # é") .encode("utf-8")
     fixed = cli("scan", "-", "--fix", "--from", "2.0", input=source)
     assert fixed.exit_code == 0
-    assert fixed.stdout_bytes == ("import torch  # é\r\nX = torch.linalg.solve(A, B)\r\n"
+    assert fixed.stdout_bytes == ("import torch  # é\r\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\r\n"
                                   "Q, R = torch.linalg.qr(A)\r\n").encode("utf-8")
     latin = cli("scan", "-", "--stdin-filename", "m.py", input=b"import torch\nq = torch.qr(a)  # \xe9\n")
     assert latin.exit_code == 1 and latin.stdout == ""

@@ -91,7 +91,7 @@ def test_unsafe_fixes(repo):
     assert (repo / "pkg" / "legacy.py").read_text() == before
     data = scan_json(".", "--fix")
     assert data["summary"]["fixed"] == 3  # all three need a newer torch than 1.6: unsafe, applied
-    assert "torch.linalg.solve(A, B)" in (repo / "pkg" / "legacy.py").read_text()
+    assert "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" in (repo / "pkg" / "legacy.py").read_text()
 
 
 def test_unsafe_fixes_false_keeps_fix_safe_only(repo):

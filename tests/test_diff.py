@@ -17,7 +17,7 @@ QR = "import torch\nQ, R = torch.qr(A)"  # no trailing newline
 def tree(tmp_path, monkeypatch):
     (tmp_path / "a.py").write_text(SOLVE)
     (tmp_path / "b.py").write_text(QR)
-    (tmp_path / "clean.py").write_text("import torch\nX = torch.linalg.solve(A, B)\n")
+    (tmp_path / "clean.py").write_text("import torch\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -36,7 +36,7 @@ def test_diff_per_file_writes_nothing_and_exits_1(tree):
     assert result.exit_code == 1
     assert result.stdout == (
         "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n import torch\n"
-        "-X, _ = torch.solve(B, A)\n+X = torch.linalg.solve(A, B)\n"
+        "-X, _ = torch.solve(B, A)\n+X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n"
         "--- a/b.py\n+++ b/b.py\n@@ -1,2 +1,2 @@\n import torch\n"
         "-Q, R = torch.qr(A)\n\\ No newline at end of file\n+Q, R = torch.linalg.qr(A)\n\\ No newline at end of file\n"
     )
@@ -52,8 +52,8 @@ def test_no_diff_exits_0(tree):
 def test_diff_shows_only_safe_fixes_without_unsafe_fixes(tree):
     result = run(".", "--diff", "--from", "1.6")  # both rewrites need a newer torch than 1.6
     assert (result.exit_code, result.stdout) == (0, "")
-    result = run(".", "--diff", "--from", "1.9")
-    assert "+X = torch.linalg.solve(A, B)" in result.output and "b.py" in result.output
+    result = run(".", "--diff", "--from", "1.13")
+    assert "+X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" in result.output and "b.py" in result.output
 
 
 def test_diff_is_coloured_when_forced_and_never_with_no_color(tree, monkeypatch):
@@ -61,7 +61,7 @@ def test_diff_is_coloured_when_forced_and_never_with_no_color(tree, monkeypatch)
     monkeypatch.setenv("FORCE_COLOR", "1")
     coloured = run(".", "--diff", "--unsafe-fixes").output
     assert "\x1b[31m-X, _ = torch.solve(B, A)\x1b[0m" in coloured
-    assert "\x1b[32m+X = torch.linalg.solve(A, B)\x1b[0m" in coloured
+    assert "\x1b[32m+X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\x1b[0m" in coloured
     monkeypatch.setenv("NO_COLOR", "1")
     assert "\x1b[" not in run(".", "--diff", "--unsafe-fixes").output
 

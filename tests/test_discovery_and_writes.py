@@ -14,7 +14,7 @@ import torch_upgrade
 from helpers import cli, window
 
 OLD = "import torch\nX, _ = torch.solve(B, A)\n"
-NEW = "import torch\nX = torch.linalg.solve(A, B)\n"
+NEW = "import torch\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n"
 WINDOW = ("--from", "2.4", "--to", "2.13")
 HOOKS = Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml"
 

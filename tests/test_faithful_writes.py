@@ -16,7 +16,7 @@ from torch_upgrade.engine.scan import scan
 from torch_upgrade.io.source import SourceError, read_source, write_atomic
 
 OLD = b"import torch\nX, _ = torch.solve(B, A)\n"
-NEW = b"import torch\nX = torch.linalg.solve(A, B)\n"
+NEW = b"import torch\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n"
 
 
 @pytest.fixture(autouse=True)
@@ -38,20 +38,20 @@ def leftovers(directory) -> list[str]:
 @pytest.mark.parametrize("before, after", [
     # PEP 263 cookie: the rest of the file stays latin-1
     (b"# -*- coding: latin-1 -*-\nimport torch\n# caf\xe9\nX, _ = torch.solve(B, A)\n",
-     b"# -*- coding: latin-1 -*-\nimport torch\n# caf\xe9\nX = torch.linalg.solve(A, B)\n"),
+     b"# -*- coding: latin-1 -*-\nimport torch\n# caf\xe9\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n"),
     (b"# vim: set fileencoding=cp1252 :\nimport torch\ns = '\x80'\nX, _ = torch.solve(B, A)\n",
-     b"# vim: set fileencoding=cp1252 :\nimport torch\ns = '\x80'\nX = torch.linalg.solve(A, B)\n"),
+     b"# vim: set fileencoding=cp1252 :\nimport torch\ns = '\x80'\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n"),
     # BOM, with CRLF, and an import added by the rewrite gets CRLF too
     (b"\xef\xbb\xbffrom torch.cuda.amp import autocast\r\nwith autocast():\r\n    pass\r\n",
      b"\xef\xbb\xbfimport torch\r\nwith torch.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):\r\n    pass\r\n"),
     # tabs and odd spacing outside the rewritten call
     (b"import torch\nif True:\n\tX, _ = torch.solve(B, A)   # keep\n\ty = [ 1,\t2 ]\n",
-     b"import torch\nif True:\n\tX = torch.linalg.solve(A, B)   # keep\n\ty = [ 1,\t2 ]\n"),
+     b"import torch\nif True:\n\tX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)   # keep\n\ty = [ 1,\t2 ]\n"),
     # no trailing newline stays without one; blank lines at the end stay
     (OLD.rstrip(b"\n"), NEW.rstrip(b"\n")),
     (OLD + b"\n\n", NEW + b"\n\n"),
     # mixed line endings: each line keeps its own
-    (b"import torch\r\nx = 1\nX, _ = torch.solve(B, A)\r\n", b"import torch\r\nx = 1\nX = torch.linalg.solve(A, B)\r\n"),
+    (b"import torch\r\nx = 1\nX, _ = torch.solve(B, A)\r\n", b"import torch\r\nx = 1\nX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\r\n"),
 ])
 def test_bytes_outside_the_rewrite_are_kept(tmp_path, before, after):
     result, path = fix(tmp_path, "m.py", before)

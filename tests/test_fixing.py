@@ -43,8 +43,9 @@ def test_safety_follows_the_window_with_its_reason_in_json(mixed):
     fixes = {f["rule"]: f["fix"] for f in data["findings"]}
     assert fixes["TU304"]["safety"] == "unsafe"
     assert fixes["TU304"]["reason"] == "needs torch >= 2.3, but the project supports torch 2.0"
-    assert fixes["TU201"] == {"safety": "safe", "needs": "1.8", "edits": [
-        {"content": " = torch.linalg.solve(A, B", "line": 4, "column": 2, "end_line": 4, "end_column": 24}]}
+    assert fixes["TU201"] == {"safety": "safe", "needs": "1.13", "edits": [
+        {"content": " = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B", "line": 4, "column": 2, "end_line": 4,
+         "end_column": 24}]}
     assert fixes["TU301"] is None
     data = json.loads(run("scan", ".", "--from", "2.3", "--format", "json").output)
     assert {f["rule"]: f["fix"]["safety"] for f in data["findings"] if f["fix"]} == {"TU304": "safe", "TU201": "safe"}
@@ -61,7 +62,7 @@ def test_text_report_marks_each_finding_and_counts_them(mixed):
 def test_fix_applies_safe_ones_and_unsafe_only_on_request(mixed):
     run("scan", ".", "--from", "2.0", "--fix")
     code = mixed.read_text()
-    assert "torch.linalg.solve(A, B)" in code and "torch.cuda.amp.GradScaler()" in code
+    assert "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" in code and "torch.cuda.amp.GradScaler()" in code
     run("scan", ".", "--from", "2.0", "--fix", "--unsafe-fixes")
     assert 'torch.amp.GradScaler("cuda")' in mixed.read_text()
 
@@ -139,16 +140,16 @@ def test_second_fix_run_changes_nothing(tmp_path):
 @pytest.mark.parametrize("before, after", [
     # one argument per line, comments follow the argument they annotate when arguments swap
     ("X, _ = torch.solve(\n    B,  # right-hand side\n    A,  # the matrix\n)\n",
-     "X = torch.linalg.solve(\n    A,  # the matrix\n    B,  # right-hand side\n)\n"),
+     "X = torch.linalg.lu_solve(\n    *torch.linalg.lu_factor(A),  # the matrix\n    B,  # right-hand side\n)\n"),
     ("X, _ = torch.solve(\n    # right-hand side\n    B,\n    # the matrix\n    A  # square\n)\n",
-     "X = torch.linalg.solve(\n    # the matrix\n    A,  # square\n    # right-hand side\n    B\n)\n"),
+     "X = torch.linalg.lu_solve(\n    # the matrix\n    *torch.linalg.lu_factor(A),  # square\n    # right-hand side\n    B\n)\n"),
     # a new keyword argument takes the call's separator; the call's own comments stay put
     ("Q, R = torch.qr(\n    A,\n    some=False,\n)\n", 'Q, R = torch.linalg.qr(\n    A,\n    mode="complete",\n)\n'),
-    ("X, _ = torch.solve(  # solve it\n    B, A)\n", "X = torch.linalg.solve(  # solve it\n    A, B)\n"),
+    ("X, _ = torch.solve(  # solve it\n    B, A)\n", "X = torch.linalg.lu_solve(  # solve it\n    *torch.linalg.lu_factor(A), B)\n"),
     ("Q, R = torch.qr(A,  # input\n    False)  # complete\n",
      'Q, R = torch.linalg.qr(A,  # input\n    mode="complete")  # complete\n'),
     # single-line calls keep their own spacing
-    ("X, _ = torch.solve(B,A)\n", "X = torch.linalg.solve(A,B)\n"),
+    ("X, _ = torch.solve(B,A)\n", "X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A),B)\n"),
     ("Q, R = torch.qr(A, some=False)\n", 'Q, R = torch.linalg.qr(A, mode="complete")\n'),
 ])
 def test_rebuilt_calls_keep_their_layout_and_comments(tmp_path, before, after):

@@ -123,7 +123,7 @@ def test_sarif_fixes_are_the_real_rewrites(project):
         path.write_text(original)
     solve = next(r for r in results if r["ruleId"] == "TU201")
     assert "unsafe" in solve["fixes"][0]["description"]["text"]
-    assert "torch.linalg.solve(A, B)" in solve["fixes"][0]["description"]["text"]
+    assert "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" in solve["fixes"][0]["description"]["text"]
 
 
 def test_sarif_has_no_fixes_for_manual_findings(tmp_path, monkeypatch):
@@ -189,7 +189,7 @@ def test_junit_xml(project):
     assert failure.get("type") == "error"
     assert failure.get("message").startswith("TU201: torch.solve(B, A)")
     assert "X, _ = torch.solve(B, A)" in failure.text
-    assert "fix (unsafe):\n  line 8: -     X, _ = torch.solve(B, A)\n  line 8: +     X = torch.linalg.solve(A, B)" \
+    assert "fix (unsafe):\n  line 8: -     X, _ = torch.solve(B, A)\n  line 8: +     X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" \
         in failure.text
     clean = suites["run_all.py"]
     assert clean.get("failures") == "0" and clean.find("testcase").get("name") == "no findings"
@@ -222,7 +222,7 @@ def test_markdown_upgrade_report(project):
     solve = md[md.index("### TU201"):]
     solve = solve[:solve.index("\n### ") if "\n### " in solve else len(solve)]
     assert "- `legacy/linalg_utils.py:8:12`: unsafe automatic fix" in solve
-    assert "- X, _ = torch.solve(B, A)\n  + X = torch.linalg.solve(A, B)" in solve
+    assert "- X, _ = torch.solve(B, A)\n  + X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" in solve
     assert "**References:**" in solve and "<https://" in solve
     autocast = md[md.index("### TU303"):]
     # one fix, two places: the import it removes and the call it rewrites, each at its own line
@@ -242,7 +242,7 @@ def test_markdown_counts_safe_fixes_and_people(tmp_path, monkeypatch):
 
 def test_markdown_without_findings(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "a.py").write_text("import torch\nx = torch.linalg.solve(A, B)\n")
+    (tmp_path / "a.py").write_text("import torch\nx = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n")
     result = run("scan", ".", "--format", "markdown")
     assert result.exit_code == 0
     assert "No code in this project is affected" in result.stdout

@@ -328,7 +328,7 @@ class Provenance:
                 all(isinstance(e, cst.Element) for e in expr.elements):
             kinds = {self.dtype(e.value, ref, depth + 1) for e in expr.elements}
             return kinds.pop() if len(kinds) == 1 else None  # (ints and bools together give int64; not said)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (*_ARITHMETIC, cst.MatrixMultiply)):
             return self._arithmetic_dtype(expr, ref, depth)
         if isinstance(expr, cst.Name):
             for scope_node in self._scopes(expr):

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional, Sequence, Union
+from typing import Literal, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.arguments import bind, code, is_literal, literal, plain
+from torch_upgrade.syntax.nodes import subtree
 
 __all__ = ["Argument", "bind", "call", "code", "expr", "if_else", "is_literal", "laid_out_like", "literal",
            "plain", "replace", "string", "value"]
@@ -51,7 +52,8 @@ def call(func: cst.BaseExpression, args: Sequence[Argument]) -> cst.Call:
 def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
     """``new`` written the way ``old`` was: its line breaks, indentation and spacing.
 
-    Comments travel with the argument they annotate, when it is carried over:
+    Comments travel with the argument they annotate, when it is carried over
+    (as an argument, or inside one: ``A`` in ``*torch.linalg.lu_factor(A)``):
     one after it on its line, and comment lines just above it. The call's own
     ends (a comment after the opening parenthesis, the trailing comma, lines
     before the closing one) stay where they were.
@@ -72,18 +74,25 @@ def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
         if isinstance(after, cst.ParenthesizedWhitespace) and after.first_line.comment:
             trail[id(a.value)] = after.first_line
     end = old.args[-1]
+    carried = [_carried(arg.value, lead) for arg in new.args]
     args = []
     for i, arg in enumerate(new.args):
         if i == len(new.args) - 1:
             arg = arg.with_changes(comma=end.comma, whitespace_after_arg=end.whitespace_after_arg)
         else:
-            nxt = new.args[i + 1]
             comma = arg.comma if isinstance(arg.comma, cst.Comma) else _SEPARATOR
             arg = arg.with_changes(comma=comma.with_changes(whitespace_after=_lines(
-                plain, None, lead.get(id(nxt.value), ()))), whitespace_after_arg=cst.SimpleWhitespace(""))
-        args.append(_set_after(arg, trail.get(id(arg.value))))
-    opening = _lines(old.whitespace_before_args, "keep", lead.get(id(new.args[0].value), ()))
+                plain, None, lead.get(carried[i + 1], ()))), whitespace_after_arg=cst.SimpleWhitespace(""))
+        args.append(_set_after(arg, trail.get(carried[i])))
+    opening = _lines(old.whitespace_before_args, "keep", lead.get(carried[0], ()))
     return new.with_changes(args=args, whitespace_before_args=opening)
+
+
+def _carried(value: cst.BaseExpression, old_values: Mapping[int, object]) -> int:
+    """The id of the old argument's value that a new argument carries: itself, or one inside it."""
+    if id(value) in old_values:
+        return id(value)
+    return next((id(node) for node in subtree(value) if id(node) in old_values), id(value))
 
 
 def _bare(ws: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
