@@ -664,11 +664,8 @@ def test_uint8_attn_mask_by_to(values):
 
 @pytest.mark.differential("TU503")
 @pytest.mark.parametrize("values", [
-    [[0, 0, 1], [1, 0, 0]],  # bool-valued: .byte() and .bool() agree
-    pytest.param([[0.0, 0.5, 1.0], [256.0, 0.0, 0.0]], marks=pytest.mark.xfail(
-        strict=True, reason="the checker (detect/checkers/byte_mask.py, not this module's) rewrites m.byte() to "
-                            "m.bool(): 0.5 and 256 are 0 as a byte, so not masked, but True as a bool; the exact "
-                            "rewrite is m.byte().bool()")),
+    [[0, 0, 1], [1, 0, 0]],  # bool-valued
+    [[0.0, 0.5, 1.0], [256.0, 0.0, 0.0]],  # 0.5 and 256 are 0 as a byte: m.byte().bool(), not m.bool()
 ])
 def test_byte_mask_from_byte(values):
     code = ("x = torch.arange(24.0).reshape(3, 2, 4) / 10\n" + MHA +

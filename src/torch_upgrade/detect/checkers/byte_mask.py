@@ -4,8 +4,11 @@ Flags a mask keyword (``attn_mask``, ``key_padding_mask``, ``src_mask``, ...)
 whose value is known to be uint8 in the same function: ``m.byte()``,
 ``m.to(torch.uint8)``, ``m.type(torch.uint8)``, a factory with
 ``dtype=torch.uint8``, or a name last assigned one of those. For these modules
-a nonzero byte and True both mean "masked", so ``.bool()`` keeps the meaning:
-``m.byte()`` becomes ``m.bool()``, anything else gets ``.bool()`` appended.
+a nonzero byte and True both mean "masked", so ``.bool()`` appended keeps the meaning
+(``m.byte().bool()``: ``m.bool()`` alone would differ for values the byte conversion truncates to 0, such
+as 0.5 or 256). The call is certainly such a module's when it is one of those classes (an instance the
+code constructs, or ``F.multi_head_attention_forward``); another callee (a wrapper that passes the mask
+on, or a function of the project that merely names a keyword so) makes the finding likely, its fix unsafe.
 ``F.scaled_dot_product_attention`` is never touched (True means "attend" there).
 """
 
@@ -19,12 +22,14 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 
 from torch_upgrade.detect.checkers import _flow
+from torch_upgrade.detect.checkers._shapes import _Site
 from torch_upgrade.detect.checkers._sites import qualnames
 from torch_upgrade.syntax import arguments as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 WORDS = (("torch", "mask"),)
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
@@ -57,13 +62,27 @@ def _dtype_refs(analysis: Analysis) -> Quals:
 
 
 def _fix(value: cst.BaseExpression) -> Fix:
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "byte":
-        new = value.with_changes(func=value.func.with_changes(attr=cst.Name("bool")))
-    else:
-        receiver = value if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
-            else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        new = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("bool")))
+    receiver = value if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
+        else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    new = cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("bool")))
     return Fix(edits=[Replace(value, new)], replacement=A.code(new))
+
+
+ATTENTION = ("torch.nn.MultiheadAttention", "torch.nn.modules.activation.MultiheadAttention", "torch.nn.Transformer",
+             "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder", "torch.nn.TransformerEncoderLayer",
+             "torch.nn.TransformerDecoderLayer")
+FUNCTIONS = ("torch.nn.functional.multi_head_attention_forward",)
+
+
+def _callee(call: cst.Call, analysis: Analysis, quals: Quals) -> str:
+    """How sure it is that the call is one of the modules (or the function) that reject uint8 masks."""
+    if quals.get(id(call.func)) in FUNCTIONS:
+        return CERTAIN
+    ref = next((r for r in analysis.references if r.call is call), None)
+    site = _Site(ref.scope if ref is not None else analysis.root_scope, call)
+    provenance = provenance_of(analysis)
+    kinds = {provenance.of(call.func, site, cls=cls) for cls in ATTENTION}
+    return CERTAIN if CERTAIN in kinds else LIKELY
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
@@ -88,7 +107,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                         known = assignment is not None and assignment.op is None \
                             and _is_uint8(assignment.value, quals)
                     if known:
-                        hit = Hit(rule, value, statement, message=(
+                        confidence = _callee(call, analysis, quals)
+                        hit = Hit(rule, value, statement, confidence=confidence, message=(
                             f"{arg.keyword.value}={A.code(value)} is a uint8 mask, an error for "
                             f"nn.MultiheadAttention/nn.Transformer since torch 2.0: pass a bool mask "
                             f"(same meaning: True = masked)"))
