@@ -41,8 +41,9 @@ def found(code: str, low: str = "1.6", high: str = "2.13") -> list[tuple[str, in
 ])
 def test_the_use_is_reported_once_as_advice(code, rule, kind, severity, release):
     hits = scan(code)
-    assert [(f.rule, f.line) for f in hits] == [(rule, 2)]  # the use, not the import as well
-    finding = hits[0]
+    # the use, and for a deprecation its import line too (it must change); a hint is about the use alone
+    assert [(f.rule, f.line) for f in hits] == ([(rule, 1)] if kind == "deprecated" else []) + [(rule, 2)]
+    finding = hits[-1]
     assert (finding.kind, finding.severity, finding.release) == (kind, severity, release)
     assert finding.fix is None  # advice: the constructors' arguments differ
 
@@ -92,7 +93,7 @@ def test_apex_ddp_under_its_module_path_and_as_a_value():
     model = ApexDDP(model, delay_allreduce=True)
     wrapped = isinstance(model, apex.parallel.DistributedDataParallel)
     """
-    assert found(code) == [("TU610", 4), ("TU610", 5)]
+    assert found(code) == [("TU610", 3), ("TU610", 4), ("TU610", 5)]
 
 
 def test_sync_batchnorm_every_entry_point():
@@ -105,10 +106,11 @@ def test_sync_batchnorm_every_entry_point():
     b = FastSyncBN(64)
     model = apex.parallel.convert_syncbn_model(model)
     """
-    assert found(code) == [("TU611", 5), ("TU611", 6), ("TU611", 7), ("TU611", 8)]
+    assert found(code) == [("TU611", 3), ("TU611", 3), ("TU611", 4), ("TU611", 5), ("TU611", 6), ("TU611", 7),
+                           ("TU611", 8)]
 
 
-def test_fp16_utils_one_finding_per_use_and_an_unused_import_once():
+def test_fp16_utils_one_finding_per_use_and_one_per_imported_name():
     code = """
     from apex.fp16_utils import FP16_Optimizer, network_to_half, prep_param_lists
     from apex.fp16_utils import DynamicLossScaler
@@ -116,8 +118,9 @@ def test_fp16_utils_one_finding_per_use_and_an_unused_import_once():
     model_params, master_params = prep_param_lists(model)
     optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)
     """
-    # the first import binds three names that are used: no finding there; the second binds one that is not
-    assert found(code) == [("TU310", 3), ("TU310", 4), ("TU310", 5), ("TU310", 6)]
+    # each imported name at its import line (the lines must change), each use at its own
+    assert found(code) == [("TU310", 2), ("TU310", 2), ("TU310", 2), ("TU310", 3), ("TU310", 4), ("TU310", 5),
+                           ("TU310", 6)]
 
 
 def test_fp16_utils_helpers_that_are_not_mixed_precision_stay_quiet():
@@ -272,7 +275,7 @@ def test_a_handled_failure_is_info_not_a_warning():
         model = torch.nn.parallel.DistributedDataParallel(model)
     """
     hits = scan(code)
-    assert [(f.rule, f.line, f.severity) for f in hits] == [("TU610", 5, "info")]
+    assert [(f.rule, f.line, f.severity) for f in hits] == [("TU610", 3, "warning"), ("TU610", 5, "info")]
 
 
 @pytest.mark.parametrize("code", [
@@ -318,7 +321,8 @@ def test_the_deprecations_apply_to_every_window_this_tool_scans_from():
     model = network_to_half(convert_syncbn_model(model))
     model = DistributedDataParallel(model)
     """
-    assert found(code, low="1.6", high="1.6") == [("TU310", 4), ("TU610", 5), ("TU611", 4)]
+    assert found(code, low="1.6", high="1.6") == [("TU310", 3), ("TU310", 4), ("TU610", 2), ("TU610", 5),
+                                                   ("TU611", 2), ("TU611", 4)]
 
 
 # ------------------------------------------------------------------ the native replacements exist

@@ -22,15 +22,15 @@ def test_statistics_counts_findings_per_rule(project):
     result = cli("scan", ".", "--statistics", "--from", "2.3")
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].split("\t") == ["2", "TU103", "[*] rfft-function"]  # most frequent first, --fix fixes them
+    assert lines[0].split("\t") == ["4", "TU402", "[*] functorch-transforms"]  # most frequent first, fixed by --fix
     assert "1\tTU304\t[*] cuda-amp-gradscaler" in lines
     assert "1\tTU502\t[ ] sdpa" in lines  # no fix
     assert "Window" not in result.stdout and "Found" not in result.stdout
     old = cli("scan", ".", "--statistics").stdout.splitlines()
     assert "1\tTU304\t[-] cuda-amp-gradscaler" in old  # only with --unsafe-fixes from torch 1.6
     rows = json.loads(cli("scan", ".", "--statistics", "--output-format", "json").stdout)
-    assert rows[0] == {"code": "TU103", "name": "rfft-function", "count": 2, "fixable": 0, "unsafe_fixable": 2}
-    assert sum(r["count"] for r in rows) == 15
+    assert rows[0] == {"code": "TU402", "name": "functorch-transforms", "count": 4, "fixable": 0, "unsafe_fixable": 4}
+    assert sum(r["count"] for r in rows) == 19
     assert cli("scan", ".", "--statistics", "--format", "sarif").exit_code == 2
 
 
@@ -41,7 +41,7 @@ def test_quiet_prints_the_findings_only(project):
     assert "note: project files disagree on torch" in loud.stderr
     quiet = cli("scan", ".", "--quiet")
     assert quiet.exit_code == 1 and quiet.stderr == ""
-    assert "Window:" not in quiet.stdout and "Found 15 findings" not in quiet.stdout and "By rule" not in quiet.stdout
+    assert "Window:" not in quiet.stdout and "Found 19 findings" not in quiet.stdout and "By rule" not in quiet.stdout
     assert quiet.stdout.startswith("legacy/fast.py\nlegacy/fast.py:8:12 TU411")
     assert "legacy/linalg_utils.py:8:12 TU201 error" in quiet.stdout
     assert cli("scan", "run_all.py", "-q").stdout == ""  # nothing found: nothing printed
@@ -50,12 +50,12 @@ def test_quiet_prints_the_findings_only(project):
 # ------------------------------------------------------------------ --show-fixes
 def test_show_fixes_lists_what_fix_would_apply_and_what_it_applied(project):
     would = cli("scan", "legacy/train.py", "--show-fixes", "--from", "2.4")
-    assert would.stdout.endswith("Would fix 2 findings:\n- legacy/train.py:\n    1 × TU303 (cuda-amp-autocast)\n"
-                                 "    1 × TU304 (cuda-amp-gradscaler)\n")
+    assert would.stdout.endswith("Would fix 3 findings:\n- legacy/train.py:\n    2 × TU303 (cuda-amp-autocast)\n"
+                                 "    1 × TU304 (cuda-amp-gradscaler)\n")  # the import line and the use: one fix
     fixed = cli("scan", "legacy", "--fix", "--show-fixes", "--from", "2.4", "--format", "concise")
     assert fixed.exit_code == 1  # torch.irfft's unsafe fix is left
-    assert fixed.stderr.startswith("Fixed 13 findings:\n- legacy/fast.py:\n")  # not in the concise report
-    assert ("- legacy/meta.py:\n    1 × TU401 (stateless-functional-call)\n    2 × TU402 (functorch-transforms)\n"
+    assert fixed.stderr.startswith("Fixed 17 findings:\n- legacy/fast.py:\n")  # not in the concise report
+    assert ("- legacy/meta.py:\n    2 × TU401 (stateless-functional-call)\n    4 × TU402 (functorch-transforms)\n"
             ) in fixed.stderr
     text = cli("scan", ".", "--fix", "--show-fixes", "--unsafe-fixes").stdout  # with text, after the report
     assert text.endswith("Fixed 1 finding:\n- legacy/spectral.py:\n    1 × TU104 (irfft-function)\n")
@@ -156,35 +156,35 @@ def test_diff_with_only_unsafe_fixes_says_what_they_need(project):
     result = cli("scan", ".", "--diff")
     assert result.exit_code == 0 and result.stdout == ""
     assert result.stderr.strip().endswith(
-        "Would fix 0 (14 more with --unsafe-fixes; 14 need torch >= 2.3: raise --from or the pin).")
+        "Would fix 0 (18 more with --unsafe-fixes; 18 need torch >= 2.3: raise --from or the pin).")
     unsafe = cli("scan", ".", "--diff", "--unsafe-fixes")
     assert unsafe.exit_code == 1 and unsafe.stdout.startswith("--- a/legacy/")
-    assert "Would fix 14 (14 need torch >= 2.3: raise --from or the pin)." in unsafe.stderr
+    assert "Would fix 18 (18 need torch >= 2.3: raise --from or the pin)." in unsafe.stderr
     safe = cli("scan", ".", "--diff", "--from", "2.4")  # torch.irfft's rewrite is unsafe for its own reason
-    assert safe.exit_code == 1 and "Would fix 13 (1 more with --unsafe-fixes)." in safe.stderr
+    assert safe.exit_code == 1 and "Would fix 17 (1 more with --unsafe-fixes)." in safe.stderr
 
 
 def test_diff_respects_format(project):
     result = cli("scan", ".", "--diff", "--format", "json", "--from", "2.3")
     assert result.exit_code == 1
     data = json.loads(result.stdout)  # the JSON report of what --fix would change
-    assert len(data["findings"]) == 13 and all(f["fix"]["safety"] == "safe" and f["fix"]["edits"]
+    assert len(data["findings"]) == 17 and all(f["fix"]["safety"] == "safe" and f["fix"]["edits"]
                                                for f in data["findings"])
-    assert data["summary"]["would_fix"] == 13
+    assert data["summary"]["would_fix"] == 17
     assert {d["path"] for d in data["diffs"]} == {"legacy/fast.py", "legacy/linalg_utils.py", "legacy/meta.py",
                                                    "legacy/spectral.py", "legacy/train.py"}
     assert all(d["diff"].startswith("--- a/") for d in data["diffs"])
     assert (project / "legacy" / "train.py").read_text().count("torch.cuda.amp") == 3  # nothing written
     concise = cli("scan", ".", "--diff", "--format", "concise", "--from", "2.3").stdout.splitlines()
-    assert len(concise) == 13 and all(line.endswith("[*]") for line in concise)
+    assert len(concise) == 17 and all(line.endswith("[*]") for line in concise)
     only_unsafe = json.loads(cli("scan", ".", "--diff", "--format", "json").stdout)
     assert only_unsafe["findings"] == [] and only_unsafe["diffs"] == []
 
 
 def test_text_summary_says_what_the_unsafe_fixes_need(project):
     out = cli("scan", ".").stdout
-    assert "0 fixable with --fix, 14 more with --unsafe-fixes, 1 need a person.\n" in out
-    assert "14 of the unsafe fixes need torch >= 2.3: raise --from or the pin to apply them with --fix.\n" in out
+    assert "0 fixable with --fix, 18 more with --unsafe-fixes, 1 need a person.\n" in out
+    assert "18 of the unsafe fixes need torch >= 2.3: raise --from or the pin to apply them with --fix.\n" in out
 
 
 # ------------------------------------------------------------------ after --fix, and --bump-pin

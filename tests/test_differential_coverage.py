@@ -1,9 +1,10 @@
 """Every rule with a fix has a differential test or a recorded reason why it has none.
 
-Differential tests (``tests/test_differential_*.py``, built on ``tests/differential.py``) name the
-rules they cover with ``@pytest.mark.differential("TU...")``; a module lists the rules it cannot test
-that way, with the reason, in its ``NO_DIFFERENTIAL`` dict. Read here from the modules' source, so this
-test runs without torch.
+Differential tests (built on ``tests/differential.py``, in ``tests/test_differential_*.py`` and in the
+test modules of a feature, such as ``tests/test_weight_norm_coupling.py``) name the rules they cover with
+``@pytest.mark.differential("TU...")``; a module lists the rules it cannot test that way, with the
+reason, in its ``NO_DIFFERENTIAL`` dict. Read here from the modules' source, so this test runs without
+torch.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ HERE = Path(__file__).resolve().parent
 def _declared() -> tuple[dict[str, list[str]], dict[str, str]]:
     marks: dict[str, list[str]] = {}
     reasons: dict[str, str] = {}
-    for path in sorted(HERE.glob("test_differential_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path in sorted(HERE.glob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "mark.differential" not in text and "NO_DIFFERENTIAL" not in text:
+            continue
+        tree = ast.parse(text)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for decorator in node.decorator_list:

@@ -95,7 +95,7 @@ def test_fixes_that_do_not_settle_leave_the_file_untouched_and_say_why(tmp_path,
     result, path = scan_code(tmp_path, code, fix=True, unsafe_fixes=True)
     assert path.read_text() == code
     [error] = result.errors
-    assert error.message.startswith("fixes did not settle after 2 passes (TU402 at line 2")
+    assert error.message.startswith("fixes did not settle after 2 passes (TU402 at line 1, TU402 at line 2")
     assert error.message.endswith("still offered); file left unchanged")
     assert result.fixed == 0 and {f.rule_id for f in result.findings} == {"TU402"}
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Iterable, Optional, cast
 
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.scopes import Binding
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
-from torch_upgrade.core.versions import Window
+from torch_upgrade.core.versions import Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
@@ -130,25 +133,23 @@ class Matcher:
                 else:
                     used.add(key)
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence))
-        # A use through a from-import that the rule renames is fixed at the import;
-        # an import is reported only when it is renamed or nothing it binds is flagged.
+        # Every import of a catalogued name is reported at its line, and every use of it at its own;
+        # a use through a from-import that the rule renames keeps its text and carries the import's fix.
         # (every hit made above carries its reference)
-        kept = [h for h in uses if (h.rule.id, id(cast(Reference, h.ref).binding)) not in renamed]
-        kept += [h for h in imports
-                 if (h.rule.id, id(cast(Reference, h.ref).binding)) in renamed
-                 or (h.rule.id, id(cast(Reference, h.ref).binding)) not in used
-                 or policy.reports_its_imports(h.rule)]
         out: list[Hit] = []
         seen: set[tuple[str, int]] = set()
-        for hit in kept:
+        for hit in imports + uses:
             key = (hit.rule.id, id(hit.node))
             if key in seen:
                 continue
             seen.add(key)
-            if hit.rule.fixable and policy.fixes(hit.confidence):
+            binding_key = (hit.rule.id, id(cast(Reference, hit.ref).binding))
+            if hit.rule.fixable and policy.fixes(hit.confidence) and \
+                    (hit.ref is not None and hit.ref.ctx == "import" or binding_key not in renamed):
                 assert hit.ref is not None  # hits made above carry their reference
                 attach_fix(hit, hit.ref, analysis, self.window)
             out.append(hit)
+        out += _import_lines(analysis, imports, uses, renamed)
         if self.checkers:
             provenance_of(analysis, index)  # checkers that ask about receivers see the project too
         for rule in self.checkers:
@@ -197,6 +198,90 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     if ref.ctx != "import" and ref.binding is not None and ref.binding.kind in ("import", "from"):
         fix.released = fix.released + (ref.dotted.split(".", 1)[0],)
     return fix
+
+
+def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renamed: set[tuple[str, int]]) -> list[Hit]:
+    """The fixes of import lines, and the import lines that only the uses say must change.
+
+    A use through a from-import that its rule renames carries the import's fix (its own text stays).
+    Another import of a catalogued name carries one fix made of every fix of its flagged uses (applied
+    together, all or nothing: the line changes once with them), when it has no fix of its own. And an
+    import of something else that only flagged uses read, whose fixes all leave the name unread
+    (``from torch.cuda import amp`` for ``amp.autocast()``, ``import functorch`` for ``functorch.vmap``),
+    is reported too, at the line that must change, under the rule of its uses. Returns those."""
+    by_binding: dict[int, list[Hit]] = {}
+    for use in uses:
+        by_binding.setdefault(id(cast(Reference, use.ref).binding), []).append(use)
+    at_import: dict[tuple[str, int], Hit] = {}
+    for hit in imports:
+        binding = cast(Reference, hit.ref).binding
+        at_import[(hit.rule.id, id(binding))] = hit
+        if (hit.rule.id, id(binding)) in renamed:
+            for use in by_binding.get(id(binding), ()):
+                if use.rule is hit.rule and use.fix is None and hit.fix is not None:
+                    use.fix = hit.fix
+        elif hit.fix is None and by_binding.get(id(binding)):
+            hit.fix = _together(by_binding[id(binding)])
+    out: list[Hit] = []
+    catalogued = {id(cast(Reference, h.ref).binding) for h in imports}
+    imported = {id(r.binding): r for r in analysis.references if r.ctx == "import" and r.binding is not None}
+    for key, flagged in by_binding.items():
+        binding = cast(Reference, flagged[0].ref).binding
+        if key in catalogued or binding is None or binding.kind not in ("import", "from") or \
+                not isinstance(binding.statement, (cst.Import, cst.ImportFrom)) or binding.scope is None:
+            continue
+        import_ref = imported.get(key)
+        if import_ref is None or import_ref.guarded or binding.target in _EVERYWHERE:
+            continue  # compatibility code; `import torch` itself is no line of the migration
+        local = _local_name(binding)
+        reads = [r for r in analysis.references if r.binding is binding and r.ctx != "import"]
+        if local is None or {id(r) for r in reads} != {id(h.ref) for h in flagged} or \
+                any(h.fix is None or re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
+                    for h in flagged):
+            continue
+        statement = binding.statement
+        place = binding.alias.name if binding.alias is not None else statement
+        together = _together(flagged)
+        for rule in {h.rule.id: h.rule for h in flagged}.values():
+            out.append(Hit(rule, place, statement, ref=None, fix=together, message=(
+                f"{rule.message} (this import is read only by the code that changes, so it changes with it)")))
+    return out
+
+
+_EVERYWHERE = ("torch",)  # a package root, imported for everything: no line an old API makes change
+
+
+def _local_name(binding: Binding) -> Optional[str]:
+    alias = binding.alias
+    if alias is None:
+        return None
+    if alias.asname is not None:
+        return dotted(alias.asname.name)
+    name = dotted(alias.name)
+    return name.split(".", 1)[0] if name else None
+
+
+def _together(hits: list[Hit]) -> Optional[Fix]:
+    """One fix made of the fixes of these hits (every one needed: None when one has none)."""
+    parts = [h.fix for h in hits]
+    if not parts or any(p is None for p in parts):
+        return None
+    fixes = [p for p in parts if p is not None]
+    if len(fixes) == 1:
+        return fixes[0]
+    reasons = [p.reason for p in fixes if p.safety == "unsafe" and p.reason]
+    reasons += [h.rule.safety_note for h in hits if h.rule.safety == "unsafe" and h.rule.safety_note]
+    needs = [parse_version(v) for h, p in zip(hits, fixes)
+             for v in (p.requires, short(h.rule.requires) if h.rule.requires else None) if v]
+    edits: list[object] = []
+    for part in fixes:
+        edits += [e for e in part.edits if not any(e is known for known in edits)]
+    return Fix(edits=edits, imports=tuple(dict.fromkeys(i for p in fixes for i in p.imports)),
+               safety="unsafe" if any(p.safety == "unsafe" for p in fixes) or reasons else "safe",
+               reason="; ".join(dict.fromkeys(reasons)), replacement=fixes[0].replacement,
+               requires=short(max(needs)) if needs else None,
+               released=tuple(dict.fromkeys(n for p in fixes for n in p.released)),
+               moves_import=any(p.moves_import for p in fixes))
 
 
 def _renamed(rule: Rule, qualname: Optional[str]) -> bool:

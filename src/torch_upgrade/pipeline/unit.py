@@ -511,16 +511,19 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
             break
         if origins is not None:
             origins.record(code, [e for i in taken for e in edits[i]])
-            if keys is not None:
-                keys += [(offered[chosen[i]].rule_id, *place) for i in taken
-                         for place in [places[i]] if place is not None]
+        # a finding whose fix is one taken (an import line and its use carry the same edits) is fixed too
+        written = {tuple(edits[i]) for i in taken}
+        resolved = [i for i in range(len(chosen)) if tuple(edits[i]) in written]
+        if origins is not None and keys is not None:
+            keys += [(offered[chosen[i]].rule_id, *place) for i in resolved
+                     for place in [places[i]] if place is not None]
         try:
             module, code = parse_module(new), new
         except Exception as exc:  # the rewrite produced code that does not parse
             raise SourceError(f"a fix produced code that does not parse ({syntax_message(exc)}); file left unchanged")
-        applied += len(taken)
+        applied += len(resolved)
         if record is not None:
-            record += [(offered[chosen[i]].rule_id, _needs(offered[chosen[i]])) for i in taken]
+            record += [(offered[chosen[i]].rule_id, _needs(offered[chosen[i]])) for i in resolved]
     if applied:
         _check_compiles(source_text, code)
     return module, applied

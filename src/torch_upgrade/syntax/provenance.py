@@ -91,6 +91,45 @@ _FAMILIES = {"torch.nn.Module": ("torch.nn.", {"torch.nn.Parameter", "torch.nn.p
              "torch.distributions.Distribution": ("torch.distributions.", {"torch.distributions.constraints"})}
 
 
+# nn modules (by class name under torch.nn) whose forward returns one tensor (or raises): calling an
+# instance is a certain tensor. Kept to classes checked on torch 2.13; any other torch module is likely
+# (nn.Identity returns its input, nn.Sequential its last module's output, wrappers their module's).
+_TENSOR_MODULES_OUT = frozenset({
+    "Linear", "LazyLinear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+    "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+    "SyncBatchNorm", "LayerNorm", "GroupNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    "LocalResponseNorm", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    "Embedding", "EmbeddingBag", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "CELU", "SELU", "GELU",
+    "SiLU", "Mish", "Sigmoid", "Tanh", "Hardtanh", "Hardsigmoid", "Hardswish", "Hardshrink", "Softshrink",
+    "Tanhshrink", "Softplus", "Softsign", "LogSigmoid", "Threshold", "GLU", "Softmax", "Softmin", "LogSoftmax",
+    "Softmax2d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d", "LPPool1d", "LPPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "PixelShuffle", "PixelUnshuffle", "Flatten", "Unflatten", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d",
+    "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "CosineSimilarity", "PairwiseDistance", "Fold", "Unfold", "GRUCell", "RNNCell",
+    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+    "BCEWithLogitsLoss", "KLDivLoss", "CTCLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MarginRankingLoss",
+    "HingeEmbeddingLoss", "MultiLabelMarginLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+    "CosineEmbeddingLoss", "MultiMarginLoss", "TripletMarginLoss"})
+# ... one tensor unless built with return_indices (then a tuple of the values and their indices)
+_INDEX_POOLS = frozenset({"MaxPool1d", "MaxPool2d", "MaxPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+                          "AdaptiveMaxPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"})
+# nn modules whose forward returns a tuple (output and state, attention weights, a named tuple): no tensor
+_TUPLE_MODULES_OUT = frozenset({"RNN", "LSTM", "GRU", "LSTMCell", "MultiheadAttention", "AdaptiveLogSoftmaxWithLoss"})
+# ... of those, the ones whose output has its input's number of dimensions (batched or not)
+_RANK_MODULES = frozenset({
+    "Linear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "Dropout", "AlphaDropout",
+    "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
+    "Hardtanh", "Hardsigmoid", "Hardswish", "Softplus", "Softsign", "LogSigmoid", "Softmax", "LogSoftmax",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"})
+# nn.Module methods returning the module itself (``model = Net().to(device)``)
+_MODULE_SELF_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "double", "half", "bfloat16",
+                                  "requires_grad_", "type", "to_empty"})
+_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})  # the output of the module they wrap
+MODULE = "torch.nn.Module"
+
+
 def is_class(qualname: str, cls: str) -> bool:
     """Whether ``qualname`` names torch class ``cls`` or one of its public subclasses."""
     if qualname == cls:
@@ -201,6 +240,8 @@ class Provenance:
         self._members: dict[int, Members] = {}
         self._facts: dict[int, _Facts] = {}
         self._classes: Optional[dict[str, cst.ClassDef]] = None
+        self._forwards: dict[int, frozenset[str]] = {}  # forward methods -> kinds of what they return
+        self._node_scopes: Optional[dict[int, Scope]] = None
 
     # ------------------------------------------------------------------ public
     def receiver(self, ref: Reference, cls: Union[str, tuple[str, ...]] = TENSOR) -> str:
@@ -283,7 +324,12 @@ class Provenance:
                 return len(expr.args)
             return None
         qualname = self._qualified(expr.func, ref)
-        if qualname is None or not qualname.startswith("torch."):
+        if qualname is None:  # `self.fc(x)` of an nn.Linear: x's rank
+            if len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star and \
+                    self._torch_module(expr.func, ref, 0) in _RANK_MODULES:
+                return self.rank(expr.args[0].value, ref, depth + 1)
+            return None
+        if not qualname.startswith("torch."):
             return None
         function = qualname[len("torch."):]
         positional = [a.value for a in expr.args if a.keyword is None and not a.star]
@@ -432,8 +478,15 @@ class Provenance:
             if defined is not None:  # an instance of a class of this file
                 return CERTAIN if self._derives(defined, cls, ref) else NO
             if cls == TENSOR:
-                return self._function_call(func.value, ref)
+                kind = self._function_call(func.value, ref)
+                if kind == POSSIBLE:  # `model(x)`: an nn.Module instance called
+                    kind = self._module_output(func, ref, 0) or POSSIBLE
+                return kind
             return POSSIBLE
+        if cls == TENSOR:  # `self.decoder(h)` (before `self.norm(x)` is read as a tensor method), `nn.Linear(2, 3)(x)`
+            output = self._module_output(func, ref, 0)  # its own depth: the callee's assignments
+            if output is not None:
+                return output
         if cls == TENSOR and isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
             inner = self.of(func.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY, NO) else POSSIBLE
@@ -480,6 +533,196 @@ class Provenance:
                 kind = LIKELY if kinds & {CERTAIN, LIKELY} else POSSIBLE
         self._returns[id(function)] = kind
         return kind
+
+    # ------------------------------------------------------------------ module calls
+    def _module_output(self, callee: cst.BaseExpression, ref: _Site, depth: int) -> Optional[str]:
+        """How sure it is that calling ``callee`` returns a tensor, when ``callee`` is known to be an
+        ``nn.Module`` instance (every way it is assigned: a torch module's constructor, a class of the
+        file deriving from nn.Module, ``self`` in one, ``.to(device)`` of those); None when it is not
+        known to be one. A torch module in ``_TENSOR_MODULES_OUT`` gives a certain tensor, one returning a
+        tuple (``nn.LSTM``) no tensor, any other a likely one; a class of the file what its ``forward``
+        returns (only tensors: certain; only tuples, dicts, None: no; else likely, its forward could
+        return something else)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(callee, cst.Call):
+            return self._constructed(callee, ref, depth)
+        if isinstance(callee, cst.Name):
+            if callee.value == "self":
+                owner = self.analysis.enclosing(callee, cst.ClassDef)
+                if isinstance(owner, cst.ClassDef) and self._derives(owner, MODULE, ref):
+                    return self._forward_output(owner, ref)
+                return None
+            for scope_node in self._scopes(callee):
+                facts = self._facts_of(scope_node)
+                if callee.value in facts.annotations:
+                    kind = self._annotated_module(facts.annotations[callee.value], ref)
+                    return LIKELY if kind == CERTAIN else kind  # a subclass may return something else
+                if callee.value in facts.loops:
+                    return None
+                values = facts.values.get(callee.value)
+                if values:
+                    return _agree([self._instance(v, ref, depth + 1) for v in values])
+                if isinstance(scope_node, cst.FunctionDef) and callee.value in _param_names(scope_node):
+                    return None
+            return None
+        attr = _self_attr(callee)
+        if attr is not None:
+            owner = self.analysis.enclosing(callee, cst.ClassDef)
+            if not isinstance(owner, cst.ClassDef):
+                return None
+            members = self.members(owner)
+            values = members.values.get(attr)
+            if not values or attr in members.unpacked or attr in members.updated:
+                return None
+            return _agree([self._instance(v, ref, depth + 1) for v in values])
+        return None
+
+    def _torch_module(self, callee: cst.BaseExpression, ref: _Site, depth: int) -> Optional[str]:
+        """The class name under torch.nn of the module ``callee`` is (``Linear``), when every way it is
+        assigned agrees: a constructor call, ``.to(device)`` of one, a name or ``self.<attr>``."""
+        if depth > _MAX_DEPTH:
+            return None
+        values: Optional[list[cst.BaseExpression]] = None
+        if isinstance(callee, cst.Call):
+            func = callee.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_SELF_METHODS and \
+                    self._qualified(func, ref) is None:
+                return self._torch_module(func.value, ref, depth + 1)
+            qualname = self._qualified(func, ref)
+            if qualname is None or not qualname.startswith("torch.nn.") or not is_class(qualname, MODULE):
+                return None
+            return qualname.rsplit(".", 1)[-1]
+        if isinstance(callee, cst.Name):
+            for scope_node in self._scopes(callee):
+                facts = self._facts_of(scope_node)
+                if callee.value in facts.annotations or callee.value in facts.loops:
+                    return None
+                values = facts.values.get(callee.value)
+                if values or isinstance(scope_node, cst.FunctionDef) and callee.value in _param_names(scope_node):
+                    break
+        elif _self_attr(callee) is not None:
+            owner = self.analysis.enclosing(callee, cst.ClassDef)
+            attr = _self_attr(callee)
+            if isinstance(owner, cst.ClassDef) and attr is not None:
+                members = self.members(owner)
+                if attr not in members.unpacked and attr not in members.updated:
+                    values = members.values.get(attr)
+        if not values:
+            return None
+        names = {self._torch_module(v, ref, depth + 1) for v in values}
+        return names.pop() if len(names) == 1 else None
+
+    def _instance(self, value: cst.BaseExpression, ref: _Site, depth: int) -> Optional[str]:
+        """``_module_output`` of the module instance ``value`` evaluates to (a constructor, a name)."""
+        if isinstance(value, cst.Call):
+            return self._constructed(value, ref, depth)
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            return self._module_output(value, ref, depth + 1)
+        return None
+
+    def _constructed(self, call: cst.Call, ref: _Site, depth: int) -> Optional[str]:
+        """``_module_output`` of the instance a constructor call makes (``nn.Linear(2, 3)``, ``Net()``,
+        ``Net().to(device)``, ``nn.DataParallel(net)``)."""
+        func = call.func
+        qualname = self._qualified(func, ref)
+        if qualname is not None:
+            if not qualname.startswith("torch.nn.") or not is_class(qualname, MODULE):
+                return None
+            name = qualname.rsplit(".", 1)[-1]
+            if name in _WRAPPERS or name == "Sequential":  # the wrapped module's output; the last module's
+                inner = None
+                if name != "Sequential":
+                    wrapped = next((a.value for a in call.args if not a.star and
+                                    (a.keyword is None or a.keyword.value == "module")), None)
+                    inner = self._instance(wrapped, ref, depth + 1) if wrapped is not None else None
+                elif call.args and not any(a.star or a.keyword is not None for a in call.args):
+                    inner = self._instance(call.args[-1].value, ref, depth + 1)
+                return LIKELY if inner in (None, POSSIBLE) else inner
+            return _torch_module_output(name, call)
+        if isinstance(func, cst.Name):
+            defined = self._class(func.value)
+            if defined is None or not self._derives(defined, MODULE, ref):
+                return None
+            return self._forward_output(defined, ref)
+        if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_SELF_METHODS:
+            return self._instance(func.value, ref, depth + 1)
+        return None
+
+    def _annotated_module(self, annotation: cst.BaseExpression, ref: _Site) -> Optional[str]:
+        """``_module_output`` of an instance of the class an annotation names (``model: nn.Linear``)."""
+        inner = _unwrap_optional(annotation)
+        qualname = self._qualified(inner, ref)
+        if qualname is not None:
+            if qualname.startswith("torch.nn.") and is_class(qualname, MODULE):
+                return _torch_module_output(qualname.rsplit(".", 1)[-1], None)
+            return None
+        if isinstance(inner, cst.Name):
+            defined = self._class(inner.value)
+            if defined is not None and self._derives(defined, MODULE, ref):
+                return self._forward_output(defined, ref)
+        return None
+
+    def _forward_output(self, cls_def: cst.ClassDef, ref: _Site, depth: int = 0) -> str:
+        """What calling an instance of a class of the file deriving from nn.Module returns: its
+        ``forward``'s (or the nearest base's of the file; a torch base's as ``_torch_module_output``
+        says, without arguments); a class defining ``__call__`` is not called through forward."""
+        methods = {statement.name.value: statement for statement in cls_def.body.body
+                   if isinstance(statement, cst.FunctionDef)}
+        if "__call__" in methods:
+            return POSSIBLE
+        forward = methods.get("forward")
+        if forward is not None:
+            kinds = self._forward_kinds(forward)
+            if kinds == {CERTAIN}:
+                return CERTAIN
+            if kinds == {NO}:
+                return NO
+            return POSSIBLE if NO in kinds else LIKELY
+        if depth <= _MAX_DEPTH:
+            for base in cls_def.bases:
+                qualname = self._qualified(base.value, ref)
+                if qualname is not None and qualname.startswith("torch.nn.") and is_class(qualname, MODULE):
+                    return _torch_module_output(qualname.rsplit(".", 1)[-1], None)
+                if isinstance(base.value, cst.Name):
+                    parent = self._class(base.value.value)
+                    if parent is not None and parent is not cls_def and self._derives(parent, MODULE, ref):
+                        return self._forward_output(parent, ref, depth + 1)
+        return LIKELY
+
+    def _forward_kinds(self, forward: cst.FunctionDef) -> frozenset[str]:
+        """How sure it is that each value a ``forward`` returns is a tensor (its return annotation:
+        ``Tensor``, a tuple, a dict); kept per function (the sentinel while deciding: recursion)."""
+        known = self._forwards.get(id(forward))
+        if known is not None:
+            return known
+        self._forwards[id(forward)] = frozenset({POSSIBLE})
+        if forward.returns is not None:
+            annotation = forward.returns.annotation
+            base = annotation.value if isinstance(annotation, cst.Subscript) else annotation
+            if (dotted(base) or "").rsplit(".", 1)[-1] in ("Tuple", "tuple", "Dict", "dict", "List", "list",
+                                                           "NamedTuple", "None"):
+                kinds = frozenset({NO})
+            else:
+                kinds = frozenset({self._annotation(annotation, _At(self._scope_at(forward), forward))})
+        elif any(isinstance(node, (cst.Yield,)) for node in subtree(forward.body, _NESTED)):
+            kinds = frozenset({POSSIBLE})
+        else:
+            values = [node.value for node in subtree(forward.body, _NESTED) if isinstance(node, cst.Return)]
+            kinds = frozenset(NO if v is None else self.of(v, _At(self._scope_at(v), v), 1) for v in values) \
+                or frozenset({NO})
+        self._forwards[id(forward)] = kinds
+        return kinds
+
+    def _scope_at(self, node: cst.CSTNode) -> Scope:
+        """The scope names under ``node`` are read in (from the file's references; the module's if none)."""
+        if self._node_scopes is None:
+            self._node_scopes = {id(r.node): r.scope for r in self.analysis.references}
+        for inner in subtree(node):
+            scope = self._node_scopes.get(id(inner))
+            if scope is not None:
+                return scope
+        return self.analysis.root_scope
 
     def _attribute(self, node: cst.Attribute, ref: _Site, depth: int, cls: str) -> str:
         qualname = self._qualified(node, ref)
@@ -699,6 +942,38 @@ def _literal_rank(value: cst.BaseExpression) -> Optional[int]:
             inner = ranks.pop()
             return None if inner is None else inner + 1
     return None
+
+
+def _agree(kinds: list[Optional[str]]) -> Optional[str]:
+    """The kinds of a name's assignments together (None: not a module there, nothing known)."""
+    if all(k is None for k in kinds):
+        return None
+    if all(k == CERTAIN for k in kinds):
+        return CERTAIN
+    if all(k == NO for k in kinds):
+        return NO
+    return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
+
+
+def _torch_module_output(name: str, call: Optional[cst.Call]) -> str:
+    """Whether calling an instance of ``torch.nn.<name>`` (built by ``call``, if known) returns a tensor."""
+    if name in _TENSOR_MODULES_OUT:
+        return CERTAIN
+    if name in _TUPLE_MODULES_OUT:
+        return NO
+    if name in _INDEX_POOLS:
+        if call is None or any(a.star for a in call.args):
+            return LIKELY
+        flag = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "return_indices"),
+                    None)
+        positional = sum(1 for a in call.args if a.keyword is None)
+        # return_indices is MaxPool's 5th parameter, FractionalMaxPool's 4th, AdaptiveMaxPool's 2nd
+        if flag is None and positional < (1 if name.startswith("Adaptive") else 3 if name.startswith("Fr") else 4) + 1:
+            return CERTAIN  # not given: False
+        if isinstance(flag, cst.Name) and flag.value in ("True", "False"):
+            return CERTAIN if flag.value == "False" else NO
+        return LIKELY
+    return LIKELY
 
 
 def _param_names(function: cst.FunctionDef) -> set[str]:

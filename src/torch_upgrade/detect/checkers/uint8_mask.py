@@ -1,0 +1,485 @@
+"""uint8 (byte) masks in indexing, ``torch.where`` and the ``masked_*`` ops: pass bool masks.
+
+torch 1.2 introduced bool masks and deprecated uint8 ones everywhere a mask is taken. On torch 2.13:
+
+- ``uint8-mask-indexing`` (deprecated): ``x[m]`` (read, and ``x[m] op= v``) and an indexed assignment
+  of a value that is not a number warn "indexing with dtype torch.uint8 is now deprecated" (since 1.2);
+  ``torch.where(m, a, b)`` and ``a.where(m, b)`` warn "where received a uint8 condition tensor" (since
+  1.8). An indexed assignment whose value has one element takes the ``masked_fill_`` path and raises.
+- ``uint8-mask-ops`` (removed in 2.1): ``masked_fill(_)``, ``masked_select`` and ``masked_scatter(_)``
+  (methods and ``torch.*`` functions) raise "only supports boolean masks" / "expected BoolTensor for
+  mask", and so does ``x[m] = <number>``.
+
+A mask is known to be uint8 when the code says so in the same function: ``t.byte()``,
+``t.to(torch.uint8)``, ``t.type(torch.uint8)`` / ``t.type(torch.ByteTensor)``, a call given
+``dtype=torch.uint8``, ``torch.ByteTensor(...)``, indexing or a dtype-keeping method of such a mask
+(``m[:, None]``, ``m.cuda()``, ``m.view(...)``), ``~m``, ``m & m2``, ``1 - m`` (uint8 with uint8 or a
+Python int), and a name whose last plain assignment in the function (not inside an ``if`` branch; or
+every assignment) is one of those. Anything else (a bool mask, a parameter, an attribute) is left alone.
+
+The fix appends ``.bool()`` to the mask: torch reads a uint8 mask as "nonzero is True", which is what
+``.bool()`` computes, so indexing and ``where`` give the same result for every byte value (0, 1, 2, 255),
+without the warning; ``t.byte()`` becomes ``t.byte().bool()`` (``t.bool()`` would differ where the byte
+conversion truncates, 0.5 or 256). For the raising ops the fixed code does what torch 2.0 and earlier did
+with a mask of 0s and 1s (their CPU kernels refused other byte values: "Mask tensor can take 0 and 1
+values only"). A mask ``~m`` is advice only: ``~`` of a uint8 tensor has been a bitwise not since torch 1.2
+(pytorch#22326; it was ``1 - m`` before), so a mask of 0s and 1s becomes 255s and 254s and takes every
+element; the exact rewrite would keep what is most likely a bug.
+
+The receiver of a method or an indexing must be a tensor: certain when ``syntax.provenance`` says so (or
+the receiver's last plain assignment in the function is one), likely (fix unsafe) when nothing is known of
+it, never reported when it is certainly something else (NumPy indexes with a uint8 array as integers).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, cast
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import Window, parse_version
+from torch_upgrade.detect.checkers import _flow
+from torch_upgrade.detect.checkers._shapes import _Site
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax import arguments as A
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, NO, POSSIBLE, provenance_of
+from torch_upgrade.syntax.scopes import Scope
+
+WORDS = (("torch", "uint8"), ("torch", "byte"), ("torch", "ByteTensor"))
+INDEXING, OPS = "uint8-mask-indexing", "uint8-mask-ops"
+WHERE_SINCE = parse_version("1.8")  # torch.where warns for uint8 conditions since 1.8 (pytorch#50358)
+
+_UINT8_NAMES = {"torch.uint8", "torch.ByteTensor", "torch.cuda.ByteTensor"}
+_UINT8_STRINGS = {"torch.ByteTensor", "torch.cuda.ByteTensor"}
+_BYTE_TENSORS = {"torch.ByteTensor", "torch.cuda.ByteTensor"}
+# tensor methods whose result has the receiver's dtype (``to``/``type`` are handled apart)
+_KEEP_DTYPE = {"clone", "detach", "contiguous", "cpu", "cuda", "view", "reshape", "squeeze", "unsqueeze",
+               "permute", "transpose", "t", "flatten", "expand", "expand_as", "repeat", "flip", "roll",
+               "narrow", "select", "index_select", "gather", "triu", "tril", "view_as", "reshape_as",
+               "movedim", "tile", "unfold", "detach_", "requires_grad_", "pin_memory", "repeat_interleave"}
+# tensor methods taking a ``dtype=`` that their result has
+_DTYPE_METHODS = {"to", "type", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
+# tensor methods of a tensor that return a tensor (a receiver followed through them)
+_TENSOR_RESULTS = _KEEP_DTYPE | {"to", "type", "float", "double", "half", "bfloat16", "long", "int", "bool", "byte",
+                                 "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "where",
+                                 "clamp", "clamp_", "abs", "neg", "exp", "log", "sqrt", "sigmoid", "softmax",
+                                 "log_softmax", "add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_",
+                                 "zero_", "fill_", "copy_", "type_as", "new_zeros", "new_ones", "new_full",
+                                 "new_empty", "new_tensor"}
+_NUMBERS = {"math.inf", "math.nan", "math.pi", "numpy.inf", "numpy.nan", "torch.inf", "torch.nan"}
+# where the mask goes: (parameter names, the mask's) for each form
+_OPS_METHODS = {"masked_fill": ("mask", "value"), "masked_fill_": ("mask", "value"),
+                "masked_select": ("mask",), "masked_scatter": ("mask", "source"),
+                "masked_scatter_": ("mask", "source")}
+_OPS_FUNCTIONS = {f"torch.{name}": ("input", *params) for name, params in _OPS_METHODS.items()
+                  if not name.endswith("_")}
+_OPS_FUNCTIONS.update({f"torch.Tensor.{name}": ("self", *params) for name, params in _OPS_METHODS.items()})
+_MAX_DEPTH = 8
+
+Quals = dict[int, str]
+
+
+class _Sites:
+    """What one file says: the qualified names of its references, and how to read a mask."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.quals: Quals = {id(r.node): r.qualname for r in analysis.references if r.qualname}
+        self.refs: dict[int, Reference] = {id(r.node): r for r in analysis.references if r.ctx == "load"}
+        self.provenance = provenance_of(analysis)
+        self._memo: dict[tuple[int, str, int], bool] = {}
+
+    # ------------------------------------------------------------------ is it uint8?
+    def uint8(self, expr: cst.BaseExpression, body: _flow.Body, order: int, depth: int = 0) -> bool:
+        """Whether ``expr``, read at statement ``order`` of ``body``, is certainly a uint8 tensor."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Name):
+            return self._name(expr, body, order, depth)
+        if isinstance(expr, cst.Subscript):  # indexing or slicing keeps the dtype
+            return self.uint8(expr.value, body, order, depth + 1)
+        if isinstance(expr, cst.UnaryOperation):
+            return isinstance(expr.operator, cst.BitInvert) and self.uint8(expr.expression, body, order, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+                expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.BitAnd, cst.BitOr, cst.BitXor)):
+            sides = [side for side in (expr.left, expr.right) if not isinstance(side, cst.Integer)]
+            return bool(sides) and all(self.uint8(side, body, order, depth + 1) for side in sides)
+        if not isinstance(expr, cst.Call) or any(arg.star for arg in expr.args):
+            return False
+        func = expr.func
+        qualname = self.quals.get(id(func))
+        if qualname in _BYTE_TENSORS:
+            return True
+        method = func.attr.value if isinstance(func, cst.Attribute) and qualname is None else None
+        if (method in _DTYPE_METHODS or (qualname or "").startswith("torch.")) and any(
+                arg.keyword is not None and arg.keyword.value == "dtype" and self._is_uint8_dtype(arg.value)
+                for arg in expr.args):
+            return True  # torch.zeros(..., dtype=torch.uint8), t.new_ones(..., dtype=torch.uint8)
+        if method is None or not isinstance(func, cst.Attribute):
+            return False  # a function, not a method of a tensor
+        if method == "byte" and not expr.args:
+            return True
+        positional = [arg.value for arg in expr.args if arg.keyword is None]
+        if method in ("to", "type") and positional and self._is_uint8_dtype(positional[-1]):
+            return True  # .to(torch.uint8), .to(device, torch.uint8), .type(torch.ByteTensor)
+        if method == "to" and all(isinstance(v, cst.SimpleString) for v in positional) and all(
+                arg.keyword is None or arg.keyword.value in ("device", "non_blocking", "copy") for arg in expr.args):
+            return self.uint8(func.value, body, order, depth + 1)  # .to("cuda"), .to(device=d)
+        if method in _KEEP_DTYPE:
+            return self.uint8(func.value, body, order, depth + 1)
+        return False
+
+    def _is_uint8_dtype(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.SimpleString):
+            return node.evaluated_value in _UINT8_STRINGS
+        return self.quals.get(id(node)) in _UINT8_NAMES
+
+    def _name(self, node: cst.Name, body: _flow.Body, order: int, depth: int) -> bool:
+        """A name last assigned a uint8 tensor before ``order`` in the function (an assignment not
+        inside an ``if`` branch, and none after the read when the read is in a loop), or assigned only
+        uint8 tensors; every binding of the name a plain assignment."""
+        name = node.value
+        key = (id(body), name, order)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = False  # a cycle (m = m[:, None]) proves nothing
+        assignments = body.assignments.get(name)
+        known = False
+        if assignments and self._only_assigned(name, body, len(assignments)):
+            latest = body.latest(name, order)
+            later = any(a.order >= order for a in assignments)
+            if latest is not None and latest.op is None and not latest.conditional and \
+                    not (later and self._in_loop(node)):
+                known = self.uint8(latest.value, body, latest.order, depth + 1)
+            if not known:
+                known = all(a.op is None and self.uint8(a.value, body, a.order, depth + 1) for a in assignments)
+        self._memo[key] = known
+        return known
+
+    def _only_assigned(self, name: str, body: _flow.Body, count: int) -> bool:
+        """Whether the plain assignments ``_flow`` saw are all the bindings of ``name`` in the scope
+        (no loop target, ``with ... as``, unpacking, parameter, import, ``global``)."""
+        scope = self._scope_of_body(body)
+        if scope is None:
+            return False
+        bindings = scope.bindings.get(name, [])
+        return len(bindings) == count and name not in scope.globals and all(
+            b.kind in ("local", "alias") and b.statement is None and b.value is not None for b in bindings)
+
+    def _scope_of_body(self, body: _flow.Body) -> Optional[Scope]:
+        known = cast(dict[int, Optional[Scope]], self.analysis.facts.setdefault("_uint8_scopes", {}))
+        if id(body) not in known:
+            known[id(body)] = next((self.scope(statement) for statement in body.statements
+                                    if self.scope(statement) is not None), None)
+            if isinstance(body.scope, cst.FunctionDef) and known[id(body)] is not None \
+                    and cast(Scope, known[id(body)]).kind != "function":
+                known[id(body)] = None
+        return known[id(body)]
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        loop = self.analysis.enclosing(node, (cst.For, cst.While, cst.FunctionDef, cst.Lambda))
+        return isinstance(loop, (cst.For, cst.While))
+
+    # ------------------------------------------------------------------ where things are
+    def scope(self, node: cst.CSTNode) -> Optional[Scope]:
+        """The scope code at ``node`` runs in: that of the first reference inside it."""
+        for inner in _flow.walk(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            ref = self.refs.get(id(inner))
+            if ref is not None:
+                return ref.scope
+        return None
+
+    def root(self, node: cst.CSTNode) -> Optional[Reference]:
+        """The reference an expression starts from (``m`` of ``m[:, None].cuda()``)."""
+        for _ in range(_MAX_DEPTH * 4):
+            ref = self.refs.get(id(node))
+            if ref is not None:
+                return ref
+            if isinstance(node, (cst.Attribute, cst.Subscript)):
+                node = node.value
+            elif isinstance(node, cst.Call):
+                node = node.func
+            elif isinstance(node, cst.UnaryOperation):
+                node = node.expression
+            elif isinstance(node, cst.BinaryOperation):
+                node = node.left if not isinstance(node.left, cst.Integer) else node.right
+            else:
+                return None
+        return None
+
+    def tensor(self, receiver: cst.BaseExpression, fallback: Optional[Scope], body: _flow.Body, order: int) -> str:
+        """How sure it is that ``receiver`` is a tensor: a method or indexing given a uint8 tensor mask
+        makes an unknown receiver likely one (``receiver`` never ``possible`` here)."""
+        scope = self.scope(receiver) or fallback
+        if scope is None:
+            return LIKELY
+        kind = self.provenance.of(receiver, _Site(scope, receiver))
+        if kind == NO:
+            return NO
+        return CERTAIN if kind == CERTAIN or self._certain(receiver, scope, body, order) else LIKELY
+
+    def _certain(self, expr: cst.BaseExpression, scope: Scope, body: _flow.Body, order: int, depth: int = 0) -> bool:
+        """Certainly a tensor where it is read, following names to their last plain assignment in the
+        function (``x = torch.zeros(3); x = x.masked_fill(m, 1)``, which ``syntax.provenance``, reading
+        every assignment of a name at once, leaves likely) and tensor methods of a certain tensor."""
+        if depth > _MAX_DEPTH:
+            return False
+        if self.provenance.of(expr, _Site(scope, expr)) == CERTAIN:
+            return True
+        if isinstance(expr, cst.Name):
+            assignments = body.assignments.get(expr.value)
+            latest = body.latest(expr.value, order)
+            if not assignments or latest is None or latest.op is not None or latest.conditional or \
+                    not self._only_assigned(expr.value, body, len(assignments)) or \
+                    (any(a.order >= order for a in assignments) and self._in_loop(expr)):
+                return False
+            return self._certain(latest.value, scope, body, latest.order, depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._certain(expr.value, scope, body, order, depth + 1)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                self.quals.get(id(expr.func)) is None and expr.func.attr.value in _TENSOR_RESULTS:
+            return self._certain(expr.func.value, scope, body, order, depth + 1)
+        return False
+
+    def number(self, value: cst.BaseExpression, body: _flow.Body, order: int) -> bool:
+        """Whether an assigned value is certainly a Python number (``0``, ``-1e9``, ``True``,
+        ``float("-inf")``, ``math.inf``, a name last assigned one of those in the function)."""
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
+            return self.number(value.expression, body, order)
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(value, cst.Name) and value.value in ("True", "False"):
+            return True
+        if self.quals.get(id(value)) in _NUMBERS:
+            return True
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "float" \
+                and self.quals.get(id(value.func)) is None:  # float("-inf"), the builtin
+            return len(value.args) == 1 and isinstance(value.args[0].value, (cst.SimpleString, cst.Integer, cst.Float))
+        if isinstance(value, cst.Name):
+            assignments = body.assignments.get(value.value)
+            latest = body.latest(value.value, order)
+            if assignments and latest is not None and latest.op is None and not latest.conditional and \
+                    self._only_assigned(value.value, body, len(assignments)) and \
+                    not isinstance(latest.value, cst.Name):
+                return self.number(latest.value, body, latest.order)
+        return False
+
+
+class _Found:
+    """One mask site: the mask expression, the rule's name, the message, how sure, where; ``fixable``
+    is False for ``~m`` (see ``_inverted``)."""
+
+    def __init__(self, rule: str, mask: cst.BaseExpression, statement: cst.CSTNode, confidence: str,
+                 head: str, says: str, ref: Optional[Reference], where: bool = False) -> None:
+        self.rule, self.mask, self.statement, self.confidence = rule, mask, statement, confidence
+        self.message, self.ref, self.where = f"{head}: {says}", ref, where
+        self.fixable = True
+        inverted = _inverted(mask)
+        if inverted is not None:
+            self.fixable = False
+            self.message = (f"{head}: {A.code(mask)} is a uint8 mask, and ~ of a uint8 tensor is a bitwise not "
+                            f"(255 - m, since torch 1.2): a mask of 0s and 1s becomes 255s and 254s, all True, so "
+                            f"every element is taken. Write {_bool(mask)} to keep that, or ~{_bool(inverted)} for "
+                            f"the logical not it likely means (uint8 masks are deprecated, and an error for the "
+                            f"masked_* ops since torch 2.1)")
+
+
+def _inverted(mask: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``m`` when the mask is ``~m``: the bitwise not of a uint8 mask, which selects every element of a
+    mask of 0s and 1s (255 and 254 are nonzero). Before torch 1.2 ``~`` of a ByteTensor was the logical
+    not; code written then means that, so the exact rewrite would keep a bug: advice only."""
+    if isinstance(mask, cst.UnaryOperation) and isinstance(mask.operator, cst.BitInvert):
+        return mask.expression
+    return None
+
+
+def _sites(analysis: Analysis) -> list[_Found]:
+    cached = analysis.facts.get("_uint8_masks")
+    if isinstance(cached, list):
+        return cast(list[_Found], cached)
+    found: list[_Found] = []
+    if _mentions_uint8(analysis):
+        sites = _Sites(analysis)
+        for body in _flow.scopes(analysis):
+            for order, statement in enumerate(body.statements):
+                _statement(sites, body, order, statement, statement, found)
+            for compound in body.compound:
+                order = _header_order(compound, body)
+                for header in _headers(compound):
+                    _statement(sites, body, order, header, compound, found)
+    analysis.facts["_uint8_masks"] = found
+    return found
+
+
+def _mentions_uint8(analysis: Analysis) -> bool:
+    return any(r.qualname in _UINT8_NAMES for r in analysis.references) or any(
+        r.dotted.endswith((".byte", ".type")) for r in analysis.references if r.call is not None)
+
+
+def _header_order(compound: cst.CSTNode, body: _flow.Body) -> int:
+    """The position a compound statement's header is read at: before its first simple statement."""
+    inside = {id(s) for s in _flow.statements(compound, (cst.FunctionDef, cst.ClassDef))}
+    return next((i for i, s in enumerate(body.statements) if id(s) in inside), len(body.statements))
+
+
+def _headers(compound: cst.CSTNode) -> list[cst.CSTNode]:
+    """The expressions a compound statement evaluates itself (not its body's)."""
+    if isinstance(compound, (cst.If, cst.While)):
+        return [compound.test]
+    if isinstance(compound, cst.For):
+        return [compound.iter]
+    if isinstance(compound, cst.With):
+        return [item.item for item in compound.items]
+    return []
+
+
+def _statement(sites: _Sites, body: _flow.Body, order: int, node: cst.CSTNode, statement: cst.CSTNode,
+               found: list[_Found]) -> None:
+    for item in _flow.nodes(node, (cst.Subscript, cst.Call), sites.analysis):
+        if isinstance(item, cst.Subscript):
+            _subscript(sites, body, order, item, statement, found)
+        elif isinstance(item, cst.Call):
+            _call(sites, body, order, item, statement, found)
+
+
+def _subscript(sites: _Sites, body: _flow.Body, order: int, node: cst.Subscript, statement: cst.CSTNode,
+               found: list[_Found]) -> None:
+    masks = [element.slice.value for element in node.slice
+             if isinstance(element.slice, cst.Index) and element.slice.star is None
+             and sites.uint8(element.slice.value, body, order)]
+    if not masks:
+        return
+    scope = sites.scope(statement)
+    confidence = sites.tensor(node.value, scope, body, order)
+    if confidence == NO:
+        return
+    context, parent = _context(sites.analysis, node)
+    if context == "other":
+        return  # unpacked into, a loop target, deleted: not a read or a plain store
+    store, updated = context == "store", context == "update"
+    target = A.code(node)
+    for mask in masks:
+        text = A.code(mask)
+        if store:
+            assign = sites.analysis.parent(parent) if parent is not None else None
+            value = assign.value if isinstance(assign, cst.Assign) else None
+            if value is not None and sites.number(value, body, order):
+                found.append(_Found(OPS, mask, statement, confidence, f"{target} = {A.code(value)}", (
+                    f"{text} is a uint8 mask, an error since torch 2.1 (a number "
+                    f"assigned through a mask takes masked_fill_, which only takes bool masks): index with "
+                    f"{_bool(mask)} (same elements: a nonzero byte is True)"), sites.root(mask)))
+                continue
+            head = f"{target} = ..."
+            says = (f"{text} is a uint8 mask; indexing with uint8 is deprecated since torch 1.2 "
+                    f"and a value of one element raises since 2.1 (masked_fill_ takes only bool masks): index "
+                    f"with {_bool(mask)} (same elements: a nonzero byte is True)")
+        elif updated:
+            head = f"{target} {_operator(parent)} ..."
+            says = (f"{text} is a uint8 mask; indexing with uint8 is deprecated since torch 1.2 and raises since "
+                    f"2.1 when it selects a single element: index with {_bool(mask)} (same elements: a nonzero "
+                    f"byte is True)")
+        else:
+            head = target
+            says = (f"{text} is a uint8 mask; indexing with uint8 is deprecated since torch 1.2 (a warning each "
+                    f"time): index with {_bool(mask)} (same elements: a nonzero byte is True)")
+        found.append(_Found(INDEXING, mask, statement, confidence, head, says, sites.root(mask)))
+
+
+def _context(analysis: Analysis, node: cst.Subscript) -> tuple[str, Optional[cst.CSTNode]]:
+    """How a subscript is used: "load", "store" (``x[m] = v``; the AssignTarget given), "update"
+    (``x[m] += v``; the AugAssign given), or "other" (a target of unpacking, a loop, ``with``, ``del``)."""
+    child: cst.CSTNode = node
+    parent = analysis.parent(node)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        child, parent = parent, analysis.parent(parent)
+    if isinstance(parent, cst.AssignTarget):
+        return ("store" if child is node else "other"), parent
+    if isinstance(parent, cst.AugAssign) and parent.target is child:
+        return ("update" if child is node else "other"), parent
+    if isinstance(parent, (cst.For, cst.CompFor, cst.AnnAssign)) and parent.target is child:
+        return "other", parent
+    if isinstance(parent, (cst.Del, cst.AsName)):
+        return "other", parent
+    return "load", parent
+
+
+def _operator(node: Optional[cst.CSTNode]) -> str:
+    if isinstance(node, cst.AugAssign):
+        return cst.Module([]).code_for_node(node.operator).strip()
+    return "="
+
+
+def _call(sites: _Sites, body: _flow.Body, order: int, call: cst.Call, statement: cst.CSTNode,
+          found: list[_Found]) -> None:
+    func = call.func
+    qualname = sites.quals.get(id(func))
+    method = func.attr.value if isinstance(func, cst.Attribute) else None
+    if qualname == "torch.where" or (qualname is None and method == "where"):
+        where_params: tuple[str, ...] = ("condition", "input", "other") if qualname else ("condition", "other")
+        bound = A.bind(call, where_params)
+        if bound is None or len(bound) < 2 or "condition" not in bound:
+            return  # torch.where(m) alone is nonzero(m, as_tuple=True): no warning, no change
+        mask = bound["condition"].value
+        if not sites.uint8(mask, body, order):
+            return
+        confidence = CERTAIN if qualname else sites.tensor(cast(cst.Attribute, func).value, sites.scope(statement),
+                                                           body, order)
+        if confidence == NO:
+            return
+        shown = "torch.where" if qualname else f"{A.code(cast(cst.Attribute, func).value)}.where"
+        found.append(_Found(INDEXING, mask, statement, confidence, f"{shown}({A.code(mask)}, ...)", (
+            f"a uint8 condition is deprecated since torch 1.8 (a warning): pass "
+            f"{_bool(mask)} (same result: a nonzero byte is True)"), sites.root(mask), where=True))
+        return
+    params: tuple[str, ...]
+    if qualname in _OPS_FUNCTIONS:
+        params, name, confidence = _OPS_FUNCTIONS[qualname], qualname, CERTAIN
+    elif qualname is None and method in _OPS_METHODS:
+        params, name = _OPS_METHODS[method], f"{A.code(cast(cst.Attribute, func).value)}.{method}"
+        confidence = sites.tensor(cast(cst.Attribute, func).value, sites.scope(statement), body, order)
+    else:
+        return
+    bound = A.bind(call, params)
+    if bound is None or "mask" not in bound or confidence == NO:
+        return
+    mask = bound["mask"].value
+    if not sites.uint8(mask, body, order):
+        return
+    found.append(_Found(OPS, mask, statement, confidence, f"{name}(...)", (
+        f"{A.code(mask)} is a uint8 mask, an error since torch 2.1 ({name.rsplit('.', 1)[-1]} "
+        f"takes only bool masks): pass {_bool(mask)} (same elements: a nonzero byte is True)"), sites.root(mask)))
+
+
+def _receiver(mask: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(mask, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or mask.lpar:
+        return mask
+    return mask.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _bool(mask: cst.BaseExpression) -> str:
+    return A.code(cst.Call(func=cst.Attribute(value=_receiver(mask), attr=cst.Name("bool"))))
+
+
+def _fix(mask: cst.BaseExpression) -> Fix:
+    new = cst.Call(func=cst.Attribute(value=_receiver(mask), attr=cst.Name("bool")))
+    return Fix(edits=[Replace(mask, new)], replacement=A.code(new))
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    wanted = OPS if rule.name == OPS else INDEXING
+    out = []
+    for site in _sites(analysis):
+        if site.rule != wanted or (site.where and not window.reaches(WHERE_SINCE)):
+            continue
+        if site.ref is not None and site.ref.guarded:
+            continue
+        confidence = site.confidence if site.confidence in (CERTAIN, LIKELY) else POSSIBLE
+        hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=site.message, confidence=confidence)
+        hit.fix = _fix(site.mask) if site.fixable else None
+        out.append(hit)
+    return out
+
