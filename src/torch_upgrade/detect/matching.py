@@ -74,6 +74,9 @@ class Matcher:
             callable_ = q in m.calls and (policy.references_match(rule) or _renamed(rule, q))
             return q in m.names or callable_ or any(
                 q == mod or q.startswith(mod + ".") for mod in m.modules)
+        if ref.ctx == "annotation":  # a name in a string annotation: the name's rule, never a rewrite
+            return q is not None and (q in m.names or (q in m.calls and policy.references_match(rule)) or any(
+                q == mod or q.startswith(mod + ".") for mod in m.modules))
         if q is None:  # a method or attribute on a receiver that names alone do not tell
             if ref.call is None:
                 return ref.ctx == "load"
@@ -144,7 +147,7 @@ class Matcher:
                 continue
             seen.add(key)
             binding_key = (hit.rule.id, id(cast(Reference, hit.ref).binding))
-            if hit.rule.fixable and policy.fixes(hit.confidence) and \
+            if hit.rule.fixable and policy.fixes(hit.confidence) and cast(Reference, hit.ref).ctx != "annotation" and \
                     (hit.ref is not None and hit.ref.ctx == "import" or binding_key not in renamed):
                 assert hit.ref is not None  # hits made above carry their reference
                 attach_fix(hit, hit.ref, analysis, self.window)

@@ -51,7 +51,7 @@ class Reference:
     scope: Scope
     statement: cst.CSTNode
     parents: tuple[cst.CSTNode, ...]  # nearest ancestors, innermost last
-    ctx: str = "load"  # "load" | "store" | "import"
+    ctx: str = "load"  # "load" | "store" | "import" | "annotation" (a name in a string annotation)
     call: Optional[cst.Call] = None
     guarded: bool = False
     import_statement: Optional[cst.CSTNode] = None
@@ -296,6 +296,23 @@ class Analysis:
             self._bind_target(target.target, node.value)
         self._stack.pop()
 
+    def _annotation(self, node: cst.Annotation) -> None:
+        """An annotation: its names, and those of the strings in it (``Optional["torch.cuda.amp.GradScaler"]``),
+        read at the string (ctx "annotation": reported, never rewritten inside the string)."""
+        self._stack.append(node)
+        self._visit(node.annotation)
+        for string in _strings(node.annotation):
+            value = string.evaluated_value
+            if not isinstance(value, str) or not value.strip() or len(value) > 500:
+                continue
+            try:
+                parsed = cst.parse_expression(value.strip())
+            except (cst.ParserSyntaxError, RecursionError, ValueError):
+                continue
+            for name in _dotted_names(parsed):
+                self._record(string, name, ctx="annotation")
+        self._stack.pop()
+
     def _ann_assign(self, node: cst.AnnAssign) -> None:
         self._stack.append(node)
         self._visit(node.annotation)
@@ -525,9 +542,16 @@ class Analysis:
         return settled
 
     def _meaning(self, binding: Binding, depth: int) -> Optional[str]:
-        """The qualified name a binding gives its name (None for locals and unknowns)."""
+        """The qualified name a binding gives its name (None for locals and unknowns). A name that
+        alternative imports of torch bind (``try: from torch.nn.utils import stateless`` / ``except
+        ImportError: from torch.nn.utils import _stateless as stateless``) means the first one, which
+        every torch that has it runs: rules about it apply (none does where it is the new API)."""
         if binding.kind in ("import", "from"):
             return binding.target
+        if binding.kind == "either" and binding.alternatives and all(
+                b.kind in ("import", "from") and (b.target or "").split(".", 1)[0] == "torch"
+                for b in binding.alternatives):
+            return binding.alternatives[0].target
         if binding.kind != "alias" or depth > 5:
             return None
         assert binding.target is not None and binding.scope is not None  # aliases record source and scope
@@ -633,6 +657,35 @@ class Analysis:
         return best
 
 
+def _strings(annotation: cst.BaseExpression) -> list[cst.SimpleString]:
+    """The string literals of an annotation (itself, or inside its subscripts and unions)."""
+    out: list[cst.SimpleString] = []
+    todo: list[cst.CSTNode] = [annotation]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.SimpleString):
+            out.append(node)
+        elif isinstance(node, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.BinaryOperation, cst.Tuple,
+                               cst.Element, cst.List)):
+            todo.extend(child_list(node))
+    return out
+
+
+def _dotted_names(expr: cst.BaseExpression) -> list[str]:
+    """The outermost dotted names (``a.b.c``) an expression reads."""
+    out: list[str] = []
+    todo: list[cst.CSTNode] = [expr]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            name = dotted(node)
+            if name is not None:
+                out.append(name)
+                continue
+        todo.extend(child_list(node))
+    return out
+
+
 def _is_type_checking(test: cst.BaseExpression) -> bool:
     """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``: a body only type checkers see."""
     return (isinstance(test, cst.Name) and test.value == "TYPE_CHECKING") or \
@@ -650,6 +703,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Analysis, Any], None]] = {
     cst.ClassDef: Analysis._class,
     cst.Assign: Analysis._assign,
     cst.AnnAssign: Analysis._ann_assign,
+    cst.Annotation: Analysis._annotation,
     cst.AugAssign: Analysis._aug_assign,
     cst.For: Analysis._for,
     cst.While: Analysis._while,
