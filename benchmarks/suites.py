@@ -10,7 +10,8 @@ and whose code uses many of the catalog's old APIs), on the torch installed in t
    ``../.mirror`` beside this checkout) into ``benchmarks/.work/suites/<name>/before`` (blobs the
    mirror lacks, such as large notebooks, are left out);
 2. copy it to ``after`` and run ``torch-upgrade scan . --fix --unsafe-fixes --from <its pin>`` there
-   (this checkout's ``src``, or commit ``--tool REV``'s, exported with ``git archive``);
+   (this checkout's ``src``, or commit ``--tool REV``'s, exported with ``git archive``); for a project
+   marked ``upgrade``, ``torch-upgrade upgrade . --to X --unsafe-fixes`` (pin raised, dead shims removed);
 3. run the project's tests in both trees (``python -m pytest`` with ``--junitxml``; the tree on
    ``PYTHONPATH``, nothing installed) and compare each test's outcome: **broken** = passed before,
    fails, errors or is gone after; **fixed** = failed, errored or was missing before, passes after.
@@ -43,6 +44,7 @@ sys.path.insert(0, str(HERE))
 
 from run import baseline_tree  # noqa: E402  (benchmarks/run.py: a commit's src/ and rules/)
 
+TORCH_HOME = WORK / "torch-home"  # what the projects' torch.hub reads (see Project.prepare)
 SKIP_DIRS = {"docs", "doc", "examples", "tutorials", "notebooks", "website", ".github", ".circleci", "docker"}
 
 
@@ -57,6 +59,12 @@ class Project:
     note: str = ""
     # other snapshots the tests import, at the versions the project used (on PYTHONPATH, never fixed)
     dependencies: tuple[tuple[str, str], ...] = ()
+    # run `torch-upgrade upgrade . --to X --unsafe-fixes` instead of `scan --fix` (the floor raised to X,
+    # the compatibility code X makes dead removed)
+    upgrade: str = ""
+    # Python run once in the exported tree before its tests, with TORCH_HOME set to the suites' own (no
+    # network here): e.g. random weights of the right shapes where the code downloads a checkpoint on import
+    prepare: str = ""
 
 
 PROJECTS: dict[str, Project] = {
@@ -67,6 +75,17 @@ PROJECTS: dict[str, Project] = {
     "torch-optimizer-0.0.1a15": Project("jettify/pytorch-optimizer", "v0.0.1a15", "1.6", ("tests",),
                                         ("pytorch_ranger",),
                                         note="optimizers; add_/addcmul_ scalar overloads, Variable"),
+    "kornia-0.6.0-upgrade": Project(
+        "kornia/kornia", "v0.6.0", "1.8.1", ("test",), upgrade="2.0",
+        note="upgrade --to 2.0: its _compat.py shims and version-gated tests go",
+        # kornia.feature builds HardNet(pretrained=True) on import: its checkpoint, with random weights
+        prepare=(
+            "import importlib.util, os, torch\n"
+            "spec = importlib.util.spec_from_file_location('hardnet', 'kornia/feature/hardnet.py')\n"
+            "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+            "folder = os.path.join(os.environ['TORCH_HOME'], 'hub', 'checkpoints'); os.makedirs(folder, exist_ok=True)\n"
+            "torch.save({'state_dict': module.HardNet(False).state_dict()},\n"
+            "           os.path.join(folder, 'checkpoint_liberty_with_aug.pth'))\n")),
     "botorch-0.3.0": Project("pytorch/botorch", "v0.3.0", "1.6", ("test",), ("scipy",),
                              note="Bayesian optimization; torch.norm, solve, cholesky, torch._six (on gpytorch 1.2.0)",
                              dependencies=(("cornellius-gp/gpytorch", "v1.2.0"),)),
@@ -106,10 +125,14 @@ def export(git_dir: Path, ref: str, dest: Path) -> None:
     tmp.rename(dest)
 
 
-def fix_tree(tree: Path, pin: str, tool_src: Path, report: Path) -> dict:
+def fix_tree(tree: Path, project: Project, tool_src: Path, report: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tool_src), "XDG_CACHE_HOME": str(WORK / "cache")}
-    cmd = [sys.executable, "-m", "torch_upgrade", "scan", ".", "--fix", "--unsafe-fixes", "--from", pin,
-           "--no-cache", "--exit-zero", "--format", "json", "-o", str(report)]
+    if project.upgrade:
+        cmd = [sys.executable, "-m", "torch_upgrade", "upgrade", ".", "--to", project.upgrade, "--unsafe-fixes",
+               "--exit-zero", "--format", "json", "-o", str(report)]
+    else:
+        cmd = [sys.executable, "-m", "torch_upgrade", "scan", ".", "--fix", "--unsafe-fixes", "--from", project.pin,
+               "--no-cache", "--exit-zero", "--format", "json", "-o", str(report)]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -136,7 +159,8 @@ def pytest_config(tree: Path) -> Path:
 def run_tests(tree: Path, project: Project, junit: Path, timeout: int, only: list[str] = ()) -> None:
     path = [str(tree)] + [str(WORK / "dependencies" / f"{repo.replace('/', '+')}-{ref}") for repo, ref in
                           project.dependencies]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1",
+           "TORCH_HOME": str(TORCH_HOME)}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
            "--continue-on-collection-errors",
            f"--rootdir={tree}", "-c", str(pytest_config(tree)), *project.pytest_args, *(only or project.tests)]
@@ -223,6 +247,9 @@ def main() -> None:
             tree = WORK / "dependencies" / f"{repo.replace('/', '+')}-{ref}"
             if not tree.is_dir():
                 export(mirror(args.mirrors, repo), ref, tree)
+        if project.prepare:
+            subprocess.run([sys.executable, "-c", project.prepare], cwd=before, check=True,
+                           env={**os.environ, "TORCH_HOME": str(TORCH_HOME)})
         before_xml = base / f"before-torch{torch.__version__}.xml"
         if args.rerun_before or not before_xml.exists():
             print(f"{name}: running the tests before the fixes ...", file=sys.stderr)
@@ -231,7 +258,7 @@ def main() -> None:
         shutil.rmtree(after, ignore_errors=True)
         shutil.copytree(before, after)
         print(f"{name}: fixing with torch-upgrade {label} ...", file=sys.stderr)
-        fixing = fix_tree(after, project.pin, tool_src, base / "report.json")
+        fixing = fix_tree(after, project, tool_src, base / "report.json")
         after_xml = base / "after.xml"
         print(f"{name}: running the tests after the fixes ...", file=sys.stderr)
         run_tests(after, project, after_xml, args.timeout)

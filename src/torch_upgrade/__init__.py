@@ -1,6 +1,6 @@
 """torch-upgrade: the upgrade advisor for PyTorch codebases.
 
-The public API (see ``torch_upgrade.api``): ``scan``, ``scan_source`` and ``fix``, returning a
+The public API (see ``torch_upgrade.api``): ``scan``, ``scan_source``, ``fix`` and ``upgrade``, returning a
 :class:`Report` that mirrors the JSON report.
 """
 
@@ -15,8 +15,9 @@ from torch_upgrade.api import (
     fix,
     scan,
     scan_source,
+    upgrade,
 )
 from torch_upgrade.core.meta import VERSION as __version__
 
 __all__ = ["Error", "Finding", "Fix", "Report", "TextEdit", "UsageError", "VersionWindow", "__version__",
-           "fix", "scan", "scan_source"]
+           "fix", "scan", "scan_source", "upgrade"]

@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Iterable, Optional, Sequence, Union
 
+from packaging.version import Version
+
 from torch_upgrade.catalog.ruledata import RuleDataError, RuleSet
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.model import CONFIDENCES, ScanResult, TextEdit
@@ -29,17 +31,20 @@ from torch_upgrade.core.model import Finding as _Finding
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window as _Window
-from torch_upgrade.core.versions import short
+from torch_upgrade.core.versions import NEWEST, parse_version, short
+from torch_upgrade.engine import floor
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
+from torch_upgrade.io import pins
+from torch_upgrade.io.discovery import discover
 from torch_upgrade.verify import runtime, session
 from torch_upgrade.verify.command import Command, CommandError
 
 VERIFY_TIMEOUT = 30 * 60.0  # seconds for one run of the --verify command
 
 __all__ = ["Error", "Finding", "Fix", "Report", "TextEdit", "UsageError", "VersionWindow",
-           "fix", "scan", "scan_source"]
+           "fix", "scan", "scan_source", "upgrade"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -193,7 +198,8 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             force_exclude: Optional[bool] = None, respect_gitignore: Optional[bool] = None,
             fix: bool = False, unsafe_fixes: Optional[bool] = None, diff: bool = False, fix_edits: bool = False,
             jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None,
-            extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None) -> Resolved:
+            extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None,
+            from_label: str = "--from") -> Resolved:
     """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
 
     ``settings`` are those of the first path; each file gets its own from the nearest config
@@ -217,7 +223,7 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
         config=Path(config) if config is not None else None, exclude=items(exclude),
         extend_exclude=items(extend_exclude), force_exclude=force_exclude, respect_gitignore=respect_gitignore,
         fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, fix_edits=fix_edits, jobs=jobs, cache=cache,
-        min_confidence=min_confidence)
+        min_confidence=min_confidence, from_label=from_label)
     resolver = Resolver(options, lambda key: _known(rules, key), _installed_torch)
     try:
         settings, notes = resolver.settings_for(start)
@@ -339,6 +345,116 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
                        unsafe_fixes=unsafe, diff=diff, fix_edits=True, jobs=jobs, min_confidence=min_confidence,
                        extend_select=extend_select, extend_ignore=extend_ignore)
     return report_of(run(paths, resolved), resolved.notes)
+
+
+# ------------------------------------------------------------------ upgrade --to X
+@dataclass(frozen=True)
+class Upgrade:
+    """``upgrade --to X`` resolved: the run's settings (the window [X, newest known] everywhere) and the
+    floors the files had (each project's pin or config, found as ``scan`` finds them)."""
+
+    target: str
+    resolved: Resolved
+    floors: dict[floor.Floor, list[Path]]
+
+
+def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, diff: bool = False,
+                 fix_edits: bool = True, **options: object) -> Upgrade:
+    """Resolves ``upgrade --to X``; raises UsageError for an X below a project's floor (naming both)
+    and for anything ``resolve`` refuses. ``options``: ``resolve``'s (select, exclude, config...)."""
+    try:
+        target = parse_version(to)
+    except ValueError as exc:
+        raise UsageError(f"--to: {exc}") from None
+    present = resolve(paths, **options)  # type: ignore[arg-type]
+    assert present.resolver is not None
+    settings = present.settings
+    files = discover([Path(p) for p in paths], settings.exclude, force_exclude=settings.force_exclude,
+                     respect_gitignore=settings.respect_gitignore)
+    try:
+        floors = floor.floors(files, present.resolver)
+    except ResolveError as exc:
+        raise UsageError(str(exc)) from None
+    for found in floors:
+        if found.written and found.low > target:
+            raise UsageError(f"--to {short(target)} is below the project's floor {short(found.low)} ({found.source})")
+    high = max(target, parse_version(NEWEST))
+    resolved = resolve(paths, from_version=short(target), to_version=short(high), fix=not diff,
+                       unsafe_fixes=unsafe, diff=diff, fix_edits=fix_edits,
+                       from_label=f"upgrade --to {short(target)}", **options)  # type: ignore[arg-type]
+    return Upgrade(short(target), resolved, floors)
+
+
+def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[floor.Raise], list[str]]:
+    """The pins and configs ``upgrade`` raises (written unless ``write`` is false, as with ``--diff``):
+    each project's to the newest of X and what its applied fixes need; and notes for the report (a
+    project without a pin, a pin that cannot be raised)."""
+    target = parse_version(plan.target)
+    applied: dict[Path, list[Version]] = {}
+    for file in result.files:
+        applied[Path(file.path).resolve()] = [Version(n) for _, n in file.applied if n]
+    raises: list[floor.Raise] = []
+    notes: list[str] = []
+    unpinned: list[Path] = []
+    for found, files in plan.floors.items():
+        need = max([target] + [v for f in files for v in applied.get(f.resolve(), [])])
+        if not found.written:
+            unpinned += files
+            continue
+        try:
+            change = floor.raised(found, need)
+        except pins.BumpError as exc:
+            notes.append(f"the floor was not raised: {exc}")
+            continue
+        if change is None:
+            continue
+        if write:
+            try:
+                change.write()
+            except pins.BumpError as exc:
+                notes.append(f"the floor was not raised: {exc}")
+                continue
+        raises.append(change)
+        shown = display_path(change.path, None)
+        notes.append(f"{shown} {'now asks' if write else 'would ask'} for torch >= {short(need)}")
+    if unpinned:
+        notes.append(f"no torch pin was written: no project file pins torch; the code now needs torch >= "
+                     f"{plan.target}: add `torch>={plan.target}` to {floor.where_a_pin_goes(unpinned[0])}")
+    return raises, notes
+
+
+def upgrade(paths: Union[PathLike, Sequence[PathLike]], *, to: str, unsafe: bool = False, diff: bool = False,
+            verify: Optional[str] = None, verify_timeout: float = VERIFY_TIMEOUT, stream: Optional[IO[str]] = None,
+            select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None,
+            config: Optional[PathLike] = None, exclude: Optional[Iterable[str]] = None,
+            extend_exclude: Optional[Iterable[str]] = None, force_exclude: Optional[bool] = None,
+            respect_gitignore: Optional[bool] = None, jobs: int = 1, min_confidence: Optional[str] = None,
+            extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None) -> Report:
+    """Move the project to torch ``to`` as its new floor (``torch-upgrade upgrade --to X``): every
+    fix that is safe on [X, newest known] applied (``unsafe=True``: the unsafe ones too), the
+    compatibility code X makes dead removed (TU980), and each project's pin (or config ``from``)
+    raised to the newest of X and what the applied fixes need. The report holds what is left for a
+    person; ``changed`` and ``diff`` include the pin files; ``notes`` say which pins were raised, or
+    where a project without one would write it. ``diff=True`` writes nothing. ``verify``: the
+    project's test command, judging the fixes (see ``fix``). Raises UsageError for an X below a
+    project's current floor."""
+    paths = _paths(paths)
+    plan = plan_upgrade(paths, to, unsafe=unsafe, diff=diff, select=select, ignore=ignore, config=config,
+                        exclude=exclude, extend_exclude=extend_exclude, force_exclude=force_exclude,
+                        respect_gitignore=respect_gitignore, jobs=jobs, min_confidence=min_confidence,
+                        extend_select=extend_select, extend_ignore=extend_ignore)
+    if verify is not None:
+        if diff:
+            raise UsageError("verify runs the project's tests on the fixed files: it cannot be combined with diff")
+        result, verification = run_verify(paths, plan.resolved, verify, verify_timeout, stream)
+    else:
+        result = run(paths, plan.resolved)
+    raises, notes = raise_floors(plan, result, write=not diff)
+    report = report_of(result, tuple(plan.resolved.notes) + tuple(notes))
+    return replace(report, changed=report.changed + tuple(display_path(r.path, None) for r in raises),
+                   diff=report.diff + "".join(r.diff() for r in raises),
+                   repaired=tuple(verification.repaired) if verify is not None else (),
+                   taken_back=len(verification.taken_back) if verify is not None else 0)
 
 
 def _paths(paths: Union[PathLike, Sequence[PathLike]]) -> list[PathLike]:

@@ -61,6 +61,36 @@ class _Failure(click.ClickException):
     exit_code = 2
 
 
+_SELECTION = (
+    click.option("--select", multiple=True, metavar="ID,...",
+                 help="Only these rules or ID prefixes (instead of the config's)."),
+    click.option("--extend-select", multiple=True, metavar="ID,...",
+                 help="Add these rules or ID prefixes to the select list in force (the config's or --select)."),
+    click.option("--ignore", multiple=True, metavar="ID,...",
+                 help="Skip these rules or ID prefixes (instead of the config's)."),
+    click.option("--extend-ignore", multiple=True, metavar="ID,...",
+                 help="Skip these rules or ID prefixes too (besides the config's or --ignore)."),
+    click.option("--exclude", multiple=True, metavar="GLOB,...",
+                 help="Skip paths matching these globs (instead of the config's)."),
+    click.option("--extend-exclude", multiple=True, metavar="GLOB,...",
+                 help="Skip paths matching these globs too (besides the config's)."),
+    click.option("--force-exclude/--no-force-exclude", default=None,
+                 help="Apply the excludes to paths named on the command line too (for pre-commit)."),
+    click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+                 help="Skip what git ignores (.gitignore, .git/info/exclude; default: on)."),
+    click.option("--min-confidence", type=click.Choice(CONFIDENCES), default=None,
+                 help="Least sure findings to report: 'possible' adds method calls on receivers nothing is known "
+                      "of, as info without a fix (default: the config's, else likely)."),
+)
+
+
+def _selection(command: Any) -> Any:
+    """The options that choose rules and files (``scan`` and ``upgrade``), in this order in --help."""
+    for option in reversed(_SELECTION):
+        command = option(command)
+    return command
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="torch-upgrade")
 def main() -> None:
@@ -71,23 +101,7 @@ def main() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--from", "low", metavar="VERSION", help="Torch version the code runs on today (default: detected).")
 @click.option("--to", "high", metavar="VERSION", help="Torch version to upgrade to (default: newest; or 'installed').")
-@click.option("--select", multiple=True, metavar="ID,...", help="Only these rules or ID prefixes (instead of the config's).")
-@click.option("--extend-select", multiple=True, metavar="ID,...",
-              help="Add these rules or ID prefixes to the select list in force (the config's or --select).")
-@click.option("--ignore", multiple=True, metavar="ID,...", help="Skip these rules or ID prefixes (instead of the config's).")
-@click.option("--extend-ignore", multiple=True, metavar="ID,...",
-              help="Skip these rules or ID prefixes too (besides the config's or --ignore).")
-@click.option("--exclude", multiple=True, metavar="GLOB,...",
-              help="Skip paths matching these globs (instead of the config's).")
-@click.option("--extend-exclude", multiple=True, metavar="GLOB,...",
-              help="Skip paths matching these globs too (besides the config's).")
-@click.option("--force-exclude/--no-force-exclude", default=None,
-              help="Apply the excludes to paths named on the command line too (for pre-commit).")
-@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
-              help="Skip what git ignores (.gitignore, .git/info/exclude; default: on).")
-@click.option("--min-confidence", type=click.Choice(CONFIDENCES), default=None,
-              help="Least sure findings to report: 'possible' adds method calls on receivers nothing is known "
-                   "of, as info without a fix (default: the config's, else likely).")
+@_selection
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place (with '-': print the fixed code).")
 @click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply unsafe fixes.")
 @click.option("--diff", is_flag=True,
@@ -350,11 +364,12 @@ def _scan_stdin(resolved: api.Resolved, name: Optional[str], fmt: str, output: O
 
 
 def _report_diff(result: ScanResult, fmt: str, output: Optional[Path], unsafe_fixes: bool, rules: Any,
-                 notes: Sequence[str], show_fixes: bool, say: _Say) -> NoReturn:
+                 notes: Sequence[str], show_fixes: bool, say: _Say, extra: Optional[dict[str, str]] = None) -> NoReturn:
     """--diff: the unified diff (text), or the report of the fixes --fix would apply in any other
     format (JSON: with their edits and each file's diff); "Would fix N (...)" on stderr; exit 1
-    when there is something to change."""
-    text = "".join(r.diff for r in result.files if r.diff)
+    when there is something to change. ``extra``: the diffs of other files, by path (``upgrade``'s pins)."""
+    extra = extra or {}
+    text = "".join(r.diff for r in result.files if r.diff) + "".join(extra.values())
     if fmt == "text":
         _emit(diff_report.render(text, color=_color(output)), output)
     else:
@@ -363,7 +378,8 @@ def _report_diff(result: ScanResult, fmt: str, output: Optional[Path], unsafe_fi
         out = reporters.get(fmt)(shown, color=False, width=_width(), rules=rules, notes=notes)
         if fmt == "json":
             data = json.loads(out)
-            data["diffs"] = [{"path": r.path, "diff": r.diff} for r in result.files if r.diff]
+            data["diffs"] = [{"path": r.path, "diff": r.diff} for r in result.files if r.diff] + [
+                {"path": path, "diff": text} for path, text in extra.items()]
             data["summary"]["would_fix"] = result.fixed
             out = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         _emit(out, output)
@@ -537,6 +553,80 @@ def _emit(text: str, output: Optional[Path]) -> None:
             raise _Failure(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
         click.echo(text, nl=False, color=True)  # colour was decided by _color(); keep what was rendered
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--to", "target", required=True, metavar="VERSION",
+              help="The torch version the project moves to: its new floor (the pin is raised to it).")
+@_selection
+@click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply the unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Show everything upgrade would change (the pin included); write nothing.")
+@click.option("--show-fixes", is_flag=True, help="List the fixes applied per file and rule.")
+@click.option("--format", "--output-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Format of the report of what is left (markdown: for the upgrade ticket).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings left only: no window line, summary or notes.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="info", show_default=True,
+              help="Lowest severity of what is left that fails the run.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--jobs", type=click.IntRange(min=0), default=0, metavar="N", help="Worker processes (default: all cores).")
+@click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Use this pyproject.toml / torch-upgrade.toml.")
+@click.option("--verify", "verify_command", metavar="CMD",
+              help="Run CMD (the project's tests) before and after the fixes and take back those that make a "
+                   "passing test fail (see docs/verify.md).")
+@click.option("--verify-timeout", type=click.FloatRange(min=1), default=api.VERIFY_TIMEOUT, metavar="SECONDS",
+              show_default=True, help="Seconds one run of the --verify command may take.")
+def upgrade(paths: tuple[Path, ...], target: str, select: tuple[str, ...], extend_select: tuple[str, ...],
+            ignore: tuple[str, ...], extend_ignore: tuple[str, ...], exclude: tuple[str, ...],
+            extend_exclude: tuple[str, ...], force_exclude: Optional[bool], respect_gitignore: Optional[bool],
+            min_confidence: Optional[str], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool, fmt: str,
+            output: Optional[Path], quiet: bool, fail_on: str, exit_zero: bool, jobs: int,
+            config_path: Optional[Path], verify_command: Optional[str], verify_timeout: float) -> None:
+    """Move the project in PATHS (default: .) to torch VERSION as its new floor: raise its pin, apply
+    every fix that is safe from VERSION on (--unsafe-fixes: the rest too), remove the compatibility
+    code VERSION makes dead, and report what is left for a person. 'scan' stays the CI linter."""
+    if verify_command is not None and diff:
+        raise click.UsageError("--verify runs the project's tests on the fixed files: it cannot be combined with --diff")
+    targets = list(paths) or [Path(".")]
+    try:
+        plan = api.plan_upgrade(
+            targets, target, unsafe=bool(unsafe_fixes), diff=diff, fix_edits=fmt in NEEDS_FIX_EDITS,
+            select=select, ignore=ignore, config=config_path, exclude=exclude, extend_exclude=extend_exclude,
+            force_exclude=force_exclude, respect_gitignore=respect_gitignore, jobs=jobs, min_confidence=min_confidence,
+            extend_select=extend_select, extend_ignore=extend_ignore)
+    except api.UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    resolved, say = plan.resolved, _Say(quiet)
+    try:
+        if verify_command is not None:
+            result = _verify(targets, resolved, verify_command, verify_timeout, say)
+        else:
+            with progress_bar.for_scan(fmt, diff) as progress:
+                result = api.run(targets, resolved, progress=progress)
+    except api.UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    raises, floor_notes = api.raise_floors(plan, result, write=not diff)
+    for note in resolved.notes:
+        say.note(note)
+    notes = tuple(resolved.notes) + tuple(floor_notes)
+    if diff:
+        for note in floor_notes:
+            say.info(note)
+        _report_diff(result, fmt, output, resolved.settings.unsafe_fixes, resolved.rules, notes, show_fixes, say,
+                     extra={display_path(r.path, None): r.diff() for r in raises})
+    render = reporters.get(fmt)
+    _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=resolved.rules, notes=notes,
+                 quiet=quiet, fail_on=fail_on), output)
+    if show_fixes and not quiet:
+        listing = summary.fix_listing(result, resolved.settings.unsafe_fixes, applied=True)
+        click.echo(listing, err=fmt != "text" or output is not None, nl=False)
+    for note in floor_notes:
+        say.info(note)
+    if result.errors:
+        sys.exit(1)
+    sys.exit(0 if exit_zero or not result.failing(fail_on) else 1)
 
 
 @main.command("rules")

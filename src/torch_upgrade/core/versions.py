@@ -14,6 +14,7 @@ RELEASES = (
 )
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
+NO_PIN = "no torch pin found"  # how a window whose lower bound was assumed says so (its ``source``)
 
 
 def parse_version(text: str) -> Version:
@@ -42,6 +43,12 @@ class Window:
     low: Version
     high: Version
     source: str = "default"
+
+    @property
+    def stated(self) -> bool:
+        """Whether the project states its lower bound (a pin, --from, a config), rather than the
+        oldest release being assumed for want of one."""
+        return self.source != "default" and not self.source.startswith(NO_PIN)
 
     @classmethod
     def of(cls, low: str, high: str, source: str = "default") -> "Window":

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.core.versions import NEWEST, OLDEST, Window, parse_version, short
+from torch_upgrade.core.versions import NEWEST, NO_PIN, OLDEST, Window, parse_version, short
 from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 
@@ -45,6 +45,7 @@ class Options:
     jobs: int = 1
     cache: bool = False
     min_confidence: Optional[str] = None
+    from_label: str = "--from"  # what the window's source says of from_version (``upgrade --to X``)
 
 
 def items(values: Optional[Iterable[str]]) -> tuple[str, ...]:
@@ -165,7 +166,7 @@ class Resolver:
             high = self._installed()
             said += " installed"
         if low:
-            source = "--from"
+            source = self.options.from_label
         elif cfg.get("from"):
             low, source = cfg.get("from"), f"config {_shown(cfg.path)}"
         else:
@@ -174,7 +175,7 @@ class Resolver:
             if pin.version is not None:
                 low, source = str(pin.version), pin.source
             else:
-                low, source = OLDEST, f"no torch pin found; assuming the oldest catalog release {OLDEST}"
+                low, source = OLDEST, f"{NO_PIN}; assuming the oldest catalog release {OLDEST}"
         try:
             window = Window.of(low, high, source)
         except ValueError as exc:

@@ -110,7 +110,18 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
     new = module.visit(Applier(replacements, moves))
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
-    return new, applied
+    return _no_leading_blank(module, new), applied
+
+
+def _no_leading_blank(old: cst.Module, new: cst.Module) -> cst.Module:
+    """A file that did not start with a blank line does not after the rewrite (its first statement,
+    removed, left the next one's blank lines at the top)."""
+    if old.header or new.header or not old.body or not new.body or old.body[0].leading_lines:
+        return new
+    first = new.body[0]
+    if first.leading_lines and all(line.comment is None for line in first.leading_lines):
+        return new.with_changes(body=[first.with_changes(leading_lines=()), *new.body[1:]])
+    return new
 
 
 # ---------------------------------------------------------------- imports

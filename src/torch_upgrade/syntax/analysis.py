@@ -88,6 +88,7 @@ class Analysis:
         self._handled = 0  # depth of ``try`` bodies whose handlers catch a failing call
         self._branch: Branch = ()  # the branch of the current scope the walk is in
         self._typing_only = 0  # depth of ``if TYPE_CHECKING:`` bodies (bound for type checkers only)
+        self._scope_of: dict[int, Scope] = {}  # the scope of each function, lambda and class, by node
         # what names settle to in their scopes, kept once the walk is done
         self._settled: Optional[dict[tuple[int, str], Binding]] = None
         self._reaching: dict[tuple[int, str], list[Binding]] = {}
@@ -201,6 +202,7 @@ class Analysis:
     def _in_scope(self, kind: str, body_fn: Callable[[], None], node: cst.CSTNode) -> None:
         saved, saved_branch = self.scope, self._branch
         self.scope = Scope(kind, parent=saved)
+        self._scope_of[id(node)] = self.scope
         if kind == "function":  # runs later, if at all
             self._branch = saved_branch + ((id(node), 0),)
         try:
@@ -598,6 +600,16 @@ class Analysis:
                 todo += found
             self._parents, self._by_type = parents, by_type
         return self._parents
+
+    def scope_at(self, node: cst.CSTNode) -> Scope:
+        """The scope code at ``node`` runs in (its function's, its class body's, or the module's)."""
+        current = self.parent(node)
+        while current is not None:
+            scope = self._scope_of.get(id(current))
+            if scope is not None:
+                return scope
+            current = self.parent(current)
+        return self.root_scope
 
     def nodes(self, *kinds: type) -> list[cst.CSTNode]:
         """The file's nodes of exactly these types, an ancestor before its descendants (one walk

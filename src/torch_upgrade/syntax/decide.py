@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Mapping, Optional, Protocol
 
 import libcst as cst
 from packaging.version import InvalidVersion, Version
 
+from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory
 from torch_upgrade.core.versions import RELEASES
-from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Scope
 
 
@@ -68,9 +69,26 @@ class Project(Protocol):
 
     def absolute(self, level: int, module: str, name: str) -> Optional[str]: ...
 
+    def named_elsewhere(self, name: str) -> bool: ...
 
-Presence = Callable[[str, Version], Optional[bool]]
-"""Whether a torch name is present (``hasattr`` / importable) at a version; None when not known."""
+
+class Presence(Protocol):
+    """Whether a torch name is present at a version (``hasattr`` finds it; with ``module``, ``import``
+    of it succeeds); None when not known."""
+
+    def __call__(self, qualname: str, version: Version, module: bool = False) -> Optional[bool]: ...
+
+
+def table_presence(histories: Mapping[str, NameHistory]) -> Presence:
+    """Presence from the table of when torch names appeared (``catalog.names``): a version the table
+    was checked at is answered; a later one as the newest checked (a name not gone there is taken to
+    stay: a guard's fallback is for older torch); an older one is not known."""
+    def presence(qualname: str, version: Version, module: bool = False) -> Optional[bool]:
+        history = histories.get(qualname)
+        if history is None or version < OLDEST_CHECKED or module and history.kind != "module":
+            return None
+        return history.present_at(min(version, NEWEST_CHECKED))
+    return presence
 
 
 def samples(low: Version) -> list[str]:
@@ -219,6 +237,35 @@ class Decider:
         """The test's truth on every torch version from ``low`` on, when they all agree; else None."""
         return _single(self._truths(test, scope, samples(low)))
 
+    def decides(self, test: cst.BaseExpression, scope: Scope, low: Version) -> Optional[bool]:
+        """The truth of an ``if`` test on every torch from ``low`` on, as ``outcome``, where an operand of
+        ``and``/``or`` that the evaluation cannot know does not matter when the other settles the truth
+        (``device != cpu and version < 1.7`` is false from 1.7 on), as long as removing it removes no
+        call that could do something (see ``_inert``)."""
+        truths = []
+        for sample in samples(low):
+            truths.append(self._test_truth(test, scope, sample))
+            if truths[-1] is UNKNOWN:
+                break
+        return _single(truths)
+
+    def _test_truth(self, test: cst.BaseExpression, scope: Scope, sample: str) -> Any:
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            truth = self._test_truth(test.expression, scope, sample)
+            return UNKNOWN if truth is UNKNOWN else not truth
+        if isinstance(test, cst.BooleanOperation):
+            left = self._test_truth(test.left, scope, sample)
+            right = self._test_truth(test.right, scope, sample)
+            settles = isinstance(test.operator, cst.Or)  # the truth that settles the operation alone
+            if left is settles or right is settles:
+                unknown = test.right if left is settles else test.left
+                if (left is settles and right is settles) or _inert(unknown, self.names, scope):
+                    return settles
+                return UNKNOWN
+            return UNKNOWN if UNKNOWN in (left, right) else (not settles)
+        value = self.value(test, scope, sample)
+        return UNKNOWN if value is UNKNOWN else _truth(value)
+
     def varies(self, expr: cst.BaseExpression, scope: Scope) -> bool:
         """Whether the expression's value is known on every release and not the same on all."""
         values = []
@@ -236,6 +283,30 @@ class Decider:
         except (RecursionError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError):
             return UNKNOWN
 
+    def imports_succeed(self, node: cst.Try, scope: Scope, low: Version) -> Optional[bool]:
+        """Whether the body of ``try: ... except ImportError/AttributeError`` always succeeds from ``low``
+        on: True when it only imports torch names (``from torch.linalg import solve``, ``import torch.fft``)
+        and reads, binds or calls torch names, and every one of them is present at every version; else
+        None. (An AttributeError raised inside a torch function the body calls is not considered.)"""
+        if self.presence is None or node.finalbody is not None:
+            return None
+        names: list[tuple[str, bool]] = []
+        for statement in node.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return None
+            for small in statement.body:
+                found = _probed_names(small, self.names, scope)
+                if found is None:
+                    return None
+                names += found
+        if not names:
+            return None
+        for sample in samples(low):
+            version = Version(Version(sample).base_version)
+            if not all(self.presence(name, version, module) for name, module in names):
+                return None
+        return True
+
     def _truths(self, test: cst.BaseExpression, scope: Scope, versions: list[str]) -> list[Any]:
         out = []
         for sample in versions:
@@ -246,10 +317,75 @@ class Decider:
         return out
 
 
+def _probed_names(small: cst.BaseSmallStatement, names: Names, scope: Scope) -> Optional[list[tuple[str, bool]]]:
+    """The torch names a statement of a probing ``try`` body needs present: an import of torch names, a
+    reference to one or a call of one (``norm = torch.linalg.norm``, ``y = torch.linalg.norm(x)``: what
+    the call itself raises is not considered); None for anything else (another package, a method).
+    Each name comes with whether it must import as a module (``import torch.fft``; a member imported
+    from a module, ``from torch.fft import rfft``, says by its presence that the module imports)."""
+    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
+            and not isinstance(small.names, cst.ImportStar):
+        module = dotted(small.module)
+        if module is None or module.split(".", 1)[0] != "torch":
+            return None
+        return [(f"{module}.{dotted(alias.name)}", False) for alias in small.names]
+    if isinstance(small, cst.Import):
+        out = []
+        for alias in small.names:
+            name = dotted(alias.name)
+            if name is None or name.split(".", 1)[0] != "torch":
+                return None
+            out.append((name, True))
+        return out
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        value: Optional[cst.BaseExpression] = small.value
+    elif isinstance(small, (cst.Expr, cst.Return)):
+        value = small.value
+    else:
+        return None
+    if isinstance(value, cst.Call) and dotted(value.func) == "getattr" and names.qualify("getattr", scope)[1] is None \
+            and len(value.args) == 2 and not any(a.keyword or a.star for a in value.args) \
+            and isinstance(value.args[1].value, cst.SimpleString):  # getattr(torch, "compile")
+        attribute = value.args[1].value.evaluated_value
+        owner = dotted(value.args[0].value)
+        qualified = names.qualify(owner, scope)[0] if owner is not None else None
+        return [(f"{qualified}.{attribute}", False)] if isinstance(attribute, str) and qualified is not None \
+            and qualified.split(".", 1)[0] == "torch" else None
+    if isinstance(value, cst.Call):  # torch.linalg.norm(x): the lookup is probed (not what the call raises)
+        value = value.func
+    name = dotted(value) if isinstance(value, (cst.Attribute, cst.Name)) else None
+    qualname = names.qualify(name, scope)[0] if name is not None else None
+    if qualname is None or qualname.split(".", 1)[0] != "torch" or "." not in qualname:
+        return None
+    return [(qualname, False)]
+
+
 def _single(truths: list[Any]) -> Optional[bool]:
     if not truths or any(t is UNKNOWN for t in truths) or len(set(truths)) != 1:
         return None
     return bool(truths[0])
+
+
+_INERT_CALLS = frozenset({
+    "isinstance", "len", "hasattr", "getattr", "str", "int", "float", "bool", "type", "tuple",
+    "torch.device", "torch.is_tensor", "torch.cuda.is_available", "torch.is_grad_enabled",
+    "torch.jit.is_scripting", "torch.jit.is_tracing", "torch.backends.mps.is_available",
+})
+
+
+def _inert(expr: cst.BaseExpression, names: Names, scope: Scope) -> bool:
+    """Whether evaluating ``expr`` does nothing but compute a value: it calls only functions known to
+    (``_INERT_CALLS``), awaits and yields nothing, assigns nothing. Only such an operand may go with
+    the guard whose truth does not depend on it."""
+    for node in subtree(expr):
+        if isinstance(node, (cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda)):
+            return False
+        if isinstance(node, cst.Call):
+            name = dotted(node.func)
+            qualified = (names.qualify(name, scope)[0] or name) if name is not None else None
+            if qualified not in _INERT_CALLS:
+                return False
+    return True
 
 
 def _truth(value: Any) -> Any:

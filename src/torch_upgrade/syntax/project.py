@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -27,6 +28,11 @@ from torch_upgrade.syntax.parse import parse_module
 from torch_upgrade.syntax.provenance import POSSIBLE, Provenance
 
 _HOPS = 3  # re-exports followed (pkg/__init__.py: from .utils import make_mask)
+_MOST_FILES = 20000  # a project with more Python files than this is not searched for names (all are kept)
+_SKIPPED_DIRS = frozenset({"node_modules", "venv", "env", "build", "dist", "__pycache__", "site-packages"})
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_STAR = re.compile(rb"\bimport\s*\*")
+STAR = b"import *"  # among a file's words when it has a star import (``from ._compat import *``)
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,9 @@ class ProjectIndex:
         # real path -> (its stat when read, SHA-256, its scope model): the files whose helpers a
         # guard calls (syntax.decide), few
         self._analyses: dict[str, tuple[tuple[int, int], str, Optional[Analysis]]] = {}
+        # real path -> (its stat when read, SHA-256, the words it names): who names a flag (dead shims)
+        self._words: dict[str, tuple[tuple[int, int], str, frozenset[bytes]]] = {}
+        self._listed: dict[str, Optional[tuple[str, ...]]] = {}  # root -> its Python files
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
         return FileIndex(self, path)
@@ -149,6 +158,37 @@ class ProjectIndex:
         return None if known[2] is None else (known[1], known[2])
 
 
+    def python_files(self, root: str) -> Optional[tuple[str, ...]]:
+        """The real paths of the Python files under ``root`` (hidden folders, environments and build
+        output skipped), listed once per process; None for more than the bound."""
+        if root not in self._listed:
+            out: list[str] = []
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+                out += [os.path.realpath(os.path.join(folder, f)) for f in sorted(files) if f.endswith(".py")]
+                if len(out) > _MOST_FILES:
+                    break
+            self._listed[root] = tuple(out) if len(out) <= _MOST_FILES else None
+        return self._listed[root]
+
+    def words(self, path: str) -> Optional[tuple[str, frozenset[bytes]]]:
+        """The identifiers a file's text names (and the SHA-256 of its bytes); None if unreadable."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        known = self._words.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                raw = Path(path).read_bytes()
+            except OSError:
+                return None
+            words = set(_WORD.findall(raw)) | ({STAR} if _STAR.search(raw) else set())
+            known = self._words[path] = (stamp, hashlib.sha256(raw).hexdigest(), frozenset(words))
+        return known[1], known[2]
+
+
 class FileIndex:
     """The project index seen from one file (``provenance.ReturnIndex``)."""
 
@@ -157,11 +197,40 @@ class FileIndex:
         self.used: dict[str, str] = {}  # files read -> SHA-256 of their bytes
         self.module, self.is_package = "", False
         self.roots: tuple[str, ...] = ()
+        self.path: Optional[str] = None  # the file's real path
         if path is not None and path.suffix in (".py", ".ipynb") and path.parent.is_dir():
+            self.path = os.path.realpath(path)
             root: Path
             root, self.module = module_of(path.resolve())
             self.is_package = path.stem == "__init__"
             self.roots = tuple(dict.fromkeys([str(root), str(path.resolve().parent)]))
+
+    def named_elsewhere(self, name: str) -> bool:
+        """Whether another Python file of the project may import ``name`` from this one: its text (read,
+        never imported) names this module (its file's stem, or its package's for ``__init__.py``) and
+        ``name``, or star-imports. True where that cannot be told (no project, too many files, a file
+        that cannot be read). The files the answer rests on are recorded (``used``), so that a cached
+        result goes when one of them changes."""
+        if not self.roots or self.path is None:
+            return True
+        files = self.project.python_files(self.roots[0])
+        if files is None:
+            return True
+        stem = Path(self.path).parent.name if self.is_package else Path(self.path).stem
+        word, own = name.encode(), stem.encode()
+        read: dict[str, str] = {}
+        for path in files:
+            if path == self.path:
+                continue
+            known = self.project.words(path)
+            if known is None:
+                return True
+            if own in known[1] and (word in known[1] or STAR in known[1]):
+                self.used[path] = known[0]  # kept: that file alone can change the answer
+                return True
+            read[path] = known[0]
+        self.used.update(read)
+        return False
 
     def absolute(self, level: int, module: str, name: str) -> Optional[str]:
         base = _absolute(self.module, self.is_package, level, module)

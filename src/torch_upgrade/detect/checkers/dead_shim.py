@@ -1,0 +1,222 @@
+"""Compatibility shims the version window made dead (TU980): guards whose outcome is the same on
+every torch of the window, and the flags and helpers only they read.
+
+A guard is dead when ``syntax.decide`` gives it one outcome for every torch from the window's lower
+bound on, and it is a guard at all: its outcome differs for some older torch (``if True:`` or a flag of
+the program is none). Decided are ``if`` tests (version comparisons in every form the evaluator knows,
+project helpers and constants, ``hasattr``/``getattr(..., None)`` probes answered by the table of when
+torch names appeared, ``not``/``and``/``or``), conditional expressions, and ``try: <imports of torch
+names> except ImportError/AttributeError:`` blocks whose imports succeed on every torch of the window.
+An ``elif`` is decided with its ``if``; a guard inside dead code goes with it.
+
+One fix per file, carried by every finding in it: all its dead guards go together, with the
+module-level version flags and helpers that only the removed code read (``TORCH_GE_1_9 = ...``,
+``def torch_version_geq(...)``) when no other file of the project names them and they are not in
+``__all__`` — so that no pass ever leaves a flag removed while a guard still reads it. The fix is safe:
+the code that stays is what every torch of the window ran. The imports only the removed code read go
+too (the fix releases their names).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional, Sequence, Union
+
+import libcst as cst
+from packaging.version import Version
+
+from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, load_names
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import Window, short
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.fixers import dead_shim as rewrite
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.decide import Decider, table_presence
+from torch_upgrade.syntax.guards import catches_import_errors
+from torch_upgrade.syntax.nodes import dotted, subtree
+
+_EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that it is a guard at all
+
+Guard = Union[cst.If, cst.Try, cst.IfExp]
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> dict[str, NameHistory]:
+    return load_names()
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    if not window.stated:  # the oldest release assumed for want of a pin: the shims may be for older ones
+        return []
+    decider = Decider(analysis, analysis.project, table_presence(_names()))
+    decided: list[tuple[Guard, Fix]] = []
+    truths: dict[int, bool] = {}
+    parent = analysis.parent
+    reads = _reader(analysis)
+    for node in analysis.nodes(cst.If):
+        assert isinstance(node, cst.If)
+        if isinstance(parent(node), cst.If):  # an elif: decided with its if
+            continue
+        scope = analysis.scope_at(node)
+        truth = decider.decides(node.test, scope, window.low)
+        if truth is not None and decider.decides(node.test, scope, _EVER) is None:
+            decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
+            truths[id(node)] = truth
+    for node in analysis.nodes(cst.Try):
+        assert isinstance(node, cst.Try)
+        if not catches_import_errors(node) or not _only_import_errors(node):
+            continue
+        scope = analysis.scope_at(node)
+        # a guard when some name it imports came after the oldest release the table knows (else an
+        # optional dependency: try: import torch)
+        if decider.imports_succeed(node, scope, window.low) and \
+                not decider.imports_succeed(node, scope, OLDEST_CHECKED):
+            decided.append((node, rewrite.try_statement(node, parent, reads)))
+    for node in analysis.nodes(cst.IfExp):
+        assert isinstance(node, cst.IfExp)
+        scope = analysis.scope_at(node)
+        truth = decider.decides(node.test, scope, window.low)
+        if truth is not None and decider.decides(node.test, scope, _EVER) is None:
+            decided.append((node, rewrite.conditional(node, truth, reads)))
+            truths[id(node)] = truth
+    decided = _outermost(decided)
+    if not decided:
+        return []
+    combined = _combined(analysis, decided, reads)
+    hits = []
+    for guard, _ in decided:
+        statement = guard if isinstance(guard, (cst.If, cst.Try)) else analysis.top_of(guard) or guard
+        hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp)) else guard, statement,
+                        fix=combined, message=_message(guard, truths.get(id(guard), True), window)))
+    return hits
+
+
+def _only_import_errors(node: cst.Try) -> bool:
+    """Every handler catches only ImportError, ModuleNotFoundError or AttributeError."""
+    for handler in node.handlers:
+        if handler.type is None:
+            return False
+        kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+        for item in kinds:
+            value = item.value if isinstance(item, cst.Element) else item
+            name = dotted(value) or ""
+            if name.rsplit(".", 1)[-1] not in ("ImportError", "ModuleNotFoundError", "AttributeError"):
+                return False
+    return True
+
+
+def _outermost(decided: list[tuple[Guard, Fix]]) -> list[tuple[Guard, Fix]]:
+    """The guards not inside another one (a guard in a dead or live branch goes with its outer one's
+    rewrite; an inner one still there after it is decided on the next pass)."""
+    inside: set[int] = set()
+    for guard, _ in decided:
+        for node in subtree(guard)[1:]:
+            inside.add(id(node))
+    return [(g, f) for g, f in decided if id(g) not in inside]
+
+
+def _reader(analysis: Analysis) -> rewrite.Reads:
+    """The names code of this file reads (``rewrite.dead_shim.Reads``), from its load references."""
+    def reads(nodes: Sequence[Optional[cst.CSTNode]]) -> tuple[str, ...]:
+        inside = {id(n) for node in nodes if node is not None for n in subtree(node)}
+        return tuple(dict.fromkeys(ref.dotted.split(".", 1)[0] for ref in analysis.references
+                                   if ref.ctx in ("load", "annotation") and id(ref.node) in inside
+                                   and not ref.dotted.startswith(".")))
+    return reads
+
+
+def _combined(analysis: Analysis, decided: list[tuple[Guard, Fix]], reads: rewrite.Reads) -> Fix:
+    """All the file's dead guards in one fix, with the module-level flags and helpers nothing else
+    reads once they are gone."""
+    edits = [e for _, fix in decided for e in fix.edits]
+    released = [n for _, fix in decided for n in fix.released]
+    for statement in _unused_after(analysis, _gone(edits)):
+        fix = rewrite.unused(statement, analysis.parent, reads)
+        edits += fix.edits
+        released += list(fix.released)
+    project = analysis.project  # an import another file takes from this one stays
+    released = [n for n in released if project is not None and not project.named_elsewhere(n)]
+    return Fix(edits=list(edits), released=tuple(dict.fromkeys(released)),
+               replacement="the code every torch of the window runs (dead compatibility code removed)")
+
+
+def _gone(edits: Sequence[object]) -> set[int]:
+    """The nodes the edits remove (those replaced, less those their replacements keep)."""
+    gone: set[int] = set()
+    for edit in edits:
+        if isinstance(edit, Replace):
+            kept = edit.new.nodes if isinstance(edit.new, cst.FlattenSentinel) else \
+                [edit.new] if isinstance(edit.new, cst.CSTNode) else []
+            gone |= {id(n) for n in subtree(edit.node)} - {id(n) for k in kept for n in subtree(k)}
+    return gone
+
+
+Definition = Union[cst.SimpleStatementLine, cst.FunctionDef]
+
+
+def _unused_after(analysis: Analysis, gone: set[int]) -> list[Definition]:
+    """Module-level ``NAME = value`` and ``def NAME(...)`` (the name's one binding in the module) that
+    only removed code (and other such definitions) reads, not exported, and named by no other file of
+    the project."""
+    definitions: dict[str, Definition] = {}
+    for statement in analysis.module.body:
+        name = None
+        if isinstance(statement, cst.FunctionDef):
+            name = statement.name.value
+        elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
+                isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1 and \
+                isinstance(statement.body[0].targets[0].target, cst.Name):
+            name = statement.body[0].targets[0].target.value
+        if name is not None and len(analysis.root_scope.bindings.get(name, [])) == 1:
+            assert isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef))
+            definitions[name] = statement
+    if not definitions:
+        return []
+    exported = _exported(analysis.module)
+    uses: dict[str, list[cst.CSTNode]] = {}  # every read of the name (in any scope: a local of the same name keeps it)
+    for ref in analysis.references:
+        head = ref.dotted.split(".", 1)[0]
+        if head in definitions and ref.ctx in ("load", "annotation"):
+            uses.setdefault(head, []).append(ref.node)
+    gone = set(gone)
+    dropped: dict[str, Definition] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, statement in definitions.items():
+            if name in dropped or name in exported or name.startswith("__") or not uses.get(name):
+                continue  # unused already: not this rule's to remove
+            inside = {id(n) for n in subtree(statement)}
+            if any(id(n) not in gone and id(n) not in inside for n in uses[name]):
+                continue  # still read
+            if analysis.project is None or analysis.project.named_elsewhere(name):
+                continue
+            dropped[name] = statement
+            gone |= inside
+            changed = True
+    return list(dropped.values())
+
+
+def _exported(module: cst.Module) -> set[str]:
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Assign, cst.AugAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    if any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets):
+                        return {s.evaluated_value for s in subtree(small.value) if isinstance(s, cst.SimpleString)
+                                and isinstance(s.evaluated_value, str)}
+    return set()
+
+
+def _message(guard: Guard, truth: bool, window: Window) -> str:
+    floor = f"of the window ({short(window.low)} and later)"
+    if isinstance(guard, cst.Try):
+        return f"dead compatibility code: the imports of this try succeed on every torch {floor}; keep its body"
+    what = "if" if isinstance(guard, cst.If) else "conditional expression"
+    kept = ("the body" if isinstance(guard, cst.If) else "the first branch") if truth else \
+        ("what follows the else" if isinstance(guard, cst.If) and guard.orelse is not None else
+         "nothing of it" if isinstance(guard, cst.If) else "the else branch")
+    return f"dead compatibility code: this {what} is {'true' if truth else 'false'} on every torch {floor}; keep {kept}"

@@ -1,0 +1,110 @@
+"""A project's torch floor: where it is written, and raising it (``--bump-pin``, ``upgrade --to X``).
+
+The floor of a file is the lower bound of its window as the resolver finds it without ``--from``: a
+config's ``from``, or the torch pin of the nearest project above it (each subproject of a monorepo its
+own), or none. Raising it rewrites that one place, nothing else in the file: the requirement that sets
+the bound (``torch>=1.6`` in requirements.txt becomes ``torch>=2.0``), or the config's ``from``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+from packaging.version import Version
+
+from torch_upgrade.core.paths import display_path
+from torch_upgrade.core.versions import short
+from torch_upgrade.engine.resolve import Resolver
+from torch_upgrade.io import pins
+from torch_upgrade.io.source import SourceError, read_source, write_atomic
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Where a file's floor comes from: ``kind`` is ``"pin"`` (``where``: the project directory),
+    ``"config"`` (``where``: the config file), ``"option"`` (``--from``) or ``"default"`` (none: the
+    oldest release is assumed); ``low`` and ``source`` are its window's."""
+
+    kind: str
+    where: Optional[Path]
+    low: Version
+    source: str
+
+    @property
+    def written(self) -> bool:
+        """Whether a file states it (a pin or a config), so that it can be raised."""
+        return self.kind in ("pin", "config") and self.where is not None
+
+
+@dataclass(frozen=True)
+class Raise:
+    """A floor raised: the file that states it, its text before and after."""
+
+    path: Path
+    old: str
+    new: str
+    version: Version
+
+    def diff(self) -> str:
+        shown = display_path(self.path, None)
+        return "".join(difflib.unified_diff(self.old.splitlines(keepends=True), self.new.splitlines(keepends=True),
+                                            f"a/{shown}", f"b/{shown}"))
+
+    def write(self) -> None:
+        """Writes the new text; raises BumpError (nothing written) when the file changed since."""
+        try:
+            source = read_source(self.path)
+            if source.text != self.old:
+                raise pins.BumpError(f"{self.path} changed while it was read")
+            write_atomic(source, source.encode(self.new), within=())
+        except (SourceError, OSError) as exc:
+            raise pins.BumpError(str(exc)) from None
+
+
+def of(path: Path, resolver: Resolver) -> Floor:
+    """The floor of a file (or directory) as ``resolver`` finds it."""
+    kind, where = resolver.origin(path)
+    window = resolver.settings_for(path)[0].window
+    return Floor(kind, where, window.low, window.source)
+
+
+def floors(files: Iterable[Path], resolver: Resolver) -> dict[Floor, list[Path]]:
+    """The floors of ``files`` (a resolver without ``--from``), each with its files."""
+    out: dict[Floor, list[Path]] = {}
+    for path in files:
+        out.setdefault(of(path, resolver), []).append(path)
+    return out
+
+
+def raised(floor: Floor, version: Version) -> Optional[Raise]:
+    """The floor's file with the bound set to ``version`` (None when it already reads so). Raises
+    BumpError when it cannot be (no file states it, an upper bound below ``version``...)."""
+    if not floor.written:
+        raise pins.BumpError("no project file pins torch: there is no pin to raise" if floor.kind == "default"
+                             else "the lower bound is --from: there is no file to change")
+    assert floor.where is not None
+    if floor.kind == "config":
+        old, new = pins.bump_config(floor.where, version)
+        path = floor.where
+    else:
+        path, old, new = pins.bump(pins.detect(floor.where), version)
+    return None if old == new else Raise(path, old, new, version)
+
+
+def where_a_pin_goes(start: Path) -> str:
+    """Where a project without a pin would write one (for the report)."""
+    root = pins.project_root(start)
+    if root is None:
+        return f"a requirements.txt or pyproject.toml in {display_path(start, None) or '.'}"
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        if (root / name).is_file():
+            return f"the dependencies in {display_path(root / name, None)}"
+    requirements = sorted(root.glob("requirements*.txt"))
+    if requirements:
+        return display_path(requirements[0], None)
+    return f"a requirements.txt in {display_path(root, None)}"
+
+

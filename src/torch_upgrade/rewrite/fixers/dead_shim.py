@@ -1,0 +1,116 @@
+"""Compatibility code the version window made dead, removed: the branch that runs stays, in place.
+
+``syntax.decide`` says what a guard evaluates to on every torch of the window; this keeps the live
+branch: an ``if`` whose test is always true becomes its body, dedented into place (``elif``/``else``
+gone); one always false becomes its ``elif`` chain (as an ``if``) or its ``else`` body, or goes; a
+``try`` whose imports always succeed becomes its body (and its ``else``), the ``except`` fallback gone;
+``a if T else b`` becomes the branch taken; a module-level version flag or helper that nothing reads
+any more goes. Comments above the guard stay above what takes its place; those inside the dead branch
+go with it. A block left empty gets ``pass``. The names that only the removed code read are released,
+so that imports nothing reads any more (``from packaging import version``) go too.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence, Union
+
+import libcst as cst
+
+from torch_upgrade.core.model import Fix
+from torch_upgrade.rewrite.edits import Replace
+
+Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
+Parent = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+Reads = Callable[[Sequence[Optional[cst.CSTNode]]], tuple[str, ...]]
+"""The names code reads (the heads of its load references: ``torch`` for ``torch.solve``), never the
+names it binds (``def solve``, ``rfft = None``): what an import-cleanup may consider released."""
+
+
+def _statements(block: cst.BaseSuite) -> list[Statement]:
+    """A suite's statements (``if x: a; b`` on one line gives one statement line)."""
+    if isinstance(block, cst.IndentedBlock):
+        return [s for s in block.body if isinstance(s, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+    assert isinstance(block, cst.SimpleStatementSuite)
+    return [cst.SimpleStatementLine(list(block.body))]
+
+
+def _block_of(statement: cst.CSTNode, parent: Parent) -> Sequence[cst.CSTNode]:
+    holder = parent(statement)
+    if isinstance(holder, (cst.IndentedBlock, cst.Module)):
+        return holder.body
+    return ()
+
+
+def _terminal(body: Sequence[Statement]) -> bool:
+    """Whether the statements always leave their block: they end with return, raise, break or
+    continue, or with a ``with`` whose body does, or an ``if`` whose every branch does."""
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+    if isinstance(last, cst.With):
+        return _terminal(_statements(last.body))
+    if isinstance(last, cst.If):
+        orelse = last.orelse
+        rest = [orelse] if isinstance(orelse, cst.If) else _statements(orelse.body) if orelse is not None else []
+        return _terminal(_statements(last.body)) and _terminal(rest)
+    return False
+
+
+def _in_place(statement: Statement, body: Sequence[Statement], parent: Parent) -> list[Replace]:
+    """``statement`` replaced by ``body`` (its comments above kept on the first), or by ``pass`` where the
+    block would be left empty, or removed. Where ``body`` always leaves a function's or loop's block,
+    what followed the statement there is unreachable and goes too."""
+    block = _block_of(statement, parent)
+    if body:
+        first = body[0]
+        lead = list(statement.leading_lines) + list(getattr(first, "leading_lines", ()))
+        moved = [first.with_changes(leading_lines=lead), *body[1:]]
+        edits = [Replace(statement, cst.FlattenSentinel(moved))]
+        if _terminal(body) and isinstance(parent(statement), cst.IndentedBlock):
+            after = list(block)[[id(s) for s in block].index(id(statement)) + 1:]
+            edits += [Replace(s, cst.RemovalSentinel.REMOVE) for s in after]
+        return edits
+    if len(block) <= 1:
+        return [Replace(statement, cst.SimpleStatementLine([cst.Pass()], leading_lines=statement.leading_lines))]
+    return [Replace(statement, cst.RemovalSentinel.REMOVE)]
+
+
+def _fix(edits: list[Replace], replacement: str, released: tuple[str, ...]) -> Fix:
+    return Fix(edits=list(edits), replacement=replacement, released=released)
+
+
+def if_statement(node: cst.If, truth: bool, parent: Parent, reads: Reads) -> Fix:
+    """An ``if`` whose test the window decides."""
+    if truth:
+        return _fix(_in_place(node, _statements(node.body), parent), "the body, dedented (the test is always true)",
+                    reads([node.test, node.orelse]))
+    orelse = node.orelse
+    if isinstance(orelse, cst.If):  # elif: the rest of the chain, as an if
+        edit = Replace(node, orelse.with_changes(leading_lines=node.leading_lines))
+        return _fix([edit], "the elif chain, as an if (the test is always false)", reads([node.test, node.body]))
+    body = _statements(orelse.body) if isinstance(orelse, cst.Else) else []
+    return _fix(_in_place(node, body, parent), "the else body, dedented (the test is always false)" if body
+                else "nothing (the test is always false)", reads([node.test, node.body]))
+
+
+def try_statement(node: cst.Try, parent: Parent, reads: Reads) -> Fix:
+    """A ``try`` whose imports always succeed: its body (and ``else``), the handlers gone."""
+    body = _statements(node.body)
+    if node.orelse is not None:
+        body += _statements(node.orelse.body)
+    return _fix(_in_place(node, body, parent), "the try body (its imports always succeed)",
+                reads(list(node.handlers)))
+
+
+def conditional(node: cst.IfExp, truth: bool, reads: Reads) -> Fix:
+    """``a if T else b`` whose test the window decides."""
+    kept = node.body if truth else node.orelse
+    dropped = node.orelse if truth else node.body
+    new = kept.with_changes(lpar=node.lpar or kept.lpar, rpar=node.rpar or kept.rpar) \
+        if node.lpar else kept
+    return _fix([Replace(node, new)], "the branch taken", reads([node.test, dropped]))
+
+
+def unused(statement: Statement, parent: Parent, reads: Reads) -> Fix:
+    """A version flag or helper that nothing reads any more: removed."""
+    return _fix(_in_place(statement, [], parent), "nothing (nothing reads it any more)", reads([statement]))

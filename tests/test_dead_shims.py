@@ -1,0 +1,527 @@
+"""Dead compatibility shims (TU980), in the shapes real projects wrote them (kornia, pyro, ignite, yolov5,
+timm): decided by the window, removed, and the program still runs on torch 2.13; undecided, untouched."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import torch_upgrade
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def fixed(tmp_path: Path, files: dict[str, str], low: str, entry: str = "mod.py") -> tuple[str, torch_upgrade.Report]:
+    """The project's files written, fixed for TU980 with the window [low, 2.13]; the entry file's text."""
+    for name, code in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
+    report = torch_upgrade.fix([tmp_path], from_version=low, select=["TU980"])
+    assert not report.errors, report.errors
+    return (tmp_path / entry).read_text(encoding="utf-8"), report
+
+
+def runs(tmp_path: Path, code: str) -> None:
+    """``code`` runs on the installed torch with the project's files importable (skips without torch)."""
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed")
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def hints(code: str, low: str) -> list[tuple[int, str]]:
+    report = torch_upgrade.scan_source(textwrap.dedent(code).lstrip("\n"), from_version=low, select=["TU980"])
+    assert not report.errors
+    return [(f.line, f.severity) for f in report.findings]
+
+
+# ------------------------------------------------------------------ decided: removed, the program runs
+DECIDED = {
+    "packaging": ("2.0", '''
+        import torch
+        from packaging import version
+
+        if version.parse(torch.__version__) >= version.parse("1.8"):
+            from torch.linalg import solve
+        else:
+            def solve(A, B):
+                return torch.solve(B, A)[0]
+        ''', '''
+        from torch.linalg import solve
+        '''),
+    "tuple of ints": ("2.0", '''
+        import torch
+
+        TORCH_VERSION = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
+
+
+        def norm(x):
+            if TORCH_VERSION >= (1, 9):
+                return torch.linalg.vector_norm(x)
+            return x.pow(2).sum().sqrt()
+        ''', '''
+        import torch
+
+
+        def norm(x):
+            return torch.linalg.vector_norm(x)
+        '''),
+    "string startswith, else branch": ("2.0", '''
+        import torch
+
+        if torch.__version__.startswith("1."):
+            BACKEND = "legacy"
+        else:
+            BACKEND = "modern"
+        ''', '''
+        BACKEND = "modern"
+        '''),
+    "importlib.metadata": ("1.10", '''
+        from importlib.metadata import version as package_version
+
+        from packaging.version import Version
+
+        if Version(package_version("torch")) < Version("1.9"):
+            raise ImportError("this package needs torch >= 1.9")
+        READY = True
+        '''.replace("        ", "", 0), '''
+        READY = True
+        '''),
+    "elif chain": ("1.12", '''
+        import torch
+        from packaging import version
+
+        _TORCH = version.parse(torch.__version__)
+        if _TORCH < version.parse("1.8"):
+            KIND = "old"
+        elif _TORCH < version.parse("1.10"):
+            KIND = "middle"
+        else:
+            KIND = "new"
+        ''', '''
+        KIND = "new"
+        '''),
+    "not / and / or": ("2.0", '''
+        import torch
+        from packaging import version
+
+        TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
+
+
+        def scale(x, fast):
+            if not TORCH_GE_1_9 and fast:
+                return x * 2.0
+            if TORCH_GE_1_9 or fast:
+                return x + x
+            return None
+        ''', '''
+        def scale(x, fast):
+            return x + x
+        '''),
+    "a version test that settles an and, beside a value": ("2.0", '''
+        import warnings
+
+        import torch
+        from packaging import version
+
+
+        def check(device):
+            if device != torch.device("cpu") and version.parse(torch.__version__) < version.parse("1.7.0"):
+                warnings.warn("torch.max has a problem before 1.7", DeprecationWarning)
+                return False
+            return True
+        ''', '''
+        def check(device):
+            return True
+        '''),
+    "hasattr, with the flag only it read": ("1.9", '''
+        import torch
+
+        HAS_INFERENCE_MODE = hasattr(torch, "inference_mode")
+
+
+        def predict(model, x):
+            if HAS_INFERENCE_MODE:
+                with torch.inference_mode():
+                    return model(x)
+            with torch.no_grad():
+                return model(x)
+        ''', '''
+        import torch
+
+
+        def predict(model, x):
+            with torch.inference_mode():
+                return model(x)
+        '''),
+    "getattr(..., None) is not None": ("1.10", '''
+        import torch
+
+
+        def norm(x):
+            if getattr(torch.linalg, "vector_norm", None) is not None:
+                return torch.linalg.vector_norm(x)
+            return torch.norm(x)
+        ''', '''
+        import torch
+
+
+        def norm(x):
+            return torch.linalg.vector_norm(x)
+        '''),
+    "two-argument getattr": ("2.0", '''
+        import torch
+
+        try:
+            compile_fn = getattr(torch, "compile")
+        except AttributeError:
+            compile_fn = None
+        ''', '''
+        import torch
+
+        compile_fn = getattr(torch, "compile")
+        '''),
+    "try: import / except ImportError": ("1.8", '''
+        import torch
+
+        try:
+            from torch.fft import rfft, irfft
+        except ImportError:
+            rfft = irfft = None
+
+
+        def roundtrip(x):
+            return irfft(rfft(x), n=x.shape[-1])
+        ''', '''
+        import torch
+
+        from torch.fft import rfft, irfft
+
+
+        def roundtrip(x):
+            return irfft(rfft(x), n=x.shape[-1])
+        '''),
+    "try: call / except AttributeError": ("1.9", '''
+        import torch
+
+
+        def norm(x):
+            try:
+                return torch.linalg.vector_norm(x)
+            except AttributeError:
+                return torch.norm(x)
+        ''', '''
+        import torch
+
+
+        def norm(x):
+            return torch.linalg.vector_norm(x)
+        '''),
+    "a name gone before the window": ("2.0", '''
+        import torch
+
+        if hasattr(torch, "_six"):
+            from torch._six import inf
+        else:
+            from math import inf
+        ''', '''
+        from math import inf
+        '''),
+    "conditional expression": ("2.0", '''
+        import torch
+
+        autocast = torch.amp.autocast if hasattr(torch, "amp") and hasattr(torch.amp, "autocast") else None
+        ''', '''
+        import torch
+
+        autocast = torch.amp.autocast
+        '''),
+}
+
+
+@pytest.fixture(scope="module")
+def decided(tmp_path_factory) -> dict[str, tuple[Path, str, torch_upgrade.Report]]:
+    """Each decided case fixed in a project of its own: its folder, the fixed text, the report."""
+    out = {}
+    for index, (name, (low, before, _)) in enumerate(DECIDED.items()):
+        folder = tmp_path_factory.mktemp(f"case{index}")
+        out[name] = (folder, *fixed(folder, {"mod.py": before}, low))
+    return out
+
+
+@pytest.mark.parametrize("name", list(DECIDED))
+def test_a_decided_guard_is_removed(decided, name):
+    low, _, after = DECIDED[name]
+    folder, text, report = decided[name]
+    assert text == textwrap.dedent(after).lstrip("\n")
+    assert report.fixed >= 1 and not report.findings
+    again = torch_upgrade.fix([folder], from_version=low, select=["TU980"])
+    assert again.fixed == 0 and (folder / "mod.py").read_text(encoding="utf-8") == text  # idempotent
+
+
+def test_every_fixed_program_runs_on_torch(decided, tmp_path):
+    folders = [str(folder) for folder, _, _ in decided.values()]
+    runs(tmp_path, f"""
+        import importlib, sys
+        for folder in {folders!r}:
+            sys.path.insert(0, folder)
+            importlib.import_module("mod")
+            del sys.modules["mod"]
+            sys.path.pop(0)
+    """)
+
+
+# what each case's module gives, evaluated in the old and the fixed module on the same inputs
+CALLS = {
+    "packaging": ["solve(torch.eye(3) * 3 + torch.rand(3, 3), torch.randn(3, 2))"],
+    "tuple of ints": ["norm(torch.randn(5))"],
+    "string startswith, else branch": ["BACKEND"],
+    "importlib.metadata": ["READY"],
+    "elif chain": ["KIND"],
+    "not / and / or": ["scale(torch.randn(3), True)", "scale(torch.randn(3), False)"],
+    "a version test that settles an and, beside a value": ["check(torch.device('cpu'))", "check(torch.device('meta'))"],
+    "hasattr, with the flag only it read": ["predict(torch.nn.Linear(3, 2), torch.randn(4, 3))"],
+    "getattr(..., None) is not None": ["norm(torch.randn(4, 2))"],
+    "two-argument getattr": ["compile_fn is torch.compile"],
+    "try: import / except ImportError": ["roundtrip(torch.randn(8))", "roundtrip(torch.randn(3, 7))"],
+    "try: call / except AttributeError": ["norm(torch.randn(6))"],
+    "a name gone before the window": ["inf"],
+    "conditional expression": ["autocast is torch.amp.autocast"],
+}
+
+
+def test_every_case_has_calls():
+    assert set(CALLS) == set(DECIDED)
+
+
+@pytest.mark.differential("TU980")
+def test_the_fixed_module_computes_what_the_old_one_did(decided, tmp_path):
+    """Old and fixed module on torch 2.13 (inside each case's window), on the same seeded inputs."""
+    cases = [(textwrap.dedent(DECIDED[name][1]), text, CALLS[name]) for name, (_, text, _) in decided.items()]
+    runs(tmp_path, f"""
+        import torch
+        for old, new, calls in {cases!r}:
+            spaces = []
+            for code in (old, new):
+                space = {{}}
+                exec(compile(code, "mod.py", "exec"), space)
+                spaces.append(space)
+            for call in calls:
+                for seed in range(5):
+                    values = []
+                    for space in spaces:
+                        torch.manual_seed(seed)
+                        values.append(eval(call, dict(space, torch=torch)))
+                    a, b = values
+                    same = torch.equal(a, b) if isinstance(a, torch.Tensor) else a == b
+                    assert same, (call, a, b)
+    """)
+
+
+def test_the_finding_is_a_hint_at_the_guards_first_line():
+    code = DECIDED["packaging"][1]
+    assert hints(code, "2.0") == [(4, "hint")]
+
+
+# ------------------------------------------------------------------ across files
+COMPAT = '''
+    import torch
+    from packaging import version
+
+
+    def torch_version():
+        return torch.__version__.split("+")[0]
+
+
+    def torch_version_geq(major, minor):
+        return version.parse(torch_version()) >= version.parse(f"{major}.{minor}")
+
+
+    TORCH_GE_1_9 = torch_version_geq(1, 9)
+    '''
+
+
+def test_a_helper_imported_from_another_file_decides_and_stays(tmp_path):
+    text, _ = fixed(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/_compat.py": COMPAT,
+        "pkg/ops.py": '''
+            import torch
+
+            from ._compat import torch_version_geq
+
+
+            def solve(A, B):
+                if torch_version_geq(1, 9):
+                    return torch.linalg.solve(A, B)
+                return torch.solve(B, A)[0]
+            ''',
+    }, "2.0", entry="pkg/ops.py")
+    assert "torch_version_geq(1, 9)" not in text and "torch.solve" not in text
+    assert "return torch.linalg.solve(A, B)" in text
+    compat = (tmp_path / "pkg/_compat.py").read_text(encoding="utf-8")
+    assert compat == textwrap.dedent(COMPAT).lstrip("\n")  # the helper is the project's: kept
+    runs(tmp_path, """
+        import torch
+        from pkg.ops import solve
+        assert torch.allclose(solve(torch.eye(2) * 2, torch.ones(2, 1)), torch.full((2, 1), 0.5))
+    """)
+
+
+def test_a_constant_another_file_uses_stays(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/flags.py": '''
+            import torch
+            from packaging import version
+
+            TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
+            TORCH_GE_1_10 = version.parse(torch.__version__) >= version.parse("1.10")
+
+            if TORCH_GE_1_9:
+                DEFAULT_NORM = "linalg"
+            else:
+                DEFAULT_NORM = "legacy"
+            ''',
+        "pkg/train.py": '''
+            from .flags import TORCH_GE_1_10
+
+            USE_NEW = TORCH_GE_1_10
+            ''',
+    }
+    text, _ = fixed(tmp_path, files, "2.0", entry="pkg/flags.py")
+    assert text == textwrap.dedent('''
+        import torch
+        from packaging import version
+        TORCH_GE_1_10 = version.parse(torch.__version__) >= version.parse("1.10")
+
+        DEFAULT_NORM = "linalg"
+        ''').lstrip("\n")
+    runs(tmp_path, "import pkg.flags, pkg.train; assert pkg.train.USE_NEW and pkg.flags.DEFAULT_NORM == 'linalg'")
+
+
+def test_a_name_in_all_stays(tmp_path):
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+        from packaging import version
+
+        __all__ = ["TORCH_GE_1_9"]
+        TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
+        if TORCH_GE_1_9:
+            KIND = "new"
+        '''}, "2.0")
+    assert "TORCH_GE_1_9 = version.parse" in text and 'KIND = "new"' in text and "if TORCH_GE_1_9" not in text
+
+
+# ------------------------------------------------------------------ undecided: untouched
+UNDECIDED = {
+    "the window starts before the threshold": ("1.7", '''
+        import torch
+        from packaging import version
+
+        if version.parse(torch.__version__) >= version.parse("1.8"):
+            from torch.linalg import solve
+        else:
+            solve = None
+        '''),
+    "a name the table does not know": ("2.0", '''
+        import torch
+
+        if hasattr(torch, "_some_private_hook"):
+            torch._some_private_hook()
+        '''),
+    "a probe of something that is not torch": ("2.0", '''
+        import numpy as np
+
+        if hasattr(np, "float128"):
+            WIDE = np.float128
+        '''),
+    "an optional dependency": ("2.0", '''
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        '''),
+    "a try whose body does more than import": ("2.0", '''
+        try:
+            from torch.fft import rfft
+            import scipy.fft
+        except ImportError:
+            rfft = None
+        '''),
+    "a handler that catches everything": ("2.0", '''
+        try:
+            from torch.fft import rfft
+        except Exception:
+            rfft = None
+        '''),
+    "a flag of the program": ("2.0", '''
+        import torch
+
+        if torch.cuda.is_available() and torch.backends.cudnn.enabled:
+            DEVICE = "cuda"
+        '''),
+    "a version test mixed with a run-time value": ("2.0", '''
+        import os
+
+        import torch
+        from packaging import version
+
+        if version.parse(torch.__version__) >= version.parse("1.9") and os.environ.get("FAST"):
+            MODE = "fast"
+        '''),
+    "a version test beside a call that does something": ("2.0", '''
+        import torch
+        from packaging import version
+
+        LOG = []
+
+
+        def note():
+            LOG.append(1)
+            return True
+
+
+        if note() and version.parse(torch.__version__) < version.parse("1.7.0"):
+            MODE = "old"
+        '''),
+    "a method of a tensor": ("2.0", '''
+        def norm(x):
+            try:
+                return x.norm()
+            except AttributeError:
+                return None
+        '''),
+    "a name gone within the window": ("1.13", '''
+        import torch
+
+        if hasattr(torch, "_six"):
+            from torch._six import inf
+        else:
+            from math import inf
+        '''),
+}
+
+
+@pytest.mark.parametrize("name", list(UNDECIDED))
+def test_an_undecided_guard_is_untouched(tmp_path, name):
+    low, code = UNDECIDED[name]
+    text, report = fixed(tmp_path, {"mod.py": code}, low)
+    assert text == textwrap.dedent(code).lstrip("\n") and report.fixed == 0
+    assert hints(code, low) == []
+
+
+def test_no_pin_means_no_floor_to_decide_against(tmp_path):
+    (tmp_path / "mod.py").write_text(textwrap.dedent(DECIDED["packaging"][1]).lstrip("\n"), encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], select=["TU980"])
+    assert report.findings == ()
+    (tmp_path / "requirements.txt").write_text("torch>=2.0\n", encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], select=["TU980"])
+    assert [(f.rule, f.line) for f in report.findings] == [("TU980", 4)]

@@ -1,0 +1,175 @@
+"""`torch-upgrade upgrade --to X`: the floor raised where the project states it, every fix safe from X
+on applied, the compatibility code X makes dead removed, what is left reported; through the CLI and the
+public API."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import torch_upgrade
+from helpers import cli
+
+MODEL = '''
+import torch
+from packaging import version
+
+if version.parse(torch.__version__) >= version.parse("1.9"):
+    def norm(x):
+        return torch.linalg.vector_norm(x)
+else:
+    def norm(x):
+        return x.pow(2).sum().sqrt()
+
+
+def outer(a, b):
+    return torch.ger(a, b)
+'''
+
+UPGRADED = '''
+import torch
+
+def norm(x):
+    return torch.linalg.vector_norm(x)
+
+
+def outer(a, b):
+    return torch.outer(a, b)
+'''
+
+
+def project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def read(root: Path, name: str) -> str:
+    return (root / name).read_text(encoding="utf-8")
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_pin_is_raised_the_shims_go_and_the_fixes_are_applied(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "numpy\ntorch>=1.6  # the floor\n", "pkg/model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0")
+    assert result.exit_code == 0, result.stderr
+    assert read(root, "requirements.txt") == "numpy\ntorch>=2.0  # the floor\n"
+    assert read(root, "pkg/model.py") == textwrap.dedent(UPGRADED).lstrip("\n")
+    assert "requirements.txt now asks for torch >= 2.0" in result.stderr
+    assert "upgrade --to 2.0" in result.stdout  # the window's source, in the report
+
+
+def test_a_second_run_changes_nothing(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "pkg/model.py": MODEL})
+    assert cli("upgrade", root, "--to", "2.0").exit_code == 0
+    before = snapshot(root)
+    again = cli("upgrade", root, "--to", "2.0")
+    assert again.exit_code == 0, again.stderr
+    assert snapshot(root) == before
+    assert "now asks" not in again.stderr and "No findings" in again.stdout
+
+
+def test_a_target_below_the_floor_is_a_usage_error_naming_both(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=2.0\n", "model.py": MODEL})
+    before = snapshot(root)
+    result = cli("upgrade", root, "--to", "1.8")
+    assert result.exit_code == 2
+    assert "--to 1.8 is below the project's floor 2.0 (requirements.txt: torch>=2.0)" in result.stderr
+    assert snapshot(root) == before
+
+
+def test_diff_shows_everything_and_writes_nothing(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "model.py": MODEL})
+    before = snapshot(root)
+    result = cli("upgrade", root, "--to", "2.0", "--diff")
+    assert result.exit_code == 1  # something would change, as scan --diff
+    assert snapshot(root) == before
+    assert "-torch>=1.6\n+torch>=2.0\n" in result.stdout
+    assert "-    return torch.ger(a, b)" in result.stdout and "-if version.parse(" in result.stdout
+    assert "requirements.txt would ask for torch >= 2.0" in result.stderr
+
+
+def test_without_a_pin_the_code_is_upgraded_and_the_report_says_where_a_pin_goes(tmp_path):
+    root = project(tmp_path, {"model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0")
+    assert result.exit_code == 0, result.stderr
+    assert read(root, "model.py") == textwrap.dedent(UPGRADED).lstrip("\n")
+    assert "no torch pin was written" in result.stderr and "torch>=2.0" in result.stderr
+
+
+def test_each_subproject_raises_its_own_pin(tmp_path):
+    root = project(tmp_path, {
+        "vision/requirements.txt": "torch>=1.8\n", "vision/model.py": MODEL,
+        "audio/pyproject.toml": '[project]\nname = "audio"\ndependencies = ["torch>=1.10,<3"]\n',
+        "audio/model.py": MODEL,
+    })
+    result = cli("upgrade", root, "--to", "2.1")
+    assert result.exit_code == 0, result.stderr
+    assert read(root, "vision/requirements.txt") == "torch>=2.1\n"
+    assert 'dependencies = ["torch>=2.1,<3"]' in read(root, "audio/pyproject.toml")
+
+
+def test_a_config_floor_is_raised_in_the_config(tmp_path):
+    root = project(tmp_path, {"pyproject.toml": '[tool.torch-upgrade]\nfrom = "1.8"\n', "model.py": MODEL})
+    assert cli("upgrade", root, "--to", "2.0").exit_code == 0
+    assert read(root, "pyproject.toml") == '[tool.torch-upgrade]\nfrom = "2.0"\n'
+
+
+def test_the_pin_written_is_what_the_applied_fixes_need(tmp_path):
+    """weight_norm's fix needs torch 2.1 (parametrizations.weight_norm): applied with --unsafe-fixes, the
+    pin says 2.1, not the 2.0 asked for."""
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "model.py": '''
+        import torch
+        from torch.nn.utils import weight_norm
+
+        layer = weight_norm(torch.nn.Linear(3, 4))
+        '''})
+    result = cli("upgrade", root, "--to", "2.0", "--unsafe-fixes")
+    assert result.exit_code == 0, result.stderr
+    assert "parametrizations" in read(root, "model.py")
+    assert read(root, "requirements.txt") == "torch>=2.1\n"
+
+
+def test_a_target_beyond_the_newest_known_release_is_accepted_with_a_note(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.20")
+    assert result.exit_code == 0, result.stderr
+    assert "beyond the newest release the catalog knows" in result.stderr
+    assert read(root, "requirements.txt") == "torch>=2.20\n"
+
+
+def test_the_markdown_report_is_for_the_ticket(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n",
+                              "model.py": MODEL + "\n\ndef load(path):\n    return torch.load(path)\n"})
+    out = tmp_path / "UPGRADE.md"
+    result = cli("upgrade", root, "--to", "2.0", "--format", "markdown", "-o", out)
+    assert result.exit_code == 1  # advice is left for a person (info fails the run, as scan --fix)
+    text = out.read_text(encoding="utf-8")
+    assert "TU803" in text and "torch.ger" not in text
+
+
+def test_the_api_returns_the_report_with_the_pin_change(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "model.py": MODEL})
+    preview = torch_upgrade.upgrade([root], to="2.0", diff=True)
+    assert read(root, "requirements.txt") == "torch>=1.6\n"
+    assert "+torch>=2.0" in preview.diff and any(p.endswith("requirements.txt") for p in preview.changed)
+    report = torch_upgrade.upgrade([root], to="2.0")
+    assert report.fixed >= 2 and report.window.from_version == "2.0"
+    assert any("now asks for torch >= 2.0" in n for n in report.notes)
+    with pytest.raises(torch_upgrade.UsageError, match="below the project's floor 2.0"):
+        torch_upgrade.upgrade([root], to="1.9")
+
+
+def test_json_report_of_a_diff_lists_the_pin_file(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0", "--diff", "--format", "json")
+    data = json.loads(result.stdout)
+    assert any(d["path"].endswith("requirements.txt") and "+torch>=2.0" in d["diff"] for d in data["diffs"])
