@@ -422,32 +422,25 @@ def _after_fix(result: ScanResult, resolved: api.Resolved, bump_pin: bool, say: 
 
 
 def _bump(resolved: api.Resolved, path: Path, need: Any, say: _Say) -> None:
-    from torch_upgrade.io import pins
-    from torch_upgrade.io.source import SourceError, read_source, write_atomic
+    from torch_upgrade.engine import floor
+    from torch_upgrade.io.pins import BumpError
 
-    resolver = resolved.resolver
-    kind, where = resolver.origin(path) if resolver is not None else ("option", None)
-    if kind == "option":
+    if resolved.resolver is None or resolved.resolver.origin(path)[0] == "option":
         say.info("--bump-pin: the lower bound is --from: there is no file to change")
         return
-    if kind == "default" or where is None:
+    found = floor.of(path, resolved.resolver)
+    if not found.written:
         say.info("--bump-pin: no project file pins torch: there is no pin to raise")
         return
     try:
-        if kind == "config":
-            target = where
-            old, new = pins.bump_config(where, need)
-        else:
-            pin = pins.detect(where)
-            target, old, new = pins.bump(pin, need)
-        source = read_source(target)
-        if source.text != old:
-            raise pins.BumpError(f"{target} changed while it was read")
-        write_atomic(source, source.encode(new), within=())
-    except (pins.BumpError, SourceError, OSError) as exc:
+        change = floor.raised(found, need)
+        if change is not None:
+            change.write()
+    except BumpError as exc:
         click.echo(f"torch-upgrade: error: --bump-pin: {exc}", err=True)
         sys.exit(1)
-    say.info(f"--bump-pin: {display_path(target, None)} now asks for torch >= {short(need)}")
+    if change is not None:
+        say.info(f"--bump-pin: {display_path(change.path, None)} now asks for torch >= {short(need)}")
 
 
 def _settings_report(resolved: api.Resolved, path: Path, fmt: str) -> str:

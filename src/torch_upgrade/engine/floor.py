@@ -86,11 +86,14 @@ def raised(floor: Floor, version: Version) -> Optional[Raise]:
         raise pins.BumpError("no project file pins torch: there is no pin to raise" if floor.kind == "default"
                              else "the lower bound is --from: there is no file to change")
     assert floor.where is not None
-    if floor.kind == "config":
-        old, new = pins.bump_config(floor.where, version)
-        path = floor.where
-    else:
-        path, old, new = pins.bump(pins.detect(floor.where), version)
+    try:
+        if floor.kind == "config":
+            old, new = pins.bump_config(floor.where, version)
+            path = floor.where
+        else:
+            path, old, new = pins.bump(pins.detect(floor.where), version)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise pins.BumpError(f"{floor.where}: cannot read it: {exc}") from None
     return None if old == new else Raise(path, old, new, version)
 
 
