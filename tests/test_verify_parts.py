@@ -99,3 +99,35 @@ def test_one_bad_rule_costs_about_log2_of_its_units():
     verdict = culprits(units, breaks, breaks(units), lambda u: (u[0], u[1]))
     assert set(u for u, _ in verdict.rejected) == bad
     assert verdict.runs <= 2 * 4 + 2 * 20  # the rule in ~log2(10) halvings, then each bad unit of it
+
+
+@pytest.mark.parametrize("nodeid, junit", [
+    ("tests/test_shapes.py::test_outer", "tests.test_shapes::test_outer"),
+    ("test/a/test_b.py::TestC::test_d[cpu-float32]", "test.a.test_b.TestC::test_d[cpu-float32]"),
+    ("test_x.py::test_y[a/b::c]", "test_x::test_y[a/b::c]"),
+])
+def test_a_tests_junit_id_is_what_pytest_junit_xml_names_it(nodeid, junit):
+    from torch_upgrade.pytest_plugin import junit_id
+
+    assert junit_id(nodeid) == junit
+
+
+def test_only_the_listed_tests_run(tmp_path):
+    """While --verify bisects, the plugin runs only the tests that broke (--torch-upgrade-only)."""
+    import subprocess
+    import sys
+
+    from torch_upgrade.verify.command import junit_outcomes
+
+    (tmp_path / "test_some.py").write_text(
+        "import pytest\n\n\ndef test_a():\n    pass\n\n\n@pytest.mark.parametrize('x', [1, 2])\ndef test_b(x):\n"
+        "    pass\n\n\nclass TestC:\n    def test_d(self):\n        pass\n", encoding="utf-8")
+    (tmp_path / "only.txt").write_text("test_some::test_b[2]\ntest_some.TestC::test_d\n", encoding="utf-8")
+    (tmp_path / "none.ini").write_text("[pytest]\n", encoding="utf-8")
+    junit = tmp_path / "out.xml"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                           "torch_upgrade.pytest_plugin", f"--torch-upgrade-only={tmp_path / 'only.txt'}",
+                           f"--junitxml={junit}", "-c", str(tmp_path / "none.ini"), "--rootdir", str(tmp_path),
+                           "test_some.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(junit_outcomes(junit)) == ["test_some.TestC::test_d", "test_some::test_b[2]"]

@@ -4,7 +4,8 @@ the line of the project's own code that led to them.
     pytest -p torch_upgrade.pytest_plugin --torch-upgrade-log=runtime.jsonl
 
 (``torch-upgrade scan --fix --verify "pytest ..."`` loads it, with the log in a private temporary
-folder, and turns what it recorded into findings: ``docs/verify.md``). It imports nothing but the
+folder, and turns what it recorded into findings: ``docs/verify.md``; while it bisects, it runs only the
+tests that broke, listed in ``--torch-upgrade-only``). It imports nothing but the
 standard library (and torch, once the tests have imported it), so that a test environment without
 torch-upgrade's dependencies can load it from a copy of this one file.
 
@@ -49,6 +50,9 @@ def pytest_addoption(parser: Any) -> None:
                     help="where to write what torch said at run time (JSON lines)")
     group.addoption("--torch-upgrade-root", action="append", default=None,
                     help="a folder of the project's own code (repeatable; default: the working directory)")
+    group.addoption("--torch-upgrade-only", default=None,
+                    help="a file of test ids as JUnit XML names them (classname::name), one per line: run "
+                         "only those (the others are deselected)")
 
 
 class Recorder:
@@ -158,6 +162,30 @@ def pytest_configure(config: Any) -> None:
         [r for r in os.environ.get("TORCH_UPGRADE_RUNTIME_ROOTS", "").split(os.pathsep) if r] or [os.getcwd()]
     _RECORDER = Recorder(log, roots)
     _RECORDER.install()
+
+
+def junit_id(nodeid: str) -> str:
+    """A test's id as pytest's JUnit XML names it, ``classname::name`` (``test/a/test_b.py::TestC::test_d[x]``
+    is ``test.a.test_b.TestC::test_d[x]``): how ``--verify`` knows each test's outcome."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = names[0].replace("/", ".")
+    if names[0].endswith(".py"):
+        names[0] = names[0][:-3]
+    return ".".join(names[:-1]) + "::" + names[-1] + bracket + params
+
+
+def pytest_collection_modifyitems(config: Any, items: list) -> None:
+    only = config.getoption("--torch-upgrade-only")
+    if not only:
+        return
+    with open(only, encoding="utf-8") as listing:
+        wanted = {line.strip() for line in listing if line.strip()}
+    kept = [item for item in items if junit_id(item.nodeid) in wanted]
+    dropped = [item for item in items if junit_id(item.nodeid) not in wanted]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 def pytest_unconfigure(config: Any) -> None:

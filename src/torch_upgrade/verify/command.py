@@ -100,15 +100,20 @@ class Command:
         return first[2:].strip().split()[0] if first.startswith("#!") and first[2:].strip() else None
 
     def run(self, private: Path, name: str, roots: Sequence[str], timeout: float, plugin_path: Optional[str],
-            stream: IO[str]) -> Outcome:
+            stream: IO[str], only: Sequence[str] = ()) -> Outcome:
         """Run once; ``private``: the folder for its JUnit XML and log; ``plugin_path``: a folder to put
-        on PYTHONPATH so that the tests' Python finds the plugin (None: it imports it itself)."""
+        on PYTHONPATH so that the tests' Python finds the plugin (None: it imports it itself); ``only``:
+        with pytest, the tests to run (JUnit ids; the others are collected and deselected)."""
         argv = list(self.argv)
         env = dict(os.environ)
         junit = private / f"{name}.xml"
         log = private / f"{name}.jsonl"
         if self.pytest:
             argv += [f"--junitxml={junit}", "-p", "torch_upgrade.pytest_plugin", f"--torch-upgrade-log={log}"]
+            if only:
+                listing = private / f"{name}.only"
+                listing.write_text("".join(f"{test}\n" for test in only), encoding="utf-8")
+                argv.append(f"--torch-upgrade-only={listing}")
             env["TORCH_UPGRADE_RUNTIME_ROOTS"] = os.pathsep.join(roots)
             if plugin_path is not None:
                 env["PYTHONPATH"] = os.pathsep.join(p for p in (plugin_path, env.get("PYTHONPATH", "")) if p)

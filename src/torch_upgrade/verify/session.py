@@ -199,10 +199,10 @@ def verify(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: 
     helper: Optional[str] = None
     runs = 0
 
-    def run(label: str, left: int) -> Outcome:
+    def run(label: str, left: int, only: Sequence[str] = ()) -> Outcome:
         nonlocal runs
         events.start(label, left)
-        outcome = command.run(private, f"run{runs}", [str(root)], timeout, helper, stream)
+        outcome = command.run(private, f"run{runs}", [str(root)], timeout, helper, stream, only)
         runs += 1
         return outcome
 
@@ -225,12 +225,15 @@ def verify(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: 
             rounds = 0
             while broke and rounds < 3:
                 rounds += 1
+                # a subset breaks only tests that every fix broke (the bisection's assumption): with pytest,
+                # only those run while it bisects (the confirmation runs everything)
+                suspects = sorted(broke) if command.pytest and baseline.tests else []
 
                 def breaks(subset: list[Unit]) -> Broken:
                     files.write(_contents(paths, diff_settings, rules, resolver, files, subset))
                     outcome = run(f"{sum(len(u.keys) for u in subset)} fixes of {len(units)} units",
-                                  bound(len(accepted)))
-                    result = broken(baseline, outcome)
+                                  bound(len(accepted)), suspects)
+                    result = broken(_only(baseline, suspects), outcome)
                     events.finish("bisection", outcome, result)
                     return result
 
@@ -258,6 +261,14 @@ def verify(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: 
         shutil.rmtree(private, ignore_errors=True)
 
     return verification
+
+
+def _only(outcome: Outcome, tests: Sequence[str]) -> Outcome:
+    """``outcome`` as if only ``tests`` had run (all of them when none are named)."""
+    if not tests:
+        return outcome
+    wanted = set(tests)
+    return replace(outcome, tests={t: o for t, o in outcome.tests.items() if t in wanted})
 
 
 def _contents(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: Optional[Resolver],
