@@ -79,3 +79,13 @@ def test_pip_install_into_a_fresh_venv_and_the_cli_runs():
     proc = subprocess.run([str(ROOT / ".ci" / "install_check.sh")], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "install_check: ok" in proc.stdout
+
+
+def test_the_install_check_expects_what_the_bundled_project_gives():
+    """The fresh-install check compares the installed CLI's finding count on the bundled project with
+    a number written in the script: that number is what this source tree finds."""
+    expected = int(re.search(r'"\$count" -ne (\d+)', _text(ROOT / ".ci" / "install_check.sh")).group(1))
+    proc = subprocess.run([sys.executable, "-m", "torch_upgrade", "scan", str(ROOT / "fixtures" / "legacy_project"),
+                           "--format", "concise"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 1, proc.stderr
+    assert len(proc.stdout.splitlines()) == expected, proc.stdout

@@ -797,3 +797,30 @@ def test_torch_load_weights_only_is_advice(tmp_path, monkeypatch, content, stric
         assert same(old, new) is None
     monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
     assert same(run(code, names), run(candidate, names)) is None  # torch 2.13's own default: the same
+
+
+# ------------------------------------------------------------------ TU316: the per-device autocast state
+AUTOCAST_STATE_DEVICES = {"cpu": "cpu", "gpu": "cuda", "xla": "xla", "ipu": "ipu"}
+
+
+@pytest.mark.differential("TU316")
+@pytest.mark.parametrize("old", sorted(AUTOCAST_STATE_DEVICES))
+@FEW
+@given(dtype=st.sampled_from([torch.float16, torch.bfloat16, torch.float32]), on=st.booleans())
+def test_autocast_state_functions(old, dtype, on):
+    """Set through the old setter, read back through the old getter (and the enabled flag where a device
+    has one, CUDA's being torch.is_autocast_enabled() already): the rewrite reads and writes the same
+    state; the state is restored after each run."""
+    device = AUTOCAST_STATE_DEVICES[old]
+    lines = [f'before = (torch.get_autocast_dtype("{device}"), torch.is_autocast_enabled("{device}"))',
+             "try:",
+             f"    torch.set_autocast_{old}_dtype(D)",
+             "    flag = None"]
+    if old != "gpu":
+        lines += [f"    torch.set_autocast_{old}_enabled(ON)", f"    flag = torch.is_autocast_{old}_enabled()"]
+    lines += [f"    out = (torch.get_autocast_{old}_dtype(), flag)",
+              "finally:",
+              f'    torch.set_autocast_dtype("{device}", before[0])',
+              f'    torch.set_autocast_enabled("{device}", before[1])']
+    code = "\n".join(lines) + "\n"
+    assert_same_behaviour(code, rules="TU316", low="2.4", D=dtype, ON=on)

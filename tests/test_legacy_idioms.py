@@ -271,6 +271,18 @@ def test_severities() -> None:
                        "TU964": "info", "TU952": "info", "TU959": "warning"}
 
 
+def test_legacy_reduction_keywords_given_none_are_info() -> None:
+    """None is torch's default for size_average/reduce: no warning, no legacy path (fastMRI's
+    ``F.l1_loss(a, b, size_average=None, reduce=None)``); only keywords to clean up, at info."""
+    code = """
+    import torch.nn.functional as F
+    a = F.l1_loss(x, y, size_average=None, reduce=None, reduction="sum")
+    b = F.l1_loss(x, y, size_average=False, reduce=None)
+    """
+    assert [(f.rule, f.line, f.severity, f.fix is not None) for f in scan(code)] == [
+        ("TU957", 3, "info", True), ("TU957", 4, "warning", True)]
+
+
 def test_variable_call_with_volatile_is_two_findings_and_fixes_settle(tmp_path: Path) -> None:
     code = """
     import torch
@@ -318,7 +330,9 @@ def test_variable_rewrites(tmp_path: Path, code: str, expected: str) -> None:
 ])
 def test_variable_forms_without_an_exact_rewrite_are_advice(code: str) -> None:
     findings = scan(f"import torch\nfrom torch.autograd import Variable\n{code}\n")
-    assert [f.rule for f in findings] == ["TU950"] and findings[0].fix is None
+    # the use, and the import only it reads (it goes with the use, by hand): neither has a fix
+    assert [(f.rule, f.line) for f in findings] == [("TU950", 2), ("TU950", 3)]
+    assert all(f.fix is None for f in findings)
 
 
 def test_loss_data_index_receivers(tmp_path: Path) -> None:
@@ -763,7 +777,9 @@ def test_rewrites_never_drop_a_comment(tmp_path: Path) -> None:
     )
     """)
     findings = scan(rewrite(tmp_path, code))
-    assert [(f.rule, f.fix) for f in findings] == [("TU950", None), ("TU959", None)]
+    # Variable(x) stays (x is not known to be a tensor), and so does the import it reads
+    assert [(f.rule, f.line, f.fix) for f in findings] == [("TU950", 4, None), ("TU950", 9, None),
+                                                           ("TU959", 12, None)]
 
 
 def test_loss_data_index_under_an_index_error_handler_is_info() -> None:

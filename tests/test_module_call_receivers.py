@@ -299,3 +299,25 @@ def test_volatile_read_rewrite(x) -> None:
             "out = (y.volatile, not y.data.volatile, h.volatile)\n")
     assert rewrite("import torch\n" + code, "TU966").count("False") == 3
     assert_same_behaviour(code, rules="TU966", x=x)
+
+
+def test_a_module_holding_tensors_is_no_tensor_itself() -> None:
+    # torch's testing/_internal/common_quantization.py: FloatFunctional.add(x, y) is the module's method;
+    # the outputs of the convolutions passed to it do not make its receiver a tensor
+    code = """
+    import torch
+    import torch.nn as nn
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(3, 3, (1, 1), bias=False)
+            self.conv2 = nn.Conv2d(3, 3, (1, 1), bias=False)
+            self.skip_add = nn.quantized.FloatFunctional()
+        def forward(self, x):
+            out = self.conv1(x)
+            skip = self.conv2(x)
+            out = self.skip_add.add(out, skip)
+            skip.add_(-1, out)
+            return out
+    """
+    assert found(code, "TU934") == [("TU934", 14, "certain")]

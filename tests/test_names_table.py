@@ -58,6 +58,12 @@ UNDECIDED: dict[str, str] = {
     "torch.distributed._tensor.device_mesh": "its file went in 2.5, but the name still imports through an "
                                              "alias set up at run time",
     "torch.has_mps": "an undocumented torch._C flag that only the stubs list (from 1.12)",
+    **{f"torch.{verb}_autocast_{device}_{what}": "torch._C functions re-exported by torch/__init__.py, not checked "
+                                                 "against each release's wheel; TU316 needs no date (its fix requires "
+                                                 "2.4, where the device-generic functions appeared)"
+       for device in ("cpu", "gpu", "xla", "ipu") for verb, what in (("get", "dtype"), ("set", "dtype"),
+                                                                     ("is", "enabled"), ("set", "enabled"))
+       if (device, what) != ("gpu", "enabled")},
 }
 
 

@@ -34,6 +34,8 @@ Snippet = Union[str, tuple[str, ...]]
 SNIPPETS: dict[str, Snippet] = {
     # ------------------------------------------------------------------ 0.x
     "TU959": "import torch\ntorch.range(0, 3)\n",
+    "TU967": "import torch\nclass Scale(torch.autograd.Function):\n    def forward(self, x):\n        return x * 2\n"
+             "Scale()(torch.ones(2))\n",
     "TU962": "import torch.nn as nn\nnn.Container(a=nn.Linear(1, 1))\n",
     "TU958": "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nx = torch.ones(2, 3)\n"
              "F.softmax(x)\nF.log_softmax(x)\nF.softmin(x)\nnn.LogSoftmax()(x)\n",
@@ -234,6 +236,8 @@ SNIPPETS: dict[str, Snippet] = {
     "TU303": "import torch\nwith torch.cuda.amp.autocast(enabled=False):\n    pass\n",
     "TU304": "import torch\ntorch.cuda.amp.GradScaler(enabled=False)\n",
     "TU305": "import torch\nwith torch.cpu.amp.autocast():\n    pass\ntorch.cpu.amp.GradScaler()\n",
+    "TU316": "import torch\ntorch.get_autocast_gpu_dtype()\ntorch.set_autocast_cpu_dtype(torch.bfloat16)\n"
+             "torch.is_autocast_cpu_enabled()\ntorch.set_autocast_cpu_enabled(False)\n",
     "TU330": "import torch\n"
              "class Square(torch.autograd.Function):\n"
              "    @staticmethod\n"

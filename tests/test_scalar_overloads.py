@@ -167,9 +167,30 @@ def test_modern_forms_and_look_alikes_are_not_reported(code: str) -> None:
 
 
 def test_an_unknown_receiver_is_possible_advice_only_on_request() -> None:
-    code = "import torch\ndef f(M, m1, m2):\n    return M.addmm_(0.5, m1, m2)\n"
+    code = "import torch\ndef f(M, beta, m1, m2):\n    return M.addmm_(beta, m1, m2)\n"
+    assert list(scan(code)) == []
     [finding] = scan(code, min_confidence="possible")
     assert (finding.rule, finding.confidence, finding.fix) == ("TU938", "possible", None)
+
+
+@pytest.mark.parametrize("call, rule", [
+    ('state["exp_avg"].mul_(beta1).add_(1 - beta1, grad)', "TU934"),  # an optimizer's state dict
+    ('state["exp_avg_sq"].addcmul_(1 - beta2, grad, grad)', "TU935"),
+    ('state["p"].add_(-group["lr"], grad)', "TU934"),
+    ("M.addmm_(0.5, m1, m2)", "TU938"),
+])
+def test_an_in_place_call_with_evident_numbers_first_is_likely(call: str, rule: str) -> None:
+    """In-place methods (a trailing _, which no other library uses) given numbers where the deprecated
+    overload takes them: the shape says the receiver is a tensor, so a likely finding with an unsafe fix."""
+    code = f"import torch\ndef f(state, group, grad, beta1, beta2, M, m1, m2):\n    {call}\n"
+    [finding] = scan(code)
+    assert (finding.rule, finding.confidence) == (rule, "likely")
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+
+
+@pytest.mark.parametrize("call", ["d.add_(k, v)", "s.add_(1, 2)", "s.add(1 - b, grad)"])
+def test_other_shapes_on_an_unknown_receiver_stay_possible(call: str) -> None:
+    assert list(scan(f"import torch\ndef f(d, k, v, s, b, grad):\n    {call}\n")) == []
 
 
 def test_a_likely_tensor_gets_an_unsafe_fix() -> None:

@@ -38,10 +38,13 @@ from typing import Any, Optional
 CATEGORIES = (DeprecationWarning, FutureWarning, UserWarning)
 REMOVAL = re.compile(
     r"(deprecated .*(?:and is now removed|was removed))|(is now removed)|"
-    r"(module 'torch[\w.]*' has no attribute)|('Tensor' object has no attribute)|"
+    r"(module 'torch(?!\._C')[\w.]*' has no attribute)|('Tensor' object has no attribute)|"
     r"(type object 'Tensor' has no attribute)|(cannot import name .* from 'torch)|(No module named 'torch)|"
-    r"(No module named 'functorch)",
+    r"(No module named 'functorch)|(invalid index of a 0-dim tensor)|(torch\.autograd\.variable\(\.\.\.\) is deprecated)|"
+    r"(only bool and floating types of \w+ ?mask are supported)|(Weights only load failed)|"
+    r"('lengths' argument should be a 1D CPU int64 tensor)",
     re.IGNORECASE | re.DOTALL)
+# (torch._C's private names are build features, not removals: a CPU build has no _cuda_* functions)
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -117,7 +120,8 @@ class Recorder:
                 return
             if place is None:
                 return
-            self._add({"kind": "error", "category": type(error).__name__, "message": text.splitlines()[0][:500],
+            lines = [line for line in text.splitlines() if line.strip()]  # the name is often on the second
+            self._add({"kind": "error", "category": type(error).__name__, "message": " ".join(lines[:2])[:500],
                        "path": place[0], "line": place[1], "torch": True})
         except Exception:  # noqa: BLE001
             pass
@@ -201,6 +205,10 @@ def _warn_always() -> None:
     if torch is not None and hasattr(torch, "set_warn_always"):
         try:
             torch.set_warn_always(True)
+            # TypedStorage's deprecation warns once per process whatever set_warn_always says
+            always = getattr(getattr(torch, "storage", None), "_set_always_warn_typed_storage_removal", None)
+            if always is not None:
+                always(True)
         except Exception:  # noqa: BLE001
             pass
 

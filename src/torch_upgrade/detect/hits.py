@@ -23,4 +23,7 @@ class Hit:
     fix: Optional[Fix] = None
     message: Optional[str] = None
     confidence: str = "certain"  # that the code is what the rule is about (see syntax.provenance)
+    # at most info: nothing breaks or warns here (an import in ``try: ... except ImportError:`` whose
+    # uses change; legacy keywords given None, which take no deprecated path)
+    quiet: bool = False
 

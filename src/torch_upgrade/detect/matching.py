@@ -19,7 +19,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
-from torch_upgrade.syntax.provenance import CERTAIN, POSSIBLE, Provenance, ReturnIndex, provenance_of
+from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, POSSIBLE, Provenance, ReturnIndex, provenance_of
 
 
 class Matcher:
@@ -124,6 +124,9 @@ class Matcher:
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
                     provenance = provenance or provenance_of(analysis, index)
                     confidence = provenance.receiver(ref, rule.match.receiver)
+                    if confidence == POSSIBLE and rule.match.scalars and ref.call is not None and \
+                            _numbers_first(rule, ref):
+                        confidence = LIKELY  # `state["exp_avg"].add_(1 - beta1, grad)`: the old overload's shape
                     if not policy.reported(confidence, self.min_confidence):
                         if hidden is not None and policy.reported(confidence, POSSIBLE):
                             hidden.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence))
@@ -152,7 +155,7 @@ class Matcher:
                 assert hit.ref is not None  # hits made above carry their reference
                 attach_fix(hit, hit.ref, analysis, self.window)
             out.append(hit)
-        out += _import_lines(analysis, imports, uses, renamed)
+        checked: list[Hit] = []
         if self.checkers:
             provenance_of(analysis, index)  # checkers that ask about receivers see the project too
         for rule in self.checkers:
@@ -164,9 +167,14 @@ class Matcher:
                     if h.rule is not rule:
                         continue
                     if policy.reported(h.confidence, self.min_confidence):
-                        out.append(h)
+                        checked.append(h)
                     elif hidden is not None and policy.reported(h.confidence, POSSIBLE):
                         hidden.append(h)
+        # the import lines of the checkers' uses too (a checker's hit at a use carries its reference)
+        checked_uses = [h for h in checked if h.ref is not None and h.ref.ctx == "load" and h.ref.binding is not None
+                        and get_checker(h.rule).replaces_name]
+        out += _import_lines(analysis, imports, uses + checked_uses, renamed)
+        out += checked
         for hit in out:  # one place decides every fix's safety, whoever proposed it
             if hit.fix is not None and not policy.fixes(hit.confidence):
                 hit.fix = None
@@ -209,9 +217,12 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
     A use through a from-import that its rule renames carries the import's fix (its own text stays).
     Another import of a catalogued name carries one fix made of every fix of its flagged uses (applied
     together, all or nothing: the line changes once with them), when it has no fix of its own. And an
-    import of something else that only flagged uses read, whose fixes all leave the name unread
-    (``from torch.cuda import amp`` for ``amp.autocast()``, ``import functorch`` for ``functorch.vmap``),
-    is reported too, at the line that must change, under the rule of its uses. Returns those."""
+    import of something else (or of a name a checker's rule reports: ``Variable``) that only flagged uses
+    read, whose fixes leave the name unread (``from torch.cuda import amp`` for ``amp.autocast()``,
+    ``import functorch`` for ``functorch.vmap``), is reported too, at the line that must change, under the
+    rule of its uses; without a fix where one of the uses has none (it changes with them, by hand), and at
+    most info inside ``try: ... except ImportError:`` (the live path of an optional package, ``from apex
+    import amp``; a fallback between two imports stays quiet). Returns those."""
     by_binding: dict[int, list[Hit]] = {}
     for use in uses:
         by_binding.setdefault(id(cast(Reference, use.ref).binding), []).append(use)
@@ -234,21 +245,52 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                 not isinstance(binding.statement, (cst.Import, cst.ImportFrom)) or binding.scope is None:
             continue
         import_ref = imported.get(key)
-        if import_ref is None or import_ref.guarded or binding.target in _EVERYWHERE:
-            continue  # compatibility code; `import torch` itself is no line of the migration
+        if import_ref is None or binding.target in _EVERYWHERE or _alternative(import_ref, imported):
+            continue  # `import torch` itself is no line of the migration; a fallback between imports
         local = _local_name(binding)
         reads = [r for r in analysis.references if r.binding is binding and r.ctx != "import"]
         if local is None or {id(r) for r in reads} != {id(h.ref) for h in flagged} or \
-                any(h.fix is None or re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
-                    for h in flagged):
+                any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
+                    for h in flagged) or \
+                any(h.fix is None and not _advice_takes_away(h, binding) for h in flagged):
+            # read by code that stays, or still read once fixed, or advice that need not take it away
+            # (an opportunity; a modern form that still names it: a legacy autograd Function becomes a
+            # static one): the line stays
             continue
         statement = binding.statement
         place = binding.alias.name if binding.alias is not None else statement
-        together = _together(flagged)
+        together = _together(flagged)  # None where a use is advice: the line changes with it, by hand
         for rule in {h.rule.id: h.rule for h in flagged}.values():
-            out.append(Hit(rule, place, statement, ref=None, fix=together, message=(
+            out.append(Hit(rule, place, statement, ref=None, fix=together, quiet=import_ref.guarded, message=(
                 f"{rule.message} (this import is read only by the code that changes, so it changes with it)")))
     return out
+
+
+def _advice_takes_away(hit: Hit, binding: Binding) -> bool:
+    """Whether following advice (a use without a fix) takes away what the import binds: the rule is a
+    removal or deprecation of that very name (``from torch.autograd import Variable``, ``from apex.parallel
+    import DistributedDataParallel``) or of a module in it (``import functorch`` for ``functorch._C``),
+    and its modern form does not name it again (a legacy autograd ``Function`` becomes a static one). An
+    opportunity, or a module whose other functions the modern form calls (``saver.save`` for
+    ``saver.save_state_dict``), keeps the line."""
+    target = binding.target or ""
+    if hit.rule.kind not in ("removed", "deprecated") or hit.ref is None or not target:
+        return False
+    if hit.ref.qualname != target and not any(m == target or m.startswith(target + ".")
+                                              for m in hit.rule.match.modules):
+        return False
+    return re.search(rf"\b{re.escape(target.rsplit('.', 1)[-1])}\b", hit.rule.replacement) is None
+
+
+def _alternative(ref: Reference, imported: dict[int, Reference]) -> bool:
+    """Whether the import is one branch of a fallback between imports (``try: from torch.linalg import
+    solve`` / ``except ImportError: from torch import solve``): its name is bound by another import too."""
+    binding = ref.binding
+    if binding is None or not ref.guarded or binding.scope is None:
+        return False
+    name = _local_name(binding)
+    others = binding.scope.bindings.get(name, []) if name is not None else []
+    return any(other is not binding and other.kind in ("import", "from") for other in others)
 
 
 _EVERYWHERE = ("torch",)  # a package root, imported for everything: no line an old API makes change
@@ -310,6 +352,27 @@ def _presence_test(ref: Reference) -> bool:
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def _numbers_first(rule: Rule, ref: Reference) -> bool:
+    """Whether an in-place method call (``add_``, ``addcmul_``: no other library names them so) passes
+    evident numbers where the deprecated overload takes them: a numeric literal, a negation
+    (``-group["lr"]``) or arithmetic with a literal in it (``1 - beta1``)."""
+    if not (isinstance(ref.node, cst.Attribute) and ref.node.attr.value.endswith("_")) or ref.call is None:
+        return False
+    positional = _positional(ref.call)
+    return all(i < len(positional) and _evident_number(positional[i].value) for i in rule.match.scalars) and \
+        not any(_evident_number(a.value) for i, a in enumerate(positional) if i not in rule.match.scalars)
+
+
+def _evident_number(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.Minus)
+    if isinstance(expr, cst.BinaryOperation):
+        return _evident_number(expr.left) or _evident_number(expr.right)
+    return False
 
 
 def _tensor_for_scalar(rule: Rule, call: cst.Call, ref: Reference, provenance: Provenance) -> bool:

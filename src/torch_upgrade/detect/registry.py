@@ -46,6 +46,10 @@ class Checker:
     check: Optional[CheckFn] = None
     collect: Optional[CollectFn] = None
     project: Optional[ProjectFn] = None
+    # its hits are uses of a name the migration removes (``Variable(x)``): the import that only they
+    # read changes with them (module attribute ``REPLACES_NAME``); other checkers judge how a name that
+    # stays is used (``F.softmax(x)`` without dim)
+    replaces_name: bool = False
 
 
 _FIXERS: dict[str, Fixer] = {}
@@ -71,5 +75,6 @@ def get_checker(rule: Rule) -> Checker:
         module = importlib.import_module(f"torch_upgrade.detect.checkers.{name}")
         checker = _CHECKERS[name] = Checker(
             name, getattr(module, "WORDS", ("torch",)), getattr(module, "check", None),
-            getattr(module, "collect", None), getattr(module, "project", None))
+            getattr(module, "collect", None), getattr(module, "project", None),
+            getattr(module, "REPLACES_NAME", False))
     return checker

@@ -326,7 +326,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             rule_id=rule.id, rule_name=rule.name, path=rel,
             line=rng.start.line, column=rng.start.column + 1,
             end_line=rng.end.line, end_column=rng.end.column + 1,
-            severity=severity(rule, window, handled=hit.ref is not None and hit.ref.handled,
+            severity=severity(rule, window, handled=hit.quiet or hit.ref is not None and hit.ref.handled,
                               confidence=hit.confidence),
             message=hit.message or rule.message,
             release=release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,

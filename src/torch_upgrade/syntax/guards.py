@@ -21,7 +21,8 @@ by what they ask (``GuardModel.level``), from most to least:
   (``is_torch_greater_or_equal_than_1_13``, ``_TORCH_GREATER_EQUAL_1_7``,
   ``is_torch_version(">=", "1.11")``).
 - ``PROBE``: a question about the environment that is not about torch's
-  version: ``hasattr``/``getattr(..., None)`` on any other object, an imported
+  version: ``hasattr``/``getattr(..., None)`` on another module (a probe of
+  ``self``, a parameter or a local asks about the data, not the environment), an imported
   name that reads as an availability check (``is_torch_available()``,
   ``_APEX_AVAILABLE``), ``importlib.util.find_spec(...)``.
 
@@ -322,7 +323,9 @@ class GuardModel:
         if func in ("hasattr", "getattr") and self._names.qualify(func, scope)[1] is None and args:
             probe = func == "hasattr" or (len(args) == 3 and isinstance(args[2], cst.Name) and args[2].value == "None")
             if probe:
-                return FEATURE if self._of_torch(args[0], scope) else PROBE
+                if self._of_torch(args[0], scope):
+                    return FEATURE
+                return PROBE if self._of_a_module(args[0], scope) else NONE
         if func is not None and self._names.qualify(func, scope)[0] in _FINDERS:
             return PROBE  # importlib.util.find_spec("torchtext") is not None
         if func is not None and any(isinstance(a, cst.SimpleString) and a.evaluated_value == "torch" for a in args):
@@ -347,6 +350,16 @@ class GuardModel:
         if binding is None:  # not bound here (a star import): only the name tells
             qualname = name
         return qualname is not None and qualname.split(".", 1)[0] == "torch"
+
+    def _of_a_module(self, subject: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether a probed object can be a module, something the environment decides (``bnb.nn``
+        after ``import bitsandbytes as bnb``, a star-imported name): not an object of the program's own,
+        a parameter, ``self`` or a local (``hasattr(self, "_cached")`` asks about the data)."""
+        name = dotted(subject)
+        if name is None:
+            return False
+        binding = self._names.qualify(name, scope)[1]
+        return binding is None or binding.kind != "local"
 
     def _chain(self, name: str, scope: Scope) -> int:
         qualname, binding = self._names.qualify(name, scope)

@@ -472,6 +472,9 @@ class Provenance:
             module, _, function = qualname.rpartition(".")
             if qualname in _PARAMETER_CLASSES or module in _TENSOR_MODULES and function[:1].islower():
                 return CERTAIN
+            if qualname.startswith("torch.nn.") and is_class(qualname, MODULE) and qualname.rsplit(".", 1)[-1] \
+                    not in ("Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"):
+                return NO  # an nn module instance (`self.skip_add = nn.quantized.FloatFunctional()`)
             return POSSIBLE
         if isinstance(func, cst.Name):
             defined = self._class(func.value)

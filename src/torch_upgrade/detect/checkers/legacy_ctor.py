@@ -34,6 +34,7 @@ from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 
 WORDS = (("torch", "Tensor("), ("torch", "Tensor)"))
+REPLACES_NAME = True  # an import of the legacy type goes with its uses
 _DTYPES = {
     "FloatTensor": ("float32", float), "DoubleTensor": ("float64", float), "HalfTensor": ("float16", float),
     "BFloat16Tensor": ("bfloat16", float), "LongTensor": ("int64", (-2**63, 2**63 - 1)),

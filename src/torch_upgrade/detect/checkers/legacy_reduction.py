@@ -4,7 +4,8 @@ A loss given the legacy keywords by name is reported, except where the values ar
 function's own parameters (``def my_loss(x, y, size_average=None, reduce=None, reduction="mean"):
 return F.l1_loss(x, y, size_average=size_average, reduce=reduce, reduction=reduction)``): such a wrapper
 mirrors torch's signature and forwards whatever its callers pass, usually None, which does not take the
-deprecated path. Legacy arguments given by position are not detected (the fix would need them by name).
+deprecated path. Keywords given None (torch's defaults: no warning, no legacy path) are reported at
+info, with the fix that drops them. Legacy arguments given by position are not detected (the fix would need them by name).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             if isinstance(function, cst.FunctionDef) and all(isinstance(a.value, cst.Name) and a.value.value in _parameters(function)
                                             for a in legacy):
                 continue  # a wrapper forwarding its own size_average/reduce parameters
-        out.append(hit(rule, ref, analysis, window))
+        found = hit(rule, ref, analysis, window)
+        # None is the default: no warning and no legacy path, only keywords to clean up
+        found.quiet = all(isinstance(a.value, cst.Name) and a.value.value == "None" for a in legacy)
+        out.append(found)
     return out
 

@@ -23,6 +23,7 @@ from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import children, dotted
 
 WORDS = (("torch", "Variable"),)
+REPLACES_NAME = True  # `from torch.autograd import Variable` goes with its uses
 NAMES = {"torch.autograd.Variable", "torch.autograd.variable.Variable"}
 
 
