@@ -326,7 +326,7 @@ _kinds("TU955", "nn.init without underscore")
 _kinds("TU957", "size_average/reduce keyword")
 _kinds("TU605", "dist.reduce_op")
 _kinds("TU620", "--local_rank argument (torch.distributed.launch)")
-_kinds("", "legacy autograd.Function (non-static forward)")  # no rule of the catalogue is about it
+_kinds("TU967", "legacy autograd.Function (non-static forward)")
 
 
 @dataclass

@@ -248,19 +248,25 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
         if import_ref is None or binding.target in _EVERYWHERE or _alternative(import_ref, imported):
             continue  # `import torch` itself is no line of the migration; a fallback between imports
         local = _local_name(binding)
-        reads = [r for r in analysis.references if r.binding is binding and r.ctx != "import"]
-        if local is None or {id(r) for r in reads} != {id(h.ref) for h in flagged} or \
-                any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
-                    for h in flagged) or \
-                any(h.fix is None and not _advice_takes_away(h, binding) for h in flagged):
-            # read by code that stays, or still read once fixed, or advice that need not take it away
-            # (an opportunity; a modern form that still names it: a legacy autograd Function becomes a
-            # static one): the line stays
+        if local is None:
             continue
+        reads = {id(r) for r in analysis.references if r.binding is binding and r.ctx != "import"}
         statement = binding.statement
         place = binding.alias.name if binding.alias is not None else statement
-        together = _together(flagged)  # None where a use is advice: the line changes with it, by hand
-        for rule in {h.rule.id: h.rule for h in flagged}.values():
+        by_rule: dict[str, list[Hit]] = {}
+        for h in flagged:
+            by_rule.setdefault(h.rule.id, []).append(h)
+        for hits in by_rule.values():  # each rule whose migration of every read takes the name away
+            if {id(h.ref) for h in hits} != reads or \
+                    any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
+                        for h in hits) or \
+                    any(h.fix is None and not _advice_takes_away(h, binding) for h in hits):
+                # read by code that stays, or still read once fixed, or advice that need not take it
+                # away (an opportunity; a modern form that still names it: a legacy autograd Function
+                # becomes a static one): the line stays, as far as this rule goes
+                continue
+            rule = hits[0].rule
+            together = _together(hits)  # None where a use is advice: the line changes with it, by hand
             out.append(Hit(rule, place, statement, ref=None, fix=together, quiet=import_ref.guarded, message=(
                 f"{rule.message} (this import is read only by the code that changes, so it changes with it)")))
     return out
@@ -270,14 +276,18 @@ def _advice_takes_away(hit: Hit, binding: Binding) -> bool:
     """Whether following advice (a use without a fix) takes away what the import binds: the rule is a
     removal or deprecation of that very name (``from torch.autograd import Variable``, ``from apex.parallel
     import DistributedDataParallel``) or of a module in it (``import functorch`` for ``functorch._C``),
+    or it is a package other than torch that holds every name the rule is about (``import functorch`` for
+    ``functorch.make_functional``, ``import apex`` for ``apex.parallel.DistributedDataParallel``),
     and its modern form does not name it again (a legacy autograd ``Function`` becomes a static one). An
     opportunity, or a module whose other functions the modern form calls (``saver.save`` for
     ``saver.save_state_dict``), keeps the line."""
     target = binding.target or ""
     if hit.rule.kind not in ("removed", "deprecated") or hit.ref is None or not target:
         return False
-    if hit.ref.qualname != target and not any(m == target or m.startswith(target + ".")
-                                              for m in hit.rule.match.modules):
+    m = hit.rule.match
+    if hit.ref.qualname != target and not any(mod == target or mod.startswith(target + ".") for mod in m.modules) \
+            and not (target.split(".", 1)[0] != "torch" and
+                     all(name.startswith(target + ".") for name in (*m.calls, *m.names, *m.modules))):
         return False
     return re.search(rf"\b{re.escape(target.rsplit('.', 1)[-1])}\b", hit.rule.replacement) is None
 
