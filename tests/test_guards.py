@@ -8,6 +8,7 @@ detection broke. Shapes follow transformers, timm, lightning, accelerate, kornia
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -482,3 +483,46 @@ def test_version_helpers_of_the_project_guard_code_in_their_file_and_in_files_im
     found = sorted((f.path.rsplit("/", 1)[-1], f.rule, f.line) for f in report.findings
                    if f.severity in ("error", "warning"))
     assert found == [("helpers.py", "TU202", 13)]
+
+
+def _project(tmp_path, files: dict[str, str]) -> list[tuple[str, str, int, str, bool]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], from_version="1.6", to_version="2.13")
+    return sorted((Path(f.path).name, f.rule, f.line, f.severity, f.fix is not None) for f in report.findings)
+
+
+FFTC = """\
+    import torch
+
+    def fft2c_old(data):
+        return torch.fft(data, 2, normalized=True)
+
+    def fft2c_new(data):
+        return torch.view_as_real(torch.fft.fftn(torch.view_as_complex(data), dim=(-2, -1), norm="ortho"))
+    """
+
+
+def test_a_function_other_files_import_only_under_a_version_guard_is_the_old_branch(tmp_path):
+    """fastMRI: fftc.py defines both halves, __init__.py picks one by torch's version. The old half runs
+    only on old torch: info, and no rewrite (it would break it there)."""
+    init = """\
+        import torch
+        from packaging import version
+        if version.parse(torch.__version__) >= version.parse("1.7.0"):
+            from .fftc import fft2c_new as fft2c
+        else:
+            from .fftc import fft2c_old as fft2c
+        """
+    assert _project(tmp_path, {"fastmri/__init__.py": init, "fastmri/fftc.py": FFTC}) == [
+        ("fftc.py", "TU101", 4, "info", False)]
+
+
+def test_the_same_function_imported_without_a_guard_is_reported(tmp_path):
+    assert _project(tmp_path, {"fastmri/__init__.py": "from .fftc import fft2c_old as fft2c\n",
+                               "fastmri/fftc.py": FFTC}) == [("fftc.py", "TU101", 4, "error", True)]
+    # read in its own file, or by nobody: an ordinary function
+    assert _project(tmp_path, {"fastmri/__init__.py": "", "fastmri/fftc.py": FFTC + "    y = fft2c_old(x)\n"}) \
+        == [("fftc.py", "TU101", 4, "error", True)]

@@ -175,12 +175,34 @@ class Matcher:
                         and get_checker(h.rule).replaces_name]
         out += _import_lines(analysis, imports, uses + checked_uses, renamed)
         out += checked
+        if index is not None:
+            _quiet_in_old_branches(out, analysis, index)
         for hit in out:  # one place decides every fix's safety, whoever proposed it
             if hit.fix is not None and not policy.fixes(hit.confidence):
                 hit.fix = None
             if hit.fix is not None:
                 hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
         return out
+
+
+def _quiet_in_old_branches(hits: list[Hit], analysis: Analysis, index: ReturnIndex) -> None:
+    """Findings inside a module-level function that its own file never reads and that other files of
+    the project import only in compatibility code (the old-torch half of a shim split across files)
+    are at most info, without a fix: that code runs only where the old API is there, and rewriting it
+    would break it there."""
+    verdicts: dict[str, bool] = {}
+    for hit in hits:
+        if hit.ref is None or hit.ref.ctx == "import":
+            continue
+        top = analysis.top_of(hit.ref.node)
+        if not isinstance(top, cst.FunctionDef):
+            continue
+        name = top.name.value
+        if name not in verdicts:
+            verdicts[name] = not any(r.ctx != "import" and r.dotted.split(".", 1)[0] == name
+                                     for r in analysis.references) and index.imported_only_in_compat(name)
+        if verdicts[name]:
+            hit.quiet, hit.fix = True, None
 
 
 def attach_fix(hit: Hit, ref: Reference, analysis: Analysis, window: Window) -> None:

@@ -624,6 +624,21 @@ class Analysis:
         whitespace, punctuation)."""
         return self._parent_map().get(id(node))
 
+    def bindings(self) -> Iterator[Binding]:
+        """Every binding of every scope of the module."""
+        seen: set[int] = set()
+        for scope in (self.root_scope, *self._scope_of.values()):
+            if id(scope) in seen:
+                continue
+            seen.add(id(scope))
+            for found in scope.bindings.values():
+                yield from found
+
+    def in_compat(self, guards: tuple[Guard, ...]) -> bool:
+        """Whether code under these contexts is compatibility code (what ``Reference.guarded`` says of
+        a reference), for a binding's ``guards``."""
+        return bool(guards) and GuardModel(self, Decider(self, self.project)).holds(guards)
+
     def enclosing(self, node: cst.CSTNode, kind: Union[type, tuple[type, ...]]) -> Optional[cst.CSTNode]:
         """The nearest ancestor of ``node`` of type ``kind`` (or of one of several)."""
         parents = self._parent_map()

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional, cast
 
 import libcst as cst
 
@@ -205,24 +205,31 @@ class FileIndex:
             self.is_package = path.stem == "__init__"
             self.roots = tuple(dict.fromkeys([str(root), str(path.resolve().parent)]))
 
+    def _others(self) -> Optional[tuple[str, Iterator[tuple[str, Optional[tuple[str, frozenset[bytes]]]]]]]:
+        """This module's name as other files write it (its file's stem, or its package's for
+        ``__init__.py``), and each other Python file of the project with its words (None: unreadable);
+        None where there is no project or too many files."""
+        if not self.roots or self.path is None:
+            return None
+        files = self.project.python_files(self.roots[0])
+        if files is None:
+            return None
+        stem = Path(self.path).parent.name if self.is_package else Path(self.path).stem
+        return stem, ((path, self.project.words(path)) for path in files if path != self.path)
+
     def named_elsewhere(self, name: str) -> bool:
         """Whether another Python file of the project may import ``name`` from this one: its text (read,
         never imported) names this module (its file's stem, or its package's for ``__init__.py``) and
         ``name``, or star-imports. True where that cannot be told (no project, too many files, a file
         that cannot be read). The files the answer rests on are recorded (``used``), so that a cached
         result goes when one of them changes."""
-        if not self.roots or self.path is None:
+        others = self._others()
+        if others is None:
             return True
-        files = self.project.python_files(self.roots[0])
-        if files is None:
-            return True
-        stem = Path(self.path).parent.name if self.is_package else Path(self.path).stem
+        stem, listed = others
         word, own = name.encode(), stem.encode()
         read: dict[str, str] = {}
-        for path in files:
-            if path == self.path:
-                continue
-            known = self.project.words(path)
+        for path, known in listed:
             if known is None:
                 return True
             if own in known[1] and (word in known[1] or STAR in known[1]):
@@ -231,6 +238,44 @@ class FileIndex:
             read[path] = known[0]
         self.used.update(read)
         return False
+
+    def imported_only_in_compat(self, name: str) -> bool:
+        """Whether ``name``, defined in this module, is read by other files of the project and only
+        through imports in compatibility code (fastMRI's ``__init__.py``: ``if version.parse(
+        torch.__version__) >= ...: from .fftc import fft2c_new as fft2c`` / ``else: from .fftc import
+        fft2c_old as fft2c``): then the function is the old-torch branch of a shim. False where that
+        cannot be told (no project, too many files, a star import of this module, a file that cannot be
+        read) or where some file reads it otherwise. The files the answer rests on are recorded."""
+        others = self._others()
+        if others is None:
+            return False
+        stem, listed = others
+        word, own = name.encode(), stem.encode()
+        found = False
+        for path, known in listed:
+            if known is None:
+                return False
+            if own not in known[1] or word not in known[1] and STAR not in known[1]:
+                continue
+            got = self.project.analysis(path) if STAR not in known[1] else None
+            if got is None:
+                return False
+            self.used[path] = got[0]
+            analysis = got[1]
+            imports = [b for b in analysis.bindings() if isinstance(b.statement, cst.ImportFrom)
+                       and b.alias is not None and dotted(b.alias.name) == name]
+            for binding in imports:
+                statement = cast(cst.ImportFrom, binding.statement)
+                module = (dotted(statement.module) or "") if statement.module is not None else ""
+                if module.rsplit(".", 1)[-1] != stem:
+                    continue
+                if not analysis.in_compat(binding.guards):
+                    return False
+                found = True
+            if any(ref.ctx != "import" and ref.dotted.rsplit(".", 1)[-1] == name and not ref.guarded
+                   for ref in analysis.references):
+                return False  # read through the module (fftc.fft2c_old) outside compatibility code
+        return found
 
     def absolute(self, level: int, module: str, name: str) -> Optional[str]:
         base = _absolute(self.module, self.is_package, level, module)

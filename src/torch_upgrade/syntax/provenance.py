@@ -162,6 +162,8 @@ class ReturnIndex(Protocol):
 
     def absolute(self, level: int, module: str, name: str) -> Optional[str]: ...
 
+    def imported_only_in_compat(self, name: str) -> bool: ...
+
 
 class _Site(Protocol):
     """Where an expression is read: its scope (names are qualified there) and a node."""
