@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import pytest
@@ -131,3 +132,34 @@ def test_only_the_listed_tests_run(tmp_path):
                            "test_some.py"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(junit_outcomes(junit)) == ["test_some.TestC::test_d", "test_some::test_b[2]"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_the_plugin_tells_torchs_warnings_from_the_projects_own(tmp_path):
+    """A warning the project's own code raises inside a model (nn.Module.__call__ on the stack) is not
+    torch's; torch's own warning is, placed at the project's line that called torch. Frames that are no
+    file (``<frozen runpy>``) are never a place."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "mine.py").write_text(
+        "import warnings\nimport torch\nimport torch.nn.functional as F\n\n\n"
+        "class Blur(torch.nn.Module):\n    def forward(self, x):\n"
+        "        warnings.warn('Blur is deprecated, use Blur2d', DeprecationWarning)\n"
+        "        theta = torch.eye(2, 3).unsqueeze(0)\n"
+        "        return F.affine_grid(theta, [1, 1, 2, 2])\n", encoding="utf-8")
+    (tmp_path / "test_mine.py").write_text(
+        "import torch\nfrom mine import Blur\n\n\ndef test_blur():\n    Blur()(torch.ones(1))\n", encoding="utf-8")
+    (tmp_path / "none.ini").write_text("[pytest]\n", encoding="utf-8")
+    log = tmp_path / "runtime.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                           "torch_upgrade.pytest_plugin", f"--torch-upgrade-log={log}", "-c",
+                           str(tmp_path / "none.ini"), "--rootdir", str(tmp_path), "test_mine.py"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    said = {(r["message"].split(",")[0][:40], r["line"], r["torch"]) for r in records}
+    assert ("Blur is deprecated", 8, False) in said
+    assert any(torch and line == 10 and "grid_sample" in text for text, line, torch in said), said
+    assert all(not r["path"].startswith("<") and r["path"].startswith(str(tmp_path.resolve())) for r in records)

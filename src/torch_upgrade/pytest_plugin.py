@@ -69,6 +69,8 @@ class Recorder:
 
     # ------------------------------------------------------------ where
     def _ours(self, filename: str) -> bool:
+        if filename.startswith("<"):  # <frozen runpy>, <string>: no file of the project
+            return False
         path = os.path.realpath(filename)
         return any(path.startswith(root) for root in self.roots) and "site-packages" not in path
 
@@ -82,15 +84,16 @@ class Recorder:
         return os.path.realpath(filename).startswith(self._torch_dir)
 
     def _from_stack(self, frame: Optional[FrameType]) -> tuple[Optional[tuple[str, int]], bool]:
-        """The innermost frame under the roots, and whether a frame of torch was on the stack."""
-        place, torch_seen = None, False
+        """The innermost frame under the roots, and whether the warning came from torch: the frame that
+        called ``warnings.warn`` (the innermost) is torch's. A torch frame further out says nothing
+        (``nn.Module.__call__`` is on the stack of every warning a model's own code raises)."""
+        place, torch_raised = None, frame is not None and self._torch(frame.f_code.co_filename)
         while frame is not None:
             filename = frame.f_code.co_filename
             if place is None and self._ours(filename):
                 place = (os.path.realpath(filename), frame.f_lineno)
-            torch_seen = torch_seen or self._torch(filename)
             frame = frame.f_back
-        return place, torch_seen
+        return place, torch_raised
 
     # ------------------------------------------------------------ what
     def warning(self, message: Any) -> None:
@@ -101,8 +104,10 @@ class Recorder:
             place, torch_seen = self._from_stack(sys._getframe(2))
             if place is None:
                 return
-            self._add({"kind": "warning", "category": category.__name__, "message": str(message.message),
-                       "path": place[0], "line": place[1], "torch": torch_seen})
+            text = str(message.message)
+            # a warning of torch's C++ code has no torch frame: its text says where it was triggered
+            self._add({"kind": "warning", "category": category.__name__, "message": text,
+                       "path": place[0], "line": place[1], "torch": torch_seen or "Triggered internally at" in text})
         except Exception:  # noqa: BLE001 (recording must never change what the tests see)
             pass
 

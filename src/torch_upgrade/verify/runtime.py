@@ -31,7 +31,6 @@ from torch_upgrade.io.source import SourceError, read_source
 
 RUNTIME_RULE = "TU990"
 CONFIRMED, RUNTIME_ONLY = "confirmed", "runtime-only"
-_SAYS_OLD = re.compile(r"deprecat|removed|will be removed|no longer supported", re.IGNORECASE)
 
 
 def match_rule(record: dict, rules: RuleSet) -> Optional[Rule]:
@@ -68,8 +67,8 @@ def merge(result: ScanResult, records: Sequence[dict], rules: RuleSet, root: Pat
             continue
         rel = display_path(path, None)
         rule = match_rule(record, rules)
-        if rule is None and not (record.get("torch") or _SAYS_OLD.search(str(record.get("message", "")))):
-            continue  # a warning of something else than torch
+        if rule is None and not record.get("torch"):
+            continue  # a warning of something else than torch (the project's own, pytest's)
         here = [f for f in result.findings if f.path == rel and (rule is None or f.rule_id == rule.id)
                 and (f.statement_line or f.line) <= line <= f.end_line and f.runtime != RUNTIME_ONLY]
         if here:
