@@ -231,8 +231,10 @@ def verify(paths: Sequence[Path], settings: Settings, rules: RuleSet, resolver: 
 
                 def breaks(subset: list[Unit]) -> Broken:
                     files.write(_contents(paths, diff_settings, rules, resolver, files, subset))
-                    outcome = run(f"{sum(len(u.keys) for u in subset)} fixes of {len(units)} units",
-                                  bound(len(accepted)), suspects)
+                    # no bound on the runs left can be said while the number of bad units is unknown:
+                    # what one costs is
+                    outcome = run(f"{sum(len(u.keys) for u in subset)} fixes of {len(units)} units; up to "
+                                  f"{bound(len(accepted)) - 1} runs for each fix that breaks a test", 0, suspects)
                     result = broken(_only(baseline, suspects), outcome)
                     events.finish("bisection", outcome, result)
                     return result
