@@ -163,3 +163,23 @@ def test_the_plugin_tells_torchs_warnings_from_the_projects_own(tmp_path):
     assert ("Blur is deprecated", 8, False) in said
     assert any(torch and line == 10 and "grid_sample" in text for text, line, torch in said), said
     assert all(not r["path"].startswith("<") and r["path"].startswith(str(tmp_path.resolve())) for r in records)
+
+
+def test_a_decorator_finding_is_confirmed_at_the_line_of_what_it_decorates(tmp_path, monkeypatch):
+    """Python runs ``@torch.jit.script`` at the line of the ``def`` below it: torch's warning recorded
+    there confirms the static finding on the decorator instead of adding a run-time-only one."""
+    from torch_upgrade import api
+    from torch_upgrade.verify.runtime import CONFIRMED, merge
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mod.py").write_text("import torch\n\n\ndef make():\n    @torch.jit.script\n"
+                                     "    # scripted\n    def op(x):\n        return x\n    return op\n", encoding="utf-8")
+    resolved = api.resolve(["mod.py"], from_version="1.6", select=["TU804"])
+    result = api.run(["mod.py"], resolved)
+    [finding] = result.findings
+    assert finding.line == 5
+    record = {"kind": "warning", "category": "DeprecationWarning", "torch": True, "count": 1, "test": "t::t",
+              "message": "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+              "path": str(tmp_path / "mod.py"), "line": 7}
+    assert merge(result, [record], resolved.rules, tmp_path, finding.window) == 0
+    assert result.findings[0].runtime == CONFIRMED

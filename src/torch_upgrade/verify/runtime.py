@@ -69,8 +69,15 @@ def merge(result: ScanResult, records: Sequence[dict], rules: RuleSet, root: Pat
         rule = match_rule(record, rules)
         if rule is None and not record.get("torch"):
             continue  # a warning of something else than torch (the project's own, pytest's)
+        lines = texts.get(rel)
+        if lines is None:
+            try:
+                lines = texts[rel] = read_source(path).text.splitlines()
+            except SourceError:
+                lines = texts[rel] = []
         here = [f for f in result.findings if f.path == rel and (rule is None or f.rule_id == rule.id)
-                and (f.statement_line or f.line) <= line <= f.end_line and f.runtime != RUNTIME_ONLY]
+                and f.runtime != RUNTIME_ONLY and ((f.statement_line or f.line) <= line <= f.end_line
+                                                   or _decorating(f.line, f.end_line, line, lines))]
         if here:
             for finding in here:
                 finding.runtime = CONFIRMED
@@ -83,12 +90,6 @@ def merge(result: ScanResult, records: Sequence[dict], rules: RuleSet, root: Pat
         if key in added:
             added[key].message += f"; {seen}"
             continue
-        lines = texts.get(rel)
-        if lines is None:
-            try:
-                lines = texts[rel] = read_source(path).text.splitlines()
-            except SourceError:
-                lines = texts[rel] = []
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         column = len(text) - len(text.lstrip()) + 1
         error = record.get("kind") == "error"
@@ -103,6 +104,16 @@ def merge(result: ScanResult, records: Sequence[dict], rules: RuleSet, root: Pat
     result.findings.extend(added.values())
     result.findings.sort(key=lambda f: f.sort_key())
     return len(added)
+
+
+def _decorating(start: int, end: int, line: int, lines: Sequence[str]) -> bool:
+    """Whether a finding on lines ``start``-``end`` is a decorator of the ``def``/``class`` at ``line``
+    (Python runs a decorator at the line of what it decorates: ``@torch.jit.script`` above ``def f``)."""
+    if not 0 < start <= end < line <= len(lines) or not lines[start - 1].lstrip().startswith("@"):
+        return False
+    between = [text.lstrip() for text in lines[end:line - 1]]
+    return all(t.startswith("@") or not t or t.startswith("#") for t in between) and \
+        lines[line - 1].lstrip().startswith(("def ", "async def ", "class "))
 
 
 def _describe(record: dict) -> str:
