@@ -299,7 +299,15 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
     if tops is not None and top_of is not None:
         located = locate(module, [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)
                                   and isinstance(e.node, cst.BaseExpression)], code, top_of, parent)
+    first_of: dict[int, int] = {}  # id(fix) -> where it was first: an import line's fix is its use's
+    copies: list[tuple[int, int]] = []
     for fix in fixes:
+        if id(fix) in first_of:
+            copies.append((len(out), first_of[id(fix)]))
+            out.append(out[first_of[id(fix)]])
+            left.append(None)  # counted once, where it first is
+            continue
+        first_of[id(fix)] = len(out)
         in_place = _in_place(module, fix, located, starts, tops, uses) if tops is not None else None
         if in_place is not None:
             new_code, edits, after = in_place
@@ -343,6 +351,9 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
             continue  # the two already overlap
         out[last] = Alone(out[last].code, tuple(sorted(out[last].edits + (lock,), key=_start)),
                           out[last].locks + (lock,))
+        for copy, original in copies:
+            if original == last:
+                out[copy] = out[last]
     return out
 
 

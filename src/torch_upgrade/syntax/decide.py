@@ -23,6 +23,7 @@ in it is not known). Anything else is unknown, and an unknown anywhere leaves th
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Protocol
@@ -93,12 +94,16 @@ def table_presence(histories: Mapping[str, NameHistory]) -> Presence:
 
 def samples(low: Version) -> list[str]:
     """The torch versions a guard is evaluated at for a window starting at ``low``."""
+    return list(_samples(low.release[:2]))
+
+
+@functools.lru_cache(maxsize=None)
+def _samples(low: tuple[int, ...]) -> tuple[str, ...]:
     out = []
     for release in _OLDER + RELEASES:
-        version = Version(release)
-        if version.release[:2] >= low.release[:2]:
+        if Version(release).release[:2] >= low:
             out += [f"{release}.0", f"{release}.1+cu121"]
-    return out + [FUTURE]
+    return tuple(out + [FUTURE])
 
 
 def all_samples() -> list[str]:
