@@ -61,7 +61,6 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -77,6 +76,10 @@ except ModuleNotFoundError:  # Python < 3.11
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+import suites  # noqa: E402  (benchmarks/suites.py: the mirrors and the snapshots exported from them)
+from suites import git, mirror  # noqa: E402
+
 LABELS = HERE / "recall"
 WORK = HERE / ".work" / "recall"
 COUNTED = ("error", "warning", "info")  # a hint (an opportunity) is not a finding about an old API
@@ -212,38 +215,14 @@ def candidates_in(text: str) -> list[tuple[int, str, str]]:
 
 
 # ------------------------------------------------------------------ snapshots
-def git(git_dir: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, input=input)
-
-
-def mirror(root: Path, repo: str) -> Path:
-    git_dir = root / repo.replace("/", "+") / "repo"
-    if not git_dir.is_dir():
-        raise SystemExit(f"no mirror of {repo} at {git_dir}: fetch it (search's fetch tool) or pass --mirrors")
-    return git_dir
-
-
 KEEP = re.compile(r"(\.py|(^|/)requirements[^/]*\.txt|(^|/)setup\.(py|cfg)|(^|/)pyproject\.toml)$")
 
 
 def export(git_dir: Path, ref: str, dest: Path, only: list[str] | None = None) -> None:
-    """The .py files (and pin files) of the snapshot at ``ref`` whose blobs the mirror holds."""
-    if dest.is_dir():
-        return
-    listing = git(git_dir, "ls-tree", "-r", "-z", ref).stdout.decode().split("\0")
-    entries = [line.split("\t", 1) for line in listing if line]
-    wanted = [(meta.split()[2], path) for meta, path in entries
-              if meta.split()[1] == "blob" and KEEP.search(path) and (only is None or path in only)]
-    present = git(git_dir, "cat-file", "--batch-check",
-                  input="".join(sha + "\n" for sha, _ in wanted).encode()).stdout.decode().splitlines()
-    paths = [path for (sha, path), line in zip(wanted, present) if not line.endswith("missing")]
-    tmp = dest.with_name(dest.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for start in range(0, len(paths), 500):  # command lines of bounded length
-        archive = git(git_dir, "archive", ref, "--", *paths[start:start + 500]).stdout
-        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
-    tmp.rename(dest)
+    """The .py files (and pin files) of the snapshot at ``ref`` whose blobs the mirror holds (``only``:
+    just those paths); nothing when ``dest`` is there already."""
+    if not dest.is_dir():
+        suites.export(git_dir, ref, dest, lambda path: bool(KEEP.search(path)) and (only is None or path in only))
 
 
 def scan(tree: Path, pin: str, jobs: int, confidence: str = "likely", paths: list[str] | None = None) -> list[dict]:

@@ -36,6 +36,7 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -107,12 +108,16 @@ def git(git_dir: Path, *args: str, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(["git", f"--git-dir={git_dir}", *args], check=True, capture_output=True, **kw)
 
 
-def export(git_dir: Path, ref: str, dest: Path) -> None:
-    """The snapshot's files at ``ref`` (outside documentation folders) whose blobs the mirror holds."""
+def _outside_docs(path: str) -> bool:
+    return path.split("/", 1)[0] not in SKIP_DIRS
+
+
+def export(git_dir: Path, ref: str, dest: Path, keep: Callable[[str], bool] = _outside_docs) -> None:
+    """The snapshot's files at ``ref`` that ``keep`` takes (by default those outside documentation
+    folders) and whose blobs the mirror holds (benchmarks/recall.py exports its snapshots so too)."""
     listing = git(git_dir, "ls-tree", "-r", "-z", ref).stdout.decode().split("\0")
     entries = [line.split("\t", 1) for line in listing if line]
-    wanted = [(meta.split()[2], path) for meta, path in entries
-              if meta.split()[1] == "blob" and path.split("/", 1)[0] not in SKIP_DIRS]
+    wanted = [(meta.split()[2], path) for meta, path in entries if meta.split()[1] == "blob" and keep(path)]
     present = git(git_dir, "cat-file", "--batch-check",
                   input="".join(sha + "\n" for sha, _ in wanted).encode()).stdout.decode().splitlines()
     paths = [path for (sha, path), line in zip(wanted, present) if not line.endswith("missing")]

@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional, cast
+from typing import Callable, Iterator, Optional, TypeVar, cast
 
 import libcst as cst
 
@@ -30,6 +30,7 @@ from torch_upgrade.syntax.provenance import POSSIBLE, Provenance
 _HOPS = 3  # re-exports followed (pkg/__init__.py: from .utils import make_mask)
 _MOST_FILES = 20000  # a project with more Python files than this is not searched for names (all are kept)
 _SKIPPED_DIRS = frozenset({"node_modules", "venv", "env", "build", "dist", "__pycache__", "site-packages"})
+T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
 STAR = b"import *"  # among a file's words when it has a star import (``from ._compat import *``)
@@ -97,13 +98,13 @@ class ProjectIndex:
     def __init__(self) -> None:
         # real path -> (its stat when read, SHA-256, summary): a long-lived process (the editor
         # server) sees a helper's edits
-        self._summaries: dict[str, tuple[tuple[int, int], str, Summary]] = {}
+        self._summaries: dict[str, tuple[tuple[int, int], str, Optional[Summary]]] = {}
         self._files: dict[tuple[str, str], Optional[str]] = {}  # (root, module) -> file
         # real path -> (its stat when read, SHA-256, its scope model): the files whose helpers a
         # guard calls (syntax.decide), few
         self._analyses: dict[str, tuple[tuple[int, int], str, Optional[Analysis]]] = {}
         # real path -> (its stat when read, SHA-256, the words it names): who names a flag (dead shims)
-        self._words: dict[str, tuple[tuple[int, int], str, frozenset[bytes]]] = {}
+        self._words: dict[str, tuple[tuple[int, int], str, Optional[frozenset[bytes]]]] = {}
         self._listed: dict[str, Optional[tuple[str, ...]]] = {}  # root -> its Python files
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
@@ -121,42 +122,38 @@ class ProjectIndex:
             self._files[key] = found
         return self._files[key]
 
-    def summary(self, path: str, module: str) -> Optional[tuple[str, Summary]]:
+    def _read(self, table: dict[str, tuple[tuple[int, int], str, Optional[T]]], path: str,
+              make: Callable[[bytes], T]) -> Optional[tuple[str, T]]:
+        """``make`` of a file's bytes, with their SHA-256, kept until the file's stat changes (a
+        long-lived process, the editor server, sees a helper's edits); None where the file cannot be
+        read, or ``make`` fails on it (remembered too: a file that does not parse is parsed once)."""
         try:
             st = os.stat(path)
         except OSError:
             return None
         stamp = (st.st_size, st.st_mtime_ns)
-        known = self._summaries.get(path)
+        known = table.get(path)
         if known is None or known[0] != stamp:
             try:
                 raw = read_bytes(Path(path))
-                text = decode(raw)[0]
             except SourceError:
                 return None
-            digest = hashlib.sha256(raw).hexdigest()
-            known = self._summaries[path] = (stamp, digest, summarize(text, module, path.endswith("__init__.py")))
-        return known[1], known[2]
+            value: Optional[T]
+            try:
+                value = make(raw)
+            except (SourceError, cst.ParserSyntaxError, RecursionError, ValueError):
+                value = None
+            known = table[path] = (stamp, hashlib.sha256(raw).hexdigest(), value)
+        return None if known[2] is None else (known[1], known[2])
 
+    def summary(self, path: str, module: str) -> Optional[tuple[str, Summary]]:
+        return self._read(self._summaries, path,
+                          lambda raw: summarize(decode(raw)[0], module, path.endswith("__init__.py")))
 
     def analysis(self, path: str) -> Optional[tuple[str, Analysis]]:
         """The scope model of a project file (and the SHA-256 of its bytes), None if it cannot be read
         or parsed."""
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        stamp = (st.st_size, st.st_mtime_ns)
-        known = self._analyses.get(path)
-        if known is None or known[0] != stamp:
-            try:
-                raw = read_bytes(Path(path))
-                analysis: Optional[Analysis] = Analysis(parse_module(decode(raw)[0]))
-            except (SourceError, cst.ParserSyntaxError, RecursionError, ValueError):
-                return None
-            known = self._analyses[path] = (stamp, hashlib.sha256(raw).hexdigest(), analysis)
-        return None if known[2] is None else (known[1], known[2])
-
+        return self._read(self._analyses, path, lambda raw: Analysis(parse_module(decode(raw)[0])))
 
     def python_files(self, root: str) -> Optional[tuple[str, ...]]:
         """The real paths of the Python files under ``root`` (hidden folders, environments and build
@@ -173,20 +170,8 @@ class ProjectIndex:
 
     def words(self, path: str) -> Optional[tuple[str, frozenset[bytes]]]:
         """The identifiers a file's text names (and the SHA-256 of its bytes); None if unreadable."""
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        stamp = (st.st_size, st.st_mtime_ns)
-        known = self._words.get(path)
-        if known is None or known[0] != stamp:
-            try:
-                raw = Path(path).read_bytes()
-            except OSError:
-                return None
-            words = set(_WORD.findall(raw)) | ({STAR} if _STAR.search(raw) else set())
-            known = self._words[path] = (stamp, hashlib.sha256(raw).hexdigest(), frozenset(words))
-        return known[1], known[2]
+        return self._read(self._words, path,
+                          lambda raw: frozenset(_WORD.findall(raw)) | ({STAR} if _STAR.search(raw) else set()))
 
 
 class FileIndex:
