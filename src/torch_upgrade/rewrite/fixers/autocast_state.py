@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-import libcst as cst
-
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.rewrite.fixers import _args as A
