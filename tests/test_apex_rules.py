@@ -192,7 +192,10 @@ def test_look_alikes_and_native_code_stay_quiet(code):
 
 # ------------------------------------------------------------------ optional apex
 
-def test_a_guarded_optional_import_is_quiet():
+def test_an_optional_import_of_a_deprecated_api_is_info():
+    """An optional import whose handler only records that apex is missing runs wherever apex is there:
+    the deprecated APIs it brings are lines of the migration (timm removed them with the apex code,
+    guarded or not), at info and without a fix; an opportunity's import (FusedAdam) is no line."""
     code = """
     try:
         from apex.optimizers import FusedAdam
@@ -201,7 +204,9 @@ def test_a_guarded_optional_import_is_quiet():
     except ImportError:
         FusedAdam = DDP = FP16_Optimizer = None
     """
-    assert found(code) == []
+    findings = scan(code)
+    assert sorted((f.rule, f.line, f.severity, f.fix) for f in findings) == [
+        ("TU310", 5, "info", None), ("TU610", 4, "info", None)]
 
 
 def test_uses_inside_the_compatibility_code_are_quiet():
@@ -219,6 +224,32 @@ def test_uses_inside_the_compatibility_code_are_quiet():
     assert found(code) == []
 
 
+def test_optional_imports_are_info_and_their_guarded_uses_quiet():
+    """timm's train.py: ``amp`` is used outside any guard (a place to port, a warning);
+    ``convert_syncbn_model`` only under ``if has_apex:`` (compatibility code: quiet); both optional
+    imports are lines of the migration at info, without a fix."""
+    code = """
+    try:
+        from apex import amp
+        from apex.parallel import convert_syncbn_model
+        has_apex = True
+    except ImportError:
+        has_apex = False
+    def setup(model, optimizer, sync_bn):
+        if sync_bn and has_apex:
+            model = convert_syncbn_model(model)
+        model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+        return model, optimizer
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
+    findings = {(f.rule, f.line): f for f in report.findings}
+    assert set(findings) == {("TU301", 3), ("TU611", 4), ("TU301", 11)}
+    for line in (3, 4):
+        optional = next(f for (_, at), f in findings.items() if at == line)
+        assert optional.severity == "info" and optional.fix is None and "optional import" in optional.message
+    assert findings[("TU301", 11)].severity == "warning"
+
+
 def test_an_availability_probe_guards_its_branch():
     code = """
     import importlib.util
@@ -234,7 +265,9 @@ def test_an_availability_probe_guards_its_branch():
 
 
 def test_a_use_outside_the_guard_is_a_place_to_port():
-    """timm's pattern: the import is compatibility code, the constructor call later is not."""
+    """timm's pattern: the import is compatibility code, the constructor call later is not; the
+    optional import that call reads goes with it (info: it is inside try/except ImportError); the
+    opportunities' imports are no line of their own."""
     code = """
     try:
         from apex.optimizers import FusedSGD, FusedAdam
@@ -251,7 +284,7 @@ def test_a_use_outside_the_guard_is_a_place_to_port():
         return DDP(model)
     """
     hits = {(f.rule, f.line): f.severity for f in scan(code)}
-    assert hits == {("TU314", 11): "hint", ("TU313", 12): "hint", ("TU610", 14): "warning"}
+    assert hits == {("TU314", 11): "hint", ("TU313", 12): "hint", ("TU610", 14): "warning", ("TU610", 4): "info"}
 
 
 @pytest.mark.parametrize("placeholder", ["FusedAdam = FusedSGD = None", "FusedAdam, FusedSGD = None, None"])

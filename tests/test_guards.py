@@ -413,7 +413,8 @@ def test_probes_of_other_objects_guard_branches_but_not_remainders():
 
 def test_an_optional_package_s_availability_check_guards_only_that_package_s_advice():
     """``if DDP is not None:`` after an optional apex import: the apex advice does not apply inside
-    (apex is there), torch's still does; the check itself is no use of DDP."""
+    (apex is there), torch's still does; the check itself is no use of DDP. The use outside both
+    guards is a place to port, and the optional import it reads goes with it (at info)."""
     code = """
         import torch
         try:
@@ -429,7 +430,7 @@ def test_an_optional_package_s_availability_check_guards_only_that_package_s_adv
             model = DDP(model)
         model = DDP(model)
         """
-    assert found(code) == [("TU202", 11), ("TU610", 14)]
+    assert found(code) == [("TU202", 11), ("TU610", 4), ("TU610", 14)]
 
 
 # ------------------------------------------------------------ project helpers built on torch.__version__

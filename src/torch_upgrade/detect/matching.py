@@ -10,6 +10,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.guards import NONE
 from torch_upgrade.syntax.scopes import Binding
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
@@ -106,12 +107,16 @@ class Matcher:
         ``--min-confidence`` asks (a suppression comment on their line is not unused)."""
         uses: list[Hit] = []
         imports: list[Hit] = []
+        quiet: list[Hit] = []  # optional imports of a deprecated package: info, no fix
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
         renamed: set[tuple[str, int]] = set()  # (rule, binding) pairs fixed at the import
         provenance: Optional[Provenance] = None
         for ref in analysis.references:
+            optional = False
             if ref.guarded:
-                continue
+                if not _optional_import(ref, analysis):
+                    continue
+                optional = True  # `try: from apex import amp`: the live path where the package is there
             for rule in self._candidates(ref):
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
                         or ref.probes & policy.owners(rule):
@@ -132,6 +137,11 @@ class Matcher:
                             hidden.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence))
                         continue
                 key = (rule.id, id(ref.binding))
+                if optional:
+                    if rule.kind in ("removed", "deprecated"):
+                        quiet.append(Hit(rule, ref.node, ref.statement, ref=ref, quiet=True, message=(
+                            f"{rule.message} (an optional import, inside try/except ImportError: it goes when the package's code does)")))
+                    continue
                 if ref.ctx == "import":
                     imports.append(Hit(rule, ref.node, ref.statement, ref=ref))
                     if isinstance(ref.import_statement, cst.ImportFrom) and _renamed(rule, ref.qualname):
@@ -173,8 +183,9 @@ class Matcher:
         # the import lines of the checkers' uses too (a checker's hit at a use carries its reference)
         checked_uses = [h for h in checked if h.ref is not None and h.ref.ctx == "load" and h.ref.binding is not None
                         and get_checker(h.rule).replaces_name]
-        out += _import_lines(analysis, imports, uses + checked_uses, renamed)
+        out += _import_lines(analysis, imports, uses + checked_uses, renamed, quiet)
         out += checked
+        out += quiet
         if index is not None:
             _quiet_in_old_branches(out, analysis, index)
         for hit in out:  # one place decides every fix's safety, whoever proposed it
@@ -234,7 +245,8 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     return fix
 
 
-def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renamed: set[tuple[str, int]]) -> list[Hit]:
+def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renamed: set[tuple[str, int]],
+                  optional: list[Hit]) -> list[Hit]:
     """The fixes of import lines, and the import lines that only the uses say must change.
 
     A use through a from-import that its rule renames carries the import's fix (its own text stays).
@@ -244,8 +256,8 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
     read, whose fixes leave the name unread (``from torch.cuda import amp`` for ``amp.autocast()``,
     ``import functorch`` for ``functorch.vmap``), is reported too, at the line that must change, under the
     rule of its uses; without a fix where one of the uses has none (it changes with them, by hand), and at
-    most info inside ``try: ... except ImportError:`` (the live path of an optional package, ``from apex
-    import amp``; a fallback between two imports stays quiet). Returns those."""
+    most info inside ``try: ... except ImportError:`` (a fallback between two imports stays quiet;
+    ``optional``: the imports of catalogued names of an optional package, reported already). Returns those."""
     by_binding: dict[int, list[Hit]] = {}
     for use in uses:
         by_binding.setdefault(id(cast(Reference, use.ref).binding), []).append(use)
@@ -260,7 +272,7 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
         elif hit.fix is None and by_binding.get(id(binding)):
             hit.fix = _together(by_binding[id(binding)])
     out: list[Hit] = []
-    catalogued = {id(cast(Reference, h.ref).binding) for h in imports}
+    catalogued = {id(cast(Reference, h.ref).binding) for h in imports + optional}
     imported = {id(r.binding): r for r in analysis.references if r.ctx == "import" and r.binding is not None}
     for key, flagged in by_binding.items():
         binding = cast(Reference, flagged[0].ref).binding
@@ -279,20 +291,78 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
         by_rule: dict[str, list[Hit]] = {}
         for h in flagged:
             by_rule.setdefault(h.rule.id, []).append(h)
+        reported = False
         for hits in by_rule.values():  # each rule whose migration of every read takes the name away
-            if {id(h.ref) for h in hits} != reads or \
-                    any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
-                        for h in hits) or \
-                    any(h.fix is None and not _advice_takes_away(h, binding) for h in hits):
-                # read by code that stays, or still read once fixed, or advice that need not take it
-                # away (an opportunity; a modern form that still names it: a legacy autograd Function
-                # becomes a static one): the line stays, as far as this rule goes
+            if {id(h.ref) for h in hits} != reads or not _takes_away(hits, local, binding):
                 continue
             rule = hits[0].rule
             together = _together(hits)  # None where a use is advice: the line changes with it, by hand
             out.append(Hit(rule, place, statement, ref=None, fix=together, quiet=import_ref.guarded, message=(
                 f"{rule.message} (this import is read only by the code that changes, so it changes with it)")))
+            reported = True
+        if not reported and len(by_rule) > 1 and {id(h.ref) for h in flagged} == reads and \
+                _takes_away(flagged, local, binding):
+            # every read is migrated, by several rules together (``import functorch`` for
+            # ``functorch.vmap``, ``functorch.make_functional`` and ``functorch._C``): the line goes with
+            # all of them, reported once under the first removal among them (else the first use's rule)
+            first = min(flagged, key=lambda h: h.rule.kind != "removed")
+            others = sorted({h.rule.id for h in flagged} - {first.rule.id})
+            out.append(Hit(first.rule, place, statement, ref=None, fix=_together(flagged), quiet=import_ref.guarded,
+                           message=f"{first.rule.message} (this import is read only by the code that changes, "
+                                   f"here and under {', '.join(others)}, so it changes with it)"))
     return out
+
+
+def _takes_away(hits: list[Hit], local: str, binding: Binding) -> bool:
+    """Whether migrating every one of these uses leaves the imported name unread: no fix names it
+    again, and advice takes it away (``_advice_takes_away``). Read by code that stays, still read once
+    fixed, or advice that need not take it away (an opportunity; a modern form that still names it: a
+    legacy autograd Function becomes a static one): the line stays."""
+    return not any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
+                   for h in hits) and all(h.fix is not None or _advice_takes_away(h, binding) for h in hits)
+
+
+def _optional_import(ref: Reference, analysis: Analysis) -> bool:
+    """Whether ``ref`` is an import of an optional package other than torch, in the body of a ``try``
+    catching import errors (``try: from apex import amp`` / ``except ImportError: amp = None``) and
+    guarded by nothing else: it runs wherever the package is installed, and a deprecated package's API it
+    brings is a line of the migration when the project moves to torch's own (timm removed its optional apex
+    imports with the apex code, guarded or not): reported at info, without a fix. A fallback between two
+    imports of one name is compatibility code (``_alternative``)."""
+    if ref.ctx != "import" or not ref.guards or ref.qualname is None or \
+            ref.qualname.split(".", 1)[0] == "torch" or \
+            any(g.test is not None or g.asks != NONE for g in ref.guards):
+        return False
+    attempt = analysis.enclosing(ref.statement, cst.Try)
+    if not isinstance(attempt, cst.Try) or not any(s is ref.statement for s in attempt.body.body):
+        return False
+    return not _alternative(ref, {}) and all(_placeholder(h.body) for h in attempt.handlers)
+
+
+def _placeholder(block: cst.BaseSuite) -> bool:
+    """Whether an ``except ImportError:`` body only records that the package is missing (``amp =
+    None``, ``has_apex = False``, ``pass``, a raise, a warning): no other code takes its place. One that
+    does (``model = torch.nn.parallel.DistributedDataParallel(model)``) makes the ``try`` a choice between
+    two implementations, compatibility code."""
+    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
+    for statement in statements:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            if isinstance(small, (cst.Pass, cst.Raise)):
+                continue
+            if isinstance(small, cst.Assign) and isinstance(small.value, (cst.Name, cst.BaseNumber, cst.BaseString)) \
+                    and (not isinstance(small.value, cst.Name) or small.value.value in ("None", "True", "False")):
+                continue
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Tuple) and all(
+                    isinstance(e.value, cst.Name) and e.value.value in ("None", "True", "False")
+                    for e in small.value.elements):
+                continue
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
+                    (dotted(small.value.func) or "").rsplit(".", 1)[-1] in ("warn", "print", "warning", "info", "debug"):
+                continue
+            return False
+    return True
 
 
 def _advice_takes_away(hit: Hit, binding: Binding) -> bool:
