@@ -365,14 +365,74 @@ def test_loss_data_index_receivers(tmp_path: Path) -> None:
 def test_a_loss_looking_name_is_only_a_possible_finding() -> None:
     code = """
     import torch
-    def train(model, criterion, x, y):
-        loss = criterion(model(x), y)
+    def train(model, step, x, y):
+        loss = step(model(x), y)
         return loss.data[0]
     """
     assert found(code) == []
     findings = scan(code, min_confidence="possible")
     assert [(f.rule, f.line, f.confidence, f.severity, f.fix) for f in findings] == [
         ("TU953", 5, "possible", "info", None)]
+
+
+@pytest.mark.parametrize("code, lines", [
+    # ssd.pytorch's train.py: losses unpacked from a project criterion, and their sum
+    ("""
+    import torch
+    from layers.modules import MultiBoxLoss
+    criterion = MultiBoxLoss(21, 0.5)
+    def train(net, images, targets):
+        loss_l, loss_c = criterion(net(images), targets)
+        loss = loss_l + loss_c
+        loss.backward()
+        return loss_l.data[0], loss_c.data[0], loss.data[0]
+    """, [9, 9, 9]),
+    # a criterion given as a parameter, a method named as a loss
+    ("""
+    import torch
+    def train(model, criterion, x, y):
+        loss = criterion(model(x), y)
+        return loss.data[0]
+    class Trainer:
+        def step(self, x, y):
+            loss = self.compute_loss(x, y)
+            return loss.data[0]
+    """, [5, 9]),
+    # tacotron2's loss_scaler.py: a full reduction scaled by a value not known to be a tensor
+    ("""
+    import torch
+    from torch.autograd import Variable
+    def demo(loss_scaler):
+        x = Variable(torch.randn(4, 3))
+        loss = (x.mm(x.t()) - 1).pow(2).sum() * loss_scaler.loss_scale
+        return loss.data[0], loss.data[0] / loss_scaler.loss_scale
+    """, [7, 7]),
+])
+def test_losses_from_callables_named_as_losses_are_likely(tmp_path: Path, code: str, lines: list[int]) -> None:
+    """Issue 22: a loss-looking name that a callable named as a loss computes (or arithmetic of such values
+    with numbers or values not known to be tensors) is likely 0-d: a likely finding with an unsafe fix."""
+    findings = [f for f in scan(code) if f.rule == "TU953"]
+    assert [f.line for f in findings] == lines
+    assert {(f.confidence, f.severity, f.fix.safety) for f in findings} == {("likely", "error", "unsafe")}
+    assert ".data[0]" not in rewrite(tmp_path, code, unsafe=True)
+
+
+def test_losses_known_to_be_per_sample_are_not_likely() -> None:
+    code = """
+    import torch.nn as nn
+    import torch.nn.functional as F
+    criterion = nn.CrossEntropyLoss(reduction="none")
+    def f(model, x, y, weights):
+        loss = criterion(model(x), y)
+        first = loss.data[0]
+        losses = F.cross_entropy(model(x), y, reduction="none")
+        second = losses.data[0]
+        loss_w = criterion(model(x), y) * weights
+        third = loss_w.data[0]
+        out = model(x)
+        return out.data[0]
+    """
+    assert [f for f in scan(code) if f.rule == "TU953"] == []
 
 
 def test_resize_on_a_likely_tensor_has_an_unsafe_fix() -> None:

@@ -29,9 +29,19 @@ def found(code: str, low: str = "1.9") -> list[tuple[str, int]]:
     "import torch\ndef f(model):\n    for p in model.parameters():\n        p.symeig()\n",
     "import torch\ndef f(model):\n    for name, p in model.named_parameters():\n        p.data.symeig()\n",
     "import torch\ndef f(opt):\n    for group in opt.param_groups:\n        for p in group['params']:\n            p.symeig()\n",
+    # items of comprehensions that keep only tensors, and of the lists they make (fastMRI's memory report)
+    "import gc, torch\ndef f():\n    ts = [o for o in gc.get_objects() if torch.is_tensor(o)]\n"
+    "    host = [t for t in ts if not t.is_cuda]\n    for t in host:\n        t.symeig()\n",
+    "import torch\ndef f(xs):\n    for t in (x for x in xs if isinstance(x, torch.Tensor)):\n        t.symeig()\n",
 ])
 def test_a_tensor_receiver_is_found(code: str) -> None:
     assert [rule for rule, _ in found(code)] == ["TU202"]
+
+
+def test_a_variable_is_a_tensor() -> None:
+    """``Variable(t)`` returns ``t`` itself since torch 0.4: its methods are a tensor's."""
+    code = "import torch\nfrom torch.autograd import Variable\nA = Variable(torch.randn(3, 3))\nw = A.symeig()\n"
+    assert ("TU202", 4) in found(code)
 
 
 @pytest.mark.parametrize("code", [
@@ -41,6 +51,9 @@ def test_a_tensor_receiver_is_found(code: str) -> None:
     "class Solver:\n    def solve(self, b):\n        return b\nx = Solver().solve(b)\n",
     "def f(solver, b):\n    return solver.solve(b)\n",  # nothing is known: not reported
     "def f(x):\n    return x.lu()\n",
+    # a comprehension that keeps what is not a tensor, or filters on something else
+    "import torch\ndef f(xs):\n    for t in [x for x in xs if not torch.is_tensor(x)]:\n        t.symeig()\n",
+    "import torch\ndef f(xs):\n    for t in [x for x in xs if x.ready]:\n        t.symeig()\n",
 ])
 def test_look_alikes_and_unknown_receivers_are_not_reported(code: str) -> None:
     assert found(code) == []

@@ -140,7 +140,7 @@ class Matcher:
                 if optional:
                     if rule.kind in ("removed", "deprecated"):
                         quiet.append(Hit(rule, ref.node, ref.statement, ref=ref, quiet=True, message=(
-                            f"{rule.message} (an optional import, inside try/except ImportError: it goes when the package's code does)")))
+                            f"{rule.message} (an optional import, inside try/except ImportError: it changes with the code that uses it)")))
                     continue
                 if ref.ctx == "import":
                     imports.append(Hit(rule, ref.node, ref.statement, ref=ref))
@@ -185,7 +185,7 @@ class Matcher:
                         and get_checker(h.rule).replaces_name]
         out += _import_lines(analysis, imports, uses + checked_uses, renamed, quiet)
         out += checked
-        out += quiet
+        out += _read_optional_imports(quiet, uses + checked)
         if index is not None:
             _quiet_in_old_branches(out, analysis, index)
         for hit in out:  # one place decides every fix's safety, whoever proposed it
@@ -325,10 +325,9 @@ def _takes_away(hits: list[Hit], local: str, binding: Binding) -> bool:
 def _optional_import(ref: Reference, analysis: Analysis) -> bool:
     """Whether ``ref`` is an import of an optional package other than torch, in the body of a ``try``
     catching import errors (``try: from apex import amp`` / ``except ImportError: amp = None``) and
-    guarded by nothing else: it runs wherever the package is installed, and a deprecated package's API it
-    brings is a line of the migration when the project moves to torch's own (timm removed its optional apex
-    imports with the apex code, guarded or not): reported at info, without a fix. A fallback between two
-    imports of one name is compatibility code (``_alternative``)."""
+    guarded by nothing else: it runs wherever the package is installed, so where code outside any guard
+    uses what it brings (``_read_optional_imports``), the line changes with that code: reported at info,
+    without a fix. A fallback between two imports of one name is compatibility code (``_alternative``)."""
     if ref.ctx != "import" or not ref.guards or ref.qualname is None or \
             ref.qualname.split(".", 1)[0] == "torch" or \
             any(g.test is not None or g.asks != NONE for g in ref.guards):
@@ -336,33 +335,26 @@ def _optional_import(ref: Reference, analysis: Analysis) -> bool:
     attempt = analysis.enclosing(ref.statement, cst.Try)
     if not isinstance(attempt, cst.Try) or not any(s is ref.statement for s in attempt.body.body):
         return False
-    return not _alternative(ref, {}) and all(_placeholder(h.body) for h in attempt.handlers)
+    return not _alternative(ref, {})
 
 
-def _placeholder(block: cst.BaseSuite) -> bool:
-    """Whether an ``except ImportError:`` body only records that the package is missing (``amp =
-    None``, ``has_apex = False``, ``pass``, a raise, a warning): no other code takes its place. One that
-    does (``model = torch.nn.parallel.DistributedDataParallel(model)``) makes the ``try`` a choice between
-    two implementations, compatibility code."""
-    statements = block.body if isinstance(block, cst.IndentedBlock) else [block]
-    for statement in statements:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            return False
-        for small in statement.body:
-            if isinstance(small, (cst.Pass, cst.Raise)):
-                continue
-            if isinstance(small, cst.Assign) and isinstance(small.value, (cst.Name, cst.BaseNumber, cst.BaseString)) \
-                    and (not isinstance(small.value, cst.Name) or small.value.value in ("None", "True", "False")):
-                continue
-            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Tuple) and all(
-                    isinstance(e.value, cst.Name) and e.value.value in ("None", "True", "False")
-                    for e in small.value.elements):
-                continue
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
-                    (dotted(small.value.func) or "").rsplit(".", 1)[-1] in ("warn", "print", "warning", "info", "debug"):
-                continue
-            return False
-    return True
+def _read_optional_imports(optional: list[Hit], uses: list[Hit]) -> list[Hit]:
+    """The optional imports (``_optional_import``) that a flagged use reads: the line goes when the code
+    that uses it is ported. One that only guarded code reads (``if has_apex: model = DDP(model)``), or
+    nothing (``has_apex = True`` after it), is compatibility code like its uses, and stays quiet."""
+    read: set[tuple[str, str]] = set()
+    for use in uses:
+        ref = use.ref
+        if ref is not None and ref.qualname is not None and ref.ctx != "import":
+            head, parts = ref.dotted.split(".", 1)[0], ref.qualname.split(".")
+            read.update((head, ".".join(parts[:i])) for i in range(1, len(parts) + 1))
+    out = []
+    for hit in optional:
+        binding = cast(Reference, hit.ref).binding
+        local = _local_name(binding) if binding is not None else None
+        if binding is not None and local is not None and (local, binding.target or "") in read:
+            out.append(hit)
+    return out
 
 
 def _advice_takes_away(hit: Hit, binding: Binding) -> bool:

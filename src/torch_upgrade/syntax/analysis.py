@@ -270,20 +270,25 @@ class Analysis:
             self.scope.globals.add(item.name.value)
 
     # ------------------------------------------------------------ binding forms
-    def _bind_target(self, target: cst.CSTNode, value: Optional[cst.CSTNode] = None) -> None:
+    def _bind_target(self, target: cst.CSTNode, value: Optional[cst.CSTNode] = None,
+                     unpacked: Optional[tuple[cst.BaseExpression, int]] = None) -> None:
         if isinstance(target, cst.Name):
             source = dotted(value) if value is not None else None
             value_node = cast(Optional[cst.BaseExpression], value)
             if source is not None and source != target.value and source not in ("None", "True", "False"):
                 self._bind(target.value, Binding("alias", source, value=value_node))
             else:
-                self._bind(target.value, Binding("local", value=value_node))
+                self._bind(target.value, Binding("local", value=value_node, unpacked=unpacked))
         elif isinstance(target, (cst.Tuple, cst.List)):
+            starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
             values = value.elements if isinstance(value, (cst.Tuple, cst.List)) \
                 and len(value.elements) == len(target.elements) \
-                and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)) else None
+                and not starred and not any(isinstance(e, cst.StarredElement) for e in value.elements) else None
             for i, element in enumerate(target.elements):  # a, b = None, None: element by element
-                self._bind_target(element.value, values[i].value if values is not None else None)
+                whole = cast(cst.BaseExpression, value) if value is not None and values is None and not starred \
+                    and unpacked is None else None
+                self._bind_target(element.value, values[i].value if values is not None else None,
+                                  (whole, i) if whole is not None else None)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value)
         elif isinstance(target, cst.Attribute) and dotted(target) is not None:

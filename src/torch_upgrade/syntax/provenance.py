@@ -64,7 +64,9 @@ _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
     "threading", "multiprocessing", "tempfile", "urllib", "hashlib", "pickle", "warnings", "contextlib",
     "types", "uuid", "csv", "zipfile", "tarfile", "socket", "string", "textwrap", "platform", "queue"}
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)  # scopes of their own: not walked into for a function's facts
-_PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor", "torch.tensor"}
+# calls that return a tensor (``Variable(t)`` returns ``t`` itself since torch 0.4, and raises on anything else)
+_PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor", "torch.tensor",
+                      "torch.autograd.Variable", "torch.autograd.variable.Variable"}
 # methods of a tensor that return a tensor (on a tensor receiver)
 _TENSOR_METHODS = {
     "to", "float", "double", "half", "bfloat16", "int", "long", "bool", "cuda", "cpu", "detach", "clone",
@@ -184,7 +186,7 @@ class _Facts:
 
     annotations: dict[str, cst.BaseExpression] = field(default_factory=dict)
     values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
-    loops: dict[str, cst.BaseExpression] = field(default_factory=dict)  # name -> the loop's iterable (or "item")
+    loops: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> the iterables it loops over
 
 
 @dataclass
@@ -751,7 +753,11 @@ class Provenance:
             if name in facts.annotations:
                 return self._annotation(facts.annotations[name], ref, cls)
             if name in facts.loops:
-                return self._loop(facts.loops[name], ref) if cls == TENSOR else POSSIBLE
+                if cls != TENSOR:
+                    return POSSIBLE
+                kinds = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
+                return kinds.pop() if len(kinds) == 1 else LIKELY if CERTAIN in kinds or LIKELY in kinds \
+                    else POSSIBLE
             values = facts.values.get(name)
             if values:
                 kinds = [self.of(v, ref, depth + 1, cls) for v in values]
@@ -789,11 +795,28 @@ class Provenance:
             return NO
         return POSSIBLE
 
-    def _loop(self, iterable: cst.BaseExpression, ref: _Site) -> str:
+    def _loop(self, iterable: cst.BaseExpression, ref: _Site, depth: int = 0) -> str:
+        """How sure it is that the items of ``iterable`` are tensors: ``.parameters()`` and its kin,
+        ``group["params"]``, and a comprehension (or a name assigned only comprehensions) that keeps
+        only tensors (``[o for o in objects if torch.is_tensor(o)]``) or the items of such a one."""
         call = iterable
+        if depth > _MAX_DEPTH:
+            return POSSIBLE
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
                 call.func.attr.value in _PARAMETER_LOOPS:
             return CERTAIN
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self._kept(iterable, ref, depth)
+        if isinstance(iterable, cst.Name):
+            for scope_node in self._scopes(iterable):
+                values = self._facts_of(scope_node).values.get(iterable.value)
+                if values:
+                    kinds = {self._loop(v, ref, depth + 1) if isinstance(v, (cst.ListComp, cst.GeneratorExp,
+                                                                             cst.SetComp)) else POSSIBLE
+                             for v in values}
+                    return kinds.pop() if len(kinds) == 1 else POSSIBLE
+                if isinstance(scope_node, cst.FunctionDef) and iterable.value in _param_names(scope_node):
+                    break
         if isinstance(iterable, cst.Subscript):  # group["params"]
             for element in iterable.slice:
                 index = element.slice
@@ -801,6 +824,26 @@ class Provenance:
                         index.value.evaluated_value == "params":
                     return CERTAIN
         return POSSIBLE
+
+    def _kept(self, comp: Union[cst.ListComp, cst.GeneratorExp, cst.SetComp], ref: _Site, depth: int) -> str:
+        """The items of a comprehension that yields its loop variable (``[t for t in xs if ...]``):
+        certain tensors when a condition asks ``torch.is_tensor(t)`` or ``isinstance(t, torch.Tensor)``,
+        else what the items of the loop's iterable are."""
+        target, element = comp.for_in.target, comp.elt
+        if not isinstance(target, cst.Name) or not isinstance(element, cst.Name) or element.value != target.value \
+                or comp.for_in.inner_for_in is not None:
+            return POSSIBLE
+        for condition in comp.for_in.ifs:
+            test = condition.test
+            if isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name) and \
+                    test.args[0].value.value == target.value:
+                qualname = self._qualified(test.func, ref)
+                builtin = isinstance(test.func, cst.Name) and test.func.value == "isinstance" and \
+                    qualname in (None, "isinstance", "builtins.isinstance")
+                if qualname == "torch.is_tensor" or builtin and len(test.args) == 2 and \
+                        self._qualified(test.args[1].value, ref) == TENSOR:
+                    return CERTAIN
+        return self._loop(comp.for_in.iter, ref, depth + 1)
 
     def _self_attribute(self, attr: str, ref: _Site, depth: int, cls: str) -> str:
         owner = self.analysis.enclosing(ref.node, cst.ClassDef)
@@ -893,13 +936,13 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
         elif isinstance(node, cst.For):
             target = node.target
             if isinstance(target, cst.Name):
-                facts.loops[target.value] = node.iter
+                facts.loops.setdefault(target.value, []).append(node.iter)
             elif isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
                     isinstance(target.elements[1].value, cst.Name):
                 call = node.iter  # for name, p in model.named_parameters()
                 if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
                         call.func.attr.value.startswith("named_"):
-                    facts.loops[target.elements[1].value.value] = call
+                    facts.loops.setdefault(target.elements[1].value.value, []).append(call)
     return facts
 
 

@@ -36,6 +36,8 @@ class Binding:
     statement: Optional[cst.CSTNode] = None  # the Import / ImportFrom, or the def / class binding the name
     branch: Branch = ()
     value: Optional[cst.BaseExpression] = field(default=None, repr=False)  # what an assignment assigns
+    # ``a, b = f(x)``: the value unpacked and this name's position in it (``value`` is None)
+    unpacked: Optional[tuple[cst.BaseExpression, int]] = field(default=None, repr=False, compare=False)
     relative: bool = False  # bound by ``from .mod import name`` (a "local" whose source is elsewhere)
     # bound only for type checkers (under ``if TYPE_CHECKING:``): not there when the program runs
     typing_only: bool = False

@@ -96,6 +96,51 @@ class Shapes:
             return self.scalar(expr.expression, scope, depth + 1)
         return False
 
+    def likely_scalar(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
+        """Whether ``expr`` is likely a 0-d tensor: certainly one (``scalar``), what a loss returns
+        (a call of a callable the code names as one, ``criterion(out, y)``, ``self.loss_fn(...)``, or an
+        element unpacked from it, ``loss_l, loss_c = criterion(out, targets)``: its forward could
+        return something else), ``.data`` or a shape-keeping method of one, arithmetic of one with
+        numbers or with values not known to be tensors (``loss * scaler.loss_scale``), and names
+        assigned only those."""
+        if depth > _MAX_DEPTH:
+            return False
+        if self.scalar(expr, scope, depth):
+            return True
+        if isinstance(expr, cst.Name):
+            found = self.bindings(expr.value, scope)
+            if not found:
+                return False
+            for binding in found:
+                if binding.kind not in ("local", "alias") or binding.statement is not None:
+                    return False
+                if binding.unpacked is not None:
+                    whole = binding.unpacked[0]
+                    if not (isinstance(whole, cst.Call) and _names_a_loss(whole.func)
+                            and not (self.qualname(whole.func, scope) or "").startswith("torch.")):
+                        return False
+                elif binding.value is None or \
+                        not self.likely_scalar(binding.value, binding.scope or scope, depth + 1):
+                    return False
+            return True
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "data" and self.likely_scalar(expr.value, scope, depth + 1)
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if _names_a_loss(func) and not (self.qualname(func, scope) or "").startswith("torch.") and \
+                    not self.built(func, scope, lambda _, qualname: qualname in LOSS_MODULES, depth + 1):
+                return True  # torch's own losses are `scalar`'s: their reduction says
+            if isinstance(func, cst.Attribute) and func.attr.value in _SAME_SHAPE and not expr.args:
+                return self.likely_scalar(func.value, scope, depth + 1)
+            return False
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+                expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            sides = [e for e in (expr.left, expr.right) if not isinstance(e, cst.BaseNumber)]
+            likely = [e for e in sides if self.likely_scalar(e, scope, depth + 1)]
+            return bool(likely) and all(
+                e in likely or self.provenance.of(e, _Site(scope, e)) not in (CERTAIN, LIKELY) for e in sides)
+        return False
+
     def _scalar_call(self, call: cst.Call, scope: Scope, depth: int) -> bool:
         func = call.func
         qualname = self.qualname(func, scope)
@@ -198,6 +243,16 @@ class Shapes:
             if scope is not None:
                 return scope
         return None
+
+
+_LOSS_WORDS = ("loss", "criterion")
+
+
+def _names_a_loss(func: cst.BaseExpression) -> bool:
+    """Whether a callable's own name says it computes a loss (``criterion``, ``self.loss_fn``,
+    ``compute_loss``): the result of calling it is likely the loss, a 0-d tensor."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return any(word in name.lower() for word in _LOSS_WORDS)
 
 
 class _Site:

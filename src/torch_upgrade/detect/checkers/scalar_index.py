@@ -6,7 +6,10 @@ Before 0.4 a loss was a 1-element Variable and ``loss.data[0]`` its value; 0.4 m
 to be 0-d are reported (``_shapes.Shapes.scalar``: a loss with a scalar reduction, ``criterion(...)``
 of an ``nn`` loss module, a full ``.sum()``/``.mean()``, names assigned only those), and rewritten to
 ``.item()`` (dropping a ``.data`` in front: the value is the same). A ``.data[0]`` on a name that
-merely looks like a loss (``loss``, ``train_loss``) is a ``possible`` finding, without a fix.
+looks like a loss (``loss``, ``train_loss``) and is what a callable named as a loss returns, or arithmetic
+of such values (``loss_l, loss_c = criterion(out, targets)``; ``loss = loss_l + loss_c``;
+``_shapes.Shapes.likely_scalar``), is a ``likely`` finding (its fix unsafe); on a name that merely looks
+like a loss, a ``possible`` one without a fix.
 """
 
 from __future__ import annotations
@@ -105,13 +108,20 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if _handled(node, analysis):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
             ref = dataclasses.replace(ref, handled=True)
         base = node.value
+        loss_like = _looks_like_a_loss(base)
         if shapes.scalar(base, ref.scope):
+            confidence, message = "certain", None
+        elif loss_like and shapes.likely_scalar(base, ref.scope):
+            confidence, message = "likely", (f"{code(node)} raises IndexError since torch 1.0 if {code(base)} is "
+                                             "0-d, as the loss computed here likely is: use .item() for its value")
+        elif loss_like:
+            confidence, message = "possible", (f"{code(node)} raises IndexError if {code(base)} is 0-d (a loss "
+                                               "usually is): use .item() for its value")
+        else:
+            continue
+        fix = None
+        if rule.fixable and confidence != "possible":
             inner = base.value if isinstance(base, cst.Attribute) and base.attr.value == "data" else base
-            new = cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("item")))
-            fix = K.replace(node, new) if rule.fixable else None
-            out.append(Hit(rule, node, ref.statement, ref=ref, fix=fix))
-        elif _looks_like_a_loss(base):
-            out.append(Hit(rule, node, ref.statement, ref=ref, confidence="possible",
-                           message=f"{code(node)} raises IndexError if {code(base)} is 0-d (a loss "
-                                   "usually is): use .item() for its value"))
+            fix = K.replace(node, cst.Call(func=cst.Attribute(value=inner, attr=cst.Name("item"))))
+        out.append(Hit(rule, node, ref.statement, ref=ref, fix=fix, confidence=confidence, message=message))
     return out
