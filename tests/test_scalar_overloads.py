@@ -178,19 +178,27 @@ def test_an_unknown_receiver_is_possible_advice_only_on_request() -> None:
     ('state["exp_avg_sq"].addcmul_(1 - beta2, grad, grad)', "TU935"),
     ('state["p"].add_(-group["lr"], grad)', "TU934"),
     ("M.addmm_(0.5, m1, m2)", "TU938"),
+    # timm's rmsprop_tf: a name assigned only an evident number; addcmul/addcdiv, in place or not
+    ("square_avg.add_(one_minus_alpha, grad)", "TU934"),
+    ("square_avg.addcmul(-1, grad, grad)", "TU935"),
 ])
 def test_an_in_place_call_with_evident_numbers_first_is_likely(call: str, rule: str) -> None:
-    """In-place methods (a trailing _, which no other library uses) given numbers where the deprecated
-    overload takes them: the shape says the receiver is a tensor, so a likely finding with an unsafe fix."""
-    code = f"import torch\ndef f(state, group, grad, beta1, beta2, M, m1, m2):\n    {call}\n"
+    """In-place methods (a trailing _, which no other library uses) and addcmul/addcdiv given numbers
+    where the deprecated overload takes them: the shape says the receiver is a tensor, so a likely
+    finding with an unsafe fix."""
+    code = (f"import torch\ndef f(state, group, grad, beta1, beta2, M, m1, m2, square_avg):\n"
+            f"    one_minus_alpha = 1. - group['alpha']\n    {call}\n")
     [finding] = scan(code)
     assert (finding.rule, finding.confidence) == (rule, "likely")
     assert finding.fix is not None and finding.fix.safety == "unsafe"
 
 
-@pytest.mark.parametrize("call", ["d.add_(k, v)", "s.add_(1, 2)", "s.add(1 - b, grad)"])
+@pytest.mark.parametrize("call", ["d.add_(k, v)", "s.add_(1, 2)", "s.add(1 - b, grad)", "s.add_(n, grad)",
+                                  "s.add_(m, grad)"])
 def test_other_shapes_on_an_unknown_receiver_stay_possible(call: str) -> None:
-    assert list(scan(f"import torch\ndef f(d, k, v, s, b, grad):\n    {call}\n")) == []
+    """``n`` is assigned a number on one path only, ``m`` something else."""
+    code = f"import torch\ndef f(d, k, v, s, b, grad, flag):\n    n = 1 - b if flag else b\n    m = b\n    {call}\n"
+    assert list(scan(code)) == []
 
 
 def test_a_likely_tensor_gets_an_unsafe_fix() -> None:

@@ -11,7 +11,7 @@ import libcst as cst
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.guards import NONE
-from torch_upgrade.syntax.scopes import Binding
+from torch_upgrade.syntax.scopes import Binding, Scope, visible_bindings
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
@@ -450,23 +450,30 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
 
 
 def _numbers_first(rule: Rule, ref: Reference) -> bool:
-    """Whether an in-place method call (``add_``, ``addcmul_``: no other library names them so) passes
-    evident numbers where the deprecated overload takes them: a numeric literal, a negation
-    (``-group["lr"]``) or arithmetic with a literal in it (``1 - beta1``)."""
-    if not (isinstance(ref.node, cst.Attribute) and ref.node.attr.value.endswith("_")) or ref.call is None:
+    """Whether a call of an in-place method (``add_``, ``addcmul_``) or of ``addcmul``/``addcdiv`` (no
+    other library names them so) passes evident numbers where the deprecated overload takes them: a
+    numeric literal, a negation (``-group["lr"]``), arithmetic with a literal in it (``1 - beta1``), or a
+    name assigned only those (``one_minus_alpha = 1. - group["alpha"]``)."""
+    if not isinstance(ref.node, cst.Attribute) or ref.call is None or \
+            not (ref.node.attr.value.endswith("_") or ref.node.attr.value.startswith("addc")):
         return False
     positional = _positional(ref.call)
-    return all(i < len(positional) and _evident_number(positional[i].value) for i in rule.match.scalars) and \
-        not any(_evident_number(a.value) for i, a in enumerate(positional) if i not in rule.match.scalars)
+    return all(i < len(positional) and _evident_number(positional[i].value, ref.scope)
+               for i in rule.match.scalars) and \
+        not any(_evident_number(a.value, ref.scope) for i, a in enumerate(positional) if i not in rule.match.scalars)
 
 
-def _evident_number(expr: cst.BaseExpression) -> bool:
+def _evident_number(expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
     if isinstance(expr, (cst.Integer, cst.Float)):
         return True
     if isinstance(expr, cst.UnaryOperation):
         return isinstance(expr.operator, cst.Minus)
     if isinstance(expr, cst.BinaryOperation):
-        return _evident_number(expr.left) or _evident_number(expr.right)
+        return _evident_number(expr.left, scope, depth) or _evident_number(expr.right, scope, depth)
+    if isinstance(expr, cst.Name) and depth < 3:
+        found = visible_bindings(expr.value, scope)
+        return bool(found) and all(b.kind == "local" and b.value is not None and b.statement is None and
+                                   _evident_number(b.value, b.scope or scope, depth + 1) for b in found)
     return False
 
 

@@ -87,6 +87,19 @@ class Guard(NamedTuple):
     packages: tuple[str, ...] = ()
 
 
+def visible_bindings(name: str, scope: Scope) -> list[Binding]:
+    """Every binding of ``name`` in the scope its reads from ``scope`` resolve to (a class body's
+    names are seen from that body only)."""
+    current: Optional[Scope] = scope
+    first = True
+    while current is not None:
+        if (current.kind != "class" or first) and current.bindings.get(name):
+            return current.bindings[name]
+        first = False
+        current = current.parent
+    return []
+
+
 def _encloses(outer: Branch, inner: Branch) -> bool:
     return len(outer) <= len(inner) and inner[:len(outer)] == outer
 

@@ -22,7 +22,8 @@ import libcst as cst
 
 from torch_upgrade.syntax import arguments as A
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES, reduction_of
-from torch_upgrade.syntax.analysis import Analysis, Binding, Scope
+from torch_upgrade.syntax.analysis import Analysis, Scope
+from torch_upgrade.syntax.scopes import visible_bindings
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
@@ -53,22 +54,10 @@ class Shapes:
         name = dotted(node)
         return self.analysis.qualify(name, scope)[0] if name is not None else None
 
-    @staticmethod
-    def bindings(name: str, scope: Scope) -> list[Binding]:
-        """Every binding of ``name`` in the scope its reads from ``scope`` resolve to."""
-        current: Optional[Scope] = scope
-        first = True
-        while current is not None:
-            if (current.kind != "class" or first) and current.bindings.get(name):
-                return current.bindings[name]
-            first = False
-            current = current.parent
-        return []
-
     def _values(self, name: str, scope: Scope) -> Optional[list[tuple[cst.BaseExpression, Scope]]]:
         """The values assigned to ``name`` with the scope they are read in; None when some binding
         has no value we can see (a parameter, a loop target, ``+=``, an import, a def)."""
-        found = self.bindings(name, scope)
+        found = visible_bindings(name, scope)
         out = []
         for binding in found:
             if binding.kind not in ("local", "alias") or binding.value is None or binding.statement is not None:
@@ -108,7 +97,7 @@ class Shapes:
         if self.scalar(expr, scope, depth):
             return True
         if isinstance(expr, cst.Name):
-            found = self.bindings(expr.value, scope)
+            found = visible_bindings(expr.value, scope)
             if not found:
                 return False
             for binding in found:
