@@ -267,7 +267,8 @@ def _kinds(rules: str, *kinds: str) -> None:
 
 _kinds("TU901", "assert_allclose call", "assert_allclose import")
 _kinds("TU804 TU805", "torch.jit.script/trace call")
-_kinds("TU964", "legacy tensor constructor", "legacy tensor type reference")
+_kinds("TU964", "legacy tensor constructor")
+_kinds("TU964 TU968", "legacy tensor type reference")
 _kinds("TU950", "Variable call", "Variable import")
 _kinds("TU951", "volatile keyword")
 _kinds("TU953", ".data[0] on a 0-d tensor")

@@ -591,6 +591,32 @@ def test_loss_data_index(x, y, grad):
     assert all(o is IndexError for o, r in zip(old, reference) if not isinstance(r, type)), old
 
 
+# ---------------------------------------------------------------------------------------------- TU968
+TYPE_TESTS = (("type(x) == torch.FloatTensor", ("torch.FloatTensor",), False),
+              ("type(x) != torch.DoubleTensor", ("torch.DoubleTensor",), True),
+              ("type(x) is torch.LongTensor", ("torch.LongTensor",), False),
+              ("type(x) is not torch.cuda.HalfTensor", ("torch.cuda.HalfTensor",), True),
+              ("type(x) in (torch.FloatTensor, torch.IntTensor)", ("torch.FloatTensor", "torch.IntTensor"), False),
+              ("type(x) not in [torch.ByteTensor, torch.HalfTensor]", ("torch.ByteTensor", "torch.HalfTensor"), True))
+
+
+@pytest.mark.differential("TU968")
+@given(x=tensors(dtypes=ALL_DTYPES + (torch.uint8,)), parameter=st.booleans())
+def test_legacy_type_comparisons(x, parameter):
+    """``isinstance(x, <legacy type>)`` is what ``type(x) == <legacy type>`` tested before 0.4: whether
+    ``x.type()`` names that type (for a parameter too); the old spelling is now a constant."""
+    if parameter and x.is_floating_point():
+        x = torch.nn.Parameter(x)
+    code = forms(*(test for test, _, _ in TYPE_TESTS), setup="x = X\n")
+    assert_rewritten(code, "TU968", "type(x)")
+
+    def reference(X):
+        return tuple((X.type() in names) != negated for _, names, negated in TYPE_TESTS)
+
+    assert_matches_reference(code, reference, rules="TU968", X=x)
+    assert run("import torch\n" + code, {"X": x}) == tuple(negated for _, _, negated in TYPE_TESTS)
+
+
 # ---------------------------------------------------------------------------------------------- TU955, TU956
 INIT = (
     "nn.init.uniform(w, A, B)", "nn.init.normal(w, A, abs(B))", "nn.init.constant(w, A)", "nn.init.eye(w)",
