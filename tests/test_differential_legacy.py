@@ -617,6 +617,39 @@ def test_legacy_type_comparisons(x, parameter):
     assert run("import torch\n" + code, {"X": x}) == tuple(negated for _, _, negated in TYPE_TESTS)
 
 
+# ---------------------------------------------------------------------------------------------- TU969
+INVERTED = ("x.masked_fill(1 - (x > 0), 7)", "(1 - (x > 0)).float()", "x * (1 - x.lt(0.5))",
+            "(1 - x.isnan()).sum()", "x[(1 - x.ge(0)).bool()]")
+
+
+def _inverted_reference(X):
+    """Torch before 1.2: a comparison gave a uint8 mask, and 1 - mask its uint8 inverse."""
+    x = X
+
+    def u8(mask):
+        return mask.to(torch.uint8)
+    values = [lambda: x.masked_fill((1 - u8(x > 0)).bool(), 7), lambda: (1 - u8(x > 0)).float(),
+              lambda: x * (1 - u8(x.lt(0.5))), lambda: (1 - u8(x.isnan())).sum(), lambda: x[(1 - u8(x.ge(0))).bool()]]
+    out = []
+    for value in values:
+        try:
+            out.append(value())
+        except Exception as error:  # noqa: BLE001 (the outcome to compare)
+            out.append(type(error))
+    return tuple(out)
+
+
+@pytest.mark.differential("TU969")
+@given(x=tensors())
+def test_inverted_comparison_masks(x):
+    """~mask is the mask 1 - mask made from a uint8 comparison before torch 1.2: masked_fill, products,
+    conversions, sums and indexing give the same values and dtypes; the old spelling raises."""
+    code = forms(*INVERTED, setup="x: torch.Tensor = X\n")
+    assert_rewritten(code, "TU969", "1 - ")
+    assert_matches_reference(code, _inverted_reference, rules="TU969", X=x)
+    assert run("import torch\n" + code, {"X": x}) == (RuntimeError,) * len(INVERTED)
+
+
 # ---------------------------------------------------------------------------------------------- TU955, TU956
 INIT = (
     "nn.init.uniform(w, A, B)", "nn.init.normal(w, A, abs(B))", "nn.init.constant(w, A)", "nn.init.eye(w)",

@@ -37,6 +37,7 @@ SNIPPETS: dict[str, Snippet] = {
     "TU967": "import torch\nclass Scale(torch.autograd.Function):\n    def forward(self, x):\n        return x * 2\n"
              "Scale()(torch.ones(2))\n",
     "TU962": "import torch.nn as nn\nnn.Container(a=nn.Linear(1, 1))\n",
+    "TU969": ("import torch\nx = torch.arange(4.0)\n1 - (x > 1)\n", "import torch\nx = torch.arange(4.0)\n-(x > 1)\n"),
     "TU958": "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nx = torch.ones(2, 3)\n"
              "F.softmax(x)\nF.log_softmax(x)\nF.softmin(x)\nnn.LogSoftmax()(x)\n",
     "TU951": "import torch\nfrom torch.autograd import Variable\nVariable(torch.ones(2), volatile=True)\n",

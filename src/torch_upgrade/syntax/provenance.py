@@ -82,6 +82,7 @@ _TENSOR_METHODS = {
     "logsumexp", "exp_", "sqrt_", "pow_", "abs_", "neg_", "mul", "addcmul_", "addcdiv_", "lerp", "lerp_",
 }
 _TENSOR_ATTRIBUTES = {"data", "grad", "T", "mT", "H", "mH", "real", "imag"}
+_SAVED = ("saved_tensors", "saved_variables")  # an autograd Function's context: a tuple of tensors
 _PARAMETER_LOOPS = {"parameters", "named_parameters", "buffers", "named_buffers"}
 _MAX_DEPTH = 6
 TENSOR = "torch.Tensor"
@@ -280,6 +281,8 @@ class Provenance:
         if cls != TENSOR:
             return POSSIBLE
         if isinstance(expr, cst.Subscript):
+            if isinstance(expr.value, cst.Attribute) and expr.value.attr.value in _SAVED:
+                return CERTAIN  # ctx.saved_tensors[0]: what save_for_backward kept
             inner = self.of(expr.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
         if isinstance(expr, cst.BinaryOperation):
@@ -925,6 +928,14 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
             for assigned in node.targets:
                 if isinstance(assigned.target, cst.Name):
                     facts.values.setdefault(assigned.target.value, []).append(node.value)
+                elif isinstance(assigned.target, (cst.Tuple, cst.List)) and isinstance(node.value, cst.Attribute) \
+                        and node.value.attr.value in _SAVED:  # x, w = ctx.saved_tensors: as ctx.saved_tensors[i]
+                    for i, left in enumerate(assigned.target.elements):
+                        if isinstance(left, cst.StarredElement):
+                            break
+                        if isinstance(left.value, cst.Name):
+                            facts.values.setdefault(left.value.value, []).append(cst.Subscript(
+                                value=node.value, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]))
                 elif isinstance(assigned.target, (cst.Tuple, cst.List)) and isinstance(node.value, (cst.Tuple, cst.List)) \
                         and len(assigned.target.elements) == len(node.value.elements):  # x, y = a, b
                     for left, right in zip(assigned.target.elements, node.value.elements):

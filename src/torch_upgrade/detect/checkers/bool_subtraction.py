@@ -1,0 +1,166 @@
+"""Subtracting or negating a comparison's result: a RuntimeError since torch 1.2.
+
+torch 1.2 made comparisons (``<``, ``x.lt(y)``, ``torch.eq``, ``x.isnan()``) return bool tensors instead of
+uint8 ones (pytorch#21113), and ``-`` on bool tensors raises ("Subtraction, the `-` operator, with a bool
+tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator
+instead", checked on torch 2.13). Old code inverted masks with ``1 - mask`` (gpytorch#822). Reported where
+an operand of ``-`` (binary or unary) is known to be such a mask: a comparison, a comparison method, or
+``~``/``&``/``|`` of them, on a tensor (``syntax.provenance``), or on anything when the subtraction's result
+is itself used as a tensor (the receiver of an in-place method, the mask of ``masked_fill``,
+``masked_select`` or ``masked_scatter``: then the mask is a tensor, so a bool one); names assigned only
+those. A mask on a receiver only likely a tensor gives a likely finding.
+
+``1 - mask`` is rewritten to ``~mask`` (the fix torch's message and its developers suggest); unsafe, as the
+result is a bool tensor where it was uint8 before 1.2 (the same mask; arithmetic on it can differ: ``bool +
+bool`` is a logical or). The other forms are advice.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.fixers import _keep as K
+from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
+from torch_upgrade.syntax.arguments import code
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, Provenance, provenance_of
+from torch_upgrade.syntax.scopes import visible_bindings
+
+WORDS = (("torch", "-"),)
+_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+_METHODS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+                      "logical_not", "logical_and", "logical_or", "logical_xor", "bool", "isclose"})
+_FUNCTIONS = frozenset(f"torch.{name}" for name in _METHODS - {"bool"})
+_MASK_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_select", "masked_scatter", "masked_scatter_"})
+_ORDER = {CERTAIN: 2, LIKELY: 1}
+
+
+class _Masks:
+    def __init__(self, analysis: Analysis, provenance: Provenance, refs: dict[int, Reference]) -> None:
+        self.analysis, self.provenance, self.refs = analysis, provenance, refs
+
+    def sure(self, expr: cst.BaseExpression, scope: Scope, any_receiver: str, depth: int = 0) -> Optional[str]:
+        """How sure it is that ``expr`` is a bool tensor made by a comparison (``certain``/``likely``), or
+        None. ``any_receiver``: what the use of the value says (``_use``): "all" when it is a tensor, so
+        a comparison of anything is one; "methods" when it is a tensor or a number, so a comparison
+        method (numbers have none) of anything is one; "" when nothing is known."""
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Comparison):
+            if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISONS):
+                return None
+            sides = [self._tensor(e, scope) for e in (expr.left, expr.comparisons[0].comparator)]
+            return _best(sides + ([CERTAIN] if any_receiver == "all" else []))
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+            return self.sure(expr.expression, scope, any_receiver, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr)):
+            sides = [self.sure(e, scope, any_receiver, depth + 1) for e in (expr.left, expr.right)]
+            return None if None in sides else _worst(sides)
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            qualname = self.analysis.qualify(dotted(func), scope)[0] if dotted(func) is not None else None
+            if qualname in _FUNCTIONS:
+                return CERTAIN
+            if isinstance(func, cst.Attribute) and func.attr.value in _METHODS and \
+                    (qualname is None or not qualname.startswith("torch.")):
+                if func.attr.value == "bool" and expr.args:
+                    return None
+                return CERTAIN if any_receiver else self._tensor(func.value, scope)
+            return None
+        if isinstance(expr, cst.Name):
+            found = visible_bindings(expr.value, scope)
+            if not found or any(b.kind != "local" or b.value is None or b.statement is not None for b in found):
+                return None
+            kinds = [self.sure(b.value, b.scope or scope, any_receiver, depth + 1) for b in found if b.value]
+            return None if None in kinds else _worst(kinds)
+        return None
+
+    def _tensor(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        kind = self.provenance.of(expr, _Site(scope, expr))
+        return kind if kind in (CERTAIN, LIKELY) else None
+
+
+class _Site:
+    def __init__(self, scope: Scope, node: cst.CSTNode) -> None:
+        self.scope, self.node = scope, node
+
+
+def _best(kinds: list[Optional[str]]) -> Optional[str]:
+    known = [k for k in kinds if k is not None]
+    return max(known, key=_ORDER.__getitem__) if known else None
+
+
+def _worst(kinds: list[Optional[str]]) -> Optional[str]:
+    return min(kinds, key=lambda k: _ORDER.get(k or "", 0)) if kinds else None
+
+
+def _use(node: cst.CSTNode, analysis: Analysis) -> str:
+    """What the use of ``node``'s value says of it: "all" where only a tensor goes (the receiver of an
+    in-place method, ``(1 - m).mul_(...)``: no other library names them so; the mask of ``masked_fill``
+    & co.), "methods" where a tensor or a number goes (an argument of an in-place method), else ""."""
+    parent = analysis.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value.endswith("_") and \
+            isinstance(analysis.parent(parent), cst.Call):
+        return "all"
+    if isinstance(parent, cst.Arg) and parent.keyword is None:
+        call = analysis.parent(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+            if call.func.attr.value in _MASK_METHODS and call.args and call.args[0] is parent:
+                return "all"
+            if call.func.attr.value.endswith("_"):
+                return "methods"
+    return ""
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    refs = {id(r.node): r for r in analysis.references if r.ctx == "load"}
+    if not refs:
+        return []
+    masks = _Masks(analysis, provenance_of(analysis), refs)
+    out = []
+    for node in analysis.nodes(cst.BinaryOperation, cst.UnaryOperation):
+        if isinstance(node, cst.BinaryOperation):
+            if not isinstance(node.operator, cst.Subtract):
+                continue
+            operands = [node.left, node.right]
+        elif isinstance(node.operator, cst.Minus):
+            operands = [node.expression]
+        else:
+            continue
+        ref = _first_ref(node, refs)
+        if ref is None or ref.guarded:
+            continue
+        used = _use(node, analysis)
+        sure = _best([masks.sure(e, ref.scope, used) for e in operands if not isinstance(e, cst.BaseNumber)])
+        if sure is None:
+            continue
+        fix = None
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.left, cst.Integer) and \
+                node.left.value == "1" and masks.sure(node.right, ref.scope, used) is not None:
+            inverted = node.right
+            if not inverted.lpar and isinstance(inverted, (cst.Comparison, cst.BinaryOperation)):
+                inverted = inverted.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            fix = K.replace(node, cst.UnaryOperation(operator=cst.BitInvert(), expression=inverted)
+                            .with_changes(lpar=node.lpar, rpar=node.rpar))
+        message = None if fix is not None else (
+            f"{code(node)}: `-` on a bool tensor (a comparison's result since torch 1.2) raises RuntimeError; "
+            "invert a mask with ~mask, or convert it first (mask.to(x.dtype))")
+        out.append(Hit(rule, node, ref.statement, ref=ref, fix=fix, confidence=sure, message=message))
+    return out
+
+
+def _first_ref(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
+    """A reference inside ``node`` (for its scope and statement)."""
+    todo: list[cst.CSTNode] = [node]
+    while todo:
+        current = todo.pop(0)
+        ref = refs.get(id(current))
+        if ref is not None:
+            return ref
+        todo.extend(current.children)
+    return None
