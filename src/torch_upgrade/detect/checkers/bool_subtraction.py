@@ -132,7 +132,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             operands = [node.expression]
         else:
             continue
-        ref = _first_ref(node, refs)
+        operands = [e for e in operands if _maybe_mask(e)]
+        if not operands:
+            continue
+        ref = refs.get(id(operands[0])) or _first_ref(node, refs)
         if ref is None or ref.guarded:
             continue
         used = _use(node, analysis)
@@ -152,6 +155,20 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             "invert a mask with ~mask, or convert it first (mask.to(x.dtype))")
         out.append(Hit(rule, node, ref.statement, ref=ref, fix=fix, confidence=sure, message=message))
     return out
+
+
+def _maybe_mask(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` has the form of a comparison's result (the cheap test before ``_Masks.sure``)."""
+    if isinstance(expr, (cst.Comparison, cst.Name)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.BitInvert)
+    if isinstance(expr, cst.BinaryOperation):
+        return isinstance(expr.operator, (cst.BitAnd, cst.BitOr))
+    if isinstance(expr, cst.Call):
+        name = dotted(expr.func) if not isinstance(expr.func, cst.Attribute) else expr.func.attr.value
+        return name is not None and name.rsplit(".", 1)[-1] in _METHODS
+    return False
 
 
 def _first_ref(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
