@@ -14,7 +14,7 @@ and whose code uses many of the catalog's old APIs), on the torch installed in t
    marked ``upgrade``, ``torch-upgrade upgrade . --to X --unsafe-fixes`` (pin raised, dead shims removed);
 3. run the project's tests in both trees (``python -m pytest`` with ``--junitxml``; the tree on
    ``PYTHONPATH``, nothing installed) and compare each test's outcome: **broken** = passed before,
-   fails, errors or is gone after; **fixed** = failed, errored or was missing before, passes after.
+   fails, errors or is gone after (an expected failure of a test the project marks ``xfail`` is none); **fixed** = failed, errored or was missing before, passes after.
    A broken test is run again alone in both trees: if it also fails alone before, or passes alone
    after, it is flaky and listed apart, not counted as broken.
 
@@ -176,7 +176,9 @@ def run_tests(tree: Path, project: Project, junit: Path, timeout: int, only: lis
 
 
 def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
-    """test id -> (passed | failed | error | skipped, the failure's first line)."""
+    """test id -> (passed | failed | error | skipped | xfailed, the failure's first line). ``xfailed``: a
+    test the project marks as expected to fail (``pytest.mark.xfail``) failed; one that passes anyway
+    (xpassed, not strict) is ``passed``."""
     result: dict[str, tuple[str, str]] = {}
     if not junit.exists():
         return result
@@ -185,7 +187,8 @@ def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
         status, first = "passed", ""
         for child in case:
             if child.tag in ("failure", "error", "skipped"):
-                status = {"failure": "failed"}.get(child.tag, child.tag)
+                status = "xfailed" if child.get("type") == "pytest.xfail" else \
+                    {"failure": "failed"}.get(child.tag, child.tag)
                 first = (child.get("message") or child.text or "").strip().splitlines()[:1]
                 first = first[0][:200] if first else ""
                 break
@@ -194,8 +197,11 @@ def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
 
 
 def compare(before: dict, after: dict) -> tuple[list, list]:
+    """The broken tests (with the failure's first line) and the fixed ones. A test the project marks as
+    expected to fail is not broken when it fails (kornia 0.5.0's ``test_from_to_fundamental``, ``xfail``
+    "TODO: fix #685", draws unseeded random matrices and fails one run in ten in either tree)."""
     broken = [(t, after.get(t, ("gone", ""))[1]) for t, (s, _) in before.items()
-              if s == "passed" and after.get(t, ("gone", ""))[0] != "passed"]
+              if s == "passed" and after.get(t, ("gone", ""))[0] not in ("passed", "xfailed")]
     fixed = [t for t, (s, _) in after.items() if s == "passed" and before.get(t, ("gone", ""))[0] != "passed"]
     return sorted(broken), sorted(fixed)
 

@@ -758,8 +758,8 @@ class Provenance:
             if name in facts.loops:
                 if cls != TENSOR:
                     return POSSIBLE
-                kinds = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
-                return kinds.pop() if len(kinds) == 1 else LIKELY if CERTAIN in kinds or LIKELY in kinds \
+                looped = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
+                return looped.pop() if len(looped) == 1 else LIKELY if CERTAIN in looped or LIKELY in looped \
                     else POSSIBLE
             values = facts.values.get(name)
             if values:

@@ -63,7 +63,8 @@ class _Masks:
             return None if None in sides else _worst(sides)
         if isinstance(expr, cst.Call):
             func = expr.func
-            qualname = self.analysis.qualify(dotted(func), scope)[0] if dotted(func) is not None else None
+            name = dotted(func)
+            qualname = self.analysis.qualify(name, scope)[0] if name is not None else None
             if qualname in _FUNCTIONS:
                 return CERTAIN
             if isinstance(func, cst.Attribute) and func.attr.value in _METHODS and \
@@ -128,7 +129,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             if not isinstance(node.operator, cst.Subtract):
                 continue
             operands = [node.left, node.right]
-        elif isinstance(node.operator, cst.Minus):
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
             operands = [node.expression]
         else:
             continue

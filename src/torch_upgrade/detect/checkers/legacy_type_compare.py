@@ -20,7 +20,7 @@ result changes from constant to what it tested before 0.4. The rest is advice.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
@@ -116,7 +116,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if isinstance(op, _EQUALITY) and ref is not None and _typeish(other, ref.scope):
             checked = _type_call(other)
             if checked is not None:
-                call = cst.Call(func=cst.Name("isinstance"), args=[cst.Arg(checked), cst.Arg(ref.node)])
+                call = cst.Call(func=cst.Name("isinstance"),
+                                args=[cst.Arg(checked), cst.Arg(cast(cst.BaseExpression, ref.node))])
                 new: cst.BaseExpression = call
                 if isinstance(op, _NEGATED):
                     new = cst.UnaryOperation(operator=cst.Not(), expression=call)
