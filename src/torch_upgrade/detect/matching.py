@@ -107,7 +107,7 @@ class Matcher:
         ``--min-confidence`` asks (a suppression comment on their line is not unused)."""
         uses: list[Hit] = []
         imports: list[Hit] = []
-        quiet: list[Hit] = []  # optional imports of a deprecated package: info, no fix
+        optional_imports: list[Hit] = []  # of a deprecated package (`_optional_import`): info, no fix
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
         renamed: set[tuple[str, int]] = set()  # (rule, binding) pairs fixed at the import
         provenance: Optional[Provenance] = None
@@ -139,8 +139,9 @@ class Matcher:
                 key = (rule.id, id(ref.binding))
                 if optional:
                     if rule.kind in ("removed", "deprecated"):
-                        quiet.append(Hit(rule, ref.node, ref.statement, ref=ref, quiet=True, message=(
-                            f"{rule.message} (an optional import, inside try/except ImportError: it changes with the code that uses it)")))
+                        optional_imports.append(Hit(rule, ref.node, ref.statement, ref=ref, quiet=True, message=(
+                            f"{rule.message} (an optional import, inside try/except ImportError: it changes "
+                            "with the code that uses it)")))
                     continue
                 if ref.ctx == "import":
                     imports.append(Hit(rule, ref.node, ref.statement, ref=ref))
@@ -183,9 +184,9 @@ class Matcher:
         # the import lines of the checkers' uses too (a checker's hit at a use carries its reference)
         checked_uses = [h for h in checked if h.ref is not None and h.ref.ctx == "load" and h.ref.binding is not None
                         and get_checker(h.rule).replaces_name]
-        out += _import_lines(analysis, imports, uses + checked_uses, renamed, quiet)
+        out += _import_lines(analysis, imports, uses + checked_uses, renamed, optional_imports)
         out += checked
-        out += _read_optional_imports(quiet, uses + checked)
+        out += _read_optional_imports(optional_imports, uses + checked)
         if index is not None:
             _quiet_in_old_branches(out, analysis, index)
         for hit in out:  # one place decides every fix's safety, whoever proposed it
@@ -280,7 +281,7 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                 not isinstance(binding.statement, (cst.Import, cst.ImportFrom)) or binding.scope is None:
             continue
         import_ref = imported.get(key)
-        if import_ref is None or binding.target in _EVERYWHERE or _alternative(import_ref, imported):
+        if import_ref is None or binding.target in _EVERYWHERE or _alternative(import_ref):
             continue  # `import torch` itself is no line of the migration; a fallback between imports
         local = _local_name(binding)
         if local is None:
@@ -335,7 +336,7 @@ def _optional_import(ref: Reference, analysis: Analysis) -> bool:
     attempt = analysis.enclosing(ref.statement, cst.Try)
     if not isinstance(attempt, cst.Try) or not any(s is ref.statement for s in attempt.body.body):
         return False
-    return not _alternative(ref, {})
+    return not _alternative(ref)
 
 
 def _read_optional_imports(optional: list[Hit], uses: list[Hit]) -> list[Hit]:
@@ -377,7 +378,7 @@ def _advice_takes_away(hit: Hit, binding: Binding) -> bool:
     return re.search(rf"\b{re.escape(target.rsplit('.', 1)[-1])}\b", hit.rule.replacement) is None
 
 
-def _alternative(ref: Reference, imported: dict[int, Reference]) -> bool:
+def _alternative(ref: Reference) -> bool:
     """Whether the import is one branch of a fallback between imports (``try: from torch.linalg import
     solve`` / ``except ImportError: from torch import solve``): its name is bound by another import too."""
     binding = ref.binding

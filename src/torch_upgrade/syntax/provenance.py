@@ -8,8 +8,10 @@ Within a file, a value is
   tensor method or attribute of a tensor (``.float()``, ``.detach()``, ``.data``, ``.grad``),
   arithmetic or indexing of a tensor, an annotation (``x: Tensor``, ``Optional[Tensor]``,
   ``"torch.Tensor"``, ``nn.Parameter``), a module's parameter or buffer
-  (``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``), or a loop over
-  ``.parameters()`` / ``.named_parameters()`` / ``group["params"]``;
+  (``self.w = nn.Parameter(...)``, ``self.register_buffer("w", ...)``), an item of an autograd
+  Function's ``ctx.saved_tensors``, ``Variable(t)``, or a loop over ``.parameters()`` /
+  ``.named_parameters()`` / ``group["params"]`` or over a comprehension that keeps only tensors
+  (``[o for o in objs if torch.is_tensor(o)]``);
 - ``likely`` when only some of the ways a name is assigned are certain, or when the receiver is
   unknown but the method is given a certain tensor (``state.add_(1 - beta, grad)``);
 - ``no`` for NumPy, SciPy and pandas values and annotations, and for instances of classes of

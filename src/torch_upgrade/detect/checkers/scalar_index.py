@@ -109,13 +109,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             ref = dataclasses.replace(ref, handled=True)
         base = node.value
         loss_like = _looks_like_a_loss(base)
+        shown = code(node.with_changes(lpar=[], rpar=[]))  # `(loss.data[0])` is shown without its parentheses
         if shapes.scalar(base, ref.scope):
             confidence, message = "certain", None
         elif loss_like and shapes.likely_scalar(base, ref.scope):
-            confidence, message = "likely", (f"{code(node)} raises IndexError since torch 1.0 if {code(base)} is "
+            confidence, message = "likely", (f"{shown} raises IndexError since torch 1.0 if {code(base)} is "
                                              "0-d, as the loss computed here likely is: use .item() for its value")
         elif loss_like:
-            confidence, message = "possible", (f"{code(node)} raises IndexError if {code(base)} is 0-d (a loss "
+            confidence, message = "possible", (f"{shown} raises IndexError if {code(base)} is 0-d (a loss "
                                                "usually is): use .item() for its value")
         else:
             continue
