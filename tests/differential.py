@@ -95,6 +95,18 @@ def run(code: str, names: dict[str, Any]) -> Any:
     return scope.get("out")
 
 
+def outcomes(*calls: Callable[[], Any]) -> tuple[Any, ...]:
+    """Each call's value, or the type of the exception it raised (how the programs of ``forms`` record
+    theirs): a reference implementation's outcomes, to compare with a rewrite's."""
+    out: list[Any] = []
+    for call in calls:
+        try:
+            out.append(call())
+        except Exception as error:  # noqa: BLE001 (the outcome to compare)
+            out.append(type(error))
+    return tuple(out)
+
+
 def _copy(value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         return value.clone()

@@ -24,8 +24,8 @@ import warnings
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from differential import (FLOATS, INTS, Raised, assert_matches_reference, assert_same_behaviour, rewrite, run,
-                          same, scalars, tensors, torch)
+from differential import (FLOATS, INTS, Raised, assert_matches_reference, assert_same_behaviour, outcomes,
+                          rewrite, run, same, scalars, tensors, torch)
 
 NO_DIFFERENTIAL = {
     "TU631": "DistributedDataParallelCPU is an empty deprecated subclass of DistributedDataParallel whose wrap "
@@ -563,13 +563,7 @@ def _loss_reference(x, y):
     values = [lambda: F.mse_loss(x, y), lambda: F.mse_loss(x, y, reduction="sum"), lambda: x.sum(),
               lambda: torch.mean(x), lambda: torch.nn.MSELoss()(x, y).cpu(), lambda: x.sum().detach(),
               lambda: torch.sum(x * y), lambda: F.l1_loss(x, y, reduction="mean")]
-    out = []
-    for value in values:
-        try:
-            out.append(_old_index(value()))
-        except Exception as error:  # noqa: BLE001 (the outcome to compare)
-            out.append(type(error))
-    return tuple(out)
+    return outcomes(*(lambda value=value: _old_index(value()) for value in values))
 
 
 @pytest.mark.differential("TU953")
@@ -628,15 +622,9 @@ def _inverted_reference(X):
 
     def u8(mask):
         return mask.to(torch.uint8)
-    values = [lambda: x.masked_fill((1 - u8(x > 0)).bool(), 7), lambda: (1 - u8(x > 0)).float(),
-              lambda: x * (1 - u8(x.lt(0.5))), lambda: (1 - u8(x.isnan())).sum(), lambda: x[(1 - u8(x.ge(0))).bool()]]
-    out = []
-    for value in values:
-        try:
-            out.append(value())
-        except Exception as error:  # noqa: BLE001 (the outcome to compare)
-            out.append(type(error))
-    return tuple(out)
+    return outcomes(lambda: x.masked_fill((1 - u8(x > 0)).bool(), 7), lambda: (1 - u8(x > 0)).float(),
+                    lambda: x * (1 - u8(x.lt(0.5))), lambda: (1 - u8(x.isnan())).sum(),
+                    lambda: x[(1 - u8(x.ge(0))).bool()])
 
 
 @pytest.mark.differential("TU969")
@@ -707,15 +695,8 @@ def _variable_function_reference(D, T, R):
     """The 0.4 factory (pytorch#5476): warned, and returned torch.tensor(*args, **kwargs)."""
     def variable(*args, **kwargs):
         return torch.tensor(*args, **kwargs)
-    calls = [lambda: variable(D), lambda: variable(D, dtype=T), lambda: variable(D, requires_grad=R),
-             lambda: variable(D, dtype=T, requires_grad=True), lambda: variable(D, device="cpu")]
-    out = []
-    for call in calls:
-        try:
-            out.append(call())
-        except Exception as error:  # noqa: BLE001 (the outcome to compare)
-            out.append(type(error))
-    return tuple(out)
+    return outcomes(lambda: variable(D), lambda: variable(D, dtype=T), lambda: variable(D, requires_grad=R),
+                    lambda: variable(D, dtype=T, requires_grad=True), lambda: variable(D, device="cpu"))
 
 
 @pytest.mark.differential("TU963")

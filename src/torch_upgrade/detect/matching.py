@@ -11,7 +11,7 @@ import libcst as cst
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.guards import NONE
-from torch_upgrade.syntax.scopes import Binding, Scope, visible_bindings
+from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
@@ -472,9 +472,8 @@ def _evident_number(expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> b
     if isinstance(expr, cst.BinaryOperation):
         return _evident_number(expr.left, scope, depth) or _evident_number(expr.right, scope, depth)
     if isinstance(expr, cst.Name) and depth < 3:
-        found = visible_bindings(expr.value, scope)
-        return bool(found) and all(b.kind == "local" and b.value is not None and b.statement is None and
-                                   _evident_number(b.value, b.scope or scope, depth + 1) for b in found)
+        values = assigned_values(expr.value, scope)
+        return values is not None and all(_evident_number(value, where, depth + 1) for value, where in values)
     return False
 
 

@@ -100,6 +100,18 @@ def visible_bindings(name: str, scope: Scope) -> list[Binding]:
     return []
 
 
+def assigned_values(name: str, scope: Scope) -> Optional[list[tuple[cst.BaseExpression, Scope]]]:
+    """The values assigned to ``name`` (``visible_bindings``), each with the scope it is read in; None
+    when it has no binding, or one without a value to see (a parameter, a loop target, an element
+    unpacked from a call, ``+=``, an import, a def)."""
+    out = []
+    for binding in visible_bindings(name, scope):
+        if binding.kind not in ("local", "alias") or binding.value is None or binding.statement is not None:
+            return None
+        out.append((binding.value, binding.scope or scope))
+    return out or None
+
+
 def _encloses(outer: Branch, inner: Branch) -> bool:
     return len(outer) <= len(inner) and inner[:len(outer)] == outer
 

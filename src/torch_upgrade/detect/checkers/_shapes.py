@@ -23,7 +23,7 @@ import libcst as cst
 from torch_upgrade.syntax import arguments as A
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES, reduction_of
 from torch_upgrade.syntax.analysis import Analysis, Scope
-from torch_upgrade.syntax.scopes import visible_bindings
+from torch_upgrade.syntax.scopes import assigned_values, visible_bindings
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
@@ -54,17 +54,6 @@ class Shapes:
         name = dotted(node)
         return self.analysis.qualify(name, scope)[0] if name is not None else None
 
-    def _values(self, name: str, scope: Scope) -> Optional[list[tuple[cst.BaseExpression, Scope]]]:
-        """The values assigned to ``name`` with the scope they are read in; None when some binding
-        has no value we can see (a parameter, a loop target, ``+=``, an import, a def)."""
-        found = visible_bindings(name, scope)
-        out = []
-        for binding in found:
-            if binding.kind not in ("local", "alias") or binding.value is None or binding.statement is not None:
-                return None
-            out.append((binding.value, binding.scope or scope))
-        return out or None
-
     # ------------------------------------------------------------------ 0-d
     def scalar(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
         """Whether ``expr`` is certainly a 0-d tensor."""
@@ -75,7 +64,7 @@ class Shapes:
         if isinstance(expr, cst.Attribute):
             return expr.attr.value == "data" and self.scalar(expr.value, scope, depth + 1)
         if isinstance(expr, cst.Name):
-            values = self._values(expr.value, scope)
+            values = assigned_values(expr.value, scope)
             return values is not None and all(self.scalar(v, s, depth + 1) for v, s in values)
         if isinstance(expr, cst.BinaryOperation) and isinstance(
                 expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
@@ -105,8 +94,7 @@ class Shapes:
                     return False
                 if binding.unpacked is not None:
                     whole = binding.unpacked[0]
-                    if not (isinstance(whole, cst.Call) and _names_a_loss(whole.func)
-                            and not (self.qualname(whole.func, scope) or "").startswith("torch.")):
+                    if not (isinstance(whole, cst.Call) and self._computes_a_loss(whole.func, scope, depth)):
                         return False
                 elif binding.value is None or \
                         not self.likely_scalar(binding.value, binding.scope or scope, depth + 1):
@@ -116,9 +104,8 @@ class Shapes:
             return expr.attr.value == "data" and self.likely_scalar(expr.value, scope, depth + 1)
         if isinstance(expr, cst.Call):
             func = expr.func
-            if _names_a_loss(func) and not (self.qualname(func, scope) or "").startswith("torch.") and \
-                    not self.built(func, scope, lambda _, qualname: qualname in LOSS_MODULES, depth + 1):
-                return True  # torch's own losses are `scalar`'s: their reduction says
+            if self._computes_a_loss(func, scope, depth):
+                return True
             if isinstance(func, cst.Attribute) and func.attr.value in _SAME_SHAPE and not expr.args:
                 return self.likely_scalar(func.value, scope, depth + 1)
             return False
@@ -129,6 +116,12 @@ class Shapes:
             return bool(likely) and all(
                 e in likely or self.provenance.of(e, _Site(scope, e)) not in (CERTAIN, LIKELY) for e in sides)
         return False
+
+    def _computes_a_loss(self, func: cst.BaseExpression, scope: Scope, depth: int) -> bool:
+        """Whether calling ``func`` likely computes a loss: its name says so (``_names_a_loss``) and it is
+        not one of torch's losses (``scalar`` decides those: their reduction says)."""
+        return _names_a_loss(func) and not (self.qualname(func, scope) or "").startswith("torch.") and \
+            not self.built(func, scope, lambda _, qualname: qualname in LOSS_MODULES, depth + 1)
 
     def _scalar_call(self, call: cst.Call, scope: Scope, depth: int) -> bool:
         func = call.func
@@ -168,7 +161,7 @@ class Shapes:
             qualname = self.qualname(expr.func, scope)
             return qualname is not None and accept(expr, qualname)
         if isinstance(expr, cst.Name):
-            values = self._values(expr.value, scope)
+            values = assigned_values(expr.value, scope)
             return values is not None and all(self.built(v, s, accept, depth + 1) for v, s in values)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             values = self._self_values(expr, expr.attr.value)
@@ -198,7 +191,7 @@ class Shapes:
         if depth > _MAX_DEPTH:
             return None
         if isinstance(expr, cst.Name):
-            values = self._values(expr.value, scope)
+            values = assigned_values(expr.value, scope)
             if values is None:
                 return None
             ranks = {self.rank(v, s, depth + 1) for v, s in values}

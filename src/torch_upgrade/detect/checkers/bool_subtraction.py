@@ -23,13 +23,14 @@ import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._shapes import _Site
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
 from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, Provenance, provenance_of
-from torch_upgrade.syntax.scopes import visible_bindings
+from torch_upgrade.syntax.scopes import assigned_values
 
 WORDS = (("torch", "-"),)
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
@@ -74,21 +75,16 @@ class _Masks:
                 return CERTAIN if any_receiver else self._tensor(func.value, scope)
             return None
         if isinstance(expr, cst.Name):
-            found = visible_bindings(expr.value, scope)
-            if not found or any(b.kind != "local" or b.value is None or b.statement is not None for b in found):
+            values = assigned_values(expr.value, scope)
+            if values is None:
                 return None
-            kinds = [self.sure(b.value, b.scope or scope, any_receiver, depth + 1) for b in found if b.value]
+            kinds = [self.sure(value, where, any_receiver, depth + 1) for value, where in values]
             return None if None in kinds else _worst(kinds)
         return None
 
     def _tensor(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
         kind = self.provenance.of(expr, _Site(scope, expr))
         return kind if kind in (CERTAIN, LIKELY) else None
-
-
-class _Site:
-    def __init__(self, scope: Scope, node: cst.CSTNode) -> None:
-        self.scope, self.node = scope, node
 
 
 def _best(kinds: list[Optional[str]]) -> Optional[str]:

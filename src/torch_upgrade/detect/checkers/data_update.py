@@ -21,7 +21,7 @@ from torch_upgrade.detect.checkers._shapes import Shapes, _Site
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import children
-from torch_upgrade.syntax.scopes import visible_bindings
+from torch_upgrade.syntax.scopes import assigned_values
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 WORDS = (("torch", ".data"),)
@@ -31,8 +31,8 @@ _UPDATES = {"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "copy_", "le
 def _gradient(node: cst.BaseExpression, ref: Reference) -> bool:
     """Whether an argument is, or is a name only ever assigned, something mentioning ``.grad``."""
     if isinstance(node, cst.Name):
-        bindings = visible_bindings(node.value, ref.scope)
-        return bool(bindings) and all(b.value is not None and _mentions_grad(b.value) for b in bindings)
+        values = assigned_values(node.value, ref.scope)
+        return values is not None and all(_mentions_grad(value) for value, _ in values)
     return _mentions_grad(node)
 
 
