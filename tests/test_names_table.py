@@ -207,7 +207,8 @@ source = "https://example.org"
     ("torch.Tensor", "1.6", "2.13", True),
     ("torch.Tensor", "1.5", "2.13", None),              # before the oldest release checked
     ("torch._six", "1.0", "1.13", None),
-    ("torch.Tensor", "1.6", "2.14", None),              # after the newest release checked
+    ("torch.Tensor", "1.6", "2.15", True),
+    ("torch.Tensor", "1.6", "2.16", None),              # after the newest release checked
     ("torch.not_in_the_table", "1.9", "2.13", None),
     ("torch.inference_mode", "2.0", "1.9", None),       # an empty window decides nothing
 ])

@@ -34,7 +34,7 @@ NAMES_FILE = "names.toml"  # in the rules directory, which the rule loader skips
 KINDS = ("attribute", "module")
 ALWAYS = Version("0.1")  # ``added`` of a name that was already there at the oldest release checked
 OLDEST_CHECKED = Version("1.6")
-NEWEST_CHECKED = Version("2.13")
+NEWEST_CHECKED = Version("2.15")
 
 _ENTRY_KEYS = {"added", "gone", "source", "kind", "note"}
 _QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")

@@ -9,15 +9,25 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from torch_upgrade.catalog.pairing import load_pairing, window_of
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import CONFIDENCE_ORDER, Fix
-from torch_upgrade.core.versions import Window, parse_version, short
+from torch_upgrade.core.versions import TORCH, Window, parse_version, short
+
+
+def _own(rule: Rule, window: Window) -> Optional[Window]:
+    """The window the rule's versions are read in: torch's, or its library's (``catalog.pairing``)."""
+    return window if rule.library == TORCH else window_of(rule.library, window)
 
 
 def applies(rule: Rule, window: Window) -> bool:
-    """Whether a rule fires for this window."""
+    """Whether a rule fires for this window (a library's rule: for that library's window)."""
     if not rule.detect:
         return False
+    own = _own(rule, window)
+    if own is None:
+        return False
+    window = own
     if rule.kind == "behavior":
         return window.crosses(rule.trigger)
     return window.reaches(rule.trigger)
@@ -42,17 +52,20 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
         return "info"
     if rule.kind == "opportunity":
         return "hint"
-    if rule.removed is not None and window.reaches(rule.removed):
+    own = _own(rule, window)
+    if rule.removed is not None and own is not None and own.reaches(rule.removed):
         return "error"
     return rule.severity or "warning"
 
 
 def release(rule: Rule, window: Window) -> str:
     """The release that makes the finding apply, for grouping reports (a suppression comment's:
-    the window's target, against which the rules that ran were checked)."""
+    the window's target, against which the rules that ran were checked); a library's rule names a
+    release of that library (``Finding.library``)."""
     if rule.kind in ("suppression", "runtime"):
         return short(window.high)
-    if rule.kind in ("removed", "deprecated") and rule.removed is not None and window.reaches(rule.removed):
+    own = _own(rule, window) or window
+    if rule.kind in ("removed", "deprecated") and rule.removed is not None and own.reaches(rule.removed):
         return short(rule.removed)
     return short(rule.trigger)
 
@@ -76,6 +89,8 @@ def reports_its_imports(rule: Rule) -> bool:
 
 def owners(rule: Rule) -> frozenset[str]:
     """The packages whose API a rule is about (``torch``; ``apex``, ``functorch``, ``torchdata``)."""
+    if rule.library != TORCH:
+        return frozenset({rule.library})
     m = rule.match
     names = [*m.calls, *m.names, *m.modules, *m.assigns, *m.keywords, *rule.rename]
     roots = {n.split(".", 1)[0] for n in names} or {"torch"}
@@ -134,11 +149,15 @@ def finalize(fix: Fix, rule: Rule, window: Window, confidence: str = "certain") 
     if rule.safety == "unsafe":
         reasons.append(rule.safety_note)
     needs = [v for v in (rule.requires, parse_version(fix.requires) if fix.requires else None) if v]
+    own = _own(rule, window) or window
     if needs:
         need = max(needs)
-        fix.needs = short(need)
-        if not window.supports_from_start(need):
-            reasons.append(f"needs torch >= {short(need)}, but the project supports torch {short(window.low)}")
+        # what ``upgrade`` raises the torch pin to: for a library's fix, the torch its release pairs with
+        torch_need = need if rule.library == TORCH else load_pairing().torch_for(rule.library, need)
+        fix.needs = short(torch_need) if torch_need is not None else None
+        if not own.supports_from_start(need):
+            reasons.append(f"needs {own.package} >= {short(need)}, but the project supports "
+                           f"{own.package} {short(own.low)}")
     fix.safety = "unsafe" if reasons else "safe"
     fix.reason = "; ".join(dict.fromkeys(r for r in reasons if r))
     return fix

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequenc
 from packaging.version import Version
 
 from torch_upgrade.core.ids import id_matches
-from torch_upgrade.core.versions import parse_version, short
+from torch_upgrade.core.versions import LIBRARIES, TORCH, parse_version, short
 
 from torch_upgrade.core import toml as tomllib
 
@@ -28,9 +28,11 @@ from torch_upgrade.core import toml as tomllib
 KINDS = ("removed", "deprecated", "behavior", "opportunity", "suppression", "runtime")
 BUILT_IN = ("suppression", "runtime")
 SAFETIES = ("safe", "unsafe", "none")
-DATA_FILES = ("names.toml",)  # beside the rules, not rules: when public torch names appeared (catalog.names)
+# beside the rules, not rules: when public torch names appeared (catalog.names), and which release of each
+# library pairs with each torch release (catalog.pairing)
+DATA_FILES = ("names.toml", "pairing.toml")
 SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
-ID_RE = re.compile(r"^TU\d{3}$")
+ID_RE = re.compile(r"^TU[VATD]?\d{3}$")  # TU123: torch's; TUV123, TUA, TUT, TUD: the libraries' (core.versions)
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 _RULE_KEYS = {
@@ -121,6 +123,9 @@ class Rule:
     # what torch says at run time where the rule's code runs (regular expressions of its warnings'
     # and errors' texts, verified on the installed torch): ``--verify`` matches them
     runtime: tuple[str, ...] = ()
+    # the package whose API the rule is about: "torch", or a library that moves with it (its rules live
+    # in rules/<library>/ and their versions are in that library's numbering)
+    library: str = TORCH
 
     @property
     def fixable(self) -> bool:
@@ -275,7 +280,7 @@ def _examples(raw: Any, file: str, entry: str, key: str) -> tuple[Example, ...]:
     return tuple(out)
 
 
-def _rule(raw: dict, release: str, file: str, index: int, release_note: str = "") -> Rule:
+def _rule(raw: dict, release: str, file: str, index: int, release_note: str = "", library: str = TORCH) -> Rule:
     entry = f"rule {raw.get('id') or '#' + str(index + 1)}"
     if not isinstance(raw, dict):
         raise _fail(file, entry, "must be a table")
@@ -285,8 +290,9 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     for key in ("id", "name", "title", "kind", "message", "why"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise _fail(file, entry, f"missing or empty '{key}'")
-    if not ID_RE.match(raw["id"]):
-        raise _fail(file, entry, f"id must look like TU123, not {raw['id']!r}")
+    prefix = LIBRARIES.get(library, "TU")
+    if not ID_RE.match(raw["id"]) or not raw["id"].startswith(prefix):
+        raise _fail(file, entry, f"id must look like {prefix}123, not {raw['id']!r}")
     if not NAME_RE.match(raw["name"]):
         raise _fail(file, entry, f"name must be kebab-case, not {raw['name']!r}")
     kind = raw["kind"]
@@ -347,7 +353,8 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         catalog=_catalog(raw, file, entry), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
-        same_object=same_object, runtime=_patterns(raw.get("runtime", []), file, entry), **versions,
+        same_object=same_object, runtime=_patterns(raw.get("runtime", []), file, entry), library=library,
+        **versions,
     )
 
 
@@ -363,7 +370,10 @@ def _patterns(value: object, file: str, entry: str) -> tuple[str, ...]:
 
 
 def load_file(path: Path) -> list[Rule]:
-    file = path.name
+    """One release's rules: ``rules/<release>.toml`` (torch's), or ``rules/<library>/<release>.toml``
+    (a library's, in its numbering; the file names itself ``<library>/<release>.toml`` in messages)."""
+    library = path.parent.name if path.parent.name in LIBRARIES else TORCH
+    file = path.name if library == TORCH else f"{library}/{path.name}"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -382,7 +392,7 @@ def load_file(path: Path) -> list[Rule]:
     note = data.get("release_note", "")
     if not isinstance(note, str):
         raise RuleDataError(f"{file}: 'release_note' must be a string")
-    return [_rule(raw, release, file, i, note) for i, raw in enumerate(rules)]
+    return [_rule(raw, release, file, i, note, library) for i, raw in enumerate(rules)]
 
 
 def rules_dir() -> Path:
@@ -402,9 +412,17 @@ def _file_order(path: Path) -> tuple[int, Version, str]:
         return 1, Version("0"), path.stem
 
 
+def rule_files(directory: Path) -> list[Path]:
+    """torch's rule files (release order, then the others by name), then each library's."""
+    files = sorted((p for p in directory.glob("*.toml") if p.name not in DATA_FILES), key=_file_order)
+    for library in LIBRARIES:
+        files += sorted((directory / library).glob("*.toml"), key=_file_order)
+    return files
+
+
 def load_dir(directory: Path) -> RuleSet:
     rules: list[Rule] = []
-    files = sorted((p for p in directory.glob("*.toml") if p.name not in DATA_FILES), key=_file_order)
+    files = rule_files(directory)
     if not files:
         raise RuleDataError(f"{directory}: no rule files found")
     for path in files:
@@ -433,7 +451,7 @@ def load_rules(memo: Optional[Memo] = None) -> RuleSet:
     if memo is None:
         return _load_dir_once(directory)
     try:
-        key = [(p.name, p.read_bytes()) for p in sorted(directory.glob("*.toml"))]
+        key = [(p.relative_to(directory).as_posix(), p.read_bytes()) for p in rule_files(directory)]
     except OSError:
         return load_dir(directory)  # reports the unreadable file
     return memo("rules", key, lambda: _load_dir_once(directory))

@@ -108,7 +108,7 @@ class Finding:
     end_column: int
     severity: str
     message: str
-    release: str  # the torch release that makes this finding apply
+    release: str  # the release (of torch, or of ``library``) that makes this finding apply
     kind: str
     fix: Optional[Fix] = None
     cell: Optional[int] = None
@@ -119,6 +119,7 @@ class Finding:
     # with --verify: "confirmed" (the tests ran this code and torch warned or failed there) or
     # "runtime-only" (torch did, and the static analysis had no finding there); None otherwise
     runtime: Optional[str] = None
+    library: str = "torch"  # the package whose release ``release`` is: torch, or a library that moves with it
     node: Any = field(default=None, repr=False, compare=False)  # the syntax node, while analysed
 
     @property
@@ -150,6 +151,7 @@ class Finding:
             "severity": self.severity,
             "kind": self.kind,
             "release": self.release,
+            **({"library": self.library} if self.library != "torch" else {}),
             "message": self.message,
             "confidence": self.confidence,
             "fix": self.fix.as_dict() if self.fix else None,

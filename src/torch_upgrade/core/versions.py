@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Iterable, Optional
 
 from packaging.version import InvalidVersion, Version
 
@@ -10,8 +11,13 @@ from packaging.version import InvalidVersion, Version
 RELEASES = (
     "1.6", "1.7", "1.8", "1.9", "1.10", "1.11", "1.12", "1.13",
     "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "2.9",
-    "2.10", "2.11", "2.12", "2.13",
+    "2.10", "2.11", "2.12", "2.13", "2.14", "2.15",
 )
+# The libraries that move with torch, each with rules of its own (``rules/<library>/``) and a window in
+# its own numbering, and the prefix of their rule ids (TUV123: ``--select TUV`` selects torchvision's
+# rules; every id starts with TU, so a ``# noqa`` shared with other linters never mistakes theirs).
+TORCH = "torch"
+LIBRARIES = {"torchvision": "TUV", "torchaudio": "TUA", "torchtext": "TUT", "torchdata": "TUD"}
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
 NO_PIN = "no torch pin found"  # how a window whose lower bound was assumed says so (its ``source``)
@@ -38,11 +44,16 @@ def short(version: Version) -> str:
 
 @dataclass(frozen=True)
 class Window:
-    """The torch versions the code must work on: from ``low`` (today) to ``high`` (target)."""
+    """The versions the code must work on: from ``low`` (today) to ``high`` (target), of torch or,
+    with ``package``, of a library that moves with it (torchvision, torchaudio, ...), in that
+    library's numbering. A torch window may carry its libraries' windows (``libraries``): those the
+    project pins or that were derived from torch's through the pairing table (``catalog.pairing``)."""
 
     low: Version
     high: Version
     source: str = "default"
+    package: str = TORCH
+    libraries: tuple["Window", ...] = ()
 
     @property
     def stated(self) -> bool:
@@ -51,8 +62,8 @@ class Window:
         return self.source != "default" and not self.source.startswith(NO_PIN)
 
     @classmethod
-    def of(cls, low: str, high: str, source: str = "default") -> "Window":
-        return cls(parse_version(low), parse_version(high), source)
+    def of(cls, low: str, high: str, source: str = "default", package: str = TORCH) -> "Window":
+        return cls(parse_version(low), parse_version(high), source, package)
 
     def reaches(self, version: Version) -> bool:
         """True when the target is at or beyond ``version``."""
@@ -66,8 +77,26 @@ class Window:
         """True when ``version`` is at or below ``from``: every version in the window has it."""
         return version <= self.low
 
+    def library(self, package: str) -> Optional["Window"]:
+        """This window when it is ``package``'s, else the window it carries for that library (None
+        when it carries none: ``catalog.pairing.window_of`` derives one from torch's)."""
+        if package == self.package:
+            return self
+        return next((w for w in self.libraries if w.package == package), None)
+
+    def with_libraries(self, libraries: Iterable["Window"]) -> "Window":
+        return replace(self, libraries=tuple(sorted(libraries, key=lambda w: w.package)))
+
     def as_dict(self) -> dict:
-        return {"from": short(self.low), "to": short(self.high), "source": self.source}
+        out: dict = {"from": short(self.low), "to": short(self.high), "source": self.source}
+        if self.libraries:
+            out["libraries"] = {w.package: {"from": short(w.low), "to": short(w.high), "source": w.source}
+                                for w in self.libraries}
+        return out
 
     def describe(self) -> str:
-        return f"torch {short(self.low)} → {short(self.high)} ({self.source})"
+        return f"{self.package} {short(self.low)} → {short(self.high)} ({self.source})"
+
+    def describe_libraries(self) -> list[str]:
+        """One line per library window it carries, as ``describe`` says torch's."""
+        return [w.describe() for w in self.libraries]

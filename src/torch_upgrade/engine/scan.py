@@ -58,7 +58,7 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
                 rule_id=rule.id, rule_name=rule.name, path=path, line=line, column=col,
                 end_line=end_line, end_column=end_col, severity=severity(rule, ctx.settings.window),
                 message=message, release=release(rule, ctx.settings.window), kind=rule.kind,
-                snippet=fact.get("snippet", ""), cell=fact.get("cell"),
+                snippet=fact.get("snippet", ""), cell=fact.get("cell"), library=rule.library,
             ))
     silenced = quiet(ctx.matcher.checkers, applies)
     return [f for f in out if f.rule_id not in silenced]

@@ -330,7 +330,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
                               confidence=hit.confidence),
             message=hit.message or rule.message,
             release=release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
-            statement_line=first, confidence=hit.confidence,
+            statement_line=first, confidence=hit.confidence, library=rule.library,
         ))
     return out
 

@@ -24,6 +24,7 @@ import libcst as cst
 from torch_upgrade.rewrite.fixers import _statements
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import short
 from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.syntax.analysis import Analysis, Reference, children
 
@@ -45,14 +46,15 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return None
     flag = ref.qualname
     setting = flag.rsplit(".", 1)[-1]
+    since = short(ctx.rule.trigger)  # the release that made the setting a no-op (2.12, 2.14)
     reads = _reads(ctx.analysis).get(flag)
     if reads:
-        raise Advice(f"{flag} does nothing since torch 2.12 (always True), but this file reads it ({reads}): "
+        raise Advice(f"{flag} does nothing since torch {since} (always True), but this file reads it ({reads}): "
                      f"the assignment still stores its value, so deleting it changes what that read gives. "
                      f"Delete the assignment together with the reads (the setting is True), or keep both "
-                     f"while torch < 2.12 is supported")
+                     f"while torch < {since} is supported")
     if not A.is_literal(A.literal(assign.value)):
-        raise Advice(f"{flag} does nothing since torch 2.12: delete `{A.code(ref.node)} = "
+        raise Advice(f"{flag} does nothing since torch {since}: delete `{A.code(ref.node)} = "
                      f"{A.code(assign.value).strip()}`; deleting it also skips evaluating "
                      f"`{A.code(assign.value).strip()}` (keep that as its own statement if it does something)")
     edit = _statements.remove(statement, assign)

@@ -1,0 +1,141 @@
+"""Which release of each library that moves with torch pairs with each torch release: ``rules/pairing.toml``.
+
+A project that raises torch raises torchvision with it (each torchvision release requires one torch
+release), usually torchaudio, and leaves torchtext and torchdata's DataPipes behind. Rules about those
+libraries are written in the library's own numbering, so each library gets a window of its own: from
+the project's pin of the library where it has one (``engine.resolve``), else from torch's window
+through this table (:func:`window_of`).
+
+Where a torch release pairs with several of a library's (torch 2.5: torchdata 0.9 and 0.10), a floor
+takes the earliest and a target the latest. Where the table lists no release of a library for a torch
+release (torchtext after 2.3, torchdata for 2.1), the nearest listed one before it stands in; below
+every row that lists the library, the first that does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping, Optional
+
+from packaging.version import Version
+
+from torch_upgrade.catalog.ruledata import rules_dir
+from torch_upgrade.core import toml as tomllib
+from torch_upgrade.core.versions import LIBRARIES, TORCH, Window, parse_version, short
+
+PAIRING_FILE = "pairing.toml"  # in the rules directory, which the rule loader skips (ruledata.DATA_FILES)
+
+
+class PairingError(ValueError):
+    """The pairing table is malformed; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """torch minor release -> library -> the library's paired minor releases, oldest first."""
+
+    rows: Mapping[Version, Mapping[str, tuple[Version, ...]]]
+
+    def releases(self, library: str, torch: Version) -> tuple[Version, ...]:
+        """The library releases paired with ``torch`` (major.minor; a patch level is ignored): the
+        row's own, else the nearest earlier row's that lists the library, else the first row's that
+        does. Empty only for a library the table never lists."""
+        minor = Version(".".join(str(p) for p in (list(torch.release) + [0])[:2]))
+        listed = [(t, row[library]) for t, row in sorted(self.rows.items()) if row.get(library)]
+        if not listed:
+            return ()
+        before = [found for t, found in listed if t <= minor]
+        return before[-1] if before else listed[0][1]
+
+    def floor(self, library: str, torch: Version) -> Optional[Version]:
+        found = self.releases(library, torch)
+        return found[0] if found else None
+
+    def target(self, library: str, torch: Version) -> Optional[Version]:
+        found = self.releases(library, torch)
+        return found[-1] if found else None
+
+    def torch_for(self, library: str, version: Version) -> Optional[Version]:
+        """The oldest torch release paired with ``version`` of the library or a later one (what
+        raising torch to a release asks of a library pin, read backwards); None past the table."""
+        for torch, row in sorted(self.rows.items()):
+            if any(v >= version for v in row.get(library, ())):
+                return torch
+        return None
+
+
+def default_path() -> Path:
+    return rules_dir() / PAIRING_FILE
+
+
+def parse_pairing(text: str, file: str = PAIRING_FILE) -> Pairing:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PairingError(f"{file}: invalid TOML: {exc}") from None
+    unknown = set(data) - {TORCH}
+    if unknown or not isinstance(data.get(TORCH), dict):
+        raise PairingError(f"{file}: expected only [torch.\"X.Y\"] tables")
+    rows: dict[Version, dict[str, tuple[Version, ...]]] = {}
+    for key, row in data[TORCH].items():
+        try:
+            torch = parse_version(key)
+        except ValueError:
+            raise PairingError(f"{file}: torch.{key!r}: not a version") from None
+        if not isinstance(row, dict):
+            raise PairingError(f"{file}: torch.{key!r}: must be a table of library = [versions]")
+        entry: dict[str, tuple[Version, ...]] = {}
+        for library, versions in row.items():
+            if library not in LIBRARIES:
+                raise PairingError(f"{file}: torch.{key!r}: unknown library {library!r} "
+                                   f"(known: {', '.join(LIBRARIES)})")
+            if not isinstance(versions, list) or not versions or not all(isinstance(v, str) for v in versions):
+                raise PairingError(f"{file}: torch.{key!r}: {library} must be a list of versions")
+            try:
+                parsed = tuple(parse_version(v) for v in versions)
+            except ValueError as exc:
+                raise PairingError(f"{file}: torch.{key!r}: {library}: {exc}") from None
+            if list(parsed) != sorted(parsed):
+                raise PairingError(f"{file}: torch.{key!r}: {library}: list the versions oldest first")
+            entry[library] = parsed
+        rows[torch] = entry
+    return Pairing(rows)
+
+
+@lru_cache(maxsize=1)
+def load_pairing() -> Pairing:
+    path = default_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PairingError(f"{path.name}: cannot read: {exc}") from None
+    return parse_pairing(text, path.name)
+
+
+def derived(library: str, window: Window, pairing: Optional[Pairing] = None) -> Optional[Window]:
+    """The library's window that torch's implies through the table (None for a library it never
+    lists): the release paired with torch's floor to the one paired with its target."""
+    pairing = pairing or load_pairing()
+    low, high = pairing.floor(library, window.low), pairing.target(library, window.high)
+    if low is None or high is None:
+        return None
+    low = min(low, high)
+    return Window(low, high, f"paired with torch {short(window.low)} → {short(window.high)}", library)
+
+
+def window_of(library: str, window: Window) -> Optional[Window]:
+    """The window a rule of ``library`` is checked against: torch's own for torch, the one the torch
+    window carries for the library (from the project's pin), else the one derived from torch's."""
+    if library == window.package:
+        return window
+    return window.library(library) or derived(library, window)
+
+
+def complete(window: Window, pairing: Optional[Pairing] = None) -> Window:
+    """``window`` carrying a window for every library: the ones it has, the others derived."""
+    have = {w.package for w in window.libraries}
+    more = [d for lib in LIBRARIES if lib not in have
+            for d in [derived(lib, window, pairing)] if d is not None]
+    return window.with_libraries([*window.libraries, *more]) if more else window
