@@ -30,7 +30,8 @@ BUILT_IN = ("suppression", "runtime")
 SAFETIES = ("safe", "unsafe", "none")
 # beside the rules, not rules: when public torch names appeared (catalog.names), and which release of each
 # library pairs with each torch release (catalog.pairing)
-DATA_FILES = ("names.toml", "pairing.toml")
+# (a library's folder may hold data files of the same kind: torchvision's legacy weights table)
+DATA_FILES = ("names.toml", "pairing.toml", "legacy_weights.toml")
 SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
 ID_RE = re.compile(r"^TU[VATD]?\d{3}$")  # TU123: torch's; TUV123, TUA, TUT, TUD: the libraries' (core.versions)
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -416,7 +417,8 @@ def rule_files(directory: Path) -> list[Path]:
     """torch's rule files (release order, then the others by name), then each library's."""
     files = sorted((p for p in directory.glob("*.toml") if p.name not in DATA_FILES), key=_file_order)
     for library in LIBRARIES:
-        files += sorted((directory / library).glob("*.toml"), key=_file_order)
+        files += sorted((p for p in (directory / library).glob("*.toml") if p.name not in DATA_FILES),
+                        key=_file_order)
     return files
 
 
