@@ -97,6 +97,7 @@ class Finding:
     # with ``fix(..., verify=CMD)``: "confirmed" (the tests ran it and torch warned or failed there) or
     # "runtime-only" (seen only at run time); None otherwise
     runtime: Optional[str] = None
+    library: str = "torch"  # whose release ``release`` is: torch, or torchvision, torchaudio, ...
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,10 @@ class VersionWindow:
     from_version: str
     to_version: str
     source: str  # where ``from_version`` came from (a pin, the config, an option, or the default)
+    package: str = "torch"
+    # the windows of the libraries that move with torch (torchvision, ...): from their pins, or
+    # paired with torch's (the JSON report's ``window.libraries``)
+    libraries: tuple["VersionWindow", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,12 +155,13 @@ def _public_finding(finding: _Finding) -> Finding:
         column=finding.column, end_line=finding.end_line, end_column=finding.end_column,
         severity=finding.severity, kind=finding.kind, release=finding.release, message=finding.message,
         fix=fix, cell=finding.cell, window=_public_window(finding.window) if finding.window else None,
-        confidence=finding.confidence, runtime=finding.runtime,
+        confidence=finding.confidence, runtime=finding.runtime, library=finding.library,
     )
 
 
 def _public_window(window: _Window) -> "VersionWindow":
-    return VersionWindow(short(window.low), short(window.high), window.source)
+    return VersionWindow(short(window.low), short(window.high), window.source, window.package,
+                         tuple(_public_window(w) for w in window.libraries))
 
 
 def report_of(result: ScanResult, notes: Sequence[str] = ()) -> Report:

@@ -15,6 +15,7 @@ from rich.console import Console
 from torch_upgrade import api
 from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
+from torch_upgrade.catalog.pairing import complete
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import CONFIDENCES, SEVERITIES, ScanResult
@@ -451,6 +452,8 @@ def _settings_report(resolved: api.Resolved, path: Path, fmt: str) -> str:
         "path": str(path),
         "config": str(config) if config is not None else None,
         "from": short(s.window.low), "to": short(s.window.high), "from-source": s.window.source,
+        "libraries": {w.package: {"from": short(w.low), "to": short(w.high), "from-source": w.source}
+                      for w in complete(s.window).libraries},
         "select": list(s.select), "ignore": list(s.ignore), "exclude": list(s.exclude),
         "per-file-ignores": {glob: list(ids) for glob, ids in s.per_file_ignores},
         "force-exclude": s.force_exclude, "respect-gitignore": s.respect_gitignore,

@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from torch_upgrade.catalog.ruledata import rules_dir
 from torch_upgrade.core import toml as tomllib
-from torch_upgrade.core.versions import LIBRARIES, TORCH, Window, parse_version, short
+from torch_upgrade.core.versions import LIBRARIES, PAIRED, TORCH, Window, parse_version, short
 
 PAIRING_FILE = "pairing.toml"  # in the rules directory, which the rule loader skips (ruledata.DATA_FILES)
 
@@ -122,7 +122,7 @@ def derived(library: str, window: Window, pairing: Optional[Pairing] = None) -> 
     if low is None or high is None:
         return None
     low = min(low, high)
-    return Window(low, high, f"paired with torch {short(window.low)} → {short(window.high)}", library)
+    return Window(low, high, f"{PAIRED} {short(window.low)} → {short(window.high)}", library)
 
 
 def window_of(library: str, window: Window) -> Optional[Window]:

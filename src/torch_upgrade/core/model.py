@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+from packaging.version import InvalidVersion, Version
+
 from torch_upgrade.core.versions import Window
 
 SEVERITIES = ("error", "warning", "info", "hint")  # most severe first
@@ -139,6 +141,12 @@ class Finding:
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.rule_id)
 
+    @property
+    def release_label(self) -> str:
+        """``torch 2.14``, ``torchvision 0.13``: the release and whose it is."""
+        return f"{self.library} {self.release}"
+
+
     def as_dict(self) -> dict:
         out = {
             "rule": self.rule_id,
@@ -163,6 +171,16 @@ class Finding:
         if self.runtime is not None:
             out["runtime"] = self.runtime
         return out
+
+
+def release_order(label: str) -> tuple[int, str, Version]:
+    """Sort key of a ``Finding.release_label``: torch's releases first, then each library's, by version."""
+    package, _, release = label.partition(" ")
+    try:
+        version = Version(release)
+    except InvalidVersion:
+        version = Version("0")
+    return (package != "torch", package, version)
 
 
 @dataclass(frozen=True)

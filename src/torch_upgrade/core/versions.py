@@ -20,6 +20,7 @@ TORCH = "torch"
 LIBRARIES = {"torchvision": "TUV", "torchaudio": "TUA", "torchtext": "TUT", "torchdata": "TUD"}
 OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
+PAIRED = "paired with torch"  # how a library window derived from torch's says so (its ``source`` begins so)
 NO_PIN = "no torch pin found"  # how a window whose lower bound was assumed says so (its ``source``)
 
 

@@ -13,13 +13,13 @@ import textwrap
 from collections import Counter, defaultdict
 from typing import Optional, Sequence
 
-from packaging.version import Version
-
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.meta import VERSION as __version__
-from torch_upgrade.core.model import Finding, ScanResult
+from torch_upgrade.core.model import Finding, ScanResult, release_order
+from torch_upgrade.core.versions import short
 from torch_upgrade.report.concise import location
 from torch_upgrade.report.fixview import at_finding, changes
+from torch_upgrade.report.summary import shown_libraries
 
 COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Behaviour changes"),
            ("hint", "Opportunities"))
@@ -141,12 +141,12 @@ def _rule_section(rule: str, findings: list[Finding], rule_obj: Optional[Rule]) 
 
 
 def _summary(result: ScanResult) -> list[str]:
-    releases = sorted({f.release for f in result.findings}, key=Version)
-    header = ["torch"] + [label for _, label in COLUMNS] + ["Total"] + [label for _, label in FIX_COLUMNS]
+    releases = sorted({f.release_label for f in result.findings}, key=release_order)
+    header = ["Release"] + [label for _, label in COLUMNS] + ["Total"] + [label for _, label in FIX_COLUMNS]
     out = ["| " + " | ".join(header) + " |", "|" + "|".join([":--"] + ["--:"] * (len(header) - 1)) + "|"]
     total: Counter[str] = Counter()
     for rel in releases:
-        here = [f for f in result.findings if f.release == rel]
+        here = [f for f in result.findings if f.release_label == rel]
         counts = Counter(f.severity for f in here) + Counter(f.fixability for f in here)
         total += counts
         out.append(_row(rel, counts, len(here)))
@@ -167,6 +167,8 @@ def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str
     counts = Counter(f.fixability for f in findings)
     out = [f"# PyTorch upgrade report: torch {window['from']} → {window['to']}", ""]
     out += [f"- **Window:** from torch {window['from']} ({text(window['source'])}) to torch {window['to']}.",
+            *[f"- **{w.package}:** from {short(w.low)} ({text(w.source)}) to {short(w.high)}."
+              for w in shown_libraries(result.window, findings)],
             f"- **Scanned:** {_plural(result.scanned, 'file')}; {_plural(len(findings), 'finding')} in "
             f"{_plural(files, 'file')}.",
             ]
@@ -193,10 +195,10 @@ def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str
     rules = {r.id: r for r in result.rules}
     by_release: defaultdict[str, defaultdict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
     for f in findings:
-        by_release[f.release][f.rule_id].append(f)
-    for rel in sorted(by_release, key=Version):
+        by_release[f.release_label][f.rule_id].append(f)
+    for rel in sorted(by_release, key=release_order):
         here = [f for fs in by_release[rel].values() for f in fs]
-        out += [f"## torch {rel}", "", f"{_plural(len(here), 'finding')}, {_plural(len(by_release[rel]), 'rule')}.",
+        out += [f"## {rel}", "", f"{_plural(len(here), 'finding')}, {_plural(len(by_release[rel]), 'rule')}.",
                 ""]
         for rule_id in sorted(by_release[rel]):
             out += _rule_section(rule_id, by_release[rel][rule_id], rules.get(rule_id))

@@ -13,8 +13,10 @@ from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet
 
 
 def _versions(rule: Rule) -> str:
-    """The releases a rule is about; a rule about no release (TU000, on our own comments) runs in every window."""
-    return ", ".join(f"{k} {v}" for k, v in rule.versions().items()) or "every window"
+    """The releases a rule is about (a library's rule: in that library's numbering, named); a rule
+    about no release (TU000, on our own comments) runs in every window."""
+    named = "" if rule.library == "torch" else f"{rule.library} "
+    return ", ".join(f"{k} {named}{v}" for k, v in rule.versions().items()) or "every window"
 
 
 def rule_dict(rule: Rule) -> dict:
@@ -23,6 +25,7 @@ def rule_dict(rule: Rule) -> dict:
         "name": rule.name,
         "title": rule.title,
         "kind": rule.kind,
+        "library": rule.library,
         "release": rule.release,
         "versions": rule.versions(),
         "fix": rule.safety,
@@ -67,13 +70,14 @@ def _indent(code: str) -> str:
 
 def explain_text(rule: Rule) -> str:
     out = [f"{rule.id} {rule.name}: {rule.title}", ""]
+    out.append(f"Library:   {rule.library}")
     out.append(f"Kind:      {rule.kind}")
     out.append(f"Versions:  {_versions(rule)}")
     fix = SAFETY_WORDS[rule.safety]
     if rule.safety_note:
         fix += f" ({rule.safety_note})"
     if rule.requires:
-        fix += f"; the replacement needs torch >= {rule.versions()['requires']}"
+        fix += f"; the replacement needs {rule.library} >= {rule.versions()['requires']}"
     out.append(f"Fix:       {fix}")
     out += ["", "What it flags:", f"  {rule.message}", "", "Why:"]
     out += [f"  {line}" for line in rule.why.splitlines()]

@@ -10,7 +10,7 @@ from typing import Iterable, Optional, Sequence
 from packaging.version import Version
 
 from torch_upgrade.core.model import Finding, ScanResult
-from torch_upgrade.core.versions import Window, short
+from torch_upgrade.core.versions import PAIRED, Window, short
 
 
 def _plural(count: int, word: str, plural: str = "") -> str:
@@ -108,3 +108,10 @@ def fix_listing(result: ScanResult, unsafe_fixes: bool, applied: bool) -> str:
         for rule, count in sorted(per_file[path].items()):
             lines.append(f"    {count} × {rule} ({names.get(rule, rule)})")
     return "\n".join(lines) + "\n"
+
+
+def shown_libraries(window: Window, findings: Sequence[Finding]) -> list[Window]:
+    """The library windows a report line names: the libraries the project pins, and those whose
+    rules have findings (a window derived for a library the code never uses is noise)."""
+    used = {f.library for f in findings}
+    return [w for w in window.libraries if w.package in used or not w.source.startswith(PAIRED)]

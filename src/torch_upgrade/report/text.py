@@ -15,10 +15,11 @@ from rich.text import Text
 from rich.theme import Theme
 
 from torch_upgrade.catalog.ruledata import RuleSet
-from torch_upgrade.core.model import CONFIDENCES, Finding, ScanResult
+from torch_upgrade.core.model import CONFIDENCES, Finding, ScanResult, release_order
+from torch_upgrade.core.versions import Window
 from torch_upgrade.report.concise import location
 from torch_upgrade.report.fixview import changes
-from torch_upgrade.report.summary import needs_newer
+from torch_upgrade.report.summary import needs_newer, shown_libraries
 
 THEME = Theme({
     "tu.path": "bold",
@@ -129,9 +130,10 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     if quiet:
         lines: list[str] = []
     elif result.windows:  # projects pinned differently: each folder's window
-        lines = ["[tu.dim]Windows:[/]"] + [f"  {escape(folder)}: {escape(w.describe())}" for w, folder in result.windows]
+        lines = ["[tu.dim]Windows:[/]"] + [f"  {escape(folder)}: {escape(_described(w, result.findings))}"
+                                          for w, folder in result.windows]
     else:
-        lines = [f"[tu.dim]Window:[/] {escape(result.window.describe())}"]
+        lines = [f"[tu.dim]Window:[/] {escape(_described(result.window, result.findings))}"]
     current = None
     folded = _folded(result.findings)
     for f in result.findings:
@@ -143,7 +145,7 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
             lines += ["", f"[tu.path]{escape(f.path)}[/]"] if lines or not quiet else [f"[tu.path]{escape(f.path)}[/]"]
         word = KIND_WORD.get(f.kind, "since")
         lines.append(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
-                     f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} torch {f.release}"
+                     f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} {f.release_label}"
                      f"{'' if f.confidence == 'certain' else ', confidence: ' + f.confidence}"
                      f"{'' if f.runtime is None else ', ' + RUNTIME_WORD[f.runtime]})[/]")
         prose = textwrap.wrap(f.message, width=max(40, width - 2), break_on_hyphens=False)
@@ -197,8 +199,12 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     return buffer.getvalue()
 
 
+def _described(window: Window, findings: Sequence[Finding]) -> str:
+    return "; ".join([window.describe()] + [w.describe() for w in shown_libraries(window, findings)])
+
+
 def _summary(console: Console, result: ScanResult) -> None:
-    by_rule = Counter((f.rule_id, f.rule_name, f.severity, f.release) for f in result.findings)
+    by_rule = Counter((f.rule_id, f.rule_name, f.severity, f.release_label) for f in result.findings)
     table = Table(title="By rule", title_justify="left", show_edge=False, pad_edge=False)
     for column in ("rule", "name", "severity", "release", "count"):
         table.add_column(column, justify="right" if column == "count" else "left")
@@ -206,13 +212,11 @@ def _summary(console: Console, result: ScanResult) -> None:
         table.add_row(rule_id, name, f"[tu.{sev}]{sev}[/]", rel, str(count))
     console.print(table)
     console.print()
-    by_release = Counter(f.release for f in result.findings)
+    by_release = Counter(f.release_label for f in result.findings)
     table = Table(title="By release", title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column("torch")
+    table.add_column("release")
     table.add_column("findings", justify="right")
-    from packaging.version import Version
-
-    for rel in sorted(by_release, key=Version):
+    for rel in sorted(by_release, key=release_order):
         table.add_row(rel, str(by_release[rel]))
     console.print(table)
     console.print()
