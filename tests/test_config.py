@@ -40,7 +40,11 @@ def rules_of(data):
 def test_from_and_to(repo):
     write(repo / "pyproject.toml", '[tool.torch-upgrade]\nfrom = "1.10"\nto = "1.12"\n')
     data = scan_json(".")
-    assert data["window"] == {"from": "1.10", "to": "1.12", "source": "config pyproject.toml"}
+    window = data["window"]
+    assert {k: window[k] for k in ("from", "to", "source")} == {"from": "1.10", "to": "1.12",
+                                                               "source": "config pyproject.toml"}
+    # the libraries' windows, derived from torch's (the project pins none of them)
+    assert window["libraries"]["torchvision"] == {"from": "0.11", "to": "0.13", "source": "paired with torch 1.10 → 1.12"}
     assert rules_of(data) == ["TU201", "TU204"]  # autocast is deprecated only in 2.4
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Iterable, Optional, Sequence, Union
 
@@ -356,12 +356,14 @@ def fix(paths: Union[PathLike, Sequence[PathLike]], *, unsafe: bool = False, dif
 # ------------------------------------------------------------------ upgrade --to X
 @dataclass(frozen=True)
 class Upgrade:
-    """``upgrade --to X`` resolved: the run's settings (the window [X, newest known] everywhere) and the
-    floors the files had (each project's pin or config, found as ``scan`` finds them)."""
+    """``upgrade --to X`` resolved: the run's settings (the window [X, newest known] everywhere), the
+    floors the files had (each project's pin or config, found as ``scan`` finds them) and the projects
+    they belong to (where their library pins are read)."""
 
     target: str
     resolved: Resolved
     floors: dict[floor.Floor, list[Path]]
+    projects: dict[Path, list[Path]] = field(default_factory=dict)
 
 
 def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, diff: bool = False,
@@ -375,10 +377,11 @@ def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, di
     present = resolve(paths, **options)  # type: ignore[arg-type]
     assert present.resolver is not None
     settings = present.settings
-    files = discover([Path(p) for p in paths], settings.exclude, force_exclude=settings.force_exclude,
-                     respect_gitignore=settings.respect_gitignore)
+    files = list(discover([Path(p) for p in paths], settings.exclude, force_exclude=settings.force_exclude,
+                          respect_gitignore=settings.respect_gitignore))
     try:
         floors = floor.floors(files, present.resolver)
+        projects = floor.projects(files, present.resolver)
     except ResolveError as exc:
         raise UsageError(str(exc)) from None
     for found in floors:
@@ -388,22 +391,27 @@ def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, di
     resolved = resolve(paths, from_version=short(target), to_version=short(high), fix=not diff,
                        unsafe_fixes=unsafe, diff=diff, fix_edits=fix_edits,
                        from_label=f"upgrade --to {short(target)}", **options)  # type: ignore[arg-type]
-    return Upgrade(short(target), resolved, floors)
+    return Upgrade(short(target), resolved, floors, projects)
 
 
 def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[floor.Raise], list[str]]:
     """The pins and configs ``upgrade`` raises (written unless ``write`` is false, as with ``--diff``):
-    each project's to the newest of X and what its applied fixes need; and notes for the report (a
-    project without a pin, a pin that cannot be raised)."""
+    each project's to the newest of X and what its applied fixes need, and its pins of the libraries
+    that move with torch to the releases the pairing table pairs with that (``torchvision>=0.10`` to
+    ``>=0.15`` with torch 2.0; a pin at or above it is left alone); one change per file. Notes for the
+    report: each pin raised, a project without a torch pin, a pin that cannot be raised."""
     target = parse_version(plan.target)
     applied: dict[Path, list[Version]] = {}
     for file in result.files:
         applied[Path(file.path).resolve()] = [Version(n) for _, n in file.applied if n]
-    raises: list[floor.Raise] = []
+    changes: dict[Path, floor.Raise] = {}  # one per file: torch's pin and the libraries' in it
+    said: dict[Path, list[str]] = {}  # the notes of each file's change, said once it is written
     notes: list[str] = []
     unpinned: list[Path] = []
+    torch_of: dict[Path, Version] = {}  # each file's new torch floor
     for found, files in plan.floors.items():
         need = max([target] + [v for f in files for v in applied.get(f.resolve(), [])])
+        torch_of.update((f, need) for f in files)
         if not found.written:
             unpinned += files
             continue
@@ -414,6 +422,25 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
             continue
         if change is None:
             continue
+        changes[change.path] = change
+        said.setdefault(change.path, []).append(
+            f"{display_path(change.path, None)} {'now asks' if write else 'would ask'} for torch >= {short(need)}")
+    done: set[tuple[Optional[Path], str]] = set()  # a requirements file two projects include is raised once
+    for root, files in plan.projects.items():
+        for paired in floor.paired_pins(root, max(torch_of.get(f, target) for f in files)):
+            where = paired.pin.origin.path if paired.pin.origin is not None else None
+            if (where, paired.pin.source) in done:
+                continue
+            done.add((where, paired.pin.source))
+            try:
+                change = floor.raised_with(paired, changes.get(where) if where is not None else None)
+            except pins.BumpError as exc:
+                notes.append(paired.refused(str(exc)))
+                continue
+            changes[change.path] = change
+            said.setdefault(change.path, []).append(paired.note(change.path, write))
+    raises: list[floor.Raise] = []
+    for path, change in changes.items():
         if write:
             try:
                 change.write()
@@ -421,8 +448,7 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
                 notes.append(f"the floor was not raised: {exc}")
                 continue
         raises.append(change)
-        shown = display_path(change.path, None)
-        notes.append(f"{shown} {'now asks' if write else 'would ask'} for torch >= {short(need)}")
+        notes.extend(said[path])
     if unpinned:
         notes.append(f"no torch pin was written: no project file pins torch; the code now needs torch >= "
                      f"{plan.target}: add `torch>={plan.target}` to {floor.where_a_pin_goes(unpinned[0])}")

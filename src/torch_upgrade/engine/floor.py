@@ -4,6 +4,11 @@ The floor of a file is the lower bound of its window as the resolver finds it wi
 config's ``from``, or the torch pin of the nearest project above it (each subproject of a monorepo its
 own), or none. Raising it rewrites that one place, nothing else in the file: the requirement that sets
 the bound (``torch>=1.6`` in requirements.txt becomes ``torch>=2.0``), or the config's ``from``.
+
+Raising torch raises the libraries that move with it: a project's pin of torchvision, torchaudio,
+torchtext or torchdata below the release the pairing table pairs with the new torch floor is raised
+to it (``torchvision>=0.10`` becomes ``torchvision>=0.15`` with torch 2.0), in the same file and
+style; a pin at or above it is left alone, an upper bound below it is reported.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from typing import Iterable, Optional
 
 from packaging.version import Version
 
+from torch_upgrade.catalog.pairing import Pairing, load_pairing
 from torch_upgrade.core.paths import display_path
-from torch_upgrade.core.versions import short
+from torch_upgrade.core.versions import LIBRARIES, short
 from torch_upgrade.engine.resolve import Resolver
 from torch_upgrade.io import pins
 from torch_upgrade.io.source import SourceError, read_source, write_atomic
@@ -95,6 +101,73 @@ def raised(floor: Floor, version: Version) -> Optional[Raise]:
     except (OSError, UnicodeDecodeError) as exc:
         raise pins.BumpError(f"{floor.where}: cannot read it: {exc}") from None
     return None if old == new else Raise(path, old, new, version)
+
+
+def projects(files: Iterable[Path], resolver: Resolver) -> dict[Path, list[Path]]:
+    """The projects of ``files`` (the directory holding their project files, where their pins are
+    read), each with its files; files in no project are left out."""
+    out: dict[Path, list[Path]] = {}
+    for path in files:
+        root = resolver.project_root(path)
+        if root is not None:
+            out.setdefault(root, []).append(path)
+    return out
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A library's pin that raising torch to ``torch`` raises: to ``version``, the release the
+    pairing table pairs with it (``listed``: the table's row for that torch lists the library; else
+    the newest release before it stands in)."""
+
+    library: str
+    pin: pins.Pin
+    version: Version
+    torch: Version
+    listed: bool
+
+    def note(self, path: Path, write: bool) -> str:
+        """What the report says: ``requirements.txt: torchvision>=0.10 raised to >=0.15: paired with torch 2.0``."""
+        origin = self.pin.origin
+        assert origin is not None
+        old, _ = origin.shown()
+        _, new = origin.shown(pins.raised_raw(origin, self.version))
+        said = (f"{display_path(path, None)}: {old} {'raised' if write else 'would be raised'} to {new}: "
+                f"paired with torch {short(self.torch)}")
+        if not self.listed:
+            said += (f" (the pairing table lists no {self.library} release for torch {short(self.torch)}; "
+                     f"{short(self.version)} is the newest before it)")
+        return said
+
+    def refused(self, reason: str) -> str:
+        """What the report says of a pin that cannot be raised (an upper bound below the release)."""
+        return (f"the {self.library} pin was not raised to {short(self.version)}, the release paired with torch "
+                f"{short(self.torch)}: {reason}")
+
+
+def paired_pins(root: Path, torch: Version, pairing: Optional[Pairing] = None) -> list[Paired]:
+    """The library pins of the project at ``root`` below the release the pairing table pairs with
+    torch ``torch`` (the earliest, where it pairs with several), each with that release."""
+    pairing = pairing or load_pairing()
+    found = pins.detect_all(root)
+    minor = Version(".".join(str(p) for p in (list(torch.release) + [0])[:2]))
+    out: list[Paired] = []
+    for library in LIBRARIES:
+        pin = found[library]
+        need = pairing.floor(library, torch)
+        if pin.version is None or need is None or pin.version >= need:
+            continue
+        out.append(Paired(library, pin, need, torch, library in pairing.rows.get(minor, {})))
+    return out
+
+
+def raised_with(paired: Paired, before: Optional[Raise]) -> Raise:
+    """The library pin raised in its file, on top of ``before`` (the raise of that file so far: torch's
+    pin may be written in the same file). Raises BumpError as ``pins.bump`` does."""
+    path, old, new = pins.bump(paired.pin, paired.version, text=before.new if before is not None else None)
+    if before is not None:
+        return Raise(path, before.old, new, before.version)
+    return Raise(path, old, new, paired.torch)
 
 
 def where_a_pin_goes(start: Path) -> str:

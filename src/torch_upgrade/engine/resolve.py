@@ -4,6 +4,12 @@ A monorepo (or pre-commit, which passes file names) holds projects pinned to dif
 releases: each file is analysed in the window of the project it belongs to, as ruff resolves
 its configuration hierarchically. What the caller says (the CLI's or the API's options) wins
 over every config file; ``--config`` names one config file for every file.
+
+The torch window carries one window per library that moves with torch (``Window.libraries``), in
+the library's numbering: from the project's pin of the library where it has one (the same project
+files as torch's), else derived from torch's through the pairing table (``catalog.pairing``).
+``--from``/``--to`` and a config's ``from``/``to`` are torch versions; a pinned library's target is
+the release the pairing table gives for torch's.
 """
 
 from __future__ import annotations
@@ -13,8 +19,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from packaging.version import Version
+
+from torch_upgrade.catalog.pairing import Pairing, derived, load_pairing
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.core.versions import NEWEST, NO_PIN, OLDEST, Window, parse_version, short
+from torch_upgrade.core.versions import LIBRARIES, NEWEST, NO_PIN, OLDEST, TORCH, Window, parse_version, short
 from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 
@@ -80,8 +89,7 @@ class Resolver:
         if known is None:
             directory = folder.resolve()
             cfg = self._config(directory)
-            root = self._pin_root(directory) if self._needs_pin(cfg) else None
-            key = (cfg.path, root)
+            key = (cfg.path, self._pin_root(directory))  # library pins are read even where torch's is not
             if key not in self._settings:
                 self._settings[key] = self._build(cfg, directory)
             known = self._by_directory[folder] = self._settings[key]
@@ -106,8 +114,11 @@ class Resolver:
             return "default", None
         return "pin", root
 
-    def _needs_pin(self, cfg: config_mod.Config) -> bool:
-        return not self.options.from_version and not cfg.get("from")
+    def project_root(self, path: Path) -> Optional[Path]:
+        """The project a file (or directory) belongs to: the nearest directory at or above it holding a
+        project file, where its pins are read; None when there is none."""
+        folder = path if path.is_dir() else path.parent
+        return self._pin_root(folder.resolve())
 
     def _config(self, directory: Path) -> config_mod.Config:
         """The nearest config at or above a (resolved) directory; each directory looked at once."""
@@ -165,12 +176,13 @@ class Resolver:
         if high == "installed":
             high = self._installed()
             said += " installed"
+        found = pins.detect_all(directory)
         if low:
             source = self.options.from_label
         elif cfg.get("from"):
             low, source = cfg.get("from"), f"config {_shown(cfg.path)}"
         else:
-            pin = pins.detect(directory)
+            pin = found[TORCH]
             notes.extend(pin.problems)
             if pin.version is not None:
                 low, source = str(pin.version), pin.source
@@ -186,7 +198,48 @@ class Resolver:
         if window.high > newest:
             notes.append(f"the target torch {short(window.high)} ({said}) is beyond the newest release the catalog "
                          f"knows, {NEWEST}: changes made after torch {NEWEST} are not checked")
-        return window, notes
+        return with_libraries(window, found, notes), notes
+
+
+def with_libraries(window: Window, found: dict[str, pins.Pin], notes: list[str],
+                   pairing: Optional[Pairing] = None) -> Window:
+    """``window`` (torch's) carrying one window per library: the pinned ones from their pins
+    (``found``), the others derived from torch's. Notes (each once) go to ``notes``: the pins'
+    problems, a floor raised to what torch's floor pairs with, a floor newer than the target."""
+    pairing = pairing or load_pairing()
+    libraries: list[Window] = []
+    for library in LIBRARIES:
+        pin = found.get(library)
+        for problem in pin.problems if pin is not None else ():
+            if problem not in notes:
+                notes.append(problem)
+        if pin is None or pin.version is None:
+            implied = derived(library, window, pairing)
+            if implied is not None:
+                libraries.append(implied)
+            continue
+        libraries.append(_pinned(library, pin.version, pin.source, window, pairing, notes))
+    return window.with_libraries(libraries)
+
+
+def _pinned(library: str, pinned: Version, source: str, window: Window, pairing: Pairing,
+            notes: list[str]) -> Window:
+    """A pinned library's window: from its pin to the release torch's target pairs with. A pin below
+    what torch's stated floor pairs with (``torch>=2.0`` beside ``torchvision>=0.10``: no torchvision
+    before 0.15 runs on torch 2.0) starts at that release; a pin newer than the target's release
+    ends there too (the window is never empty)."""
+    low = Version(pinned.base_version)
+    paired = pairing.floor(library, window.low)
+    if window.stated and paired is not None and paired > low:
+        source = f"{source}; torch {short(window.low)} pairs with {library} {short(paired)}"
+        low = paired
+    target = pairing.target(library, window.high)
+    high = target if target is not None else low
+    if high < low:
+        notes.append(f"the {library} floor {short(low)} ({source}) is newer than {library} {short(high)}, the "
+                     f"release paired with the target torch {short(window.high)}: its window ends at {short(low)}")
+        high = low
+    return Window(low, high, source, library)
 
 
 def same_run(settings: Settings, base: Settings) -> Settings:

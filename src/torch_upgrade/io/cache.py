@@ -2,7 +2,8 @@
 
 One index file per configuration: a directory named after everything besides
 a file's content that decides its result (tool version and code, Python and
-LibCST versions, the selected rules' data, the window, the per-file ignores)
+LibCST versions, the selected rules' data, the window and its libraries' windows,
+the per-file ignores)
 holds ``index.pickle``, which maps each file (absolute and reported path) to
 the SHA-256 of the content analysed and its portable result (findings with
 their fix text and safety, errors, project facts). A changed file is a miss
@@ -100,8 +101,10 @@ def code_digest() -> str:
 
 def configuration_key(settings: Settings, rules: Sequence[object]) -> str:
     """A digest of everything besides a file's content that decides its result:
-    the settings that matter and the selected rules' data."""
-    return _digest(code_digest(), settings.window.low, settings.window.high, settings.select,
+    the settings that matter (the window, with each library's window it carries) and the selected
+    rules' data."""
+    libraries = tuple((w.package, w.low, w.high) for w in settings.window.libraries)
+    return _digest(code_digest(), settings.window.low, settings.window.high, libraries, settings.select,
                    settings.ignore, settings.per_file_ignores, settings.fix_edits, settings.min_confidence, tuple(rules))
 
 

@@ -1,7 +1,10 @@
-"""Detecting the torch version a project pins, from its own project files.
+"""Detecting the version of torch, and of each library that moves with it, that a project pins.
 
-Files are read as data (``setup.py`` as a syntax tree, never executed). The
-lowest version the specifier set allows becomes ``from``.
+Files are read as data (``setup.py`` as a syntax tree, never executed), each once for every
+package: torch (``torch``, conda's ``pytorch``) and the libraries of ``core.versions.LIBRARIES``
+(``torchvision``, ``torchaudio``, ``torchtext``, ``torchdata``: the same names on PyPI and conda).
+The lowest version the specifier set allows becomes the window's ``from``: among torch's releases
+(``RELEASES``) for torch, among the library's releases in the pairing table for a library.
 """
 
 from __future__ import annotations
@@ -16,51 +19,92 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from torch_upgrade.core.versions import RELEASES, short
-
+from torch_upgrade.catalog.pairing import load_pairing
 from torch_upgrade.core import toml as tomllib
+from torch_upgrade.core.versions import LIBRARIES, RELEASES, TORCH, short
 
-TORCH_NAMES = {"torch", "pytorch"}
+# package -> the names a project file may give it (PyPI's and conda's)
+NAMES: dict[str, tuple[str, ...]] = {TORCH: ("torch", "pytorch"), **{lib: (lib,) for lib in LIBRARIES}}
+PACKAGES = tuple(NAMES)
+TORCH_NAMES = set(NAMES[TORCH])
+_BY_NAME = {name: package for package, names in NAMES.items() for name in names}
+
+
+def _names(package: Optional[str] = None) -> str:
+    """A regex alternation of the names of ``package`` (of every package: None), longest first."""
+    names = NAMES[package] if package is not None else tuple(_BY_NAME)
+    return "(?:" + "|".join(sorted(names, key=len, reverse=True)) + ")"
+
+
+def package_of(name: str) -> Optional[str]:
+    """The package a distribution or conda name stands for (``pytorch`` -> ``torch``), or None."""
+    return _BY_NAME.get(name.strip().lower())
+
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "environment.yml", "environment.yaml", "Pipfile")
 
 
 @dataclass
 class Pin:
-    version: Optional[Version]  # lowest allowed torch, None when no file pins torch
+    version: Optional[Version]  # lowest allowed release of the package, None when no file pins it
     source: str = ""  # e.g. "requirements.txt: torch==1.6.0"
     problems: list[str] = field(default_factory=list)
     origin: Optional["Found"] = None  # the requirement that sets the lower bound, where it is written
+    package: str = TORCH
 
 
 @dataclass(frozen=True)
 class Found:
-    """A torch requirement as written in a project file: ``raw`` is the text in the file that
-    holds it (a requirements line, a dependency string, a Poetry or Pipfile version, a conda line)
-    and ``spec_at`` where its version specifier starts in ``raw``; ``normal`` turns ``raw`` (or a
-    bumped copy of it) into a PEP 508 requirement."""
+    """A requirement of torch or of a library (``package``) as written in a project file: ``raw``
+    is the text in the file that holds it (a requirements line, a dependency string, a Poetry or
+    Pipfile version, a conda line) and ``spec_at`` where its version specifier starts in ``raw``;
+    ``requirement`` turns ``raw`` (or a bumped copy of it) into a PEP 508 requirement."""
 
     path: Path
     raw: str
     spec_at: int
-    kind: str  # "requirement" | "poetry" | "pipfile" | "conda"
+    kind: str  # "requirement" | "poetry" | "pipfile" | "conda" | "conda-pip"
+    package: str = TORCH
 
     def requirement(self, raw: Optional[str] = None) -> str:
         raw = self.raw if raw is None else raw
         if self.kind == "poetry":
-            return f"torch{_poetry_spec(raw)}"
+            return f"{self.package}{_poetry_spec(raw)}"
         if self.kind == "pipfile":
-            return "torch" + ("" if raw.strip() in ("*", "") else raw.strip())
+            return self.package + ("" if raw.strip() in ("*", "") else raw.strip())
         if self.kind == "conda-pip":
             return raw.strip().lstrip("-").strip()
         if self.kind == "conda":
             match = _CONDA_LINE.match(raw)
-            return f"torch{conda_spec(match.group(2).strip())}" if match else raw
+            return f"{self.package}{conda_spec(match.group(2).strip())}" if match else raw
         return raw
 
+    def shown(self, raw: Optional[str] = None) -> tuple[str, str]:
+        """``raw`` (or a bumped copy) as a note shows it: the requirement as written, without its
+        comment or environment marker (``torchvision>=0.10``), and its specifier alone (``>=0.10``)."""
+        raw = self.raw if raw is None else raw
+        if self.kind in ("poetry", "pipfile"):
+            spec = raw.strip()
+            return f"{self.package} {spec}", spec
+        text = raw
+        for stop in (";", " #", "#"):
+            if stop in text[self.spec_at:]:
+                text = text[:self.spec_at + text[self.spec_at:].index(stop)]
+        whole = text.strip().lstrip("-").strip()
+        return whole, text[self.spec_at:].strip()
 
-def lowest(spec: SpecifierSet) -> Optional[Version]:
-    """The lowest torch release (or patch) a specifier set allows, or None if it allows none."""
-    candidates = {Version(f"{r}.0") for r in RELEASES}
+
+def releases(package: str = TORCH) -> tuple[str, ...]:
+    """The releases (major.minor) of ``package`` the catalog knows: torch's ``RELEASES``, a library's
+    from the pairing table."""
+    if package == TORCH:
+        return RELEASES
+    listed = {v for row in load_pairing().rows.values() for v in row.get(package, ())}
+    return tuple(short(v) for v in sorted(listed))
+
+
+def lowest(spec: SpecifierSet, package: str = TORCH) -> Optional[Version]:
+    """The lowest release (or patch) of ``package`` a specifier set allows, or None if it allows none."""
+    candidates = {Version(f"{r}.0") for r in releases(package)}
     for item in spec:
         try:
             v = Version(item.version.replace(".*", ""))
@@ -72,34 +116,44 @@ def lowest(spec: SpecifierSet) -> Optional[Version]:
     return Version(allowed[0].base_version) if allowed else None  # 2.0.1+cu118 -> 2.0.1
 
 
-_LOOKS_PINNED = re.compile(r"^\s*(?:py)?torch\s*(?:\[[^\]]*\])?\s*(?:[=<>!~^]|\(|;)", re.IGNORECASE)
+_LOOKS_PINNED = {package: re.compile(rf"^\s*{_names(package)}\s*(?:\[[^\]]*\])?\s*(?:[=<>!~^]|\(|;)", re.IGNORECASE)
+                 for package in PACKAGES}
 
 
 class Unparseable(ValueError):
-    """A torch requirement that cannot be read; reported as a note, never fatal."""
+    """A requirement of torch or a library that cannot be read; reported as a note, never fatal."""
 
 
-def _requirement(text: str) -> Optional[Requirement]:
+def _requirement(text: str, package: str = TORCH) -> Optional[Requirement]:
+    """``text`` as a requirement of ``package`` (None: something else, or no requirement at all)."""
     text = text.split(" #", 1)[0].strip()
     if not text or text.startswith(("#", "-", "git+", "http:", "https:", "file:")):
         return None
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
-        if _LOOKS_PINNED.match(text):
+        if _LOOKS_PINNED[package].match(text):
             raise Unparseable(f"cannot parse {text!r}: {exc}") from None
         return None
-    return req if req.name.lower() in TORCH_NAMES else None
+    return req if package_of(req.name) == package else None
 
 
-_NAME = re.compile(r"^\s*(?:py)?torch\s*(?:\[[^\]]*\])?\s*", re.IGNORECASE)
+# a requirement's leading name, when it names torch or a library (not torch-tb-profiler, torchmetrics)
+_NAME = re.compile(rf"^\s*(?P<name>{_names()})(?![\w.\-])\s*(?:\[[^\]]*\])?\s*", re.IGNORECASE)
 
 Candidate = tuple[str, str, Optional[Found]]  # (where, PEP 508 requirement text, where it is written)
 
 
 def _found(path: Path, raw: str, kind: str = "requirement") -> Optional[Found]:
     match = _NAME.match(raw)
-    return Found(path, raw, match.end(), kind) if match else None
+    package = package_of(match.group("name")) if match else None
+    return Found(path, raw, match.end(), kind, package) if match and package else None
+
+
+def _package_of_text(text: str) -> Optional[str]:
+    """The package a requirement text names (torch or a library), from its leading name."""
+    match = _NAME.match(text)
+    return package_of(match.group("name")) if match else None
 
 
 def _requirements_file(path: Path, seen: set[Path]) -> Iterator[Candidate]:
@@ -135,11 +189,12 @@ def _pyproject(path: Path) -> Iterator[Candidate]:
     sections += [(f"group.{g}", v.get("dependencies", {})) for g, v in (poetry.get("group", {}) or {}).items()]
     for where, deps in sections:
         for name, value in (deps or {}).items():
-            if name.lower() in TORCH_NAMES:
+            package = package_of(name)
+            if package is not None:
                 for item in value if isinstance(value, list) else [value]:
                     spec = item.get("version", "") if isinstance(item, dict) else str(item)
-                    yield f"{path.name} (poetry {where})", f"torch{_poetry_spec(spec)}", \
-                        Found(path, spec, 0, "poetry") if spec else None
+                    yield f"{path.name} (poetry {where})", f"{package}{_poetry_spec(spec)}", \
+                        Found(path, spec, 0, "poetry", package) if spec else None
 
 
 def _poetry_spec(spec: str) -> str:
@@ -187,15 +242,17 @@ def _setup_cfg(path: Path) -> Iterator[Candidate]:
                 yield f"{path.name} [{extra}]", line, _found(path, line.strip())
 
 
+_SETUP_STRING = re.compile(rf"^\s*{_names()}\b", re.IGNORECASE)
+
+
 def _setup_py(path: Path) -> Iterator[Candidate]:
     tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and re.match(r"^\s*(py)?torch\b", node.value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SETUP_STRING.match(node.value):
             yield path.name, node.value, _found(path, node.value)
 
 
-_CONDA_LINE = re.compile(r"^\s*-\s*(?:[\w\-]+::)?((?:py)?torch)(?![\w.\-])\s*([^#]*)")
+_CONDA_LINE = re.compile(rf"^\s*-\s*(?:[\w\-]+::)?({_names()})(?![\w.\-])\s*([^#]*)")
 
 
 def conda_spec(spec: str) -> str:
@@ -224,21 +281,23 @@ def _environment_yml(path: Path) -> Iterator[Candidate]:
         if in_pip is not None and line.strip() and indent <= in_pip:
             in_pip = None
         match = _CONDA_LINE.match(line)
-        if match:
+        package = package_of(match.group(1)) if match else None
+        if match and package is not None:
             spec = match.group(2).strip()
             where = f"{path.name} (pip)" if in_pip is not None else path.name
-            origin = Found(path, line, match.start(2), "conda-pip" if in_pip is not None else "conda")
-            yield where, f"torch{spec if in_pip is not None else conda_spec(spec)}", origin
+            origin = Found(path, line, match.start(2), "conda-pip" if in_pip is not None else "conda", package)
+            yield where, f"{package}{spec if in_pip is not None else conda_spec(spec)}", origin
 
 
 def _pipfile(path: Path) -> Iterator[Candidate]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     for section in ("packages", "dev-packages"):
         for name, value in (data.get(section, {}) or {}).items():
-            if name.lower() in TORCH_NAMES:
+            package = package_of(name)
+            if package is not None:
                 spec = value.get("version", "*") if isinstance(value, dict) else str(value)
-                yield f"{path.name} [{section}]", "torch" + ("" if spec == "*" else spec), \
-                    Found(path, spec, 0, "pipfile") if spec != "*" else None
+                yield f"{path.name} [{section}]", package + ("" if spec == "*" else spec), \
+                    Found(path, spec, 0, "pipfile", package) if spec != "*" else None
 
 
 READERS = {
@@ -254,17 +313,17 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
             try:
                 yield from list(READERS[name](path))
             except Exception as exc:  # malformed project file: report, never fatal
-                problems.append(f"{path.name}: cannot read it for the torch pin: {exc}")
+                problems.append(f"{path.name}: cannot read it for its pins: {exc}")
     seen: set[Path] = set()
     for path in sorted(directory.glob("requirements*.txt")) + sorted(directory.glob("requirements/*.txt")):
         try:
             yield from list(_requirements_file(path, seen))
         except OSError as exc:
-            problems.append(f"{path.name}: cannot read it for the torch pin: {exc}")
+            problems.append(f"{path.name}: cannot read it for its pins: {exc}")
 
 
 def holds_project(directory: Path) -> bool:
-    """Whether a directory holds a project file (where a torch pin may be written)."""
+    """Whether a directory holds a project file (where a pin of torch or a library may be written)."""
     return any((directory / n).is_file() for n in PROJECT_FILES) or any(directory.glob("requirements*.txt"))
 
 
@@ -279,16 +338,34 @@ def project_root(start: Path) -> Optional[Path]:
     return None
 
 
-def detect(start: Path) -> Pin:
-    """The torch pin of the project containing ``start``."""
+def detect(start: Path, package: str = TORCH) -> Pin:
+    """The pin of ``package`` (torch by default, or a library) of the project containing ``start``."""
+    return detect_all(start)[package]
+
+
+def detect_all(start: Path) -> dict[str, Pin]:
+    """The pins of torch and of every library, of the project containing ``start``: its project
+    files read once. A package no file pins has ``Pin(None)``; a file that cannot be read is a
+    problem of every package's pin (the caller shows each note once)."""
     root = project_root(start)
     if root is None:
-        return Pin(None)
+        return {package: Pin(None, package=package) for package in PACKAGES}
+    read_problems: list[str] = []
+    texts: dict[str, list[tuple[str, str, Optional[Found]]]] = {package: [] for package in PACKAGES}
+    for where, text, origin in list(_candidates(root, read_problems)):
+        package = _package_of_text(text)
+        if package is not None:
+            texts[package].append((where, text, origin))
+    return {package: _pin(package, texts[package], list(read_problems)) for package in PACKAGES}
+
+
+def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
+    """The pin of ``package`` from the requirements of it the project files hold: the strictest
+    lower bound across them, with notes where they disagree or cannot be read."""
     found: list[tuple[str, Version, str, SpecifierSet, Optional[Found]]] = []
-    problems: list[str] = []
-    for where, text, origin in list(_candidates(root, problems)):
+    for where, text, origin in candidates:
         try:
-            req = _requirement(text)
+            req = _requirement(text, package)
         except Unparseable as exc:
             problems.append(f"{where}: {exc}; ignored")
             continue
@@ -298,23 +375,23 @@ def detect(start: Path) -> Pin:
             continue
         if not req.specifier:
             continue
-        low = lowest(req.specifier)
+        low = lowest(req.specifier, package)
         label = f"{where}: {req.name}{req.specifier}"
         if low is None:
-            problems.append(f"{label} allows no torch release")
+            problems.append(f"{label} allows no {package} release")
             continue
         found.append((where, low, label, req.specifier, origin))
     if not found:
-        return Pin(None, problems=problems)
+        return Pin(None, problems=problems, package=package)
     # the strictest lower bound across files sets the window
     where, low, label, _, origin = max(found, key=lambda item: item[1])
     if len({short(item[1]) for item in found}) > 1:
-        problems.append("project files disagree on torch: " + "; ".join(item[2] for item in found))
+        problems.append(f"project files disagree on {package}: " + "; ".join(item[2] for item in found))
     combined = SpecifierSet(",".join(str(item[3]) for item in found))
-    if len(found) > 1 and lowest(combined) is None:
-        problems.append("torch pins contradict each other (no version satisfies all of them): "
+    if len(found) > 1 and lowest(combined, package) is None:
+        problems.append(f"{package} pins contradict each other (no version satisfies all of them): "
                         + "; ".join(item[2] for item in found) + f"; using {label}")
-    return Pin(low, label, problems, origin)
+    return Pin(low, label, problems, origin, package)
 
 
 # ------------------------------------------------------------------ raising a pin (--bump-pin)
@@ -353,38 +430,48 @@ def bump_spec(spec: str, version: Version) -> str:
     return _CLAUSE.sub(raise_clause, spec[:end]) + spec[end:]
 
 
-def bump(pin: Pin, version: Version) -> tuple[Path, str, str]:
+def bump(pin: Pin, version: Version, text: Optional[str] = None) -> tuple[Path, str, str]:
     """The pin's file with the requirement that sets the lower bound raised to ``version``:
-    ``(path, old text, new text)``, nothing else changed. Raises BumpError when the requirement
-    cannot be found as written, or when no version it would allow is ``version`` (an upper bound)."""
+    ``(path, old text, new text)``, nothing else changed. ``text``: the file's text to raise it in
+    (another pin of the same file already raised), else the file as it is on disk. Raises BumpError
+    when the requirement cannot be found as written, or when no version it would allow is ``version``
+    (an upper bound)."""
     origin = pin.origin
     if origin is None:
         raise BumpError(f"{pin.source}: cannot tell where it is written")
-    try:
-        text = origin.path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BumpError(f"{origin.path}: cannot read it: {exc}") from None
+    if text is None:
+        try:
+            text = origin.path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BumpError(f"{origin.path}: cannot read it: {exc}") from None
     where = _locate(text, origin)
     if where is None:
         raise BumpError(f"{origin.path.name}: cannot find {origin.raw!r} as written")
     raw = origin.raw
-    new_raw = raw[:origin.spec_at] + bump_spec(raw[origin.spec_at:], version)
+    new_raw = raised_raw(origin, version)
+    package = origin.package
     try:
-        req = _requirement(origin.requirement(new_raw))
+        req = _requirement(origin.requirement(new_raw), package)
     except Unparseable as exc:
         raise BumpError(str(exc)) from None
-    low = lowest(req.specifier) if req is not None else None
+    low = lowest(req.specifier, package) if req is not None else None
     if low is None or low != version:
         raise BumpError(f"{pin.source}: raised, it would read {new_raw.strip()!r}, which "
-                        + ("allows no torch release" if low is None else f"allows torch {short(low)}, not {short(version)}")
+                        + (f"allows no {package} release" if low is None
+                           else f"allows {package} {short(low)}, not {short(version)}")
                         + " (an upper bound below it?); left as it is")
     return origin.path, text, text[:where] + new_raw + text[where + len(raw):]
 
 
+def raised_raw(origin: Found, version: Version) -> str:
+    """The text of ``origin`` with its lower bounds raised to ``version`` (its upper bounds as written)."""
+    return origin.raw[:origin.spec_at] + bump_spec(origin.raw[origin.spec_at:], version)
+
+
 def _locate(text: str, origin: Found) -> Optional[int]:
-    """Where ``origin.raw`` is written in its file (a Poetry or Pipfile version: the value of a torch key)."""
+    """Where ``origin.raw`` is written in its file (a Poetry or Pipfile version: the value of its package's key)."""
     if origin.kind in ("poetry", "pipfile"):
-        key = re.compile(r"^\s*[\"']?(?:py)?torch[\"']?\s*=\s*(?:\{[^}\n]*?version\s*=\s*)?([\"'])"
+        key = re.compile(rf"^\s*[\"']?{_names(origin.package)}[\"']?\s*=\s*(?:\{{[^}}\n]*?version\s*=\s*)?([\"'])"
                          + re.escape(origin.raw) + r"\1", re.MULTILINE | re.IGNORECASE)
         match = key.search(text)
         return match.start(1) + 1 if match else None
