@@ -15,6 +15,9 @@ from torch_upgrade.core.model import CONFIDENCE_ORDER, Fix
 from torch_upgrade.core.versions import TORCH, Window, parse_version, short
 
 
+LINT = "lint"  # the release of a lint check's findings: none, it holds on every version
+
+
 def _own(rule: Rule, window: Window) -> Optional[Window]:
     """The window the rule's versions are read in: torch's, or its library's (``catalog.pairing``)."""
     return window if rule.library == TORCH else window_of(rule.library, window)
@@ -24,6 +27,8 @@ def applies(rule: Rule, window: Window) -> bool:
     """Whether a rule fires for this window (a library's rule: for that library's window)."""
     if not rule.detect:
         return False
+    if rule.kind == "lint":
+        return True  # holds on every version
     own = _own(rule, window)
     if own is None:
         return False
@@ -42,6 +47,9 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     comment that does nothing is a warning (as a lint of the linter's own comments)."""
     if rule.kind in ("suppression", "runtime"):
         return "warning"
+    if rule.kind == "lint":  # as loud as its rule says, and no louder than info where unsure or handled
+        loud = rule.severity or "hint"
+        return "info" if (handled or confidence == "possible") and loud == "warning" else loud
     if (handled or confidence == "possible") and rule.kind in ("removed", "deprecated"):
         return "info" if rule.severity != "hint" else "hint"
     if confidence == "possible" and rule.kind != "opportunity":
@@ -64,6 +72,8 @@ def release(rule: Rule, window: Window) -> str:
     release of that library (``Finding.library``)."""
     if rule.kind in ("suppression", "runtime"):
         return short(window.high)
+    if rule.kind == "lint":
+        return LINT
     own = _own(rule, window) or window
     if rule.kind in ("removed", "deprecated") and rule.removed is not None and own.reaches(rule.removed):
         return short(rule.removed)

@@ -25,7 +25,9 @@ from torch_upgrade.core import toml as tomllib
 # matcher; the pipeline checks them against what the file's other rules reported
 # "runtime": what the project's tests raised at run time that no rule names (TU999, rules/runtime.toml;
 # ``--verify``): no torch version, no matcher
-KINDS = ("removed", "deprecated", "behavior", "opportunity", "suppression", "runtime")
+# "lint": a check that holds on every torch version (a typo, a numerics or performance hint, a security
+# advice): no version window (rules/lint.toml, ids TUL123); its ``severity`` says how loud it is
+KINDS = ("removed", "deprecated", "behavior", "opportunity", "lint", "suppression", "runtime")
 BUILT_IN = ("suppression", "runtime")
 SAFETIES = ("safe", "unsafe", "none")
 # beside the rules, not rules: when public torch names appeared (catalog.names), and which release of each
@@ -33,8 +35,11 @@ SAFETIES = ("safe", "unsafe", "none")
 # (a library's folder may hold data files of the same kind: torchvision's legacy weights table)
 DATA_FILES = ("names.toml", "pairing.toml", "legacy_weights.toml")
 SAFETY_WORDS = {"safe": "safe fix", "unsafe": "unsafe fix", "none": "advice only"}
-ID_RE = re.compile(r"^TU[VATD]?\d{3}$")  # TU123: torch's; TUV123, TUA, TUT, TUD: the libraries' (core.versions)
+# TU123: torch's; TUV123, TUA, TUT, TUD: the libraries' (core.versions.LIBRARIES); TUL123: lint checks
+ID_RE = re.compile(r"^TU[VATDL]?\d{3}$")
+LINT_PREFIX = "TUL"
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_OWNERS = (TORCH, *LIBRARIES)  # the packages whose classes a rule's ``match.receiver`` may name
 
 _RULE_KEYS = {
     "id", "name", "title", "kind", "deprecated", "removed", "changed", "available",
@@ -135,7 +140,7 @@ class Rule:
     @property
     def trigger(self) -> Version:
         """The version at which the rule starts to apply (the schema requires it for each kind)."""
-        if self.kind in BUILT_IN:
+        if self.kind in BUILT_IN or self.kind == "lint":
             return Version("0")  # every window
         if self.kind == "behavior":
             version = self.changed
@@ -245,11 +250,12 @@ def _receiver(raw: dict, file: str, entry: str) -> tuple[str, ...]:
         return ("torch.Tensor",)
     receiver = raw["receiver"]
     names = [receiver] if isinstance(receiver, str) else receiver
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.startswith("torch.")
-                                                           for n in names) \
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.split(".", 1)[0] in _OWNERS
+                                                           and "." in n for n in names) \
             or not (raw.get("methods") or raw.get("attributes")):
-        raise _fail(file, entry, "'match.receiver' must name a torch class (\"torch.nn.Module\", or a list of its "
-                                 "public paths) and go with 'match.methods' or 'match.attributes'")
+        raise _fail(file, entry, "'match.receiver' must name a class of torch or of a library that moves with it "
+                                 "(\"torch.nn.Module\", \"torchvision.datasets.MNIST\", or a list of its public "
+                                 "paths) and go with 'match.methods' or 'match.attributes'")
     return tuple(names)
 
 
@@ -281,6 +287,10 @@ def _examples(raw: Any, file: str, entry: str, key: str) -> tuple[Example, ...]:
     return tuple(out)
 
 
+def kind_of(raw: object) -> object:
+    return raw.get("kind") if isinstance(raw, dict) else None
+
+
 def _rule(raw: dict, release: str, file: str, index: int, release_note: str = "", library: str = TORCH) -> Rule:
     entry = f"rule {raw.get('id') or '#' + str(index + 1)}"
     if not isinstance(raw, dict):
@@ -291,8 +301,9 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     for key in ("id", "name", "title", "kind", "message", "why"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise _fail(file, entry, f"missing or empty '{key}'")
-    prefix = LIBRARIES.get(library, "TU")
-    if not ID_RE.match(raw["id"]) or not raw["id"].startswith(prefix):
+    prefix = LIBRARIES.get(library, LINT_PREFIX if kind_of(raw) == "lint" else "TU")
+    if not ID_RE.match(raw["id"]) or not raw["id"].startswith(prefix) \
+            or (prefix == "TU" and raw["id"].startswith(LINT_PREFIX)):
         raise _fail(file, entry, f"id must look like {prefix}123, not {raw['id']!r}")
     if not NAME_RE.match(raw["name"]):
         raise _fail(file, entry, f"name must be kebab-case, not {raw['name']!r}")
@@ -302,7 +313,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     versions = {k: _version(raw.get(k), file, entry, k)
                 for k in ("deprecated", "removed", "changed", "available", "requires")}
     needed = {"removed": "removed", "deprecated": "deprecated", "behavior": "changed",
-              "opportunity": "available", "suppression": "", "runtime": ""}[kind]
+              "opportunity": "available", "lint": "", "suppression": "", "runtime": ""}[kind]
     if needed and versions[needed] is None:
         raise _fail(file, entry, f"a '{kind}' rule needs '{needed}'")
     if versions["deprecated"] and versions["removed"] and versions["removed"] < versions["deprecated"]:
@@ -339,7 +350,11 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     if any(name not in rename for name in same_object):
         raise _fail(file, entry, "'same_object' lists old names from the 'rename' table")
     severity = raw.get("severity")
-    if severity is not None and (kind != "deprecated" or severity not in ("info", "hint")):
+    if kind == "lint" and severity not in ("warning", "info", "hint"):
+        raise _fail(file, entry, "a 'lint' rule needs a 'severity': 'warning', 'info' or 'hint'")
+    if kind == "lint" and any(versions[k] for k in ("deprecated", "removed", "changed", "available")):
+        raise _fail(file, entry, "a 'lint' rule holds on every version: no 'deprecated'/'removed'/'changed'/'available'")
+    if severity is not None and kind != "lint" and (kind != "deprecated" or severity not in ("info", "hint")):
         raise _fail(file, entry, "'severity' lowers a deprecation that is not urgent to 'info' or 'hint'")
     invalid = _examples(raw.get("invalid"), file, entry, "invalid")
     valid = _examples(raw.get("valid"), file, entry, "valid")

@@ -143,8 +143,9 @@ class Finding:
 
     @property
     def release_label(self) -> str:
-        """``torch 2.14``, ``torchvision 0.13``: the release and whose it is."""
-        return f"{self.library} {self.release}"
+        """``torch 2.14``, ``torchvision 0.13``: the release and whose it is (``lint``: a check that
+        holds on every version)."""
+        return self.release if self.kind == "lint" else f"{self.library} {self.release}"
 
 
     def as_dict(self) -> dict:
@@ -180,7 +181,7 @@ def release_order(label: str) -> tuple[int, str, Version]:
         version = Version(release)
     except InvalidVersion:
         version = Version("0")
-    return (package != "torch", package, version)
+    return (package != "torch", package if release else "", version)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ _NOQA = re.compile(r"#\s*noqa(?::\s*([A-Za-z][A-Za-z0-9_\-]*(?:[,\s]+[A-Za-z][A-
                    re.IGNORECASE)
 _FILE = re.compile(r"#\s*torch-upgrade\s*:\s*ignore-file(?:\[([^\]]*)\])?", re.IGNORECASE)
 _MARKERS = re.compile(r"torch-upgrade|noqa", re.IGNORECASE)
-_NOQA_OURS = re.compile(r"#\s*noqa:[^\n]*\bTU[VATD]?\d", re.IGNORECASE)
+_NOQA_OURS = re.compile(r"#\s*noqa:[^\n]*\bTU[VATDL]?\d", re.IGNORECASE)
 
 ALL = None  # a suppression without a list silences every rule
 
@@ -189,7 +189,7 @@ class Suppressions:
 
 
 _ID = re.compile(r"[^,\s]+")  # one id of a directive's list, as ``_ids`` splits it
-_OURS = re.compile(r"TU[VATD]?\d*")  # in a ``# noqa`` (shared with other linters), the ids that are ours
+_OURS = re.compile(r"TU[VATDL]?\d*")  # in a ``# noqa`` (shared with other linters), the ids that are ours
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Behaviour c
            ("hint", "Opportunities"))
 FIX_COLUMNS = (("fixable", "Safe fix"), ("fixable-unsafe", "Unsafe fix"), ("manual", "Needs a person"))
 KIND_WORDS = {"removed": "removed", "deprecated": "deprecated", "behavior": "behaviour changed",
-              "opportunity": "available"}
+              "opportunity": "available", "lint": "lint"}
 SHOWN_PER_RULE = 10  # locations shown with code; the rest are listed
 _SPECIAL = re.compile(r"([\\*<>\[\]|`])")
 

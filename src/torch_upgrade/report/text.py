@@ -40,7 +40,7 @@ THEME = Theme({
 })
 KIND_WORD = {"removed": "removed in", "deprecated": "deprecated in", "behavior": "changed in",
              "opportunity": "available since", "suppression": "checked against the rules for",
-             "runtime": "seen at run time with torch"}
+             "runtime": "seen at run time with", "lint": "a check for every version:"}
 
 
 RUNTIME_WORD = {"confirmed": "confirmed at run time", "runtime-only": "seen only at run time"}
