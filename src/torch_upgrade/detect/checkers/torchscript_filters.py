@@ -23,10 +23,11 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import literal
 
 WORDS = (("jit", "Warning"), ("jit", "filterwarnings"))
-# the TorchScript entry points whose warning changed category (TU804, TU805)
+# the TorchScript entry points whose warning changed category (TU804, TU805; set_fusion_strategy's is still a
+# DeprecationWarning in torch 2.14)
 TORCHSCRIPT = frozenset(f"torch.jit.{name}" for name in (
     "script", "trace", "trace_method", "trace_module", "script_method", "interface", "save", "load", "freeze",
-    "optimize_for_inference", "fork", "wait", "set_fusion_strategy"))
+    "optimize_for_inference", "fork", "wait"))
 # each filter function and the positions of its action and category arguments
 FILTERS = {"warnings.filterwarnings": (0, 2), "warnings.simplefilter": (0, 1)}
 MARK = ("pytest.mark.filterwarnings",)
