@@ -13,7 +13,8 @@ by what they ask (``GuardModel.level``), from most to least:
 - ``VERSION``: torch's version, and anything computed from it
   (``packaging.version.parse(torch.__version__) >= ...``, ``LooseVersion(...)``,
   ``tuple(int(p) for p in torch.__version__.split("."))``, ``.startswith``, string
-  compares, ``importlib.metadata.version("torch")``).
+  compares, ``importlib.metadata.version("torch")``); the same of a library that moves
+  with torch (``torchvision.__version__``: ``core.versions.LIBRARIES``).
 - ``FEATURE``: another question about torch: a probe of torch or something in it
   (``hasattr(torch, "linalg")``, ``getattr(F, "scaled_dot_product_attention",
   None) is not None``); a name whose value cannot be seen here (imported, or
@@ -39,7 +40,7 @@ compatibility code; an early exit needs ``FEATURE`` (``if not
 is_torch_available(): return`` is followed by the code that needs torch, on
 every version).
 
-``sys.version_info``, other libraries' ``__version__``, ``getattr`` with a
+``sys.version_info``, other libraries' ``__version__`` (not those moving with torch), ``getattr`` with a
 default other than None, and the names torch itself defines
 (``torch.cuda.is_available()``, ``torch.version.cuda``) are not torch guards.
 """
@@ -51,13 +52,17 @@ from typing import Optional, Protocol, Sequence, Union, cast
 
 import libcst as cst
 
+from torch_upgrade.core.versions import LIBRARIES, TORCH
 from torch_upgrade.syntax.nodes import children, dotted
 from torch_upgrade.syntax.scopes import Binding, Guard, Scope
 
 NONE, PROBE, FEATURE, VERSION = 0, 1, 2, 3
 
 GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
-TORCH_VERSIONS = ("torch.__version__", "torch.version.__version__")
+# torch's version, and the versions of the libraries that move with it (core.versions.LIBRARIES): a
+# torchvision version check guards code written for both sides of a torchvision change as a torch one does
+TORCH_VERSIONS = tuple(f"{package}.{attribute}" for package in (TORCH, *LIBRARIES)
+                       for attribute in ("__version__", "version.__version__"))
 # Packages whose names say "version" but are tools or other things' versions, never torch flags.
 _VERSION_TOOLS = {"sys", "platform", "packaging", "distutils", "pkg_resources", "importlib",
                   "importlib_metadata", "setuptools", "looseversion", "torch"}
@@ -72,6 +77,7 @@ _AVAILABLE_WORDS = re.compile(r"is_torch_|_available_|_AVAILABLE")
 _DISTRIBUTION_LOOKUPS = {"get_distribution", "distribution", "version", "require"}
 _FINDERS = {"importlib.util.find_spec", "importlib.find_loader", "pkgutil.find_loader"}
 _PASS_THROUGH = {"all", "any", "bool"}  # builtins whose answer is their argument's
+_PACKAGES = (TORCH, *LIBRARIES)  # the distributions whose version a guard may look up by name
 
 
 class Names(Protocol):
@@ -328,10 +334,10 @@ class GuardModel:
                 return PROBE if self._of_a_module(args[0], scope) else NONE
         if func is not None and self._names.qualify(func, scope)[0] in _FINDERS:
             return PROBE  # importlib.util.find_spec("torchtext") is not None
-        if func is not None and any(isinstance(a, cst.SimpleString) and a.evaluated_value == "torch" for a in args):
+        if func is not None and any(isinstance(a, cst.SimpleString) and a.evaluated_value in _PACKAGES for a in args):
             last = func.rsplit(".", 1)[-1]
             if last in _DISTRIBUTION_LOOKUPS or _VERSION_WORDS.search(last):
-                return VERSION  # importlib.metadata.version("torch"), _compare_version("torch", ...)
+                return VERSION  # importlib.metadata.version("torch"), _compare_version("torchvision", ...)
         # what the function says (is_torch_version(">=", "1.11"), torch.__version__.split), and
         # torch's version passed through (packaging.version.parse(torch.__version__), int(...));
         # an argument that is only a flag says nothing of the result (f(x, TORCH_GE_2))
