@@ -373,3 +373,15 @@ def test_the_api_upgrade_reports_the_library_pin(tmp_path):
     report = torch_upgrade.upgrade([root], to="2.0")
     assert read(root, "requirements.txt") == "torch>=2.0\ntorchvision>=0.15\n"
     assert any("torchvision>=0.10 raised to >=0.15: paired with torch 2.0" in n for n in report.notes)
+
+
+def test_a_config_floor_and_a_library_pin_in_the_same_file_are_raised_together(tmp_path):
+    root = write(tmp_path, {"pyproject.toml": '[project]\nname = "x"\ndependencies = ["torchvision>=0.10"]\n'
+                                              '[tool.torch-upgrade]\nfrom = "1.9"\n',
+                            "model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0", "--diff", "--format", "json")
+    diffs = [d for d in json.loads(result.stdout)["diffs"] if d["path"].endswith("pyproject.toml")]
+    assert len(diffs) == 1 and '+from = "2.0"' in diffs[0]["diff"] and '+dependencies = ["torchvision>=0.15"]' in diffs[0]["diff"]
+    assert cli("upgrade", root, "--to", "2.0").exit_code == 0
+    assert read(root, "pyproject.toml") == ('[project]\nname = "x"\ndependencies = ["torchvision>=0.15"]\n'
+                                            '[tool.torch-upgrade]\nfrom = "2.0"\n')
