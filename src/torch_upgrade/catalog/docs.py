@@ -15,10 +15,11 @@ from typing import Optional, Sequence
 from packaging.version import Version
 
 from torch_upgrade.catalog.ruledata import SAFETY_WORDS, Rule, RuleSet, load_rules
+from torch_upgrade.core.versions import TORCH
 
 DEFAULT_PATH = Path("docs") / "rules.md"
 KIND_WORDS = {"removed": "Removed", "deprecated": "Deprecated", "behavior": "Behaviour change",
-              "opportunity": "Opportunity", "suppression": "Suppression comment",
+              "opportunity": "Opportunity", "lint": "Lint (every version)", "suppression": "Suppression comment",
               "runtime": "Seen at run time"}
 COMMAND = "python -m torch_upgrade.catalog.docs"
 
@@ -33,12 +34,14 @@ def _link(ref: str) -> str:
 
 
 def _versions(rule: Rule) -> str:
+    """The releases a rule is about, in its library's numbering (named where it is not torch's)."""
     versions = rule.versions()
     if not versions:
         return "every window"
-    parts = [f"{key} in {value}" for key, value in versions.items() if key != "requires"]
+    named = "" if rule.library == TORCH else f"{rule.library} "
+    parts = [f"{key} in {named}{value}" for key, value in versions.items() if key != "requires"]
     if "requires" in versions:
-        parts.append(f"replacement needs torch ≥ {versions['requires']}")
+        parts.append(f"replacement needs {rule.library} ≥ {versions['requires']}")
     return ", ".join(parts)
 
 
@@ -69,18 +72,24 @@ def rule_markdown(rule: Rule, level: int = 3) -> str:
 
 
 def _is_release(name: str) -> bool:
-    return name[:1].isdigit()
+    return name.rpartition(" ")[2][:1].isdigit()
 
 
-def _release_order(name: str) -> tuple[int, Version]:
-    """torch releases in order, then the tool's own rules (suppression comments)."""
-    return (0, Version(name)) if _is_release(name) else (1, Version("0"))
+def _release_order(name: str) -> tuple[int, str, Version]:
+    """torch releases in order, then each library's, then the lint checks and the tool's own rules
+    (suppression comments)."""
+    package, _, release = name.rpartition(" ")
+    return (0, package, Version(release)) if _is_release(name) else (1, "", Version("0"))
+
+
+def _release_of(rule: Rule) -> str:
+    return rule.release if rule.library == TORCH or not _is_release(rule.release) else f"{rule.library} {rule.release}"
 
 
 def rules_markdown(rules: RuleSet) -> str:
     by_release = defaultdict(list)
     for rule in rules:
-        by_release[rule.release].append(rule)
+        by_release[_release_of(rule)].append(rule)
     releases = sorted(by_release, key=_release_order)
     out = ["# torch-upgrade rules", "",
            f"<!-- Generated from rules/*.toml by `{COMMAND}`; do not edit by hand. -->", "",
@@ -95,7 +104,9 @@ def rules_markdown(rules: RuleSet) -> str:
                        f"{_versions(rule)} | {SAFETY_WORDS[rule.safety]} | {title} |")
     out.append("")
     for release in releases:
-        out += [f"## torch {release}" if _is_release(release) else f"## {release.capitalize()}", ""]
+        heading = (release if " " in release else f"torch {release}") if _is_release(release) \
+            else release.capitalize()
+        out += [f"## {heading}", ""]
         for rule in sorted(by_release[release], key=lambda r: r.id):
             out += [rule_markdown(rule), ""]
     return "\n".join(out).rstrip("\n") + "\n"
