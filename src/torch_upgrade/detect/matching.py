@@ -230,7 +230,7 @@ def attach_fix(hit: Hit, ref: Reference, analysis: Analysis, window: Window) -> 
 def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:
     """The rule's fix at ``ref`` (its fixer, or the rename table); ``Matcher.match`` decides its safety.
     Raises ``Advice`` when the fixer says what to write instead of a rewrite."""
-    ctx = FixContext(analysis, rule, window, ref.scope)
+    ctx = FixContext(analysis, rule, window, ref.scope, ref)
     fixer = get_fixer(rule.fixer) if rule.fixer else get_fixer("rename")
     try:
         if ref.qualname is None and rule.fixer and rule.match.calls:  # A.symeig(): as torch.symeig(A)

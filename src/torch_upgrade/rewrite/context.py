@@ -34,11 +34,30 @@ class Advice(Exception):
 class FixContext:
     """What a fixer may ask about the file it rewrites, at the place of one reference."""
 
-    def __init__(self, analysis: Analysis, rule: Rule, window: Window, scope: Optional[Scope] = None):
+    def __init__(self, analysis: Analysis, rule: Rule, window: Window, scope: Optional[Scope] = None,
+                 ref: Optional[Reference] = None):
         self.analysis = analysis
         self.rule = rule
         self.window = window
         self.scope = scope or analysis.root_scope
+        self.ref = ref  # the reference being rewritten, when there is one: its own import spelling is kept
+
+    def _own_spelling(self, qualname: str) -> Optional[str]:
+        """``qualname`` through the import the rewritten reference itself reads (``bar.linalg.qr`` for
+        ``bar.qr`` after ``import torch as bar``, even where ``import torch as foo`` comes first): a fix
+        keeps the alias its line used, and that import stays in use."""
+        ref = self.ref
+        binding = ref.binding if ref is not None and ref.ctx == "load" else None
+        if binding is None or binding.kind != "import" or binding.typing_only or binding.target is None:
+            return None
+        target = binding.target
+        if qualname != target and not qualname.startswith(target + "."):
+            return None
+        local = ref.dotted.split(".", 1)[0] if ref is not None else ""
+        here = self.analysis.lookup(local, self.scope) if local else None
+        if here is None or here.kind != "import" or here.target != target:
+            return None
+        return local + qualname[len(target):]
 
     def _taken_here(self, name: str) -> bool:
         """Whether ``name`` is bound in a function or class scope the rewritten code runs in."""
@@ -56,7 +75,7 @@ class FixContext:
         unless a local name hides them at this place. Raises ``Unnameable`` when the
         name an added import would bind is already taken here or in the module.
         """
-        local = self.analysis.local_name_for(qualname)
+        local = self._own_spelling(qualname) or self.analysis.local_name_for(qualname)
         if local is not None and not self._taken_here(local.split(".", 1)[0]):
             return cst.parse_expression(local), ()
         root = qualname.split(".", 1)[0]

@@ -1,0 +1,58 @@
+"""TUL103: ``torch.log(torch.sum(torch.exp(x), dim, ...))`` -> ``torch.logsumexp(x, dim, ...)``.
+
+Only with a dimension that is not None (logsumexp needs one; ``torch.sum`` without it reduces over
+everything: pytorch/pytorch#144339), and no ``dtype=``/``out=`` on the sum nor ``out=`` on the log.
+``dim`` and ``keepdim`` are carried over as written. More accurate and overflow-free, so the numbers
+change: unsafe.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._calls import calls, keyword
+from torch_upgrade.detect.checkers._numerics import plain, positional, rewrite
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis
+
+WORDS = (("torch", "log", "sum", "exp"),)
+
+
+def _called(analysis: Analysis, node: cst.BaseExpression, qualname: str) -> Optional[cst.Call]:
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    ref = next((r for r in analysis.references if r.call is node and r.node is func), None)
+    return node if ref is not None and ref.qualname == qualname else None
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    out = []
+    for ref, call in calls(analysis, ("torch.log",)):
+        args = positional(call)
+        if len(args) != 1 or len(call.args) != 1:
+            continue
+        total = _called(analysis, args[0].value, "torch.sum")
+        if total is None or not plain(total, ("dim", "keepdim")):
+            continue
+        summed = positional(total)
+        if not summed or total.args[0] is not summed[0]:
+            continue
+        dim = keyword(total, "dim") or (summed[1] if len(summed) > 1 else None)
+        if dim is None or _is_none(dim.value) or len(summed) > 3:
+            continue
+        exp = _called(analysis, summed[0].value, "torch.exp")
+        if exp is None or len(exp.args) != 1 or not plain(exp) or exp.args[0].keyword is not None:
+            continue
+        new_args = [summed[0].with_changes(value=exp.args[0].value), *total.args[1:]]
+        fix = rewrite(analysis, rule, window, ref, call, "torch.logsumexp", new_args)
+        out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
+    return out
