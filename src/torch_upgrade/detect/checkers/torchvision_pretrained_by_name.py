@@ -1,0 +1,108 @@
+"""TUV003: a torchvision builder chosen by name at run time and called with ``pretrained=``:
+``getattr(models, name)(pretrained=True)``, ``models.__dict__[arch](pretrained=True)`` (PyTorch's ImageNet
+example), ``models.get_model(name, pretrained=True)``, ``torch.hub.load("pytorch/vision", name,
+pretrained=True)``.
+
+Advice only: no single enum can be written for a name not known here, and the tempting
+``weights="DEFAULT"`` loads other weights than ``pretrained=True`` for many builders (the message counts
+them from ``catalog.tv_weights``). It says what to write instead: the member every builder of that module
+loads (``get_model_weights(name).IMAGENET1K_V1`` for the classification builders, torchvision >= 0.14).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.catalog.tv_weights import load_weights
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers.torchvision_hub_pretrained import HUB_LOAD, site as hub_site
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import dotted
+
+WORDS = (("torchvision", "pretrained"), ("pytorch/vision", "pretrained"))
+LEGACY = ("pretrained", "pretrained_backbone")
+GET_MODEL = ("torchvision.models.get_model", "torchvision.models._api.get_model")
+
+
+def _legacy(call: cst.Call, skip: int = 0) -> bool:
+    """Whether a call passes a legacy keyword, or a bool as its first argument to the builder."""
+    if any(a.keyword is not None and a.keyword.value in LEGACY for a in call.args):
+        return True
+    positional = [a for a in call.args if a.keyword is None and not a.star][skip:]
+    return bool(positional) and isinstance(A.literal(positional[0].value), bool)
+
+
+def _module_of(q: Optional[str]) -> Optional[str]:
+    """``q`` when it is ``torchvision.models`` or a module of it that holds builders."""
+    if q is None or not (q == "torchvision.models" or q.startswith("torchvision.models.")):
+        return None
+    return q if any(p.startswith(q + ".") for p in load_weights().builders) else None
+
+
+def _by_name_call(ref: Reference) -> Optional[tuple[cst.Call, str]]:
+    """The call of ``getattr(M, name)(...)`` or ``M.__dict__[name](...)``, and M's qualified name."""
+    parents = ref.parents
+    if ref.qualname is not None and ref.qualname.endswith(".__dict__") and len(parents) >= 2 \
+            and isinstance(parents[-1], cst.Subscript) and isinstance(parents[-2], cst.Call) \
+            and parents[-2].func is parents[-1]:
+        module = ref.qualname[: -len(".__dict__")]
+        return (parents[-2], module) if _module_of(module) else None
+    module = _module_of(ref.qualname)
+    if module is None or len(parents) < 2:
+        return None
+    getter, outer = parents[-1], parents[-2]
+    if isinstance(getter, cst.Call) and dotted(getter.func) == "getattr" and len(getter.args) == 2 \
+            and getter.args[0].value is ref.node and isinstance(outer, cst.Call) and outer.func is getter:
+        return outer, module
+    return None
+
+
+def _advice(rule: Rule, module: str, how: str) -> str:
+    table = load_weights()
+    builders = [b for b in table.all() if any(p.rsplit(".", 1)[0] == module for p in b.paths)]
+    members = {item.plain.member for b in builders for item in b.legacy[:1] if item.plain and not item.raises
+               and item.quantize is None}
+    differ = sorted({p.rsplit(".", 1)[1] for b in builders for p in b.paths if p.rsplit(".", 1)[0] == module
+                     for item in b.legacy[:1] if item.plain is not None and item.plain.not_default
+                     and not item.raises})
+    text = (f"{how}: pretrained= is deprecated since torchvision 0.13, and the builder is chosen at run time, so no "
+            f"single weights enum can be written here. weights=\"DEFAULT\" is not the same: for {len(differ)} of "
+            f"{module}'s builders ({', '.join(differ[:6])}{', ...' if len(differ) > 6 else ''}) it loads newer "
+            "weights than pretrained=True did")
+    if len(members) == 1:
+        member = next(iter(members))
+        text += (f". To keep them: weights={module}.get_model_weights(name).{member} if the flag is true, else None "
+                 f"(get_model_weights: torchvision >= 0.14; {member} is what pretrained=True loads for every builder "
+                 f"of {module} that has legacy weights)")
+    return text
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    out: list[Hit] = []
+    for ref in analysis.references:
+        if ref.guarded or ref.qualname is None or ref.ctx != "load":
+            continue
+        if ref.qualname == HUB_LOAD:
+            found = hub_site(ref)
+            if found is not None and found.name is None and ref.call is not None:
+                out.append(Hit(rule, ref.call, ref.statement, ref=ref, message=_advice(
+                    rule, "torchvision.models", "torch.hub.load(\"pytorch/vision\", <a name>, pretrained=...)")))
+            continue
+        if ref.qualname in GET_MODEL and ref.call is not None and ref.call.func is ref.node:
+            if _legacy(ref.call, skip=1):
+                out.append(Hit(rule, ref.call, ref.statement, ref=ref, message=_advice(
+                    rule, "torchvision.models", f"{ref.dotted}(name, pretrained=...)")))
+            continue
+        if not ref.qualname.startswith("torchvision.models"):
+            continue
+        found_call = _by_name_call(ref)
+        if found_call is not None and _legacy(found_call[0]):
+            call, module = found_call
+            out.append(Hit(rule, call, ref.statement, ref=ref, message=_advice(
+                rule, module, f"{A.code(call.func)}(pretrained=...)")))
+    return out
