@@ -39,6 +39,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         module, name = new.rsplit(".", 1)
         local = code(alias.asname.name) if alias.asname else code(alias.name)
         asname = f" as {local}" if local != name else ""
+        if _imported_before(ref, ctx, local, new):
+            return _dropped(ref.import_statement, alias, f"from {module} import {name}{asname}")
         return Fix(edits=[MoveImport(ref.import_statement, alias, module, name)],
                    replacement=f"from {module} import {name}{asname}")
     if ref.call is None and not _decorates(ref) and renamed(dict.fromkeys(ctx.rule.same_object, ""), ref.qualname) is None:
@@ -46,6 +48,34 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     expression, imports = ctx.qualified(new)
     shown = ref.call.with_changes(func=expression) if ref.call is not None else expression
     return Fix(edits=[Replace(ref.node, expression)], imports=imports, replacement=code(shown))
+
+
+def _imported_before(ref: Reference, ctx: FixContext, local: str, new: str) -> bool:
+    """Whether ``local`` is a module-level name that only from-imports bind, every one of them to
+    ``new`` or to a name this rule renames to ``new``, and one of them, unconditional, before this
+    one: once the rule has run, that import binds ``new`` already, and this one would bind it again
+    (``from functorch import vmap`` twice: the second ``from torch.func import vmap`` would be a
+    duplicate line)."""
+    if ref.scope is not ctx.analysis.root_scope:
+        return False
+    bindings = ctx.analysis.root_scope.bindings.get(local, ())
+    mine = next((i for i, b in enumerate(bindings) if b.alias is ref.node), None)
+    if not mine or any(b.kind != "from" or b.target is None or b.typing_only
+                       or (b.target != new and renamed(ctx.rule.rename, b.target) != new) for b in bindings):
+        return False
+    return any(not b.branch and not b.guards for b in bindings[:mine])
+
+
+def _dropped(statement: cst.ImportFrom, alias: cst.ImportAlias, shown: str) -> Fix:
+    """The alias taken out of its import (the statement goes when it was the only name)."""
+    assert not isinstance(statement.names, cst.ImportStar)  # the alias is one of its names
+    names = [a for a in statement.names if a is not alias]
+    if not names:
+        return Fix(edits=[Replace(statement, cst.RemovalSentinel.REMOVE)], replacement=shown)
+    if statement.names[-1] is alias:  # the last name: the one before takes its comma and line break
+        trailing = alias.comma if isinstance(alias.comma, cst.Comma) and statement.rpar else cst.MaybeSentinel.DEFAULT
+        names[-1] = names[-1].with_changes(comma=trailing)
+    return Fix(edits=[Replace(statement, statement.with_changes(names=names))], replacement=shown)
 
 
 def _decorates(ref: Reference) -> bool:
