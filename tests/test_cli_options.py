@@ -96,7 +96,7 @@ def test_show_settings(project):
     result = cli("scan", "legacy", "--show-settings", "--extend-ignore", "TU4")
     assert result.exit_code == 0
     text = result.stdout
-    assert 'from = "1.6"\n' in text and 'to = "2.13"\n' in text
+    assert 'from = "1.6"\n' in text and 'to = "2.15"\n' in text
     assert 'from-source = "requirements.txt: torch==1.6.0"\n' in text
     assert 'ignore = ["TU5", "TU4"]\n' in text and 'exclude = ["gen"]\n' in text
     assert f'config = "{(project / "pyproject.toml").resolve()}"' in text

@@ -34,7 +34,14 @@ def test_json_findings_and_window(project):
     result = run("scan", ".", "--format", "json")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
-    assert data["window"] == {"from": "1.6", "to": "2.13", "source": "requirements.txt: torch==1.6.0"}
+    libraries = data["window"].pop("libraries")
+    assert data["window"] == {"from": "1.6", "to": "2.15", "source": "requirements.txt: torch==1.6.0"}
+    # the project pins no library: each window is the one torch's implies through the pairing table
+    paired = "paired with torch 1.6 → 2.15"
+    assert libraries == {"torchaudio": {"from": "0.6", "to": "2.11", "source": paired},
+                         "torchdata": {"from": "0.3", "to": "0.11", "source": paired},
+                         "torchtext": {"from": "0.7", "to": "0.18", "source": paired},
+                         "torchvision": {"from": "0.7", "to": "0.29", "source": paired}}
     assert {(f["path"], f["rule"]) for f in data["findings"]} == EXPECTED
     assert data["errors"] == []
     solve = next(f for f in data["findings"] if f["rule"] == "TU201")
@@ -50,10 +57,10 @@ def test_text_report_is_readable(project):
     result = run("scan", ".")
     assert result.exit_code == 1
     out = result.output
-    assert "Window: torch 1.6 → 2.13 (requirements.txt: torch==1.6.0)" in out
+    assert "Window: torch 1.6 → 2.15 (requirements.txt: torch==1.6.0)" in out
     assert "legacy/linalg_utils.py:8:12 TU201 error (removed in torch 1.12)" in out
     assert "  8 -     X, _ = torch.solve(B, A)\n  8 +     X = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)\n" in out  # the fix, line by line
-    assert "Found 19 findings (5 errors, 13 warnings, 1 hint) in 8 files." in out
+    assert "Found 19 findings (7 errors, 11 warnings, 1 hint) in 8 files." in out
     assert "\x1b[" not in out  # no colour when not a terminal
 
 
@@ -148,10 +155,11 @@ def test_rules_and_explain():
     ids = [r["id"] for r in data["rules"]]
     assert len(ids) == len(set(ids)) >= 16
     assert all(r["kind"] for r in data["rules"])
-    # Every rule about PyTorch states its versions; only the rules on our own comments and on what the
-    # tests raised at run time (--verify) have none.
-    assert all(r["versions"] for r in data["rules"] if r["kind"] not in ("suppression", "runtime"))
-    assert sorted(r["id"] for r in data["rules"] if not r["versions"]) == ["TU000", "TU990"]
+    # Every rule about PyTorch states its versions; only the rules on our own comments, on what the
+    # tests raised at run time (--verify) and the lint checks (true on every version) have none.
+    assert all(r["versions"] for r in data["rules"] if r["kind"] not in ("suppression", "runtime", "lint"))
+    assert sorted(r["id"] for r in data["rules"] if not r["versions"] and r["kind"] != "lint") == ["TU000", "TU990"]
+    assert all(r["id"].startswith("TUL") for r in data["rules"] if r["kind"] == "lint")
     assert "Versions:  every window" in run("explain", "TU000").output
     assert "Versions:  every window" in run("explain", "TU990").output
     for rule in data["rules"]:

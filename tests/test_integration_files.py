@@ -245,7 +245,7 @@ def test_documented_gitlab_job(project, env):
     report_run, junit_run = _run_commands(_commands(job["script"]), project, env)
     assert report_run.returncode == 0
     markdown = (project / job["artifacts"]["paths"][0]).read_text()
-    assert markdown.startswith("# PyTorch upgrade report: torch 1.6 → 2.13")
+    assert markdown.startswith("# PyTorch upgrade report: torch 1.6 → 2.15")
     assert junit_run.returncode == 1  # "the job fails while findings remain"
     root = ET.parse(project / job["artifacts"]["reports"]["junit"]).getroot()
     assert root.get("failures") == str(N_FINDINGS - 1)  # the hint is not a failure (below --fail-on info)

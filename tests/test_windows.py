@@ -69,9 +69,9 @@ def test_the_api_and_sarif_say_which_window_applied(mono: Path) -> None:
 
 def test_text_output_lists_each_folders_window(mono: Path) -> None:
     out = cli("scan", ".", "--no-cache").stdout
-    assert "Windows:\n  cfg/: torch 2.3 → 2.13 (config cfg/torch-upgrade.toml)\n" in out
-    assert "  new/: torch 2.4 → 2.13 (requirements.txt: torch>=2.4)\n" in out
-    assert "  old/: torch 1.6 → 2.13 (requirements.txt: torch==1.6.0)\n" in out
+    assert "Windows:\n  cfg/: torch 2.3 → 2.15 (config cfg/torch-upgrade.toml)\n" in out
+    assert "  new/: torch 2.4 → 2.15 (requirements.txt: torch>=2.4)\n" in out
+    assert "  old/: torch 1.6 → 2.15 (requirements.txt: torch==1.6.0)\n" in out
 
 
 def test_an_explicit_from_wins_over_every_project(mono: Path) -> None:
