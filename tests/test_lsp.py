@@ -51,7 +51,7 @@ EXPECTED = [
     ("TU304", types.DiagnosticSeverity.Warning, 3, 20, 47),  # GradScaler: fix unsafe (needs torch 2.3)
     ("TU303", types.DiagnosticSeverity.Warning, 4, 6, 31),  # autocast: fix safe
     ("TU202", types.DiagnosticSeverity.Error, 5, 9, 24),  # symeig: removed, no fix
-    ("TU204", types.DiagnosticSeverity.Warning, 6, 8, 19),  # qr: fix safe
+    ("TU204", types.DiagnosticSeverity.Error, 6, 8, 19),  # qr: removed in 2.14, fix safe
 ]
 EMOJI_LINE = 2  # 0-based
 
