@@ -1,0 +1,77 @@
+"""torchtext's rules (TUT001-TUT007) beyond their examples: the legacy rename only where it is exact over
+the window, the end-of-torchtext advice built from what the file uses, and one finding per line.
+
+torchtext does not run on torch 2.13 (0.18's C++ extension does not load there), so the facts the rules
+rest on were read from the wheels (0.8.1, 0.9.1, 0.10.1, 0.11.2, 0.12.0, 0.18.0; see
+docs/domain-libraries.md); these tests check the tool's behaviour."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import scan_code
+from torch_upgrade.catalog.ruledata import load_rules
+from torch_upgrade.detect.checkers.torchtext_end import USES
+
+RULES = load_rules()
+OLD_DATA = "from torchtext.data import Field, BucketIterator\nTEXT = Field(lower=True)\nit = BucketIterator(ds, 32)\n"
+
+
+@pytest.mark.parametrize("low, high, safety", [
+    ("1.8", "1.10", "safe"),      # torchtext 0.9 -> 0.11: torchtext.legacy.data at every release
+    ("1.7", "1.10", "unsafe"),    # 0.8 supported: no legacy path there
+    ("1.8", "1.11", None),        # reaches 0.12: legacy removed, no rewrite
+    ("1.6", "2.15", None),        # the default window: 0.7 -> 0.18
+])
+def test_legacy_rename_only_where_exact(tmp_path, low, high, safety):
+    result, _ = scan_code(tmp_path, OLD_DATA, low=low, high=high, select=("TUT001",))
+    hits = [f for f in result.findings if f.rule_id == "TUT001"]
+    assert hits
+    assert {f.fix.safety if f.fix else None for f in hits} == {safety}
+
+
+def test_library_windows_from_torch(tmp_path):
+    """Examples give torch versions; the torchtext window comes through the pairing table."""
+    result, _ = scan_code(tmp_path, OLD_DATA, low="1.6", high="1.7", select=("TUT",))
+    assert not [f for f in result.findings if f.rule_id == "TUT001"]  # torchtext 0.7 -> 0.8: nothing moved yet
+
+
+def test_end_advice_names_what_the_file_uses(tmp_path):
+    code = ("import torchtext\n"
+            "from torchtext.data.utils import get_tokenizer\n"
+            "from torchtext.data.metrics import bleu_score\n"
+            "tok = get_tokenizer('basic_english')\n"
+            "vectors = torchtext.vocab.GloVe(name='6B', dim=50)\n")
+    result, _ = scan_code(tmp_path, code, select=("TUT007",))
+    hits = [f for f in result.findings if f.rule_id == "TUT007"]
+    assert [f.line for f in hits] == [1, 2, 3] and {f.severity for f in hits} == {"info"}
+    message = hits[0].message
+    assert "tokenizer: get_tokenizer('basic_english')" in message
+    assert "pretrained vectors" in message and "BLEU" in message
+    assert "datasets:" not in message and "vocabulary:" not in message
+
+
+def test_end_advice_is_one_per_statement_and_leaves_lines_to_other_rules(tmp_path):
+    code = ("from torchtext.vocab import Vocab, build_vocab_from_iterator\n"
+            "from torchtext.legacy.data import Field\n"
+            "from torchtext.data import BucketIterator\n")
+    result, _ = scan_code(tmp_path, code, select=("TUT",))
+    places = [(f.rule_id, f.line) for f in result.findings]
+    assert ("TUT007", 1) in places and len([p for p in places if p[1] == 1]) == 1
+    assert [r for r, line in places if line == 2] == ["TUT005"]
+    assert [r for r, line in places if line == 3] == ["TUT001"]
+
+
+def test_every_use_category_is_reachable():
+    """Each category of the end-of-torchtext advice names torchtext prefixes, and says something."""
+    for prefixes, advice in USES:
+        assert prefixes and all(p.startswith("torchtext.") for p in prefixes)
+        assert ":" in advice
+
+
+def test_rules_state_library_and_versions():
+    for rule in RULES:
+        if rule.id.startswith("TUT"):
+            assert rule.library == "torchtext" and rule.references and rule.versions()
+        if rule.id.startswith("TUD"):
+            assert rule.library == "torchdata" and rule.references and rule.versions()
