@@ -36,9 +36,25 @@ def plain(call: cst.Call, keywords: Sequence[str] = ()) -> bool:
     return all(not a.star and (a.keyword is None or a.keyword.value in keywords) for a in call.args)
 
 
+def _imported_roots(analysis: Analysis, ref: Reference, calls: Sequence[cst.Call]) -> tuple[str, ...]:
+    """The names the replaced calls are made through that imports bind (``log`` of ``from torch import
+    log``): the rewrite may leave their imports unused."""
+    out = []
+    for call in calls:
+        func = call.func
+        while isinstance(func, cst.Attribute):
+            func = func.value
+        if isinstance(func, cst.Name):
+            binding = analysis.lookup(func.value, ref.scope)
+            if binding is not None and binding.kind in ("import", "from"):
+                out.append(func.value)
+    return tuple(dict.fromkeys(out))
+
+
 def rewrite(analysis: Analysis, rule: Rule, window: Window, ref: Reference, old: cst.CSTNode, qualname: str,
-            args: Sequence[cst.Arg]) -> Optional[Fix]:
-    """``old`` replaced by a call of ``qualname`` (named as the file names torch) with ``args``."""
+            args: Sequence[cst.Arg], replaced: Sequence[cst.Call] = ()) -> Optional[Fix]:
+    """``old`` replaced by a call of ``qualname`` (named as the file names torch) with ``args``;
+    ``replaced``: the calls it takes away (their imports go when nothing else uses them)."""
     ctx = FixContext(analysis, rule, window, ref.scope, ref)
     try:
         func, imports = ctx.qualified(qualname)
@@ -50,4 +66,6 @@ def rewrite(analysis: Analysis, rule: Rule, window: Window, ref: Reference, old:
     new = cst.Call(func=func, args=args)
     if isinstance(old, cst.Call):
         new = new.with_changes(lpar=old.lpar, rpar=old.rpar)
-    return A.replace(old, new, imports)
+    fix = A.replace(old, new, imports)
+    fix.released = _imported_roots(analysis, ref, replaced)
+    return fix

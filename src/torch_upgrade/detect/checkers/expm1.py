@@ -29,6 +29,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         args = positional(call)
         if len(args) != 1 or not plain(call) or call.lpar:
             continue
-        fix = rewrite(analysis, rule, window, ref, outer, "torch.expm1", [args[0]])
+        fix = rewrite(analysis, rule, window, ref, outer, "torch.expm1", [args[0]], [call])
         out.append(Hit(rule, outer, ref.statement, ref=ref, fix=fix))
     return out

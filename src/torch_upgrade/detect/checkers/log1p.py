@@ -41,6 +41,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if x is None:
             continue
         rest = [a for a in call.args if a is not args[0]]
-        fix = rewrite(analysis, rule, window, ref, call, "torch.log1p", [args[0].with_changes(value=operand(x)), *rest])
+        fix = rewrite(analysis, rule, window, ref, call, "torch.log1p", [args[0].with_changes(value=operand(x)), *rest],
+                      [call])
         out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
     return out

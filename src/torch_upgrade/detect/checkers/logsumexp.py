@@ -53,6 +53,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if exp is None or len(exp.args) != 1 or not plain(exp) or exp.args[0].keyword is not None:
             continue
         new_args = [summed[0].with_changes(value=exp.args[0].value), *total.args[1:]]
-        fix = rewrite(analysis, rule, window, ref, call, "torch.logsumexp", new_args)
+        fix = rewrite(analysis, rule, window, ref, call, "torch.logsumexp", new_args, [call, total, exp])
         out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
     return out
