@@ -266,3 +266,32 @@ def test_a_tensor_where_the_overload_takes_a_number_is_not_flagged(code: str) ->
     assert report.findings == ()
     flagged = torch_upgrade.scan_source(PRELUDE + "z = x.add(2, y)\n", select=["TU934"])
     assert [f.rule for f in flagged.findings] == ["TU934"]  # the number first: the deprecated form
+
+
+# ------------------------------------------------------------------ not torch's (issue 31)
+def test_a_project_class_with_its_own_method_is_never_rewritten(tmp_path, monkeypatch) -> None:
+    """pyro's ``LSH(radius).add(key, value)``: the class is the project's, defined in another file; its
+    ``add`` combines a string key with a tensor, which ``--fix --unsafe-fixes`` once rewrote into
+    ``lsh.add(a, alpha="a")`` and broke 10 tests."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "hashing.py").write_text(
+        "class LSH:\n    def __init__(self, radius):\n        self._table = {}\n\n"
+        "    def add(self, key, value):\n        self._table[key] = value\n")
+    test = ("import torch\nfrom pkg.hashing import LSH\n\n\ndef test_add():\n    lsh = LSH(1)\n"
+            "    a = torch.zeros(2)\n    lsh.add(0, a)\n    lsh.add(k, a)\n    b = a.add(1, a)\n")
+    (tmp_path / "test_hashing.py").write_text(test)
+    report = torch_upgrade.fix(["."], from_version="1.6", unsafe=True, select=["TU93"])
+    # only the tensor's own call is the old overload
+    assert [(f.path, f.line) for f in report.findings] == []
+    assert (tmp_path / "test_hashing.py").read_text() == test.replace("a.add(1, a)", "a.add(a, alpha=1)")
+
+
+@pytest.mark.parametrize("call", ['lsh.add("a", a)', "table.add_(f'{k}', a)", "d.add(('x', 1), a)",
+                                  "s.add_(['a'], a)"])
+def test_a_literal_that_is_never_a_number_rules_the_overload_out(call: str) -> None:
+    """The old overloads take a number first: a string, f-string or container there is another
+    method (a receiver that combines with a known tensor would otherwise be likely a tensor)."""
+    code = f"import torch\ndef f(lsh, table, d, s, k):\n    a = torch.zeros(2)\n    {call}\n"
+    assert list(scan(code, min_confidence="possible")) == []

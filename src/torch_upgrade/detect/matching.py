@@ -15,7 +15,7 @@ from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
-from torch_upgrade.core.versions import Window, parse_version, short
+from torch_upgrade.core.versions import LIBRARIES, Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import get_checker, get_fixer
 from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
@@ -122,6 +122,8 @@ class Matcher:
                         or ref.probes & policy.owners(rule):
                     continue
                 if rule.match.scalars and ref.call is not None:
+                    if _never_a_number(rule, ref.call):
+                        continue  # `lsh.add("a", a)`: a string is no scalar of the old overload
                     provenance = provenance or provenance_of(analysis, index)
                     if _tensor_for_scalar(rule, ref.call, ref, provenance):
                         continue  # `m.add(x, y)` with x a tensor: not the overload taking a number first
@@ -389,7 +391,9 @@ def _alternative(ref: Reference) -> bool:
     return any(other is not binding and other.kind in ("import", "from") for other in others)
 
 
-_EVERYWHERE = ("torch",)  # a package root, imported for everything: no line an old API makes change
+# a package root, imported for everything: no line an old API makes change (torch, and the libraries that
+# move with it: `import torchvision` stays when torchvision.io.read_video goes)
+_EVERYWHERE = ("torch", *LIBRARIES)
 
 
 def _local_name(binding: Binding) -> Optional[str]:
@@ -475,6 +479,17 @@ def _evident_number(expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> b
         values = assigned_values(expr.value, scope)
         return values is not None and all(_evident_number(value, where, depth + 1) for value, where in values)
     return False
+
+
+_NOT_NUMBERS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.List, cst.Tuple, cst.Dict,
+                cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)
+
+
+def _never_a_number(rule: Rule, call: cst.Call) -> bool:
+    """Whether a positional argument the rule's form takes as a number is a literal that never is one
+    (a string, a container, a lambda): then the call is not that overload, nor a tensor method at all."""
+    positional = _positional(call)
+    return any(i < len(positional) and isinstance(positional[i].value, _NOT_NUMBERS) for i in rule.match.scalars)
 
 
 def _tensor_for_scalar(rule: Rule, call: cst.Call, ref: Reference, provenance: Provenance) -> bool:

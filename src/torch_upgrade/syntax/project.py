@@ -25,7 +25,7 @@ from torch_upgrade.io.source import SourceError, decode, read_bytes
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.parse import parse_module
-from torch_upgrade.syntax.provenance import POSSIBLE, Provenance
+from torch_upgrade.syntax.provenance import NO, POSSIBLE, Provenance
 
 _HOPS = 3  # re-exports followed (pkg/__init__.py: from .utils import make_mask)
 _MOST_FILES = 20000  # a project with more Python files than this is not searched for names (all are kept)
@@ -40,7 +40,7 @@ STAR = b"import *"  # among a file's words when it has a star import (``from ._c
 class Summary:
     """What one file says to the others."""
 
-    functions: dict[str, str] = field(default_factory=dict)  # module-level function -> return kind
+    functions: dict[str, str] = field(default_factory=dict)  # module-level function (or class) -> return kind
     exports: dict[str, str] = field(default_factory=dict)  # name imported into it -> qualified name
 
 
@@ -65,6 +65,9 @@ def summarize(text: str, module: str, is_package: bool) -> Summary:
     provenance = Provenance(analysis)  # this file's own facts: one file's summary reads no other
     functions = {statement.name.value: provenance.returns(statement)
                  for statement in tree.body if isinstance(statement, cst.FunctionDef)}
+    # calling a class of the project makes one of its instances: never a tensor (as for the file's own
+    # classes in ``syntax.provenance``): `lsh = LSH(radius)` then `lsh.add("a", a)` is LSH.add
+    functions.update({statement.name.value: NO for statement in tree.body if isinstance(statement, cst.ClassDef)})
     exports: dict[str, str] = {}
     for statement in tree.body:
         if not isinstance(statement, cst.SimpleStatementLine):
