@@ -26,8 +26,8 @@ ROOT = "torchtext"
 USES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("torchtext.data.utils.get_tokenizer", "torchtext.data.get_tokenizer", "torchtext.transforms.RegexTokenizer"),
      "tokenizer: get_tokenizer('basic_english') lower-cases, spaces out punctuation with a few regular "
-     "expressions and splits on whitespace, a plain function does the same; spaCy or the Hugging Face `tokenizers` "
-     "package for real tokenizers"),
+     "expressions and splits on whitespace (a plain function does the same), get_tokenizer('spacy', ...) calls "
+     "spaCy (call it directly); the Hugging Face `tokenizers` package for subword tokenizers"),
     (("torchtext.transforms.SentencePieceTokenizer", "torchtext.data.functional.load_sp_model",
       "torchtext.data.functional.generate_sp_model", "torchtext.data.functional.sentencepiece_tokenizer",
       "torchtext.data.functional.sentencepiece_numericalizer", "torchtext.data.load_sp_model",

@@ -51,12 +51,13 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return None  # a module: the rule's message says it all
     forms = sorted({name for name in _called_methods(ctx) if name in TORCHDATA_FORMS})
     if forms:
-        shown = ", ".join(f".{name}()" for name in forms[:4])
+        shown = ", ".join(f".{name}()" for name in forms[:4]) + (", ..." if len(forms) > 4 else "")
+        which = "a functional form" if len(forms) == 1 else "functional forms"
         raise Advice(
             f"torchdata.datapipes is deprecated since torchdata 0.8 and removed in 0.10: {qualname.rsplit('.', 1)[-1]} "
-            f"is torch's own class (import it from {new.rsplit('.', 1)[0]}), but this file calls {shown}, a "
-            "functional form only torchdata adds to DataPipes when torchdata.datapipes is imported: no rewrite; "
-            "that form has no replacement in torch or torchdata >= 0.10 (copy it, or keep torchdata <= 0.9)")
+            f"is torch's own class (import it from {new.rsplit('.', 1)[0]}), but this file calls {shown}, {which} "
+            "that only torchdata adds to DataPipes when torchdata.datapipes is imported: no rewrite; neither torch nor "
+            "torchdata >= 0.10 has them (copy them, or keep torchdata <= 0.9)")
     return rename.fix(ref, ctx)
 
 
@@ -76,9 +77,13 @@ def _advice(qualname: str, generic: str) -> str:
                     "torch.utils.data.DataLoader(datapipe, num_workers=...), or "
                     "torchdata.stateful_dataloader.StatefulDataLoader (torchdata >= 0.8; same arguments as "
                     "DataLoader) where the loader's state is saved and restored (state_dict()/load_state_dict())")
-        return (f"torchdata's {last} (a DataLoader2 reading service) is deprecated since torchdata 0.8 and removed "
-                "in 0.10: a torch.utils.data.DataLoader takes its settings directly (num_workers=, worker_init_fn=, "
-                "prefetch_factor=; it applies a DataPipe graph's sharding and seeding itself)")
+        if last.endswith("ReadingService"):
+            return (f"torchdata's {last} (a DataLoader2 reading service) is deprecated since torchdata 0.8 and "
+                    "removed in 0.10: a torch.utils.data.DataLoader takes its settings directly (num_workers=, "
+                    "worker_init_fn=, prefetch_factor=; it applies a DataPipe graph's sharding and seeding itself)")
+        return (f"torchdata's {last} (of torchdata.dataloader2) is deprecated since torchdata 0.8 and removed in 0.10, "
+                "with DataLoader2: no replacement; port the loading to torch.utils.data.DataLoader (or "
+                "torchdata.stateful_dataloader.StatefulDataLoader)")
     return (f"{last} is a torchdata-only DataPipe: torchdata.datapipes is deprecated since torchdata 0.8 and removed "
             "in 0.10, and neither torch nor torchdata >= 0.10 has a replacement (copy its code, or keep "
             "torchdata <= 0.9)")
