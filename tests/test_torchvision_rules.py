@@ -1,0 +1,167 @@
+"""torchvision's rules TUV020-TUV035 beyond their examples: what they never flag (modern code, other
+libraries' same-named APIs, compatibility code), which library and release their findings name, and the
+windows they fire in. The rewrites themselves run in tests/test_differential_torchvision.py (where
+torchvision is installed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import scan_code
+from torch_upgrade.catalog.ruledata import load_rules
+
+RULES = load_rules()
+MINE = [r for r in RULES if r.library == "torchvision" and "020" <= r.id[3:] <= "099"]
+
+MODERN = '''
+import torch
+import torchvision
+from torch.hub import load_state_dict_from_url
+from torchvision import tv_tensors
+from torchvision.datasets import MNIST
+from torchvision.transforms import InterpolationMode, v2
+from torchvision.transforms import functional as F
+from torchvision.transforms.v2 import functional as F2
+from torchcodec.decoders import VideoDecoder, decode_image
+
+state = load_state_dict_from_url(url)
+gray = F.rgb_to_grayscale(img)
+transform = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True), v2.SanitizeBoundingBoxes()])
+h, w = F2.get_size(img)
+boxes = tv_tensors.BoundingBoxes(b, format="XYXY", canvas_size=(h, w))
+resize = v2.Resize(256, antialias=True)
+nearest = F.resize(img, [32, 32], interpolation=InterpolationMode.NEAREST)
+ds = MNIST(root, train=True)
+images, labels = ds.data, ds.targets
+frames = VideoDecoder(path).get_frames_played_in_range(0.0, 1.0).data
+img = decode_image(path)
+'''
+
+OTHERS = '''
+import decord
+import cv2
+from PIL import Image
+import imageio
+
+class MNISTLike:
+    def __init__(self):
+        self.train_data, self.train_labels = load()
+
+def read_video(path):
+    return decord.VideoReader(path)
+
+def get_image_size(img):
+    return img.size
+
+def to_tensor(x):
+    return x
+
+ds = MNISTLike()
+x = ds.train_data
+video = read_video(path)
+size = get_image_size(Image.open(path))
+pic = Image.open(path).resize((64, 64))
+frames = imageio.mimread(path)
+cap = cv2.VideoCapture(path)
+'''
+
+GUARDED = '''
+import torchvision
+from packaging import version
+
+if version.parse(torchvision.__version__) < version.parse("0.17"):
+    from torchvision.transforms.functional_tensor import rgb_to_grayscale
+else:
+    from torchvision.transforms.functional import rgb_to_grayscale
+
+try:
+    from torchvision.io import read_video
+except ImportError:
+    read_video = None
+
+if hasattr(torchvision, "tv_tensors"):
+    from torchvision import tv_tensors
+else:
+    from torchvision import datapoints as tv_tensors
+
+if hasattr(torchvision.transforms.v2, "ToImage"):
+    to_image = torchvision.transforms.v2.ToImage()
+else:
+    to_image = torchvision.transforms.v2.ToImageTensor()
+'''
+
+
+def _findings(tmp_path, code, low="1.6", high="2.15"):
+    result, _ = scan_code(tmp_path, code, low=low, high=high, select=("TUV",))
+    assert not result.errors, result.errors
+    return [(f.rule_id, f.line) for f in result.findings if f.rule_id in {r.id for r in MINE}]
+
+
+def test_the_rules_are_torchvision_s():
+    assert len(MINE) == 16
+    for rule in MINE:
+        assert rule.file.startswith("torchvision/") and rule.references, rule.id
+
+
+@pytest.mark.parametrize("code", [MODERN, OTHERS, GUARDED], ids=["modern", "other-libraries", "guarded"])
+def test_never_flagged(tmp_path, code):
+    assert _findings(tmp_path, code) == []
+
+
+def test_findings_name_torchvision_and_its_release(tmp_path):
+    code = "from torchvision.transforms.functional_tensor import rgb_to_grayscale\n"
+    result, _ = scan_code(tmp_path, code, low="1.13", high="2.15", select=("TUV023",))
+    (finding,) = result.findings
+    assert finding.library == "torchvision" and str(finding.release) == "0.17"
+    assert finding.severity == "error"
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    ("2.1", "2.15", 1),   # torchvision 0.16 -> 0.29 crosses 0.17
+    ("2.2", "2.15", 0),   # already 0.17
+    ("1.13", "2.1", 0),   # up to 0.16 only
+])
+def test_the_antialias_change_fires_only_across_0_17(tmp_path, low, high, expected):
+    code = "from torchvision import transforms\nt = transforms.Resize(256)\n"
+    assert len(_findings(tmp_path, code, low, high)) == expected
+
+
+def test_the_antialias_rule_skips_calls_that_choose(tmp_path):
+    code = ("from torchvision import transforms\nfrom torchvision.transforms import functional as F\n"
+            "a = transforms.Resize(256, transforms.InterpolationMode.BILINEAR, None, False)\n"
+            "b = F.resize(img, [8, 8], 'nearest')\n"
+            "c = F.resized_crop(img, 0, 0, 4, 4, [8, 8], antialias=None)\n"
+            "d = transforms.RandomResizedCrop(224, interpolation=transforms.InterpolationMode.NEAREST_EXACT)\n")
+    assert _findings(tmp_path, code, "2.1") == []
+
+
+def test_the_v2_beta_advice_names_the_replacement(tmp_path):
+    code = ("from torchvision.transforms.v2 import functional as F\n"
+            "y = F.convert_dtype_image_tensor(img, torch.float32)\n"
+            "b = F.resize_bounding_box(boxes, spatial_size=(4, 4), size=[8, 8])\n")
+    result, _ = scan_code(tmp_path, code, low="2.1", high="2.15", select=("TUV029",))
+    messages = {f.line: f.message for f in result.findings}
+    assert "to_dtype_image(image, dtype, scale=True)" in messages[2]
+    assert "resize_bounding_boxes" in messages[3] and "canvas_size" in messages[3]
+    assert all(f.fix is None for f in result.findings if f.line > 1)
+
+
+def test_to_tensor_fix_is_unsafe_even_above_0_16(tmp_path):
+    code = "import torch\nfrom torchvision.transforms import v2\nt = v2.ToTensor()\n"
+    result, _ = scan_code(tmp_path, code, low="2.5", high="2.15", select=("TUV024",))
+    (finding,) = result.findings
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert "8-bit" in finding.fix.reason
+
+
+def test_a_package_import_is_no_line_of_the_migration(tmp_path):
+    """`import torchvision` stays when the only use it serves goes (the package is imported for everything)."""
+    code = "import torchvision\nframes, _, info = torchvision.io.read_video(path)\n"
+    assert _findings(tmp_path, code) == [("TUV031", 2)]
+
+
+def test_video_backend_deletion_keeps_computed_arguments(tmp_path):
+    code = "import torchvision\ntorchvision.set_video_backend(choose())\n"
+    result, _ = scan_code(tmp_path, code, low="2.11", high="2.15", select=("TUV032",))
+    (finding,) = result.findings
+    assert finding.fix is None
