@@ -343,6 +343,22 @@ SNIPPETS: dict[str, Snippet] = {
     "TU445": "import torch._inductor.config as inductor_config\ninductor_config.partitioned_scatter_memory_budget = 0.5\n",
     "TU446": ("import torch.fx.experimental.optimization as fx_opt\nfx_opt.mkldnn_map\n",
               "from torch.fx.experimental.optimization import mkldnn_map\n"),
+    # ------------------------------------------------------------------ 2.15 (texts checked on torch 2.15.0)
+    "TU970": "import torch\nconfig = torch.profiler._ExperimentalConfig(adjust_profiler_step=True)\n"
+             "with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], "
+             "experimental_config=config):\n    torch.ones(2) * 2\n",
+    "TU971": "import torch\ntorch.autograd.profiler.EnforceUnique()\n"
+             "torch.autograd.profiler.load_nvprof('/nonexistent/trace.prof')\n",
+    "TU972": "import torch\nwith torch.autograd.profiler.profile() as prof:\n    torch.ones(3) * 2\n"
+             "prof.function_events[0].event_metadata\n",
+    "TU973": "import torch\ntorch.cuda.graph_annotations.clear_kernel_annotations()\n",
+    "TU976": "import torch\ntorch.optim.SGD({torch.nn.Parameter(torch.ones(2))}, lr=0.1)\n",
+    "TU634": "import torch.distributed.checkpoint._fsspec_filesystem\n",
+    "TU635": "import torch.distributed.config as dist_config\ndist_config.pipeline_per_direction_p2p = True\n",
+    "TU432": "import torch._inductor.config as inductor_config\ninductor_config.use_mixed_mm = True\n"
+             "inductor_config.mixed_mm_choice = 'aten'\n",
+    "TU433": "import torch._inductor.config as inductor_config\ninductor_config.benchmark_epilogue_fusion = True\n",
+    "TU975": "import importlib\nimport torch\nimportlib.reload(torch)\n",  # last: it re-runs torch/__init__.py's head
 }
 
 # Runs in the subprocess: {"TU123": [snippet, ...]} on stdin, {"TU123": [text, ...]} in the file it is given.
