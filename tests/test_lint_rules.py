@@ -8,9 +8,19 @@ import warnings
 
 import pytest
 import torch
+from hypothesis import given
 
+from differential import INTS, allclose, assert_same_behaviour, tensors
 from helpers import scan_code
 from torch_upgrade.catalog.ruledata import load_rules
+
+NO_DIFFERENTIAL = {
+    "TUL001": "the fix is meant to change behaviour (a no-op assignment starts to take effect); "
+              "test_require_grad_fix_takes_effect runs it",
+    "TUL202": "an import statement spelled another way, no tensor involved; torchvision is not installed here, "
+              "test_submodule_import_spellings_bind_the_same_object shows the two spellings bind one object",
+}
+ACCURATE = (torch.float32, torch.float64) + INTS
 
 LINT = {r.id: r for r in load_rules() if r.kind == "lint"}
 
@@ -184,3 +194,35 @@ def test_submodule_import_spellings_bind_the_same_object():
     exec("import xml.dom as dom", first)
     exec("from xml import dom", second)
     assert first["dom"] is second["dom"]
+
+
+# ------------------------------------------------------------------ differential: old and new forms
+@pytest.mark.differential("TUL101")
+@given(x=tensors(dtypes=ACCURATE))
+def test_log1p_differential(x):
+    close = allclose(rtol=1e-4, atol=1e-6)  # another kernel, and more accurate near 0
+    assert_same_behaviour("out = torch.log(1 + x)", rules="TUL101", close=close, x=x)
+    assert_same_behaviour("out = torch.log(x + 1.0)", rules="TUL101", close=close, x=x)
+
+
+@pytest.mark.differential("TUL102")
+@given(x=tensors(dtypes=ACCURATE))
+def test_expm1_differential(x):
+    assert_same_behaviour("out = torch.exp(x) - 1", rules="TUL102", close=allclose(rtol=1e-4, atol=1e-6), x=x)
+
+
+@pytest.mark.differential("TUL103")
+@given(x=tensors(dtypes=ACCURATE))
+def test_logsumexp_differential(x):
+    close = allclose(rtol=1e-4, atol=1e-6)  # inputs within [-10, 10]: no overflow for the old form
+    assert_same_behaviour("out = torch.log(torch.sum(torch.exp(x), -1))", rules="TUL103", close=close, x=x)
+    assert_same_behaviour("out = torch.log(torch.sum(torch.exp(x), dim=0, keepdim=True))", rules="TUL103",
+                          close=close, x=x)
+
+
+@pytest.mark.differential("TUL201")
+@given(x=tensors(dtypes=ACCURATE), y=tensors(dtypes=ACCURATE))
+def test_public_collate_differential(x, y):
+    prelude = "from torch.utils.data._utils.collate import default_collate, default_convert\n"
+    assert_same_behaviour("out = (default_collate([x, y]), default_convert([x, y]))", rules="TUL201", low="1.11",
+                          prelude=prelude, x=x, y=y)
