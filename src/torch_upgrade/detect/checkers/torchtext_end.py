@@ -11,10 +11,11 @@ or another guard are compatibility code and are not reported.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional
 
 from torch_upgrade.catalog import policy
-from torch_upgrade.catalog.ruledata import Rule, load_rules
+from torch_upgrade.catalog.ruledata import DATA_FILES, Rule, load_file, rules_dir
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
@@ -78,7 +79,14 @@ def _ours(qualname: Optional[str]) -> bool:
 
 
 def _other_rules(rule: Rule, window: Window) -> list[Rule]:
-    return [r for r in load_rules() if r.library == rule.library and r.id != rule.id and policy.applies(r, window)]
+    return [r for r in _library_rules(rule.library) if r.id != rule.id and policy.applies(r, window)]
+
+
+@lru_cache(maxsize=4)
+def _library_rules(library: str) -> tuple[Rule, ...]:
+    """The library's own rule files only (a few ms; the whole catalog takes a second to parse)."""
+    folder = rules_dir() / library
+    return tuple(r for path in sorted(folder.glob("*.toml")) if path.name not in DATA_FILES for r in load_file(path))
 
 
 def _reports(rule: Rule, qualname: str) -> bool:
