@@ -1,12 +1,14 @@
 """The ``TORCHAUDIO_USE_BACKEND_DISPATCHER`` environment variable, no longer read from torchaudio 2.2.
 
-Flags a string literal that is exactly the variable's name, used as a subscript
-(``os.environ["..."] = "0"``) or as the first argument of a call (``os.environ.setdefault``,
-``os.putenv``, ``monkeypatch.setenv``): an environment setting made in Python. Text that merely
-mentions it (a message, a docstring) is not its name alone and is not flagged.
+Flags where Python code sets it: an assignment to a subscript whose key is exactly the variable's name
+(``os.environ["..."] = "0"``) and a call of ``setdefault``/``putenv``/``setenv`` (``os.environ``,
+``os``, pytest's ``monkeypatch``) given it first. Reading it, or text that mentions it (a message, a
+docstring), is not flagged.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 import libcst as cst
 
@@ -19,6 +21,21 @@ from torch_upgrade.syntax.nodes import children
 
 VARIABLE = "TORCHAUDIO_USE_BACKEND_DISPATCHER"
 WORDS = (VARIABLE,)
+SETTERS = ("setdefault", "putenv", "setenv")
+
+
+def _names_variable(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.SimpleString) and literal(node) == VARIABLE
+
+
+def _sets(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        return any(isinstance(t, cst.Subscript) and len(t.slice) == 1 and isinstance(t.slice[0].slice, cst.Index)
+                   and _names_variable(t.slice[0].slice.value) for t in targets)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in SETTERS:
+        return bool(node.args) and node.args[0].keyword is None and _names_variable(node.args[0].value)
+    return False
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
@@ -28,12 +45,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         node, statement = stack.pop()
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             statement = node
-        key = None
-        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            key = node.slice[0].slice.value
-        elif isinstance(node, cst.Call) and node.args and node.args[0].keyword is None:
-            key = node.args[0].value
-        if isinstance(key, cst.SimpleString) and literal(key) == VARIABLE:
+        if _sets(node):
             out.append(Hit(rule, node, statement))
         stack.extend((child, statement) for child in children(node))
     return out

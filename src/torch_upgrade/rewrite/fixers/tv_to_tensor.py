@@ -36,23 +36,25 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
             return call.func.with_changes(attr=cst.Name(name)), ()
         return ctx.qualified(f"{module}.{name}")
 
-    scale = [(None, float32), ("scale", A.expr("True"))]
+    scale: list[A.Argument] = [(None, float32), ("scale", A.expr("True"))]
+    imports: list[ImportSpec] = list(torch_imports)
+    parts: tuple[tuple[cst.BaseExpression, tuple[ImportSpec, ...]], ...]
     if ref.qualname.endswith("ToTensor"):
         if call.args:
             return None  # ToTensor takes no arguments: not the transform this rule is about
-        compose, a = named("Compose")
-        to_image, b = named("ToImage")
-        to_dtype, c = named("ToDtype")
-        steps = cst.List([cst.Element(A.call(to_image, []), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-                          cst.Element(A.call(to_dtype, scale))])
-        new = A.call(compose, [(None, steps)])
+        compose, to_image, to_dtype = (named(n) for n in ("Compose", "ToImage", "ToDtype"))
+        steps = cst.List([cst.Element(A.call(to_image[0], []),
+                                      comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                          cst.Element(A.call(to_dtype[0], scale))])
+        new = A.call(compose[0], [(None, steps)])
+        parts = (compose, to_image, to_dtype)
     else:
         bound = A.bind(call, ("inpt",))
         if bound is None or set(bound) != {"inpt"}:
             return None
-        to_image, b = named("to_image")
-        to_dtype, c = named("to_dtype")
-        a: tuple[ImportSpec, ...] = ()
-        new = A.call(to_dtype, [(None, A.call(to_image, [(None, bound["inpt"].value)])), *scale])
-    imports = tuple(dict.fromkeys((*a, *b, *c, *torch_imports)))
-    return Fix(edits=[Replace(call, new)], imports=imports, replacement=A.code(new))
+        to_image, to_dtype = named("to_image"), named("to_dtype")
+        new = A.call(to_dtype[0], [(None, A.call(to_image[0], [(None, bound["inpt"].value)])), *scale])
+        parts = (to_image, to_dtype)
+    for _, needed in parts:
+        imports[:0] = [spec for spec in needed if spec not in imports]
+    return Fix(edits=[Replace(call, new)], imports=tuple(imports), replacement=A.code(new))
