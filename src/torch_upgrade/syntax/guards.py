@@ -70,7 +70,10 @@ _NOT_FLAGS = {"__version__", "version_info"}
 # Names that read as version flags or version values, when their value cannot be seen.
 _VERSION_WORDS = re.compile(
     r"(?:^|[_.])(?:version|VERSION)|(?:^|[_.a-z])Version|TORCH_GREATER|TORCH_LESS|torch_greater|torch_less|"
-    r"_TORCH_|TORCH_\d|IS_TORCH|is_torch_(?:version|greater|less|ge|gt|le|lt|\d)",
+    r"_TORCH_|TORCH_\d|IS_TORCH|is_torch_(?:version|greater|less|ge|gt|le|lt|\d)"
+    # the same of the libraries that move with torch (_TORCHVISION_LESS_THAN_0_13, is_torchvision_ge_0_13)
+    + "".join(rf"|{name.upper()}_(?:GREATER|LESS|GE|GT|LE|LT|\d)|{name}_(?:greater|less)|"
+              rf"is_{name}_(?:version|greater|less|ge|gt|le|lt|\d)" for name in LIBRARIES),
 )
 # Names that read as availability checks (the rest of the old guard words).
 _AVAILABLE_WORDS = re.compile(r"is_torch_|_available_|_AVAILABLE")
@@ -391,19 +394,22 @@ class GuardModel:
             return self._most_bindings(binding.alternatives, name)
         if binding.relative:
             return _by_name(name)
-        if binding.value is not None and binding.scope is not None:
-            value = self.level(binding.value, binding.scope)
+        # TORCH_MAJOR, TORCH_MINOR = map(int, torch.__version__.split(".")[:2]): each item says what the whole does
+        assigned = binding.value if binding.value is not None else \
+            binding.unpacked[0] if binding.unpacked is not None else None
+        if assigned is not None and binding.scope is not None:
+            value = self.level(assigned, binding.scope)
             if binding.scope.kind != "module":
                 # in a function, a value computed from torch's version or features; a probe of
                 # anything else kept in a variable (is_4bit = hasattr(bnb.nn, "Params4bit")
                 # and ...) is about the data, not the environment
                 return value if value >= FEATURE else NONE
-            if _is_bool(binding.value) and self.holds(binding.guards):
+            if _is_bool(assigned) and self.holds(binding.guards):
                 value = max(value, self._set_in(binding.guards))  # HAS_LINALG = True in a compat branch
             # module constants are computed once from the environment: their value, or (when it
             # comes from elsewhere, TPU_AVAILABLE = XLADeviceUtils.tpu_device_exists()) their name;
             # a literal says all there is (MINIMUM_GCC_VERSION = (9, 0, 0) is no flag)
-            return value if _is_literal(binding.value) else max(value, _by_name(name))
+            return value if _is_literal(assigned) else max(value, _by_name(name))
         if isinstance(binding.statement, (cst.FunctionDef, cst.ClassDef)):
             return _by_name(name)  # def is_torch_greater_than(...): judged by its name
         return NONE
