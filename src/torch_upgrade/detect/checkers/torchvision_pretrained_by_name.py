@@ -44,25 +44,37 @@ def _module_of(q: Optional[str]) -> Optional[str]:
     return q if any(p.startswith(q + ".") for p in load_weights().builders) else None
 
 
-def _by_name_call(ref: Reference) -> Optional[tuple[cst.Call, str]]:
+def _by_name_call(ref: Reference, analysis: Analysis) -> Optional[tuple[cst.Call, str]]:
     """The call of ``getattr(M, name)(...)`` or ``M.__dict__[name](...)``, and M's qualified name."""
     parents = ref.parents
     if ref.qualname is not None and ref.qualname.endswith(".__dict__") and len(parents) >= 2 \
             and isinstance(parents[-1], cst.Subscript) and isinstance(parents[-2], cst.Call) \
             and parents[-2].func is parents[-1]:
-        module = ref.qualname[: -len(".__dict__")]
-        return (parents[-2], module) if _module_of(module) else None
+        found = _module_of(ref.qualname[: -len(".__dict__")])
+        return (parents[-2], found) if found is not None else None
     module = _module_of(ref.qualname)
     if module is None or len(parents) < 2:
         return None
     getter, outer = parents[-1], parents[-2]
     if isinstance(getter, cst.Call) and dotted(getter.func) == "getattr" and len(getter.args) == 2 \
+            and analysis.lookup("getattr", ref.scope) is None \
             and getter.args[0].value is ref.node and isinstance(outer, cst.Call) and outer.func is getter:
         return outer, module
     return None
 
 
-def _advice(rule: Rule, module: str, how: str) -> str:
+def _flag(call: cst.Call, skip: int = 0) -> str:
+    """The legacy value as written (``True``, ``args.pretrained``)."""
+    arg = next((a for a in call.args if a.keyword is not None and a.keyword.value in LEGACY), None)
+    if arg is None:
+        arg = [a for a in call.args if a.keyword is None and not a.star][skip]
+    return A.code(arg.value)
+
+
+def _advice(module: str, call: cst.Call, skip: int = 0) -> str:
+    """What differs, and the code to write: every builder of ``module`` with legacy weights loads one
+    member (IMAGENET1K_V1 for the classification builders), which the builders take by name, as a
+    string, since 0.13 (``<Enum>.verify``)."""
     table = load_weights()
     builders = [b for b in table.all() if any(p.rsplit(".", 1)[0] == module for p in b.paths)]
     members = {item.plain.member for b in builders for item in b.legacy[:1] if item.plain and not item.raises
@@ -70,15 +82,17 @@ def _advice(rule: Rule, module: str, how: str) -> str:
     differ = sorted({p.rsplit(".", 1)[1] for b in builders for p in b.paths if p.rsplit(".", 1)[0] == module
                      for item in b.legacy[:1] if item.plain is not None and item.plain.not_default
                      and not item.raises})
-    text = (f"{how}: pretrained= is deprecated since torchvision 0.13, and the builder is chosen at run time, so no "
-            f"single weights enum can be written here. weights=\"DEFAULT\" is not the same: for {len(differ)} of "
-            f"{module}'s builders ({', '.join(differ[:6])}{', ...' if len(differ) > 6 else ''}) it loads newer "
-            "weights than pretrained=True did")
+    flag = _flag(call, skip)
+    text = (f"{A.code(call.func)}(...): pretrained= is deprecated since torchvision 0.13, and the builder is chosen at run "
+            "time, so no single weights enum can be written here. weights=\"DEFAULT\" is not the same: for "
+            f"{len(differ)} of the builders of {module} ({', '.join(differ[:6])}{', ...' if len(differ) > 6 else ''}) "
+            "it loads newer weights than pretrained=True did")
     if len(members) == 1:
         member = next(iter(members))
-        text += (f". To keep them: weights={module}.get_model_weights(name).{member} if the flag is true, else None "
-                 f"(get_model_weights: torchvision >= 0.14; {member} is what pretrained=True loads for every builder "
-                 f"of {module} that has legacy weights)")
+        written = f'weights="{member}"' + ("" if flag == "True" else f' if {flag} else None')
+        text += (f". To keep them write {written}: {member} is what pretrained=True loads for every builder of "
+                 f"{module} that has legacy weights, and every builder takes its member's name as a string "
+                 "(torchvision >= 0.13)")
     return text
 
 
@@ -90,19 +104,18 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref.qualname == HUB_LOAD:
             found = hub_site(ref)
             if found is not None and found.name is None and ref.call is not None:
-                out.append(Hit(rule, ref.call, ref.statement, ref=ref, message=_advice(
-                    rule, "torchvision.models", "torch.hub.load(\"pytorch/vision\", <a name>, pretrained=...)")))
+                out.append(Hit(rule, ref.call, ref.statement, ref=ref,
+                               message=_advice("torchvision.models", ref.call, skip=2)))
             continue
         if ref.qualname in GET_MODEL and ref.call is not None and ref.call.func is ref.node:
             if _legacy(ref.call, skip=1):
-                out.append(Hit(rule, ref.call, ref.statement, ref=ref, message=_advice(
-                    rule, "torchvision.models", f"{ref.dotted}(name, pretrained=...)")))
+                out.append(Hit(rule, ref.call, ref.statement, ref=ref,
+                               message=_advice("torchvision.models", ref.call, skip=1)))
             continue
         if not ref.qualname.startswith("torchvision.models"):
             continue
-        found_call = _by_name_call(ref)
+        found_call = _by_name_call(ref, analysis)
         if found_call is not None and _legacy(found_call[0]):
             call, module = found_call
-            out.append(Hit(rule, call, ref.statement, ref=ref, message=_advice(
-                rule, module, f"{A.code(call.func)}(pretrained=...)")))
+            out.append(Hit(rule, call, ref.statement, ref=ref, message=_advice(module, call)))
     return out

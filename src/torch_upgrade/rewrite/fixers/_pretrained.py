@@ -61,15 +61,24 @@ def uses_legacy(call: cst.Call, builder: Builder, own: Sequence[cst.Arg]) -> boo
 def plan(call: cst.Call, own: Sequence[cst.Arg], builder: Builder, name: str, render: Render) -> Plan:
     """``call`` with the builder's arguments ``own`` (all of its arguments, or those ``torch.hub.load``
     passes on) rewritten; raises ``Advice`` where no rewrite keeps what the call loads."""
-    if any(a.star for a in own):
-        raise Advice(f"{name}(...) passes *args or **kwargs: pretrained= is deprecated since torchvision 0.13; "
-                     f"pass {_choices(builder)} explicitly")
-    positional = [a for a in own if a.keyword is None]
+    if any(a.star == "*" for a in own):
+        raise Advice(f"{name}(...) passes *args: pretrained= and positional arguments are deprecated since "
+                     f"torchvision 0.13; pass {_choices(builder)} by keyword")
+    positional = [a for a in own if a.keyword is None and not a.star]
+    unpacked = next((a for a in own if a.star == "**"), None)
+    if unpacked is not None and (positional or any(
+            (item.quantize is not None or item.by is not None) and item.param in _keywords(own)
+            for item in builder.legacy)):
+        # what **kwargs holds may choose the weights (quantize=, backbone_name=) or, with a positional
+        # argument, overwrite it (the builder's wrapper updates kwargs with the positional ones)
+        raise Advice(f"{name}(..., **{A.code(unpacked.value)}): pretrained= and positional arguments are deprecated "
+                     f"since torchvision 0.13; pass {_choices(builder)} by keyword (what the call loads depends on "
+                     f"what {A.code(unpacked.value)} holds)")
     if len(positional) > len(builder.parameters):
         raise Advice(f"{name}(...) takes at most {len(builder.parameters)} positional arguments "
                      f"({', '.join(builder.parameters)}): the call raises TypeError")
     place = {id(a): builder.parameters[i] for i, a in enumerate(positional)}
-    keywords = {a.keyword.value: a for a in own if a.keyword is not None}
+    keywords = _keywords(own)
     bound: dict[str, cst.Arg] = {**{place[id(a)]: a for a in positional}, **keywords}
     new_values: dict[int, tuple[str, cst.BaseExpression]] = {}  # arg id -> (keyword, value)
     imports: list[ImportSpec] = []
@@ -95,6 +104,10 @@ def plan(call: cst.Call, own: Sequence[cst.Arg], builder: Builder, name: str, re
         else:
             args.append(arg)
     return Plan(call.with_changes(args=args), tuple(dict.fromkeys(imports)), notes)
+
+
+def _keywords(args: Sequence[cst.Arg]) -> dict[str, cst.Arg]:
+    return {a.keyword.value: a for a in args if a.keyword is not None}
 
 
 def _equal(arg: cst.Arg) -> cst.AssignEqual:
