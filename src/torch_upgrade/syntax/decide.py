@@ -51,7 +51,13 @@ _PARSERS = {"packaging.version.parse", "packaging.version.Version", "pkg_resourc
 _LOOSE = {"distutils.version.LooseVersion", "looseversion.LooseVersion", "setuptools._distutils.version.LooseVersion"}
 _STRICT = {"distutils.version.StrictVersion", "setuptools._distutils.version.StrictVersion"}
 _METADATA = {"importlib.metadata.version", "importlib_metadata.version"}
+# OpenMMLab's helper (mmcv 1.x, mmengine): a version string as a comparable sequence of numbers
+_DIGITS = {f"{package}{module}.digit_version" for package in ("mmcv", "mmengine")
+           for module in ("", ".utils", ".utils.version_utils")}
 _MAX_DEPTH = 12
+_MAX_STEPS = 200  # statements a helper's body may run (its loops included)
+_VERSION_ATTRIBUTES = frozenset({"major", "minor", "micro", "release", "base_version", "public", "version", "vstring",
+                                 "is_prerelease", "is_postrelease", "is_devrelease", "pre", "post", "dev", "local"})
 
 
 class Names(Protocol):
@@ -86,8 +92,10 @@ def table_presence(histories: Mapping[str, NameHistory]) -> Presence:
     stay: a guard's fallback is for older torch); an older one is not known."""
     def presence(qualname: str, version: Version, module: bool = False) -> Optional[bool]:
         history = histories.get(qualname)
-        if history is None or version < OLDEST_CHECKED or module and history.kind != "module":
+        if history is None or module and history.kind != "module":
             return None
+        if version < OLDEST_CHECKED:  # a name dated from 1.6 on came then: absent before (else not known)
+            return False if history.added >= OLDEST_CHECKED else None
         return history.present_at(min(version, NEWEST_CHECKED))
     return presence
 
@@ -208,6 +216,37 @@ class LooseVersion:
 
 
 @dataclass(frozen=True)
+class _Digits:
+    """What OpenMMLab's ``digit_version(text)`` gives, in the two forms its releases computed: mmcv 1.x and
+    mmengine parse the text (``(major, minor, patch, 0, 0, 0)`` for a final release, the local label
+    dropped); older copies (and the ones projects keep) take the dot-separated parts that are all digits
+    (``[1, 8]`` for ``"1.8.1+cu121"``). A comparison is known only where both forms agree."""
+
+    parsed: Any
+    split: tuple[int, ...]
+
+    @staticmethod
+    def of(text: str) -> Any:
+        split: list[int] = []
+        for part in text.split("."):
+            if part.isdigit():
+                split.append(int(part))
+            elif "rc" in part:
+                return UNKNOWN  # a release candidate: not among the versions a guard is evaluated at
+        version = _version(text)
+        if version is UNKNOWN or version.is_prerelease or version.is_postrelease:
+            return UNKNOWN
+        release = list(version.release[:4])
+        return _Digits(tuple(release + [0] * (4 - len(release)) + [0, 0]), tuple(split))
+
+    def compare(self, other: Any, op: Callable[[Any, Any], bool]) -> Any:
+        if not isinstance(other, _Digits):
+            return UNKNOWN  # a list against a tuple raises in one form, compares in the other
+        parsed, split = op(self.parsed, other.parsed), op(self.split, other.split)
+        return parsed if parsed == split else UNKNOWN
+
+
+@dataclass(frozen=True)
 class _Present:
     """A torch object (``torch.linalg``, ``torch.backends.cudnn.enabled``): what it is at run time is
     not known here, only its name, which probes ask the table of names about; its truth and its
@@ -290,25 +329,22 @@ class Decider:
 
     def imports_succeed(self, node: cst.Try, scope: Scope, low: Version) -> Optional[bool]:
         """Whether the body of ``try: ... except ImportError/AttributeError`` always succeeds from ``low``
-        on: True when it only imports torch names (``from torch.linalg import solve``, ``import torch.fft``)
-        and reads, binds or calls torch names, and every one of them is present at every version; else
+        on: True when it only imports torch names (``from torch.linalg import solve``, ``import torch.fft``),
+        reads, binds or calls torch names, assigns literals, and tests probes of torch names in an ``if``
+        (``if getattr(torch.cuda.amp, "autocast") is not None: AMP = True``), and every one of those names
+        is present at every version; False when one of them is known to be absent at some version; else
         None. (An AttributeError raised inside a torch function the body calls is not considered.)"""
         if self.presence is None or node.finalbody is not None:
             return None
-        names: list[tuple[str, bool]] = []
-        for statement in node.body.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                return None
-            for small in statement.body:
-                found = _probed_names(small, self.names, scope)
-                if found is None:
-                    return None
-                names += found
+        names = _statements_names(node.body.body, self.names, scope)
         if not names:
             return None
         for sample in samples(low):
             version = Version(Version(sample).base_version)
-            if not all(self.presence(name, version, module) for name, module in names):
+            found = [self.presence(name, version, module) for name, module in names]
+            if False in found:
+                return False
+            if None in found:
                 return None
         return True
 
@@ -320,6 +356,59 @@ class Decider:
             if out[-1] is UNKNOWN:
                 break
         return out
+
+
+def _statements_names(statements: Any, names: Names, scope: Scope) -> Optional[list[tuple[str, bool]]]:
+    """The torch names a probing ``try`` body needs present (see ``_probed_names``), through ``if``
+    statements whose tests only probe torch names; None where it does anything else."""
+    out: list[tuple[str, bool]] = []
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Pass) or isinstance(small, cst.Assign) and _literal(small.value) \
+                        and all(isinstance(t.target, cst.Name) for t in small.targets):
+                    continue  # AMP = True: cannot raise
+                found = _probed_names(small, names, scope)
+                if found is None:
+                    return None
+                out += found
+        elif isinstance(statement, cst.If):
+            tested = _tested_names(statement.test, names, scope)
+            body = _statements_names(statement.body.body, names, scope)
+            orelse: Optional[list[tuple[str, bool]]] = []
+            if isinstance(statement.orelse, cst.Else):
+                orelse = _statements_names(statement.orelse.body.body, names, scope)
+            elif isinstance(statement.orelse, cst.If):
+                orelse = _statements_names([statement.orelse], names, scope)
+            if tested is None or body is None or orelse is None:
+                return None
+            out += tested + body + orelse
+        else:
+            return None
+    return out
+
+
+def _tested_names(test: cst.BaseExpression, names: Names, scope: Scope) -> Optional[list[tuple[str, bool]]]:
+    """The torch names an ``if`` test in a probing ``try`` looks up (``getattr(torch.cuda.amp, "autocast")
+    is not None``: a lookup that raises AttributeError where the name is not there); None for a test doing
+    anything else."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _tested_names(test.expression, names, scope)
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _tested_names(test.left, names, scope), _tested_names(test.right, names, scope)
+        return None if left is None or right is None else left + right
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) and \
+            isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+        return _tested_names(test.left, names, scope)
+    if isinstance(test, (cst.Call, cst.Attribute, cst.Name)):
+        return _probed_names(cst.Expr(test), names, scope)
+    return None
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.BaseNumber, cst.SimpleString)) or \
+        isinstance(node, cst.Name) and node.value in ("True", "False", "None")
 
 
 def _probed_names(small: cst.BaseSmallStatement, names: Names, scope: Scope) -> Optional[list[tuple[str, bool]]]:
@@ -363,6 +452,15 @@ def _probed_names(small: cst.BaseSmallStatement, names: Names, scope: Scope) -> 
     if qualname is None or qualname.split(".", 1)[0] != "torch" or "." not in qualname:
         return None
     return [(qualname, False)]
+
+
+def unpacked(binding: Binding) -> Optional[cst.BaseExpression]:
+    """The value a name unpacked from a tuple was given, as an expression (``TORCH_MAJOR, TORCH_MINOR =
+    map(int, torch.__version__.split(".")[:2])``: ``map(...)[0]`` for ``TORCH_MAJOR``), or None."""
+    if binding.unpacked is None:
+        return None
+    whole, position = binding.unpacked
+    return cst.Subscript(value=whole, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
 
 
 def _single(truths: list[Any]) -> Optional[bool]:
@@ -422,6 +520,7 @@ class _Evaluation:
     def __init__(self, decider: Decider, sample: str) -> None:
         self.decider = decider
         self.sample = sample
+        self.steps = 0
 
     # names: the file's scope model, ``env`` the local values (parameters, comprehension variables)
     def eval(self, node: cst.CSTNode, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
@@ -499,8 +598,7 @@ class _Evaluation:
                 return found
         base = self.eval(node.value, names, scope, env, depth)
         attr = node.attr.value
-        if isinstance(base, (Version, LooseVersion)) and attr in ("major", "minor", "micro", "release",
-                                                                  "base_version", "public", "version", "vstring"):
+        if isinstance(base, (Version, LooseVersion)) and attr in _VERSION_ATTRIBUTES and hasattr(base, attr):
             return getattr(base, attr)
         if isinstance(base, (_Present, _Probed)):
             return _Present(f"{base.name}.{attr}")
@@ -519,8 +617,10 @@ class _Evaluation:
             target = project.absolute(len(binding.statement.relative), source or "", dotted(binding.alias.name) or "")
             rest = name.partition(".")[2]
             return self._qualified(f"{target}.{rest}" if rest else target, depth) if target else UNKNOWN
-        if binding.scope.kind == "module" and binding.value is not None and binding.branch == ():
-            return self.eval(binding.value, names, binding.scope, {}, depth)  # a module constant
+        if binding.scope.kind == "module" and binding.branch == ():
+            value = binding.value if binding.value is not None else unpacked(binding)
+            if value is not None:  # a module constant (TORCH_MAJOR, TORCH_MINOR = ...: one of its items)
+                return self.eval(value, names, binding.scope, {}, depth)
         statement = binding.statement
         if isinstance(statement, cst.FunctionDef) and binding.scope.kind == "module":
             return _Function(statement, names, binding.scope)
@@ -531,7 +631,8 @@ class _Evaluation:
             return torch_version(self.sample)
         if qualname.split(".", 1)[0] == "torch":
             return _Present(qualname)  # a torch object: only probes and the version say more
-        if qualname in _PARSERS or qualname in _LOOSE or qualname in _STRICT or qualname in _METADATA:
+        if qualname in _PARSERS or qualname in _LOOSE or qualname in _STRICT or qualname in _METADATA \
+                or qualname in _DIGITS:
             return _Builtin(qualname)
         project = self.decider.project
         if project is not None:
@@ -595,6 +696,9 @@ class _Evaluation:
             return left + right
         if isinstance(node.operator, (cst.Multiply, cst.Subtract)) and isinstance(left, int) and isinstance(right, int):
             return left * right if isinstance(node.operator, cst.Multiply) else left - right
+        if isinstance(node.operator, cst.Multiply) and type(left) in (list, tuple) and type(right) is int \
+                and 0 <= right <= 64:
+            return left * right  # [0] * (length - len(release))
         return UNKNOWN
 
     def _IfExp(self, node: cst.IfExp, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
@@ -656,7 +760,7 @@ class _Evaluation:
         if any(a.star for a in node.args):
             return UNKNOWN
         func_name = dotted(node.func)
-        builtin = func_name if func_name is not None and func_name not in env and \
+        builtin = func_name if func_name is not None and "." not in func_name and func_name not in env and \
             names.qualify(func_name, scope)[1] is None else None
         if builtin in ("hasattr", "getattr"):
             return self._probe(builtin, node, names, scope, env, depth)
@@ -674,6 +778,12 @@ class _Evaluation:
             receiver = self.eval(node.func.value, names, scope, env, depth)
             if isinstance(receiver, str) and not keywords:
                 return _string_method(receiver, node.func.attr.value, positional)
+            if type(receiver) is list and not keywords and node.func.attr.value in ("append", "extend") \
+                    and len(positional) == 1:  # digit_version.append(int(x)) in a helper's body
+                if node.func.attr.value == "extend" and not isinstance(positional[0], (list, tuple)):
+                    return UNKNOWN
+                getattr(receiver, node.func.attr.value)(positional[0])
+                return None
             if isinstance(receiver, (_Builtin, _Function)):
                 return UNKNOWN
         func = self.eval(node.func, names, scope, env, depth)
@@ -732,21 +842,15 @@ class _Evaluation:
         return UNKNOWN  # fell off the end, or a statement it cannot follow
 
     def _body(self, statements: Any, function: "_Function", env: dict[str, Any], depth: int) -> None:
+        """Runs a helper's statements: assignments, ``return``, ``if``/``elif``/``else``, ``for`` over a known
+        sequence, ``assert``, calls of ``list.append``/``extend``; anything else makes the value unknown."""
         for statement in statements:
+            self.steps += 1
+            if self.steps > _MAX_STEPS:
+                raise _Return(UNKNOWN)
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    if isinstance(small, cst.Return):
-                        value = UNKNOWN if small.value is None else \
-                            self.eval(small.value, function.names, function.scope, env, depth)
-                        raise _Return(value)
-                    if isinstance(small, cst.Assign) and len(small.targets) == 1:
-                        _assign(small.targets[0].target,
-                                self.eval(small.value, function.names, function.scope, env, depth), env)
-                    elif isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString,
-                                                                                  cst.ConcatenatedString)):
-                        continue  # a docstring
-                    else:
-                        raise _Return(UNKNOWN)
+                    self._small(small, function, env, depth)
             elif isinstance(statement, cst.If):
                 test = self.eval(statement.test, function.names, function.scope, env, depth)
                 truth = UNKNOWN if test is UNKNOWN else _truth(test)
@@ -758,8 +862,35 @@ class _Evaluation:
                     self._body(statement.orelse.body.body, function, env, depth)
                 elif isinstance(statement.orelse, cst.If):
                     self._body([statement.orelse], function, env, depth)
+            elif isinstance(statement, cst.For) and statement.orelse is None and statement.asynchronous is None \
+                    and isinstance(statement.target, cst.Name):
+                items = self.eval(statement.iter, function.names, function.scope, env, depth)
+                if not isinstance(items, (str, tuple, list)):
+                    raise _Return(UNKNOWN)
+                for item in list(items):
+                    env[statement.target.value] = item
+                    self._body(statement.body.body, function, env, depth)
             else:
                 raise _Return(UNKNOWN)
+
+    def _small(self, small: cst.BaseSmallStatement, function: "_Function", env: dict[str, Any], depth: int) -> None:
+        if isinstance(small, cst.Return):
+            raise _Return(UNKNOWN if small.value is None else
+                          self.eval(small.value, function.names, function.scope, env, depth))
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            _assign(small.targets[0].target, self.eval(small.value, function.names, function.scope, env, depth), env)
+        elif isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return  # a docstring
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
+                isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value in ("append", "extend"):
+            if self.eval(small.value, function.names, function.scope, env, depth) is UNKNOWN:
+                raise _Return(UNKNOWN)
+        elif isinstance(small, cst.Assert):
+            test = self.eval(small.test, function.names, function.scope, env, depth)
+            if test is UNKNOWN or _truth(test) is not True:
+                raise _Return(UNKNOWN)  # it raises there, or may
+        elif not isinstance(small, cst.Pass):
+            raise _Return(UNKNOWN)
 
 
 def _assign(target: cst.BaseAssignTargetExpression, value: Any, env: dict[str, Any]) -> None:
@@ -800,6 +931,8 @@ class _Builtin:
             return _version(arg)
         if self.qualname in _LOOSE:
             return LooseVersion(arg)
+        if self.qualname in _DIGITS:
+            return _Digits.of(arg)
         if self.qualname in _STRICT:
             match = re.fullmatch(r"(\d+)\.(\d+)(?:\.(\d+))?(?:([ab])(\d+))?", arg)
             return Version(arg) if match else UNKNOWN  # StrictVersion("1.8.1+cu111") raises: unknown
@@ -843,6 +976,12 @@ def _string_method(text: str, method: str, args: list[Any]) -> Any:
     return list(result) if isinstance(result, list) else result
 
 
+_ORDER: dict[type, Callable[[Any, Any], bool]] = {
+    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b, cst.GreaterThan: lambda a, b: a > b,
+    cst.GreaterThanEqual: lambda a, b: a >= b, cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+}
+
+
 def _compare(operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
     """A comparison's value; unknown between values whose run-time meaning is not known here (a torch
     object) and where Python would raise."""
@@ -850,6 +989,9 @@ def _compare(operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
         return isinstance(operator, cst.IsNot)  # getattr(..., None) of a name that is there: not None
     if any(isinstance(v, (_Present, _Probed, _Function, _Builtin)) for v in (left, right)):
         return UNKNOWN
+    if isinstance(left, _Digits) or isinstance(right, _Digits):
+        order = _ORDER.get(type(operator))
+        return UNKNOWN if order is None or not isinstance(left, _Digits) else left.compare(right, order)
     try:
         if isinstance(operator, cst.Equal):
             return left == right

@@ -23,6 +23,7 @@ import libcst as cst
 
 from torch_upgrade.io.source import SourceError, decode, read_bytes
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.decide import unpacked
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.parse import parse_module
 from torch_upgrade.syntax.provenance import NO, POSSIBLE, Provenance
@@ -299,8 +300,9 @@ class FileIndex:
                 return self.definition(f"{target}.{imported}", hops + 1) if target and imported else None
             if isinstance(binding.statement, cst.FunctionDef):
                 return analysis, binding.statement
-            if binding.kind == "local" and binding.value is not None and binding.branch == ():
-                return analysis, binding.value
+            if binding.kind == "local" and binding.branch == ():
+                value = binding.value if binding.value is not None else unpacked(binding)
+                return (analysis, value) if value is not None else None  # TORCH_MAJOR, TORCH_MINOR = ...
             return None
         return None
 

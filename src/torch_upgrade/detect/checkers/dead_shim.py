@@ -20,7 +20,7 @@ too (the fix releases their names).
 from __future__ import annotations
 
 import functools
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Union, cast
 
 import libcst as cst
 from packaging.version import Version
@@ -37,6 +37,7 @@ from torch_upgrade.syntax.decide import Decider, table_presence
 from torch_upgrade.syntax.guards import catches_import_errors
 from torch_upgrade.syntax.nodes import dotted, subtree
 
+_BEFORE_CHECKED = Version("1.5")  # the release before the table's first: a name dated 1.6 was absent there
 _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that it is a guard at all
 
 Guard = Union[cst.If, cst.Try, cst.IfExp]
@@ -69,10 +70,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if not catches_import_errors(node) or not _only_import_errors(node):
             continue
         scope = analysis.scope_at(node)
-        # a guard when some name it imports came after the oldest release the table knows (else an
-        # optional dependency: try: import torch)
+        # a guard when some name it imports came after the oldest release the table knows, or with it
+        # (absent before: torch.cuda.amp.autocast, 1.6); else an optional dependency (try: import torch)
         if decider.imports_succeed(node, scope, window.low) and \
-                not decider.imports_succeed(node, scope, OLDEST_CHECKED):
+                (not decider.imports_succeed(node, scope, OLDEST_CHECKED) or
+                 decider.imports_succeed(node, scope, _BEFORE_CHECKED) is False):
             decided.append((node, rewrite.try_statement(node, parent, reads)))
     for node in analysis.nodes(cst.IfExp):
         assert isinstance(node, cst.IfExp)
@@ -157,46 +159,57 @@ Definition = Union[cst.SimpleStatementLine, cst.FunctionDef]
 
 
 def _unused_after(analysis: Analysis, gone: set[int]) -> list[Definition]:
-    """Module-level ``NAME = value`` and ``def NAME(...)`` (the name's one binding in the module) that
-    only removed code (and other such definitions) reads, not exported, and named by no other file of
-    the project."""
-    definitions: dict[str, Definition] = {}
+    """Module-level ``NAME = value``, ``MAJOR, MINOR = value`` and ``def NAME(...)`` (each name's one
+    binding in the module) that only removed code (and other such definitions) reads, not exported, and
+    named by no other file of the project."""
+    definitions: dict[int, tuple[Definition, tuple[str, ...]]] = {}
     for statement in analysis.module.body:
-        name = None
+        names: tuple[str, ...] = ()
         if isinstance(statement, cst.FunctionDef):
-            name = statement.name.value
+            names = (statement.name.value,)
         elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
-                isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1 and \
-                isinstance(statement.body[0].targets[0].target, cst.Name):
-            name = statement.body[0].targets[0].target.value
-        if name is not None and len(analysis.root_scope.bindings.get(name, [])) == 1:
+                isinstance(statement.body[0], cst.Assign) and len(statement.body[0].targets) == 1:
+            names = _target_names(statement.body[0].targets[0].target)
+        if names and all(len(analysis.root_scope.bindings.get(n, [])) == 1 for n in names):
             assert isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef))
-            definitions[name] = statement
+            definitions[id(statement)] = (statement, names)
     if not definitions:
         return []
     exported = _exported(analysis.module)
+    wanted = {n for _, names in definitions.values() for n in names}
     uses: dict[str, list[cst.CSTNode]] = {}  # every read of the name (in any scope: a local of the same name keeps it)
     for ref in analysis.references:
         head = ref.dotted.split(".", 1)[0]
-        if head in definitions and ref.ctx in ("load", "annotation"):
+        if head in wanted and ref.ctx in ("load", "annotation"):
             uses.setdefault(head, []).append(ref.node)
     gone = set(gone)
-    dropped: dict[str, Definition] = {}
+    dropped: dict[int, Definition] = {}
     changed = True
     while changed:
         changed = False
-        for name, statement in definitions.items():
-            if name in dropped or name in exported or name.startswith("__") or not uses.get(name):
+        for key, (statement, names) in definitions.items():
+            if key in dropped or any(n in exported or n.startswith("__") for n in names) or \
+                    not any(uses.get(n) for n in names):
                 continue  # unused already: not this rule's to remove
             inside = {id(n) for n in subtree(statement)}
-            if any(id(n) not in gone and id(n) not in inside for n in uses[name]):
+            if any(id(node) not in gone and id(node) not in inside for n in names for node in uses.get(n, [])):
                 continue  # still read
-            if analysis.project is None or analysis.project.named_elsewhere(name):
+            if analysis.project is None or any(analysis.project.named_elsewhere(n) for n in names):
                 continue
-            dropped[name] = statement
+            dropped[key] = statement
             gone |= inside
             changed = True
     return list(dropped.values())
+
+
+def _target_names(target: cst.BaseAssignTargetExpression) -> tuple[str, ...]:
+    """The names an assignment binds: ``NAME`` or ``A, B`` (of plain names only); else none."""
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)) and target.elements and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        return tuple(cast(cst.Name, e.value).value for e in target.elements)
+    return ()
 
 
 def _exported(module: cst.Module) -> set[str]:
