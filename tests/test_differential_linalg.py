@@ -834,7 +834,6 @@ def test_svd_uses_of_v_or_zeros_are_not_rewritten(code):
     ("Q, R = torch.qr(A, out=(q, r))\n", "TU204"),
     ("X = torch.lstsq(B, A, out=(x, qr)).solution[:A.size(1)]\n", "TU207"),
     ("L, _ = torch.eig(A, out=(l, v))\n", "TU208"),
-    ("P = torch.chain_matmul(A, B, out=p)\n", "TU210"),
     ("X = torch.triangular_solve(B, A, out=(x, a)).solution\n", "TU211"),
     ("LU, piv = torch.lu(A, out=(lu, p))\n", "TU212"),
     ("X = torch.lu_solve(B, LU, piv, out=x)\n", "TU213"),

@@ -10,8 +10,11 @@ import sys
 import warnings
 from pathlib import Path
 
+import pytest
 import torch
+from hypothesis import given, strategies as st
 
+from differential import assert_same_behaviour
 from helpers import scan_code
 from torch_upgrade.catalog.ruledata import load_rules
 
@@ -138,3 +141,16 @@ r = torch.chain_matmul(A, B, C, out=o)
         warnings.simplefilter("ignore")
         exec(compile(code, "old", "exec"), old)
     assert torch.equal(new["o"], old["o"]) and new["r"] is new["o"] and old["r"] is old["o"]
+
+
+@pytest.mark.differential("TU210")
+@given(n=st.integers(1, 4), dtype=st.sampled_from([torch.float32, torch.float64, torch.int64]),
+       out_dtype=st.sampled_from([torch.float32, torch.float64, torch.int64]))
+def test_chain_matmul_out_differential(n, dtype, out_dtype):
+    """chain_matmul(..., out=o) and multi_dot([...], out=o): the same values in o, the same object
+    returned, the same exception where o's dtype does not fit."""
+    A = torch.arange(2 * n, dtype=dtype).view(2, n)
+    B = torch.arange(n * 3, dtype=dtype).view(n, 3)
+    C = torch.arange(3 * 2, dtype=dtype).view(3, 2)
+    code = "o = torch.zeros(2, 2, dtype=out_dtype)\nr = torch.chain_matmul(A, B, C, out=o)\nout = (o, r is o)\n"
+    assert_same_behaviour(code, rules="TU210", low="1.9", A=A, B=B, C=C, out_dtype=out_dtype)
