@@ -190,6 +190,8 @@ class _Facts:
     annotations: dict[str, cst.BaseExpression] = field(default_factory=dict)
     values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     loops: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> the iterables it loops over
+    # name -> the context managers bound by ``with <value> as name`` (a class instance: ``with profile() as prof``)
+    entered: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
 
 
 @dataclass
@@ -763,6 +765,11 @@ class Provenance:
                 looped = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
                 return looped.pop() if len(looped) == 1 else LIKELY if CERTAIN in looped or LIKELY in looped \
                     else POSSIBLE
+            if cls != TENSOR and name in facts.entered and name not in facts.values:
+                # ``with C(...) as name``: the instance itself where C's __enter__ returns self (torch's profilers);
+                # only ever asked for a class, never for a tensor
+                kinds = [self.of(v, ref, depth + 1, cls) for v in facts.entered[name]]
+                return CERTAIN if all(k == CERTAIN for k in kinds) else POSSIBLE
             values = facts.values.get(name)
             if values:
                 kinds = [self.of(v, ref, depth + 1, cls) for v in values]
@@ -946,6 +953,10 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
                             facts.values.setdefault(left.value.value, []).append(right.value)
         elif isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
             facts.annotations.setdefault(node.target.value, node.annotation.annotation)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None and isinstance(item.asname.name, cst.Name):
+                    facts.entered.setdefault(item.asname.name.value, []).append(item.item)
         elif isinstance(node, cst.For):
             target = node.target
             if isinstance(target, cst.Name):
