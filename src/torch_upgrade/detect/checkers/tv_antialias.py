@@ -3,11 +3,17 @@
 Flags the resizing calls of ``transforms`` and ``transforms.v2`` (``Resize``, ``RandomResizedCrop``,
 ``functional.resize``, ``functional.resized_crop``) that leave ``antialias`` to its default, unless their
 interpolation is a nearest mode (never antialiased). Whether the input is a tensor (affected) or a PIL
-image (always antialiased, unchanged) is not known here: the message says both. A call passing
-``**kwargs`` may set it; it is left alone.
+image (always antialiased, unchanged) is mostly not known here, and the message says both; but a step
+of a list of transforms (``Compose([Resize(256), CenterCrop(224), ToTensor()])``) that a later
+``ToTensor()``/``PILToTensor()`` of v1 (or v2's ``PILToTensor``) follows resizes PIL images (those steps
+reject tensors), and is left alone; so is such a step kept in a name first, or followed by a name or a
+``Compose`` that starts with the conversion (``post = Compose([ToTensor(), normalize])``; one function's
+assignments), and a call passing ``**kwargs`` (it may set antialias).
 """
 
 from __future__ import annotations
+
+import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
@@ -29,10 +35,76 @@ for _module in ("torchvision.transforms", "torchvision.transforms.v2"):
     SIGNATURES[f"{_module}.functional.resized_crop"] = _F_CROP
 
 
+# steps that take PIL images (or arrays) and reject tensors: what comes before them in a pipeline is PIL
+TO_TENSOR = ("torchvision.transforms.ToTensor", "torchvision.transforms.PILToTensor",
+             "torchvision.transforms.v2.PILToTensor")
+
+
+def _assigned(analysis: Analysis, name: cst.BaseExpression, scope: object) -> list[cst.BaseExpression]:
+    """The values assigned to ``name`` (a name or ``self.x``) in ``scope``, by single-target assignments."""
+    spelled = code(name)
+    return [node.value for node in analysis.nodes(cst.Assign) if isinstance(node, cst.Assign)
+            and len(node.targets) == 1 and code(node.targets[0].target) == spelled
+            and analysis.scope_at(node) is scope]
+
+
+def _converts(analysis: Analysis, value: cst.BaseExpression, converters: set[int], scope: object,
+              depth: int = 0) -> bool:
+    """Whether the step ``value`` starts with a PIL-only conversion: the conversion itself, a
+    ``Compose([...])`` whose first step does, or a name assigned only such steps in the same function."""
+    if depth > 2:
+        return False
+    if isinstance(value, cst.Call):
+        if id(value) in converters:
+            return True
+        first = value.args[0].value if value.args and value.args[0].keyword is None else None
+        return code(value.func).endswith("Compose") and isinstance(first, (cst.List, cst.Tuple)) \
+            and bool(first.elements) and _converts(analysis, first.elements[0].value, converters, scope, depth + 1)
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        values = _assigned(analysis, value, scope)
+        return bool(values) and all(_converts(analysis, v, converters, scope, depth + 1) for v in values)
+    return False
+
+
+def _followed(analysis: Analysis, node: cst.CSTNode, converters: set[int]) -> bool:
+    """Whether ``node`` is an element of a list or tuple literal that a PIL-only conversion follows."""
+    element = analysis.parent(node)
+    steps = analysis.parent(element) if isinstance(element, cst.Element) else None
+    if not isinstance(steps, (cst.List, cst.Tuple)):
+        return False
+    scope = analysis.scope_at(node)
+    later = False
+    for item in steps.elements:
+        if item is element:
+            later = True
+        elif later and _converts(analysis, item.value, converters, scope):
+            return True
+    return False
+
+
+def _before_to_tensor(analysis: Analysis, call: cst.Call, converters: set[int]) -> bool:
+    """Whether ``call`` is a step before a PIL-only conversion: in the list itself, or kept in a name
+    (``crop = RandomResizedCrop(224)``) that every list of the same function it is put in lists before
+    one."""
+    if _followed(analysis, call, converters):
+        return True
+    assign = analysis.parent(call)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.value is not call:
+        return False
+    target = assign.targets[0].target
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return False
+    spelled, scope = code(target), analysis.scope_at(call)
+    uses = [node for node in analysis.nodes(type(target)) if node is not target and code(node) == spelled
+            and isinstance(analysis.parent(node), cst.Element) and analysis.scope_at(node) is scope]
+    return bool(uses) and all(_followed(analysis, node, converters) for node in uses)
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
+    converters = {id(ref.call) for ref in analysis.references if ref.call is not None and ref.qualname in TO_TENSOR}
     for ref, call in calls(analysis, SIGNATURES):
-        if has_star_kwargs(call) or ref.qualname is None:
+        if has_star_kwargs(call) or ref.qualname is None or _before_to_tensor(analysis, call, converters):
             continue
         params = SIGNATURES[ref.qualname]
         # v2 kernels name their first parameter `inpt`; only its position matters here
