@@ -327,6 +327,49 @@ class Decider:
         except (RecursionError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError):
             return UNKNOWN
 
+    def miscompares(self, node: cst.Comparison, scope: Scope, low: Version, high: Version) -> Optional["Miscompare"]:
+        """Where a comparison of torch's version written as text (``torch.__version__ < "1.10"`` while it
+        was a plain str, before 1.10; ``torch.__version__[:3] >= "1.8"``, ``float(torch.__version__[:3])
+        < 1.7``, ``torch.__version__.split("+")[0] >= "2.9"`` on every torch) gives another answer than
+        the comparison of versions it stands for, on a torch from ``low`` to ``high``: the first such
+        release, else None. One side must be a text or number computed from torch's version, the other
+        a literal; only ``<``, ``<=``, ``>``, ``>=`` (an equality of a truncated version is deliberate).
+        The version comparison meant is taken at the literal's precision (``"1.8"``: major and minor)."""
+        if len(node.comparisons) != 1:
+            return None
+        target = node.comparisons[0]
+        order = _ORDER.get(type(target.operator))
+        if order is None or isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+            return None
+        torch_first = _is_literal_version(target.comparator)
+        if torch_first == _is_literal_version(node.left):
+            return None  # two literals, or no literal
+        derived, literal = (node.left, target.comparator) if torch_first else (target.comparator, node.left)
+        text = _literal_text(literal)
+        if text is None:
+            return None
+        wanted = _version(text)
+        kind = str if isinstance(literal, cst.SimpleString) else float
+        if wanted is UNKNOWN or not self.varies(derived, scope):
+            return None
+        precision = len(wanted.release)
+        for sample in samples(low):
+            if sample == FUTURE or Version(sample) > Version(f"{high.major}.{high.minor}.99"):
+                continue
+            value = self.value(derived, scope, sample)
+            if isinstance(value, TorchVersion) or type(value) is not kind:
+                continue  # compares as a version (right), or not with this literal (Python raises)
+            if not str(sample).startswith(str(value)):
+                return None  # not the version cut short (torch.__version__.split(".")[1]: the minor alone)
+            constant = text if kind is str else float(text)
+            written = order(value, constant) if torch_first else order(constant, value)
+            mine = Version(sample).release[:precision]
+            mine = mine + (0,) * (precision - len(mine))
+            meant = order(mine, wanted.release) if torch_first else order(wanted.release, mine)
+            if written != meant:
+                return Miscompare(sample, written, meant, isinstance(value, float))
+        return None
+
     def imports_succeed(self, node: cst.Try, scope: Scope, low: Version) -> Optional[bool]:
         """Whether the body of ``try: ... except ImportError/AttributeError`` always succeeds from ``low``
         on: True when it only imports torch names (``from torch.linalg import solve``, ``import torch.fft``),
@@ -452,6 +495,30 @@ def _probed_names(small: cst.BaseSmallStatement, names: Names, scope: Scope) -> 
     if qualname is None or qualname.split(".", 1)[0] != "torch" or "." not in qualname:
         return None
     return [(qualname, False)]
+
+
+@dataclass(frozen=True)
+class Miscompare:
+    """A textual comparison of torch's version that is wrong at ``release`` (``Decider.miscompares``)."""
+
+    release: str
+    written: bool  # what the code computes there
+    meant: bool  # what the comparison of versions gives
+    number: bool  # compared as a float (float(torch.__version__[:3]) < 1.7), else as a str
+
+
+def _is_literal_version(node: cst.BaseExpression) -> bool:
+    return _literal_text(node) is not None
+
+
+def _literal_text(node: cst.BaseExpression) -> Optional[str]:
+    """The version a literal writes: ``"1.8"``, ``1.8`` (a float, as written); None for anything else."""
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) and \
+            re.fullmatch(r"\d+(\.\d+){0,2}", node.evaluated_value):
+        return node.evaluated_value
+    if isinstance(node, cst.Float) and re.fullmatch(r"\d+\.\d+", node.value):
+        return node.value
+    return None
 
 
 def unpacked(binding: Binding) -> Optional[cst.BaseExpression]:

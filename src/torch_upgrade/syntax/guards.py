@@ -53,7 +53,7 @@ from typing import Optional, Protocol, Sequence, Union, cast
 import libcst as cst
 
 from torch_upgrade.core.versions import LIBRARIES, TORCH
-from torch_upgrade.syntax.nodes import children, dotted
+from torch_upgrade.syntax.nodes import children, dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Guard, Scope
 
 NONE, PROBE, FEATURE, VERSION = 0, 1, 2, 3
@@ -277,6 +277,72 @@ class GuardModel:
         return tuple(p for b in flags if b.value is not None and _is_bool(b.value)
                      for g in b.guards if g.test is None for p in g.packages)
 
+    def about(self, guards: tuple[Guard, ...]) -> frozenset[str]:
+        """The packages among torch and the libraries that move with it (``core.versions.LIBRARIES``) whose
+        version or features the contexts that make this code compatibility code test: ``{"torchvision"}``
+        inside ``if version.parse(torchvision.__version__) >= version.parse("0.13"):``, ``{"torch"}`` inside
+        ``if TORCH_GE_1_9:`` or ``try: from torch.fft import rfft``. A rule of one library may take only its
+        own package's tests for guards; ``holds`` (what ``Reference.guarded`` says) takes them all."""
+        found: set[str] = set()
+        for guard in guards:
+            if not self._meets(guard):
+                continue
+            if guard.test is None:
+                if guard.asks >= FEATURE:
+                    found.add(TORCH)
+                found.update(p for p in guard.packages if p in _PACKAGES)
+            elif guard.scope is not None:
+                found |= self.packages(guard.test, guard.scope)
+        return frozenset(found)
+
+    def packages(self, expr: cst.CSTNode, scope: Scope) -> frozenset[str]:
+        """The packages (torch, ``LIBRARIES``) whose version or features an expression reads: their
+        ``__version__`` (through constants, unpacked names and this file's functions), a version looked up by
+        the distribution's name (``importlib.metadata.version("torchvision")``), a probe of the package
+        (``hasattr(torchvision.ops, "batched_nms")``), a flag whose value is elsewhere by the package its name
+        says (``_TORCHVISION_LESS_THAN_0_13``; torch when it names none). A test built on a project helper the
+        evaluator follows (``Decider.varies``: torch's version only) is about torch."""
+        found = self._packages(expr, scope, set())
+        if not found and self.level(expr, scope) >= FEATURE:
+            found = {TORCH}  # a version flag or helper of torch's judged by its name or its value
+        return frozenset(found)
+
+    def _packages(self, expr: cst.CSTNode, scope: Scope, seen: set[int], versions: bool = False) -> set[str]:
+        """``packages``; with ``versions``, only their versions read (not probes, not flags by name)."""
+        if id(expr) in seen:
+            return set()
+        seen.add(id(expr))
+        found: set[str] = set()
+        for node in subtree(expr):
+            if isinstance(node, cst.Call):
+                named = [a.value.evaluated_value for a in node.args if isinstance(a.value, cst.SimpleString)]
+                last = (dotted(node.func) or "").rsplit(".", 1)[-1]
+                if last in _DISTRIBUTION_LOOKUPS or _VERSION_WORDS.search(last):
+                    found.update(p for p in _PACKAGES if p in named)  # importlib.metadata.version("torchvision")
+            if not isinstance(node, (cst.Name, cst.Attribute)):
+                continue
+            name = dotted(node)
+            if name is None:
+                continue
+            qualname, binding = self._names.qualify(name, scope)
+            head = (qualname or (name if binding is None else "")).split(".", 1)[0]
+            if head in _PACKAGES and (qualname or name) in TORCH_VERSIONS:
+                found.add(head)
+            elif head in _PACKAGES and head != TORCH and isinstance(node, cst.Attribute) and not versions:
+                found.add(head)  # hasattr(torchvision.ops, "batched_nms")
+            elif binding is not None and qualname is None and binding.scope is not None:
+                value = binding.value if binding.value is not None else \
+                    binding.unpacked[0] if binding.unpacked is not None else None
+                if value is not None:
+                    found |= self._packages(value, binding.scope, seen, versions)
+                elif isinstance(binding.statement, cst.FunctionDef):
+                    found |= self._packages(binding.statement.body, binding.scope, seen, versions)
+            elif qualname is not None and head not in _PACKAGES and self._qualified(qualname) >= FEATURE \
+                    and not versions:
+                last = qualname.rsplit(".", 1)[-1].lower()
+                found.add(next((p for p in LIBRARIES if p in last), TORCH))
+        return found
+
     def _meets(self, guard: Guard) -> bool:
         if guard.test is None:
             return True
@@ -410,6 +476,9 @@ class GuardModel:
             # comes from elsewhere, TPU_AVAILABLE = XLADeviceUtils.tpu_device_exists()) their name;
             # a literal says all there is (MINIMUM_GCC_VERSION = (9, 0, 0) is no flag)
             return value if _is_literal(assigned) else max(value, _by_name(name))
+        if isinstance(binding.statement, cst.FunctionDef) and binding.scope is not None and \
+                self._packages(binding.statement.body, binding.scope, set(), versions=True) - {TORCH}:
+            return VERSION  # def tv_geq(a, b): return version.parse(torchvision.__version__) >= ... (torch's: decide)
         if isinstance(binding.statement, (cst.FunctionDef, cst.ClassDef)):
             return _by_name(name)  # def is_torch_greater_than(...): judged by its name
         return NONE

@@ -36,6 +36,7 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import Decider, table_presence
 from torch_upgrade.syntax.guards import catches_import_errors
 from torch_upgrade.syntax.nodes import dotted, subtree
+from torch_upgrade.syntax.scopes import Scope
 
 _BEFORE_CHECKED = Version("1.5")  # the release before the table's first: a name dated 1.6 was absent there
 _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that it is a guard at all
@@ -62,7 +63,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         scope = analysis.scope_at(node)
         truth = decider.decides(node.test, scope, window.low)
-        if truth is not None and decider.decides(node.test, scope, _EVER) is None:
+        if truth is not None and decider.decides(node.test, scope, _EVER) is None and \
+                not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
             truths[id(node)] = truth
     for node in analysis.nodes(cst.Try):
@@ -80,7 +82,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         assert isinstance(node, cst.IfExp)
         scope = analysis.scope_at(node)
         truth = decider.decides(node.test, scope, window.low)
-        if truth is not None and decider.decides(node.test, scope, _EVER) is None:
+        if truth is not None and decider.decides(node.test, scope, _EVER) is None and \
+                not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.conditional(node, truth, reads)))
             truths[id(node)] = truth
     decided = _outermost(decided)
@@ -93,6 +96,13 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp)) else guard, statement,
                         fix=combined, message=_message(guard, truths.get(id(guard), True), window)))
     return hits
+
+
+def _miscompares(decider: Decider, test: cst.BaseExpression, scope: Scope, window: Window) -> bool:
+    """Whether the test compares torch's version as text where that is wrong on some release of the window
+    (TU981): it computes something other than what it means, so its branches are not the shim they look."""
+    return any(isinstance(node, cst.Comparison) and decider.miscompares(node, scope, window.low, window.high)
+               for node in subtree(test))
 
 
 def _only_import_errors(node: cst.Try) -> bool:

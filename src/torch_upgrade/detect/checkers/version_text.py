@@ -1,0 +1,85 @@
+"""TU981: torch's version compared as text or as a number, which gives the wrong answer from some release on.
+
+``torch.__version__`` was a plain ``str`` before torch 1.10: ``torch.__version__ < "1.10"`` compared
+characters (``"1.9.0" < "1.10"`` is false). From 1.10 it is a ``TorchVersion``, a ``str`` that compares as
+a version with strings, tuples and ``Version``s, but what is cut from it is a plain ``str`` again:
+``torch.__version__[:3] >= "1.8"`` is ``"1.1" >= "1.8"`` on torch 1.10, ``float(torch.__version__[:3]) <
+1.7`` is ``1.1 < 1.7``, ``torch.__version__.split("+")[0] >= "2.9"`` is false on torch 2.10. Each such
+comparison is evaluated (``syntax.decide.Decider.miscompares``) at every release of the window against the
+comparison of versions it stands for; it is reported where some release of the window gets the other answer
+(a comparison that is right on every release of the window is left alone, and a guard that is wrong
+somewhere is not removed as dead by TU980: what it computes is not what its author meant).
+
+The fix, where every torch of the window has ``TorchVersion`` (a window from 1.10) and the comparison is
+``>=`` or ``<`` (where comparing the whole version is comparing it at the literal's precision): compare
+``torch.__version__`` itself with the literal as a string. It changes what the code does on the releases
+where it was wrong, so it is unsafe.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+from packaging.version import Version
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.decide import Decider, Miscompare
+from torch_upgrade.syntax.nodes import dotted, subtree
+from torch_upgrade.syntax.scopes import Scope
+
+WORDS = ("version",)  # torch.__version__, importlib.metadata.version("torch"), a project's torch_version()
+_VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
+_TORCH_VERSION_CLASS = Version("1.10")  # torch.__version__ compares as a version from here on
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    decider = Decider(analysis, analysis.project)
+    hits = []
+    for node in analysis.nodes(cst.Comparison):
+        assert isinstance(node, cst.Comparison)
+        scope = analysis.scope_at(node)
+        wrong = decider.miscompares(node, scope, window.low, window.high)
+        if wrong is None:
+            continue
+        statement = analysis.top_of(node) or node
+        hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, scope, window),
+                        message=_message(node, wrong)))
+    return hits
+
+
+def _fix(node: cst.Comparison, analysis: Analysis, scope: Scope, window: Window) -> Optional[Fix]:
+    """``torch.__version__ OP "X.Y"`` in place of the comparison, where the window has ``TorchVersion``
+    throughout, the operator is ``>=`` or ``<``, and the computed side holds ``torch.__version__`` once."""
+    target = node.comparisons[0]
+    if window.low < _TORCH_VERSION_CLASS or not isinstance(target.operator, (cst.GreaterThanEqual, cst.LessThan)):
+        return None
+    literal_first = isinstance(node.left, (cst.SimpleString, cst.Float))
+    derived, literal = (target.comparator, node.left) if literal_first else (node.left, target.comparator)
+    versions = [n for n in subtree(derived) if isinstance(n, (cst.Name, cst.Attribute)) and
+                analysis.qualify(dotted(n) or "", scope)[0] in _VERSION_VALUES]
+    if len(versions) != 1 or not isinstance(versions[0], cst.BaseExpression):
+        return None
+    text = literal.value if isinstance(literal, cst.Float) else \
+        literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+    if not isinstance(text, str):
+        return None
+    value = versions[0].deep_clone()
+    new_literal = A.string(text)
+    new = node.with_changes(left=new_literal, comparisons=[target.with_changes(comparator=value)]) if literal_first \
+        else node.with_changes(left=value, comparisons=[target.with_changes(comparator=new_literal)])
+    return A.replace(node, new, safety="unsafe",
+                     reason="the comparison gives its meant answer on the releases where it gave the other")
+
+
+def _message(node: cst.Comparison, wrong: Miscompare) -> str:
+    kind = "a number" if wrong.number else "text"
+    release = ".".join(wrong.release.split("+")[0].split(".")[:2])
+    return (f"torch's version compared as {kind}: on torch {release} this comparison is {wrong.written}, "
+            f"where comparing versions gives {wrong.meant}; compare torch.__version__ itself (a version "
+            f"from torch 1.10 on) or packaging.version.parse(torch.__version__)")
