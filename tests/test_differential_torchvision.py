@@ -136,6 +136,10 @@ def test_to_tensor_rewrite_differs_for_tensors_and_float_arrays():
     array = np.linspace(0, 3, 2 * 3 * 3).reshape(2, 3, 3)
     old, _, new, _ = _to_tensor_pair(array)
     assert old.dtype == torch.float64 and new.dtype == torch.float32
+    wide = PIL_Image.fromarray(np.full((2, 2), 1000, dtype=np.int32), mode="I")  # a 32-bit PIL mode
+    old, _, new, _ = _to_tensor_pair(wide)
+    assert old.dtype == torch.int32 and int(old[0, 0, 0]) == 1000  # not scaled
+    assert new.dtype == torch.float32 and float(new[0, 0, 0]) < 1e-6  # scaled by 1 / (2**31 - 1)
 
 
 def _write_mnist(root: Path, name: str) -> None:
