@@ -38,6 +38,8 @@ from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
 from torch_upgrade.io import pins
 from torch_upgrade.io.discovery import discover
+from torch_upgrade.report import merge as merging
+from torch_upgrade.report.summary import baseline_note
 from torch_upgrade.verify import runtime, session
 from torch_upgrade.verify.command import Command, CommandError
 
@@ -205,7 +207,7 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             fix: bool = False, unsafe_fixes: Optional[bool] = None, diff: bool = False, fix_edits: bool = False,
             jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None,
             extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None,
-            from_label: str = "--from") -> Resolved:
+            from_label: str = "--from", shard: Optional[tuple[int, int]] = None) -> Resolved:
     """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
 
     ``settings`` are those of the first path; each file gets its own from the nearest config
@@ -214,7 +216,8 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
     likewise ``select``/``ignore`` replace the config's lists and ``extend_select``/``extend_ignore``
     add to the lists in force (extending an empty select list, every rule, changes nothing).
     ``min_confidence``: the least sure findings reported (``certain``, ``likely``, ``possible``;
-    default: the config's ``min-confidence``, else ``likely``).
+    default: the config's ``min-confidence``, else ``likely``). ``shard``: scan only part I of N of the
+    files (``engine.shard``), the JSON report then carries what ``torch-upgrade merge`` needs.
     """
     if min_confidence is not None and min_confidence not in CONFIDENCES:
         raise UsageError(f"min_confidence: expected one of {', '.join(CONFIDENCES)}, got {min_confidence!r}")
@@ -235,7 +238,7 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
         settings, notes = resolver.settings_for(start)
     except ResolveError as exc:
         raise UsageError(str(exc)) from None
-    return Resolved(settings, rules, notes, resolver)
+    return Resolved(replace(settings, shard=shard), rules, notes, resolver)
 
 
 def _known(rules: RuleSet, key: str) -> bool:
@@ -283,6 +286,26 @@ def run(paths: Sequence[PathLike], resolved: Resolved, progress: Optional[Progre
                            resolver=resolved.resolver)
     except ResolveError as exc:  # a config file found under the first path's
         raise UsageError(str(exc)) from None
+
+
+def merge_reports(reports: Sequence[PathLike]) -> tuple[ScanResult, list[str], Optional[dict]]:
+    """``torch-upgrade merge``: the JSON reports of every part of a sharded scan combined into the
+    result one scan would have given (with the project-level advice, from every part's facts), the
+    run's notes, and what the JSON report says of a baseline. Raises UsageError for reports that are
+    not every part of one run."""
+    rules = engine.shipped_rules()
+    try:
+        merged = merging.merge(merging.read([Path(r) for r in reports]), rules)
+    except merging.MergeError as exc:
+        raise UsageError(str(exc)) from None
+    advice = [f for group in merged.groups
+              for f in engine.merged_project_findings(group.settings, group.paths, group.facts,
+                                                      merged.result.findings, rules)]
+    notes = list(merged.notes)
+    if merged.baseline is not None:
+        note = baseline_note(merged.stale, merged.baseline["pruned"], merged.baseline["path"])
+        notes += [note] if note else []
+    return merged.with_advice(advice), notes, merged.baseline
 
 
 # ------------------------------------------------------------------ the API

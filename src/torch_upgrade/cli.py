@@ -21,6 +21,7 @@ from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import CONFIDENCES, SEVERITIES, ScanResult
 from torch_upgrade.core.paths import display_path, write_roots
 from torch_upgrade.core.versions import short
+from torch_upgrade.engine import shard as sharding
 from torch_upgrade.engine.scan import shipped_rules
 from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.report import diff as diff_report
@@ -148,6 +149,9 @@ def main() -> None:
                    "and report them; with pytest, what torch warns at run time becomes findings. See docs/verify.md.")
 @click.option("--verify-timeout", type=click.FloatRange(min=1), default=api.VERIFY_TIMEOUT, metavar="SECONDS",
               show_default=True, help="Seconds one run of the --verify command may take.")
+@click.option("--shard", "shard_spec", metavar="I/N",
+              help="Scan only the I-th of N disjoint parts of the files (CI matrix jobs; the same split on every "
+                   "machine); `torch-upgrade merge` combines the parts' JSON reports into one.")
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
          extend_select: tuple[str, ...], ignore: tuple[str, ...], extend_ignore: tuple[str, ...],
          exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: Optional[bool],
@@ -156,9 +160,16 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
          quiet: bool, show_settings: bool, stdin_filename: Optional[str], fail_on: str, exit_zero: bool,
          jobs: int, no_cache: bool, config_path: Optional[Path], baseline: Optional[Path],
          baseline_write: Optional[Path], update_baseline: bool, add_ignore: bool,
-         verify_command: Optional[str], verify_timeout: float) -> None:
+         verify_command: Optional[str], verify_timeout: float, shard_spec: Optional[str]) -> None:
     """Scan PATHS (default: .; '-': the code on stdin) for code that the torch upgrade affects."""
     stdin = paths == (Path("-"),) or (not paths and stdin_filename is not None)
+    try:
+        shard = sharding.parse(shard_spec) if shard_spec is not None else None
+    except sharding.ShardError as exc:
+        raise click.UsageError(str(exc)) from None
+    if shard is not None and (stdin or verify_command or baseline_write or update_baseline):
+        raise click.UsageError("--shard scans part of the files: it cannot be combined with code on stdin, --verify, "
+                               "--baseline-write or --update-baseline (write or prune a baseline in one full scan)")
     if verify_command is not None:
         if stdin or diff:
             raise click.UsageError("--verify runs the project's tests on the fixed files: it cannot be combined "
@@ -193,7 +204,7 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
             exclude=exclude, extend_exclude=extend_exclude, force_exclude=force_exclude,
             respect_gitignore=respect_gitignore, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff,
             fix_edits=fmt in NEEDS_FIX_EDITS and not statistics, jobs=jobs, cache=not no_cache and not verify_command,
-            min_confidence=min_confidence, extend_select=extend_select, extend_ignore=extend_ignore)
+            min_confidence=min_confidence, extend_select=extend_select, extend_ignore=extend_ignore, shard=shard)
     except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
     rules, notes = resolved.rules, resolved.notes
@@ -223,7 +234,7 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     if baseline_write is not None:
         _write_baseline(result, baseline_write, say)
     if baseline is not None:
-        result, stale_note, baseline_info = _apply_baseline(result, baseline, update_baseline, say)
+        result, stale_note, baseline_info = _apply_baseline(result, baseline, update_baseline, say, shard is not None)
         notes = tuple(notes) + ((stale_note,) if stale_note else ())
     else:
         baseline_info = None
@@ -507,30 +518,23 @@ def _write_baseline(result: ScanResult, path: Path, say: _Say) -> NoReturn:
     sys.exit(1 if result.errors else 0)
 
 
-def _apply_baseline(result: ScanResult, path: Path, update: bool, say: _Say) -> tuple[ScanResult, str, dict]:
+def _apply_baseline(result: ScanResult, path: Path, update: bool, say: _Say,
+                    sharded: bool = False) -> tuple[ScanResult, str, dict]:
     """The findings the baseline does not record; the note about its stale entries (pruned with
-    ``update``), also for the report's notes; what the JSON report says about the baseline."""
+    ``update``), also for the report's notes; what the JSON report says about the baseline. In one
+    part of a sharded scan only the entries of its own files can be stale."""
     from torch_upgrade.io import baseline
 
     try:
-        applied = baseline.apply(result, path)
+        applied = baseline.apply(result, path, only_scanned=sharded)
         pruned = baseline.prune(path, applied.stale) if update and applied.stale else 0
     except baseline.BaselineError as exc:
         raise click.UsageError(f"--baseline {exc}") from None
     say.info(f"baseline: {applied.known} known finding{'s' if applied.known != 1 else ''} hidden ({path})")
-    stale = len(applied.stale)
     info = {"path": str(path), "known": applied.known, "stale": applied.stale, "pruned": pruned}
-    if not stale:
-        return applied.result, "", info
-    entries = "; ".join(f"{e.get('path')}:{e.get('line')} {e.get('rule')}" for e in applied.stale[:5]) \
-        + (f"; ... ({stale - 5} more)" if stale > 5 else "")
-    if pruned:
-        note = (f"baseline: dropped {pruned} entr{'ies that no longer occur' if pruned != 1 else 'y that no longer occurs'}"
-                f" from {path} ({entries})")
-    else:
-        note = (f"baseline: {stale} recorded finding{'s no longer occur' if stale != 1 else ' no longer occurs'} "
-                f"({entries}); --update-baseline drops {'them' if stale != 1 else 'it'} from {path}")
-    say.note(note)
+    note = summary.baseline_note(applied.stale, pruned, str(path))
+    if note:
+        say.note(note)
     return applied.result, note, info
 
 
@@ -620,6 +624,35 @@ def upgrade(paths: tuple[Path, ...], target: str, select: tuple[str, ...], exten
         click.echo(listing, err=fmt != "text" or output is not None, nl=False)
     for note in floor_notes:
         say.info(note)
+    if result.errors:
+        sys.exit(1)
+    sys.exit(0 if exit_zero or not result.failing(fail_on) else 1)
+
+
+@main.command()
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "--output-format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Report format, as for scan.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no window line, summary or notes.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="info", show_default=True,
+              help="Lowest severity that fails the run.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+def merge(reports: tuple[Path, ...], fmt: str, output: Optional[Path], quiet: bool, fail_on: str,
+          exit_zero: bool) -> None:
+    """Combine the JSON reports of `scan --shard I/N --format json` jobs (every part, once) into the
+    report one scan of all the files would have produced, and exit as that scan would."""
+    rules = shipped_rules()
+    try:
+        result, notes, baseline = api.merge_reports(reports)
+    except api.UsageError as exc:
+        raise click.UsageError(str(exc)) from None
+    say = _Say(quiet)
+    for note in notes:
+        say.note(note)
+    render = reporters.get(fmt)
+    _emit(render(result, color=_color(output) and fmt == "text", width=_width(), rules=rules, notes=tuple(notes),
+                 quiet=quiet, fail_on=fail_on, baseline=baseline), output)
     if result.errors:
         sys.exit(1)
     sys.exit(0 if exit_zero or not result.failing(fail_on) else 1)

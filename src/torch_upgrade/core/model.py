@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 from packaging.version import InvalidVersion, Version
 
@@ -31,6 +31,15 @@ class ImportSpec:
         if self.name is None:
             return f"import {self.module}" + (f" as {self.asname}" if self.asname else "")
         return f"from {self.module} import {self.name}" + (f" as {self.asname}" if self.asname else "")
+
+    @classmethod
+    def parse(cls, code: str) -> "ImportSpec":
+        """The spec ``code()`` wrote (a report read back: ``torch-upgrade merge``)."""
+        words = code.split()
+        asname = words[-1] if len(words) >= 4 and words[-2] == "as" else None
+        if words[0] == "from":
+            return cls(words[1], words[3], asname)
+        return cls(words[1], None, asname)
 
 
 
@@ -67,6 +76,11 @@ class TextEdit:
             out["cell"] = self.cell
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TextEdit":
+        return cls(data["line"], data["column"], data["end_line"], data["end_column"], data["content"],
+                   data.get("cell"))
+
 
 @dataclass
 class Fix:
@@ -97,6 +111,14 @@ class Fix:
             out["imports"] = [spec.code() for spec in self.imports]
         out["edits"] = [e.as_dict() for e in self.text_edits]
         return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], edit_lines: Sequence[str] = ()) -> "Fix":
+        """The fix ``as_dict`` wrote (with ``edit_lines``, the original lines its edits touch)."""
+        return cls(edits=[], imports=tuple(ImportSpec.parse(c) for c in data.get("imports", ())),
+                   safety=data["safety"], reason=data.get("reason", ""), needs=data.get("needs"),
+                   text_edits=tuple(TextEdit.from_dict(e) for e in data.get("edits", ())),
+                   edit_lines=tuple(edit_lines))
 
 
 @dataclass
@@ -173,6 +195,19 @@ class Finding:
             out["runtime"] = self.runtime
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], snippet: str = "", edit_lines: Sequence[str] = ()) -> "Finding":
+        """The finding ``as_dict`` wrote (a report read back: ``torch-upgrade merge``); ``snippet``
+        and ``edit_lines``: the source lines a JSON report leaves out."""
+        fix = Fix.from_dict(data["fix"], edit_lines) if data.get("fix") else None
+        window = Window.from_dict(data["window"]) if data.get("window") else None
+        return cls(rule_id=data["rule"], rule_name=data["name"], path=data["path"], line=data["line"],
+                   column=data["column"], end_line=data["end_line"], end_column=data["end_column"],
+                   severity=data["severity"], message=data["message"], release=data["release"],
+                   kind=data["kind"], fix=fix, cell=data.get("cell"), snippet=snippet, window=window,
+                   confidence=data.get("confidence", "certain"), runtime=data.get("runtime"),
+                   library=data.get("library", "torch"))
+
 
 def release_order(label: str) -> tuple[int, str, Version]:
     """Sort key of a ``Finding.release_label``: torch's releases first, then each library's, by version."""
@@ -200,6 +235,10 @@ class FileError:
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FileError":
+        return cls(data["path"], data["message"], data.get("line"), data.get("column"), data.get("cell"))
 
 
 def holding(value: object, key: str) -> Iterator[dict[str, Any]]:
@@ -234,6 +273,38 @@ class FileResult:
 
 
 @dataclass
+class ShardPart:
+    """One group of a sharded scan's files that share their settings: what ``torch-upgrade merge``
+    needs to compute the project-level advice of the whole scan (which one part cannot): the
+    settings that decide it, the reported paths of the group's files in this part, and each
+    project-level rule's per-file facts."""
+
+    settings: dict[str, Any]  # window (as_dict), select, ignore, per_file_ignores, min_confidence
+    paths: list[str]
+    facts: dict[str, list[tuple[str, Any]]]  # rule id -> [(path, fact)]
+    order: list[int] = field(default_factory=list)  # each path's place among all the files the scan found
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"settings": self.settings, "paths": self.paths, "order": self.order,
+                "facts": {rule: [[path, fact] for path, fact in facts] for rule, facts in sorted(self.facts.items())}}
+
+
+@dataclass
+class Shard:
+    """What a scan with ``--shard I/N`` adds to its JSON report for ``torch-upgrade merge``."""
+
+    index: int
+    count: int
+    parts: list[ShardPart]
+
+    def as_dict(self, findings: Sequence[Finding]) -> dict[str, Any]:
+        """With, per finding (in report order), the source lines a JSON report leaves out: the flagged
+        lines and the original lines each fix edit touches, so that a merged report renders as a scan's."""
+        return {"index": self.index, "count": self.count, "parts": [p.as_dict() for p in self.parts],
+                "details": [[f.snippet, list(f.fix.edit_lines if f.fix else ())] for f in findings]}
+
+
+@dataclass
 class ScanResult:
     window: Window
     files: list[FileResult]
@@ -243,6 +314,7 @@ class ScanResult:
     fixed: int = 0
     scanned: int = 0
     windows: tuple[tuple[Window, str], ...] = ()  # when projects differ: each window and the folder it is for
+    shard: Optional[Shard] = None  # with --shard: what merging the parts' reports needs
 
     def failing(self, fail_on: str) -> list[Finding]:
         floor = SEVERITY_ORDER[fail_on]

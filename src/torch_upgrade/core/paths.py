@@ -9,6 +9,7 @@ from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import Window
 
 
 def display_path(path: Path, root: Optional[str]) -> str:
@@ -54,3 +55,26 @@ def outside(path: Path, roots: Sequence[str]) -> Optional[str]:
         if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
             return None
     return real
+
+
+def windows_of(groups: Sequence[tuple[Window, Sequence[str]]]) -> tuple[tuple[Window, str], ...]:
+    """When files were analysed in different windows: each window and the folder of its files
+    (``groups``: each group's window and its files' reported paths)."""
+    by_window: dict[Window, list[str]] = {}
+    for window, members in groups:
+        by_window.setdefault(window, []).extend(members)
+    if len(by_window) < 2:
+        return ()
+    return tuple(sorted(((window, _common_folder(members)) for window, members in by_window.items()),
+                        key=lambda pair: pair[1]))  # by folder, whatever order the files were analysed in
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    """The folder (as reported, '/'-separated) holding every one of these reported paths."""
+    parts = [p.split("/")[:-1] for p in paths]
+    common: list[str] = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) + "/" if common else "./"

@@ -39,6 +39,9 @@ class Settings:
     # is in the file as it was read (a notebook: in its cells joined as one program); a fix in code
     # an allowed fix wrote comes with it. None: every fix
     only_fixes: Optional[frozenset[tuple[str, str, int, int]]] = None
+    # --shard I/N: scan only part I (1-based) of N disjoint parts of the discovered files (engine.shard);
+    # like ``roots``, never part of a file's result nor of the cache key
+    shard: Optional[tuple[int, int]] = None
 
     @property
     def rewriting(self) -> bool:

@@ -95,6 +95,12 @@ class Window:
                                 for w in self.libraries}
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict, package: str = TORCH) -> "Window":
+        """The window ``as_dict`` wrote (a report read back: ``torch-upgrade merge``)."""
+        libraries = tuple(cls.from_dict(w, name) for name, w in sorted(data.get("libraries", {}).items()))
+        return cls(parse_version(data["from"]), parse_version(data["to"]), data["source"], package, libraries)
+
     def describe(self) -> str:
         return f"{self.package} {short(self.low)} → {short(self.high)} ({self.source})"
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.policy import quiet, release, severity
 from torch_upgrade.catalog.ruledata import Rule, RuleSet, load_rules
-from torch_upgrade.core.model import FileResult, Finding, ScanResult
-from torch_upgrade.core.paths import ignored_by_path, write_roots
+from torch_upgrade.core.model import FileResult, Finding, ScanResult, Shard, ShardPart
+from torch_upgrade.core.paths import ignored_by_path, windows_of, write_roots
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.registry import get_checker
-from torch_upgrade.engine import runner
+from torch_upgrade.engine import runner, shard
 from torch_upgrade.engine.resolve import Resolver, same_run
 from torch_upgrade.engine.runner import Progress
 from torch_upgrade.io.cache import Cache, configuration_key, memo
@@ -95,6 +95,10 @@ def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = N
     rules = rules or shipped_rules()
     files = list(discover(paths, settings.exclude, force_exclude=settings.force_exclude,
                           respect_gitignore=settings.respect_gitignore))
+    positions = list(range(len(files)))  # each file's place in the whole scan's order (merge restores it)
+    if settings.shard is not None:
+        positions = shard.parts(files, settings.shard[1])[settings.shard[0] - 1]
+        files = [files[i] for i in positions]
     groups: dict[Settings, list[int]] = {}
     for index, path in enumerate(files):
         own = same_run(resolver.settings_for(path)[0], settings) if resolver is not None else settings
@@ -102,6 +106,7 @@ def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = N
     results: list[Optional[FileResult]] = [None] * len(files)
     findings: list[Finding] = []
     rule_list: dict[str, Rule] = {}
+    parts: list[ShardPart] = []
     done = 0
     for own, group in groups.items() or [(settings, [])]:
         ctx = Context.build(own, rules)
@@ -109,7 +114,12 @@ def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = N
         step = progress if len(groups) == 1 or progress is None else _shifted(progress, done, len(files) - done - len(group))
         cache = Cache.open(configuration_key(own, ctx.rules.rules)) if own.cache and not own.rewriting else None
         found = runner.run([files[i] for i in group], ctx, step, cache)
-        if cache is not None:
+        if settings.shard is not None:  # the whole project's advice is for `merge`, from every part's facts
+            project = []
+            parts.append(shard_part(found, ctx, [positions[i] for i in group]))
+            if cache is not None:
+                cache.close()
+        elif cache is not None:
             project = cache.project(found, lambda: project_findings(found, ctx))
             cache.close()
         else:
@@ -127,7 +137,44 @@ def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = N
         window=settings.window, files=ordered, findings=findings, errors=errors,
         rules=tuple(rule_list.values()), fixed=sum(r.fixed for r in ordered), scanned=len(files),
         windows=_windows(groups, [r.path for r in ordered]),
+        shard=None if settings.shard is None else Shard(*settings.shard, parts),
     )
+
+
+def shard_part(found: Sequence[FileResult], ctx: Context, order: Sequence[int]) -> ShardPart:
+    """One settings group of a sharded scan, as ``torch-upgrade merge`` needs it (``merged``)."""
+    s = ctx.settings
+    settings = {"window": s.window.as_dict(), "select": list(s.select), "ignore": list(s.ignore),
+                "per_file_ignores": [[glob, list(ids)] for glob, ids in s.per_file_ignores],
+                "min_confidence": s.min_confidence}
+    facts: dict[str, list[tuple[str, Any]]] = {}
+    for result in found:
+        for rule_id, fact in result.facts.items():
+            facts.setdefault(rule_id, []).append((result.path, fact))
+    return ShardPart(settings, [r.path for r in found], facts, list(order))
+
+
+def merged_project_findings(part_settings: dict[str, Any], paths: Sequence[str],
+                            facts: dict[str, list[tuple[str, Any]]], findings: Sequence[Finding],
+                            rules: Optional[RuleSet] = None) -> list[Finding]:
+    """The project-level advice one scan of every part's files would have given, for one settings
+    group: from the facts the parts recorded (``shard_part``) and the findings they reported."""
+    window = Window.from_dict(part_settings["window"])
+    settings = Settings(window=window, select=tuple(part_settings["select"]), ignore=tuple(part_settings["ignore"]),
+                        per_file_ignores=tuple((glob, tuple(ids)) for glob, ids in part_settings["per_file_ignores"]),
+                        min_confidence=part_settings["min_confidence"])
+    ctx = Context.build(settings, rules or shipped_rules())
+    by_path: dict[str, FileResult] = {path: FileResult(path) for path in paths}  # in the whole scan's order
+    for finding in findings:
+        if finding.path in by_path:
+            by_path[finding.path].findings.append(finding)
+    for rule_id, pairs in facts.items():
+        for path, fact in pairs:
+            by_path.setdefault(path, FileResult(path)).facts[rule_id] = fact
+    out = project_findings(list(by_path.values()), ctx)
+    for finding in out:
+        finding.window = window
+    return out
 
 
 def _shifted(progress: Progress, before: int, after: int) -> Progress:
@@ -136,21 +183,4 @@ def _shifted(progress: Progress, before: int, after: int) -> Progress:
 
 
 def _windows(groups: dict[Settings, list[int]], paths: Sequence[str]) -> tuple[tuple[Window, str], ...]:
-    """When files were analysed in different windows: each window and the folder of its files."""
-    by_window: dict[Window, list[str]] = {}
-    for own, group in groups.items():
-        by_window.setdefault(own.window, []).extend(paths[i] for i in group)
-    if len(by_window) < 2:
-        return ()
-    return tuple((window, _common_folder(members)) for window, members in by_window.items())
-
-
-def _common_folder(paths: Sequence[str]) -> str:
-    """The folder (as reported, '/'-separated) holding every one of these reported paths."""
-    parts = [p.split("/")[:-1] for p in paths]
-    common: list[str] = []
-    for level in zip(*parts):
-        if len(set(level)) != 1:
-            break
-        common.append(level[0])
-    return "/".join(common) + "/" if common else "./"
+    return windows_of([(own.window, [paths[i] for i in group]) for own, group in groups.items()])

@@ -116,14 +116,17 @@ def check(path: Path) -> None:
     _read(path)
 
 
-def apply(result: ScanResult, path: Path) -> Applied:
-    """Drop the findings the baseline at ``path`` records; say which of its entries no longer occur."""
+def apply(result: ScanResult, path: Path, only_scanned: bool = False) -> Applied:
+    """Drop the findings the baseline at ``path`` records; say which of its entries no longer occur
+    (``only_scanned``, for one part of a sharded scan: only entries of the files it scanned can)."""
     recorded = _read(path)
-    prints = fingerprints(result.findings, path.resolve().parent)
+    base = path.resolve().parent
+    prints = fingerprints(result.findings, base)
     known = {e["fingerprint"] for e in recorded}
     hidden = {i for i, fp in enumerate(prints) if fp in known}
     current = set(prints)
-    stale = [e for e in recorded if e["fingerprint"] not in current]
+    scanned = {_relative(r.path, base) for r in result.files}
+    stale = [e for e in recorded if e["fingerprint"] not in current and (not only_scanned or e.get("path") in scanned)]
     return Applied(_without(result, hidden), len(hidden), stale)
 
 

@@ -28,4 +28,6 @@ def render(result: ScanResult, *, notes: Sequence[str] = (), baseline: Optional[
     }
     if baseline is not None:
         data["baseline"] = baseline
+    if result.shard is not None:  # for `torch-upgrade merge` (report.merge); a merged report has none
+        data["shard"] = result.shard.as_dict(result.findings)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

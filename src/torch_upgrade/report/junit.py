@@ -57,7 +57,7 @@ def render(result: ScanResult, *, fail_on: str = "info", **_: object) -> str:
     errors: defaultdict[str, list[FileError]] = defaultdict(list)
     for e in result.errors:
         errors[e.path].append(e)
-    paths = list(dict.fromkeys([r.path for r in result.files] + list(findings) + list(errors)))
+    paths = sorted(set([r.path for r in result.files] + list(findings) + list(errors)))  # as merged parts too
     root = ET.Element("testsuites", name="torch-upgrade")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for path in paths:

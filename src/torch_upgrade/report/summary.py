@@ -115,3 +115,18 @@ def shown_libraries(window: Window, findings: Sequence[Finding]) -> list[Window]
     rules have findings (a window derived for a library the code never uses is noise)."""
     used = {f.library for f in findings}
     return [w for w in window.libraries if w.package in used or not w.source.startswith(PAIRED)]
+
+
+def baseline_note(stale: Sequence[dict], pruned: int, path: str) -> str:
+    """The note about a baseline's entries that no longer occur (dropped from it with ``pruned``);
+    empty when there are none."""
+    if not stale:
+        return ""
+    count = len(stale)
+    entries = "; ".join(f"{e.get('path')}:{e.get('line')} {e.get('rule')}" for e in stale[:5]) \
+        + (f"; ... ({count - 5} more)" if count > 5 else "")
+    if pruned:
+        return (f"baseline: dropped {pruned} entr{'ies that no longer occur' if pruned != 1 else 'y that no longer occurs'}"
+                f" from {path} ({entries})")
+    return (f"baseline: {count} recorded finding{'s no longer occur' if count != 1 else ' no longer occurs'} "
+            f"({entries}); --update-baseline drops {'them' if count != 1 else 'it'} from {path}")
