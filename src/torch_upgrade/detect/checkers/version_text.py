@@ -10,8 +10,9 @@ comparison of versions it stands for; it is reported where some release of the w
 (a comparison that is right on every release of the window is left alone, and a guard that is wrong
 somewhere is not removed as dead by TU980: what it computes is not what its author meant).
 
-The fix, where every torch of the window has ``TorchVersion`` (a window from 1.10) and the comparison is
-``>=`` or ``<`` (where comparing the whole version is comparing it at the literal's precision): compare
+The fix, where every torch of the window has ``TorchVersion`` (a window from 1.10) and the comparison asks
+whether torch is at least, or below, the literal (``>=``, ``<``; ``"2.9" <= v``: there comparing the whole
+version is comparing it at the literal's precision): compare
 ``torch.__version__`` itself with the literal as a string. It changes what the code does on the releases
 where it was wrong, so it is unsafe.
 """
@@ -57,9 +58,11 @@ def _fix(node: cst.Comparison, analysis: Analysis, scope: Scope, window: Window)
     """``torch.__version__ OP "X.Y"`` in place of the comparison, where the window has ``TorchVersion``
     throughout, the operator is ``>=`` or ``<``, and the computed side holds ``torch.__version__`` once."""
     target = node.comparisons[0]
-    if window.low < _TORCH_VERSION_CLASS or not isinstance(target.operator, (cst.GreaterThanEqual, cst.LessThan)):
-        return None
     literal_first = isinstance(node.left, (cst.SimpleString, cst.Float))
+    # torch's side at least, or below: ">=" or "<" written with the version on the left, "<=" or ">" on the right
+    wanted = (cst.LessThanEqual, cst.GreaterThan) if literal_first else (cst.GreaterThanEqual, cst.LessThan)
+    if window.low < _TORCH_VERSION_CLASS or not isinstance(target.operator, wanted):
+        return None
     derived, literal = (target.comparator, node.left) if literal_first else (node.left, target.comparator)
     versions = [n for n in subtree(derived) if isinstance(n, (cst.Name, cst.Attribute)) and
                 analysis.qualify(dotted(n) or "", scope)[0] in _VERSION_VALUES]

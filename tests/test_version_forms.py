@@ -1,0 +1,583 @@
+"""Version checks in the forms real projects write them (issue 31): each is a guard (the old call in its old
+branch gives no finding), and where the window's floor decides it, ``scan --fix`` (TU980, a safe fix) and
+``upgrade --to X`` remove it, leaving a program that runs on torch; what is not a torch version check is left
+alone; a comparison of torch's version as text that is wrong on some release is reported (TU981); a check of
+a library that moves with torch is named as that library's (``GuardModel.about``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+import torch_upgrade
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.decide import Decider
+from torch_upgrade.syntax.guards import GuardModel
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+OLD = "torch.symeig(x, eigenvectors=True)"  # TU202 (removed in 1.9 ... reported on a window from 1.6)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, code in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
+
+
+# name -> (floor, files, the entry file, its text once the floor removed the shim)
+FORMS: dict[str, tuple[str, dict[str, str], str, str]] = {
+    # the shim `upgrade --to 2.0` left in issue 31
+    "a tuple of ints unpacked from a generator": ("2.0", {"mod.py": f'''
+        import torch
+
+        TORCH_MAJOR, TORCH_MINOR = (int(v) for v in torch.__version__.split(".")[:2])
+
+
+        def eigh(x):
+            if (TORCH_MAJOR, TORCH_MINOR) < (1, 9):
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "names unpacked with map in another file": ("2.0", {"pkg/__init__.py": "", "pkg/_compat.py": '''
+        import torch
+
+        TORCH_MAJOR, TORCH_MINOR = map(int, torch.__version__.split(".")[:2])
+        ''', "pkg/ops.py": f'''
+        import torch
+
+        from ._compat import TORCH_MAJOR, TORCH_MINOR
+
+        if (TORCH_MAJOR, TORCH_MINOR) >= (1, 9):
+            eigh = torch.linalg.eigh
+        else:
+            def eigh(x):
+                return {OLD}
+        '''}, "pkg/ops.py", '''
+        import torch
+
+        eigh = torch.linalg.eigh
+        '''),
+    # the other shim of issue 31: a probe that raises AttributeError where the name is missing
+    "getattr without a default in a try catching AttributeError": ("2.0", {"mod.py": '''
+        import torch
+
+        AMP_AVAILABLE = False
+        try:
+            if getattr(torch.cuda.amp, "autocast") is not None:
+                AMP_AVAILABLE = True
+        except AttributeError:
+            pass
+        '''}, "mod.py", '''
+        AMP_AVAILABLE = False
+        AMP_AVAILABLE = True
+        '''),
+    # OpenMMLab: mmcv's helper (both of its forms agree on these versions)
+    "mmcv's digit_version": ("2.0", {"mod.py": f'''
+        import torch
+        from mmcv.utils import digit_version
+
+        if digit_version(torch.__version__) >= digit_version("1.8.0"):
+            eigh = torch.linalg.eigh
+        else:
+            def eigh(x):
+                return {OLD}
+        '''}, "mod.py", '''
+        import torch
+
+        eigh = torch.linalg.eigh
+        '''),
+    # mmdet/mmseg keep their own copy, with a loop
+    "a project's digit_version in another file": ("2.0", {"pkg/__init__.py": "", "pkg/utils.py": '''
+        def digit_version(version_str):
+            digit_version = []
+            for x in version_str.split("."):
+                if x.isdigit():
+                    digit_version.append(int(x))
+                elif x.find("rc") != -1:
+                    patch_version = x.split("rc")
+                    digit_version.append(int(patch_version[0]) - 1)
+                    digit_version.append(int(patch_version[1]))
+            return digit_version
+        ''', "pkg/model.py": f'''
+        import torch
+
+        from .utils import digit_version
+
+
+        def eigh(x):
+            if digit_version(torch.__version__) < digit_version("1.9.0"):
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "pkg/model.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # lightning 1.x: a flag from LooseVersion in an imports module
+    "a LooseVersion flag in another file": ("2.0", {"pkg/__init__.py": "", "pkg/imports.py": '''
+        from distutils.version import LooseVersion
+
+        import torch
+
+        _TORCH_LOWER_1_9 = LooseVersion(torch.__version__) < LooseVersion("1.9.0")
+        ''', "pkg/core.py": f'''
+        import torch
+
+        from .imports import _TORCH_LOWER_1_9
+
+
+        def eigh(x):
+            if _TORCH_LOWER_1_9:
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "pkg/core.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "StrictVersion of the version without its local label": ("2.0", {"mod.py": f'''
+        from distutils.version import StrictVersion
+
+        import torch
+
+
+        def eigh(x):
+            if StrictVersion(torch.__version__.split("+")[0]) >= StrictVersion("1.9.0"):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "packaging's release tuple": ("2.0", {"mod.py": f'''
+        import torch
+        from packaging import version
+
+
+        def eigh(x):
+            if version.parse(torch.__version__).release >= (1, 9):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "a string comparison of torch.__version__": ("2.0", {"mod.py": f'''
+        import torch
+
+
+        def eigh(x):
+            if torch.__version__ >= "1.9":
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # detectron2's utils/env.py, read by its other modules
+    "TORCH_VERSION tuple in another file": ("2.0", {"pkg/__init__.py": "", "pkg/env.py": '''
+        import torch
+
+        TORCH_VERSION = tuple(int(x) for x in torch.__version__.split(".")[:2])
+        """
+        PyTorch version as a tuple of 2 ints. Useful for comparison.
+        """
+        ''', "pkg/layers.py": f'''
+        import torch
+
+        from .env import TORCH_VERSION
+
+        if TORCH_VERSION >= (1, 9):
+            eigh = torch.linalg.eigh
+        else:
+            def eigh(x):
+                return {OLD}
+        '''}, "pkg/layers.py", '''
+        import torch
+
+        eigh = torch.linalg.eigh
+        '''),
+    "startswith": ("2.0", {"mod.py": f'''
+        import torch
+
+
+        def eigh(x):
+            if torch.__version__.startswith("1."):
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "a float of the version, right on every release of the window": ("2.0", {"mod.py": f'''
+        import torch
+
+
+        def eigh(x):
+            if float(torch.__version__[:3]) < 1.9:
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # a name torch 1.6 brought (the table dates it): the fallback is for older torch
+    "try: import / except ImportError of a name dated 1.6": ("1.8", {"mod.py": '''
+        import contextlib
+
+        import torch
+
+        try:
+            from torch.cuda.amp import autocast
+        except ImportError:  # torch < 1.6
+            @contextlib.contextmanager
+            def autocast(enabled=True):
+                yield
+
+
+        def forward(model, x):
+            with autocast(enabled=False):
+                return model(x)
+        '''}, "mod.py", '''
+        import torch
+
+        from torch.cuda.amp import autocast
+
+
+        def forward(model, x):
+            with autocast(enabled=False):
+                return model(x)
+        '''),
+    "a hasattr chain": ("2.0", {"mod.py": f'''
+        import torch
+
+
+        def eigh(x):
+            if hasattr(torch, "linalg") and hasattr(torch.linalg, "eigh"):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''}, "mod.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "getattr(..., None)": ("2.0", {"mod.py": f'''
+        import torch
+
+        _eigh = getattr(torch.linalg, "eigh", None)
+
+
+        def eigh(x):
+            if _eigh is None:
+                return {OLD}
+            return _eigh(x)
+        '''}, "mod.py", '''
+        import torch
+
+        _eigh = getattr(torch.linalg, "eigh", None)
+
+
+        def eigh(x):
+            return _eigh(x)
+        '''),
+}
+
+
+def _scan(root: Path, low: str, **kw) -> list[tuple[str, str, int]]:
+    report = torch_upgrade.scan([root], from_version=low, **kw)
+    assert not report.errors, report.errors
+    return sorted((Path(f.path).name, f.rule, f.line) for f in report.findings)
+
+
+@pytest.mark.parametrize("name", list(FORMS))
+def test_a_version_check_guards_its_old_branch(tmp_path, name):
+    _, files, _, _ = FORMS[name]
+    write(tmp_path, files)
+    assert [f for f in _scan(tmp_path, "1.6", ignore=["TU980", "TU981"]) if f[1] == "TU202"] == []
+
+
+def test_the_old_call_alone_is_reported(tmp_path):
+    write(tmp_path, {"mod.py": f"import torch\n\n\ndef eigh(x):\n    return {OLD}\n"})
+    assert ("mod.py", "TU202", 5) in _scan(tmp_path, "1.6")
+
+
+@pytest.mark.parametrize("name", list(FORMS))
+def test_scan_fix_removes_the_shim_the_floor_decides(tmp_path, name):
+    floor, files, entry, after = FORMS[name]
+    write(tmp_path, files)
+    report = torch_upgrade.fix([tmp_path], from_version=floor, select=["TU980"])
+    assert not report.errors and report.fixed >= 1
+    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
+    for other, code in files.items():  # a helper or a flag of another file is the project's: kept
+        if other != entry:
+            assert (tmp_path / other).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+    assert torch_upgrade.scan([tmp_path], from_version=floor, select=["TU980"]).findings == ()
+
+
+@pytest.mark.parametrize("name", list(FORMS))
+def test_upgrade_to_the_floor_removes_it(tmp_path, name):
+    floor, files, entry, after = FORMS[name]
+    write(tmp_path, {**files, "requirements.txt": "torch>=1.6\n"})
+    report = torch_upgrade.upgrade([tmp_path], to=floor, select=["TU980"])
+    assert not report.errors
+    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
+    assert (tmp_path / "requirements.txt").read_text(encoding="utf-8") == f"torch>={floor}\n"
+
+
+# a window from 1.7 starts below each form's threshold (torch.linalg.eigh came in 1.8, the versions compared
+# are 1.8 and 1.9); the autocast probes are for torch < 1.6, older than any window
+BELOW = [name for name, (_, files, _, _) in FORMS.items() if "autocast" not in "".join(files.values())]
+
+
+@pytest.mark.parametrize("name", BELOW)
+def test_a_window_from_below_the_threshold_keeps_it(tmp_path, name):
+    _, files, entry, _ = FORMS[name]
+    write(tmp_path, files)
+    report = torch_upgrade.fix([tmp_path], from_version="1.7", select=["TU980"])
+    assert report.fixed == 0
+    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(files[entry]).lstrip("\n")
+
+
+def test_the_fixed_programs_run_on_torch(tmp_path):
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed")
+    roots = []
+    for index, (name, (floor, files, entry, _)) in enumerate(FORMS.items()):
+        if "mmcv" in name:
+            continue  # mmcv is not installed: its import is gone from the fixed module, but not from the test's
+        root = tmp_path / f"case{index}"
+        write(root, files)
+        torch_upgrade.fix([root], from_version=floor, select=["TU980"])
+        roots.append((str(root), entry[:-3].replace("/", ".")))
+    code = textwrap.dedent(f"""
+        import importlib, sys, warnings
+        import torch
+        warnings.simplefilter("ignore")
+        x = torch.randn(4, 4)
+        x = x @ x.T
+        for root, module in {roots!r}:
+            sys.path.insert(0, root)
+            loaded = importlib.import_module(module)
+            if hasattr(loaded, "eigh"):
+                w, v = loaded.eigh(x)
+                assert torch.allclose(w, torch.linalg.eigvalsh(x), atol=1e-4)
+            for name in [m for m in sys.modules if m == "mod" or m == "pkg" or m.startswith("pkg.")]:
+                del sys.modules[name]
+            sys.path.pop(0)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+# ------------------------------------------------------------------ not torch version checks: untouched
+NOT_TORCH = {
+    "Python's version": '''
+        import sys
+
+        if sys.version_info >= (3, 8):
+            from functools import cached_property
+        else:
+            cached_property = property
+        ''',
+    "mmcv's own version through digit_version": '''
+        import mmcv
+        from mmcv.utils import digit_version
+
+        if digit_version(mmcv.__version__) >= digit_version("1.3.0"):
+            NEW_MMCV = True
+        else:
+            NEW_MMCV = False
+        ''',
+    "another library's version as a string": '''
+        import numpy as np
+
+        if np.__version__ >= "1.20":
+            INT = int
+        else:
+            INT = np.int
+        ''',
+    "another library's version with packaging": '''
+        import transformers
+        from packaging import version
+
+        if version.parse(transformers.__version__) >= version.parse("4.0"):
+            NEW = True
+        ''',
+    "torchvision's version (a guard for torchvision's rules, not decided here)": '''
+        import torchvision
+        from packaging import version
+
+        if version.parse(torchvision.__version__) >= version.parse("0.13"):
+            WEIGHTS = {"weights": "DEFAULT"}
+        else:
+            WEIGHTS = {"pretrained": True}
+        ''',
+    "the CUDA build": '''
+        import torch
+
+        if torch.version.cuda is not None and torch.version.cuda.startswith("11."):
+            CUDA11 = True
+        ''',
+    "a parameter named version": '''
+        def export(model, version="1.8"):
+            if version >= "1.9":
+                return model
+            return None
+        ''',
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_TORCH))
+def test_what_is_no_torch_version_check_is_untouched(tmp_path, name):
+    code = NOT_TORCH[name]
+    write(tmp_path, {"mod.py": code})
+    report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU980", "TU981"], unsafe=True)
+    assert not report.errors and report.fixed == 0
+    assert (tmp_path / "mod.py").read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+    assert torch_upgrade.scan([tmp_path], from_version="1.6", select=["TU980", "TU981"]).findings == ()
+
+
+# ------------------------------------------------------------------ TU981: compared as text
+def _tu981(code: str, low: str) -> list[tuple[int, bool]]:
+    report = torch_upgrade.scan_source(textwrap.dedent(code).lstrip("\n"), from_version=low, select=["TU981"])
+    assert not report.errors
+    return [(f.line, f.fix is not None) for f in report.findings]
+
+
+@pytest.mark.parametrize("test, low, expected", [
+    ('torch.__version__ < "1.10"', "1.6", [(3, False)]),  # "1.9.0" < "1.10" is false: a plain str before 1.10
+    ('torch.__version__ < "1.10"', "1.10", []),  # a TorchVersion on every release of the window
+    ('torch.__version__ >= "1.8"', "1.6", []),  # a plain str, but right on every release
+    ('torch.__version__[:3] >= "1.8"', "1.6", [(3, False)]),  # "1.1" on torch 1.10
+    ('torch.__version__[:3] >= "1.8"', "2.0", []),  # "2.1" >= "1.8": right on every release from 2.0
+    ('torch.__version__[:3] >= "2.9"', "2.0", [(3, True)]),  # "2.1" on torch 2.10
+    ('torch.__version__.split("+")[0] >= "2.9"', "2.0", [(3, True)]),
+    ('"2.9" <= torch.__version__.split("+")[0]', "2.0", [(3, True)]),
+    ('float(torch.__version__[:3]) < 1.7', "1.6", [(3, False)]),
+    ('torch.__version__[:3] > "2.9"', "2.0", [(3, False)]),  # at the minor's precision: no whole-version fix
+    ('torch.__version__[:3] == "2.1"', "2.0", []),  # an equality of a truncated version is deliberate
+    ('torch.__version__.split(".")[1] >= "9"', "1.6", []),  # the minor alone
+    ('tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (2, 9)', "2.0", []),
+    ('importlib.metadata.version("torch") < "1.10"', "1.6", [(3, False)]),
+])
+def test_a_textual_comparison_wrong_on_some_release_is_reported(test, low, expected):
+    assert _tu981(f"import importlib.metadata\nimport torch\nif {test}:\n    pass\n", low) == expected
+
+
+def test_the_text_fix_compares_the_version_itself(tmp_path):
+    code = 'import torch\n\nNEW = torch.__version__.split("+")[0] >= "2.9"\nOLD = "2.9" > torch.__version__[:3]\n'
+    write(tmp_path, {"mod.py": code})
+    report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU981"], unsafe=True)
+    assert not report.errors and report.fixed == 2
+    assert (tmp_path / "mod.py").read_text(encoding="utf-8") == \
+        'import torch\n\nNEW = torch.__version__ >= "2.9"\nOLD = "2.9" > torch.__version__\n'
+    safe = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU981"])
+    assert safe.fixed == 0  # unsafe: it changes what the code does where it was wrong
+
+
+def test_a_wrong_textual_guard_guards_and_is_not_removed_as_dead(tmp_path):
+    code = f'''
+        import torch
+
+
+        def eigh(x):
+            if torch.__version__[:3] < "1.9":
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''
+    write(tmp_path, {"mod.py": code})
+    assert _scan(tmp_path, "1.6", ignore=["TU980"]) == [("mod.py", "TU981", 5)]
+    # "2.1" < "1.9" is false too: right on every release from 2.0, where the guard is dead
+    assert _scan(tmp_path, "2.0") == [("mod.py", "TU980", 5)]
+    torch_upgrade.fix([tmp_path], from_version="1.9", select=["TU980"])
+    assert (tmp_path / "mod.py").read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+
+
+# ------------------------------------------------------------------ which package a check is about
+ABOUT = '''
+import sys
+
+import torch
+import torchvision
+from packaging import version
+from torchvision import __version__ as tv_version
+from lightning.utilities import _TORCHVISION_GREATER_EQUAL_0_13, _TORCH_GREATER_EQUAL_1_9
+
+TV = tuple(int(x) for x in torchvision.__version__.split(".")[:2])
+
+
+def tv_geq(major, minor):
+    return version.parse(torchvision.__version__) >= version.parse(f"{major}.{minor}")
+
+
+if version.parse(torchvision.__version__) >= version.parse("0.13"):
+    a = torchvision.models.resnet18(weights="DEFAULT")
+if tv_version >= "0.13":
+    b = torchvision.models.resnet18(weights="DEFAULT")
+if TV >= (0, 13):
+    c = torchvision.models.resnet18(weights="DEFAULT")
+if tv_geq(0, 13):
+    d = torchvision.models.resnet18(weights="DEFAULT")
+if _TORCHVISION_GREATER_EQUAL_0_13:
+    e = torchvision.models.resnet18(weights="DEFAULT")
+if hasattr(torchvision.ops, "batched_nms"):
+    f = torchvision.ops.batched_nms
+if version.parse(torch.__version__) >= version.parse("1.9"):
+    g = torch.linalg.eigh
+if _TORCH_GREATER_EQUAL_1_9:
+    h = torch.linalg.eigh
+if hasattr(torch, "compile"):
+    i = torch.compile
+if sys.version_info >= (3, 8):
+    j = torch.linalg.eigh
+'''
+
+
+def test_a_guard_names_the_package_whose_version_it_tests():
+    analysis = Analysis(cst.parse_module(ABOUT))
+    model = GuardModel(analysis, Decider(analysis))
+    named = {}
+    for ref in analysis.references:
+        statement = ref.statement
+        if ref.ctx == "load" and ref.dotted.startswith(("torch.", "torchvision.")) and \
+                isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign):
+            target = statement.body[0].targets[0].target
+            if isinstance(target, cst.Name) and len(target.value) == 1:
+                named[target.value] = (ref.guarded, model.about(ref.guards))
+    tv, torch_ = (True, frozenset({"torchvision"})), (True, frozenset({"torch"}))
+    assert named == {"a": tv, "b": tv, "c": tv, "d": tv, "e": tv, "f": tv, "g": torch_, "h": torch_, "i": torch_,
+                     "j": (False, frozenset())}
