@@ -146,3 +146,78 @@ def test_helpers_imported_from_another_file_of_the_project(tmp_path, imports, te
     assert [decider.outcome(guard.test, analysis.root_scope, Version(low)) for low in ("1.6", "1.8", "1.10")] \
         == expected
     assert any(p.endswith("_compat.py") for p in index.used)  # the result cache follows the helper's file
+
+
+FORMS = '''
+import torch
+from packaging import version
+from mmcv.utils import digit_version
+TORCH_MAJOR, TORCH_MINOR = (int(v) for v in torch.__version__.split(".")[:2])
+PARSED = version.parse(torch.__version__)
+def own_digit_version(version_str):
+    digits = []
+    for x in version_str.split("."):
+        if x.isdigit():
+            digits.append(int(x))
+    return digits
+def padded(text, length=4):
+    parsed = version.parse(text)
+    assert parsed.release
+    release = list(parsed.release)[:length]
+    if len(release) < length:
+        release = release + [0] * (length - len(release))
+    if parsed.is_prerelease:
+        return None
+    release.extend([0, 0])
+    return tuple(release)
+'''
+
+
+@pytest.mark.parametrize("test, expected", [
+    ("(TORCH_MAJOR, TORCH_MINOR) < (1, 9)", [None, None, False, False]),
+    ("TORCH_MINOR >= 9 or TORCH_MAJOR >= 2", [None, None, True, True]),
+    ("TORCH_MINOR >= 9", [None, None, None, None]),  # false on 2.0 to 2.8
+    ("PARSED.major >= 2", [None, None, None, True]),
+    ('digit_version(torch.__version__) >= digit_version("1.9")', [None, None, True, True]),
+    # [1, 9] for "1.9.1+cu121" (its last part is not all digits) is less than [1, 9, 0]: undecided from 1.9
+    ('own_digit_version(torch.__version__) >= own_digit_version("1.9.0")', [None, None, None, True]),
+    ('padded(torch.__version__) >= padded("1.9")', [None, None, True, True]),
+])
+def test_unpacked_names_and_digit_versions(test, expected):
+    module = cst.parse_module(FORMS + f"if {test}:\n    pass\n")
+    analysis = Analysis(module)
+    decider = Decider(analysis)
+    guard = module.body[-1]
+    assert isinstance(guard, cst.If)
+    assert [decider.outcome(guard.test, analysis.root_scope, Version(low)) for low in ("1.6", "1.8", "1.9", "2.0")] \
+        == expected
+
+
+def test_mmcv_digit_version_is_known_only_where_its_two_forms_agree():
+    """mmcv 1.x parses the text ((1, 9, 1, 0, 0, 0) for "1.9.1+cu121"); older copies keep the all-digit parts
+    ([1, 9]): against "1.9.1" they disagree on torch 1.9.1+cu121, so the guard is undecided there."""
+    module = cst.parse_module(FORMS + 'if digit_version(torch.__version__) >= digit_version("1.9.1"):\n    pass\n')
+    analysis = Analysis(module)
+    guard = module.body[-1]
+    assert isinstance(guard, cst.If)
+    decider = Decider(analysis)
+    assert decider.outcome(guard.test, analysis.root_scope, Version("1.9")) is None
+    assert decider.outcome(guard.test, analysis.root_scope, Version("1.10")) is True
+
+
+@pytest.mark.parametrize("test, low, release", [
+    ('torch.__version__ < "1.10"', "1.6", "1.6.0"),  # a plain str: "1.6.0" < "1.10" is false
+    ('torch.__version__ < "1.10"', "1.10", None),  # a TorchVersion throughout
+    ('torch.__version__[:3] >= "1.8"', "1.8", "1.10.0"),
+    ('float(torch.__version__[:3]) < 1.7', "1.6", "1.10.0"),
+    ('torch.__version__.split("+")[0] >= "2.9"', "2.0", "2.10.0"),
+    ('torch.__version__[:3] == "1.8"', "1.6", None),
+    ('torch.__version__.split(".")[1] >= "9"', "1.6", None),
+])
+def test_textual_comparisons_wrong_on_a_release(test, low, release):
+    module = cst.parse_module(f"import torch\nx = {test}\n")
+    analysis = Analysis(module)
+    comparison = module.body[-1].body[0].value
+    assert isinstance(comparison, cst.Comparison)
+    found = Decider(analysis).miscompares(comparison, analysis.root_scope, Version(low), Version("2.13"))
+    assert (found.release if found else None) == release

@@ -15,10 +15,15 @@ a version with strings, tuples and ``Version``s, as torch's own does), ``packagi
 ``distutils``' ``LooseVersion`` and ``StrictVersion``, ``pkg_resources.parse_version``,
 ``importlib.metadata.version("torch")``; strings and their ``split``, ``startswith``,
 ``partition`` ...; ``int``, ``tuple``, ``map``, comprehensions, subscripts, comparisons, ``and``
-``or`` ``not``, conditional expressions, f-strings; module constants; functions whose body is
-assignments and a ``return``, called with literal-valued arguments; ``hasattr``/``getattr(..., None)``
+``or`` ``not``, conditional expressions, f-strings; module constants (and names unpacked from one,
+``TORCH_MAJOR, TORCH_MINOR = map(int, ...)``); OpenMMLab's ``digit_version`` (mmcv, mmengine: both
+of its forms, a comparison known where they agree); functions whose body is assignments, ``if``,
+``for`` over a known sequence, ``assert``, ``list.append``/``extend`` and a ``return`` (a project's own
+``digit_version``), called with literal-valued arguments; ``hasattr``/``getattr(..., None)``
 probes of torch names, answered by the table of when names appeared (``catalog.names``: a name not
 in it is not known). Anything else is unknown, and an unknown anywhere leaves the guard undecided.
+``Decider.miscompares`` finds a comparison of torch's version as text or as a float that gives another
+answer than the comparison of versions it stands for on some release (TU981).
 """
 
 from __future__ import annotations
@@ -684,6 +689,8 @@ class _Evaluation:
             target = project.absolute(len(binding.statement.relative), source or "", dotted(binding.alias.name) or "")
             rest = name.partition(".")[2]
             return self._qualified(f"{target}.{rest}" if rest else target, depth) if target else UNKNOWN
+        if "." in name:
+            return UNKNOWN  # PARSED.major: the attribute of the constant's value (``_Attribute``)
         if binding.scope.kind == "module" and binding.branch == ():
             value = binding.value if binding.value is not None else unpacked(binding)
             if value is not None:  # a module constant (TORCH_MAJOR, TORCH_MINOR = ...: one of its items)

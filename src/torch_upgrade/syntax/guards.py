@@ -40,6 +40,11 @@ compatibility code; an early exit needs ``FEATURE`` (``if not
 is_torch_available(): return`` is followed by the code that needs torch, on
 every version).
 
+``GuardModel.about`` names the package whose version or features the guards of some code test (torch, or
+a library that moves with it: ``{"torchvision"}`` inside ``if version.parse(torchvision.__version__) >=
+...``), so that a library's rules can take only their own package's checks for guards; ``holds`` (what
+``Reference.guarded`` says) takes them all, as before.
+
 ``sys.version_info``, other libraries' ``__version__`` (not those moving with torch), ``getattr`` with a
 default other than None, and the names torch itself defines
 (``torch.cuda.is_available()``, ``torch.version.cuda``) are not torch guards.

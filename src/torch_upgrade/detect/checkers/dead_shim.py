@@ -6,12 +6,15 @@ bound on, and it is a guard at all: its outcome differs for some older torch (``
 the program is none). Decided are ``if`` tests (version comparisons in every form the evaluator knows,
 project helpers and constants, ``hasattr``/``getattr(..., None)`` probes answered by the table of when
 torch names appeared, ``not``/``and``/``or``), conditional expressions, and ``try: <imports of torch
-names> except ImportError/AttributeError:`` blocks whose imports succeed on every torch of the window.
-An ``elif`` is decided with its ``if``; a guard inside dead code goes with it.
+names> except ImportError/AttributeError:`` blocks whose imports (and lookups, ``if getattr(torch.cuda.amp,
+"autocast") is not None:``) succeed on every torch of the window and fail on some older one (a name the
+table dates, 1.6 included). An ``elif`` is decided with its ``if``; a guard inside dead code goes with
+it. A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
+is not decided: what it computes is not what it means.
 
 One fix per file, carried by every finding in it: all its dead guards go together, with the
 module-level version flags and helpers that only the removed code read (``TORCH_GE_1_9 = ...``,
-``def torch_version_geq(...)``) when no other file of the project names them and they are not in
+``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``) when no other file of the project names them and they are not in
 ``__all__`` — so that no pass ever leaves a flag removed while a guard still reads it. The fix is safe:
 the code that stays is what every torch of the window ran. The imports only the removed code read go
 too (the fix releases their names).
