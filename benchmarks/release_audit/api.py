@@ -201,7 +201,7 @@ def breakage_items(old: Tree, new: Tree, old_root: Path, new_root: Path,
     other: list[str] = []
     for b in griffe.find_breaking_changes(old.root, new.root):
         kind = b.kind.name
-        obj = b.obj
+        obj: Any = b.obj
         if kind == "OBJECT_REMOVED":
             path = obj.path
             public = old.public_path(path, keep)
@@ -230,11 +230,20 @@ def breakage_items(old: Tree, new: Tree, old_root: Path, new_root: Path,
                 detail = f"parameter {pname} " + (f"renamed to {renamed}" if renamed else "removed")
                 info["renamed"] = renamed
                 item = Item("parameter", f"parameter:{call}:{pname}", call, detail, _where(obj, new_root), "griffe")
+            elif kind == "PARAMETER_MOVED":
+                # one item per function: a removed parameter shifts every one after it
+                key = f"parameter:{call}:moved"
+                moved = f"{pname} {b.details.replace('position: ', '')}" if getattr(b, "details", "") else pname
+                if key in items:
+                    items[key].detail += f", {moved}"
+                    continue
+                item = Item("parameter", key, call, f"positional parameters moved: {moved}",
+                            _where(obj, new_root), "griffe")
             else:
-                what = {"PARAMETER_MOVED": "moved", "PARAMETER_CHANGED_KIND": "changed kind",
+                what = {"PARAMETER_CHANGED_KIND": "changed kind",
                         "PARAMETER_CHANGED_REQUIRED": "became required",
                         "PARAMETER_ADDED_REQUIRED": "added, required"}.get(kind, kind.lower())
-                extra = f" ({b.details})" if getattr(b, "details", "") else ""
+                extra = ""
                 if kind == "PARAMETER_CHANGED_KIND":
                     extra = f" ({b.old_value.kind.value} -> {b.new_value.kind.value})"
                 detail = f"parameter {pname} {what}{extra}"

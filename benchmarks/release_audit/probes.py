@@ -125,10 +125,7 @@ def _parameter(item: Item) -> list[str]:
     required = [name for name in info.get("required", [])]
     param = info["param"]
     args = list(required)
-    if item.category == "default":
-        values = [None]
-    else:
-        values = _value(info.get("old_default", ""))
+    values: list[Optional[str]] = [None] if item.category == "default" else list(_value(info.get("old_default", "")))
     probes = []
     for value in values:
         full = ", ".join(args + ([f"{param}={value}"] if value is not None else []))
@@ -191,7 +188,7 @@ def _deprecation(item: Item) -> list[str]:
         if leaf == "__init__":
             calls = [f"{owner}()"] + [f"{owner}({k}=True)" for k in keywords]
             return [f"{_head(module)}y = {c}\n" for c in calls]
-        calls = [f"x.{leaf}()"] + [f"x.{leaf}({k}=True)" for k in keywords]
+        calls = [f"x.{leaf}()"] + [f"x.{leaf}({k}=True)" for k in keywords] + [f"x.{leaf}"]  # or a property
         return [f"{_head(module)}{make}{indent}y = {c}\n" for c in calls]
     calls = [f"{path}()"] + [f"{path}({k}=True)" for k in keywords]
     return [f"{_head(module)}y = {c}\n" for c in calls] + [f"import torch\nfrom {owner} import {leaf}\n"]
@@ -215,6 +212,8 @@ def words(item: Item) -> set[str]:
 
 
 def about(rule: Any, item: Item) -> bool:
+    """Whether a rule's data names the item (a probe written by hand names its rule by being
+    written for it: the caller does not ask)."""
     m = rule.match
     named = [*m.calls, *m.names, *m.modules, *m.assigns, *m.methods, *m.attributes, *rule.rename,
              *rule.rename.values()]
@@ -249,14 +248,14 @@ def cover(items: list[Item], low: str, high: str, rules: Optional[Any] = None) -
             for code in item.probes:
                 for finding in scan(code, low, high, where):
                     rule = rules.by_id(finding.rule)
-                    if rule is not None and about(rule, item):
+                    if rule is not None and (item.info.get("hand") or about(rule, item)):
                         found.setdefault(finding.rule, []).append(code)
             item.rules = sorted(found)
             item.info["covering_probes"] = {r: sorted(set(c)) for r, c in found.items()}
             notes = []
             for rid in item.rules:
                 rule = rules.by_id(rid)
-                if item.category in ("removed", "parameter") and rule.kind == "deprecated" and \
+                if rule is not None and item.category in ("removed", "parameter") and rule.kind == "deprecated" and \
                         (rule.removed is None or rule.removed > Version(high)):
                     notes.append(f"{rid} calls it deprecated"
                                  + (f" (removal {rule.removed})" if rule.removed else "") + f"; {high} removed it")

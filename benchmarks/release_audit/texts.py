@@ -233,6 +233,13 @@ class _Scanner(ast.NodeVisitor):
             if says or (deprecation and not is_log):
                 self.add(text if text is not None else ast.unparse(message) if message else "",
                          category or "UserWarning", node.lineno, "call")
+        elif "deprecat" in name.lower() and name != "deprecated" and not isinstance(node.func, ast.Call):
+            # torch's own helpers: warn_deprecated("torch.x", "torch.y"), lazy_deprecated_import(...)
+            # (a helper passed no text of its own, such as the config module's generic
+            # _warn_if_deprecated(key, entry), says nothing new: its flags' texts are read where declared)
+            said = [t for t in (self.text(a) for a in [*node.args, *(k.value for k in node.keywords)]) if t]
+            if said:
+                self.add(" ".join(said), f"helper {name}", node.lineno, "call")
         self.generic_visit(node)
 
     def visit_Raise(self, node: ast.Raise) -> None:
