@@ -6,6 +6,8 @@
 * TU948: ``with_modules=False`` dropped: the same events recorded.
 * TU909: a NumPy integer ``dim`` of ``nn.Softmax``/``nn.LogSoftmax`` wrapped in ``int(...)``: the same outputs.
 * TU908: ``FileBaton`` imported from ``torch.utils.file_baton``: the same class as cpp_extension's re-export.
+* TU441: ``torch._dynamo.config.enable_faithful_generator_behavior = True`` deleted: True is the default, so a
+  compiled function that consumes generators gives the same result (torch 2.13 still reads the flag).
 * TU214: ``torch.return_types.qr`` -> ``linalg_qr``, together with TU204's ``torch.qr`` -> ``torch.linalg.qr``:
   an isinstance test gives the same answer and the fields the same factors.
 
@@ -28,8 +30,6 @@ np = pytest.importorskip("numpy")
 NO_DIFFERENTIAL = {
     "TU440": "dynamic_shapes= is a TypeError on torch 2.13 and shapes_spec= one on torch 2.14: no torch runs both "
              "forms (the rewrite is a keyword rename, checked on both releases)",
-    "TU441": "the assignment deleted is a no-op only from torch 2.14 (requires), where the flag is never read; "
-             "the deletion of '= True' leaves the default, which tests/test_rule_examples.py shows",
     "TU640": "torch.compiler.config.compile_on_one_rank does not exist on torch 2.13; on torch 2.14.1 the old name "
              "forwards to it (the example's check, run there)",
     "TU641": "torch.distributed.set_timeout does not exist on torch 2.13; on torch 2.14.1 the rewritten call ran on "
@@ -118,6 +118,21 @@ def test_file_baton_locks_the_same_way(tmp_path):
     code = "from torch.utils.cpp_extension import FileBaton\nbaton = FileBaton(path)\n" \
            "out = (baton.try_acquire(), FileBaton(path).try_acquire())\nbaton.release()\n"
     assert_same_behaviour(code, rules="TU908", prelude="", path=str(tmp_path / "lock"))
+
+
+# ====================================================================== TU441
+@pytest.mark.differential("TU441")
+@pytest.mark.parametrize("x", [torch.tensor([0.5, -1.0, 3.0]), torch.arange(4.0).reshape(2, 2)])
+def test_faithful_generator_true_deleted(x):  # two inputs: each run compiles (Dynamo, eager backend)
+    code = ("import torch._dynamo\n"
+            "torch._dynamo.config.enable_faithful_generator_behavior = True\n"
+            "def f(t):\n"
+            "    def gen():\n"
+            "        yield t\n"
+            "        yield t * 2\n"
+            "    return sum(v.sin() for v in gen())\n"
+            "out = torch.compile(f, backend='eager')(x)\n")
+    assert_same_behaviour(code, rules="TU441", low="2.14", x=x)
 
 
 # ====================================================================== TU214 (with TU204)
