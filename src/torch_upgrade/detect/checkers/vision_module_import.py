@@ -40,18 +40,18 @@ def _from_import(module: str, name: str) -> cst.ImportFrom:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for node in analysis.nodes(cst.Import):
-        assert isinstance(node, cst.Import)
-        for alias in node.names:
-            found = _redundant(alias)
-            if found is None:
-                continue
-            module, name = found
-            statement = analysis.enclosing(node, cst.SimpleStatementLine) or node
-            hit = Hit(rule, alias, statement, message=(
-                f"`import {module}.{name} as {name}` binds the same module as `from {module} import {name}`, "
-                "which says it more plainly"))
-            if len(node.names) == 1:
-                hit.fix = A.replace(node, _from_import(module, name))
-            out.append(hit)
+    for ref in analysis.references:  # an import's names are references (no walk of the tree)
+        alias, node = ref.node, ref.import_statement
+        if ref.ctx != "import" or not isinstance(alias, cst.ImportAlias) or not isinstance(node, cst.Import):
+            continue
+        found = _redundant(alias)
+        if found is None:
+            continue
+        module, name = found
+        hit = Hit(rule, alias, ref.statement, ref=ref, message=(
+            f"`import {module}.{name} as {name}` binds the same module as `from {module} import {name}`, "
+            "which says it more plainly"))
+        if len(node.names) == 1:
+            hit.fix = A.replace(node, _from_import(module, name))
+        out.append(hit)
     return out
