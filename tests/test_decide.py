@@ -212,6 +212,8 @@ def test_mmcv_digit_version_is_known_only_where_its_two_forms_agree():
     ('float(torch.__version__[:3]) < 1.7', "1.6", "1.10.0"),
     ('torch.__version__.split("+")[0] >= "2.9"', "2.0", "2.10.0"),
     ('torch.__version__[:3] == "1.8"', "1.6", None),
+    ('torch.__version__ > "1.9"', "1.6", "1.9.0"),  # "1.9.0" > "1.9" as text; 1.9.1 is greater either way
+    ('torch.__version__[:3] > "1.8"', "1.6", "1.10.0"),  # false on 1.8.1 at the literal's precision: meant
     ('torch.__version__.split(".")[1] >= "9"', "1.6", None),
 ])
 def test_textual_comparisons_wrong_on_a_release(test, low, release):

@@ -489,6 +489,9 @@ def _tu981(code: str, low: str) -> list[tuple[int, bool]]:
     ('"2.9" <= torch.__version__.split("+")[0]', "2.0", [(3, True)]),
     ('float(torch.__version__[:3]) < 1.7', "1.6", [(3, False)]),
     ('torch.__version__[:3] > "2.9"', "2.0", [(3, False)]),  # at the minor's precision: no whole-version fix
+    ('torch.__version__ > "1.9"', "1.6", [(3, False)]),  # "1.9.0" > "1.9" as text, not as versions
+    ('torch.__version__ > "1.9"', "1.10", []),  # a TorchVersion throughout
+    ('torch.__version__[:3] > "1.8"', "1.6", [(3, False)]),  # false on 1.8.1 by design, but "1.1" on 1.10
     ('torch.__version__[:3] == "2.1"', "2.0", []),  # an equality of a truncated version is deliberate
     ('torch.__version__.split(".")[1] >= "9"', "1.6", []),  # the minor alone
     ('tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (2, 9)', "2.0", []),

@@ -339,7 +339,9 @@ class Decider:
         the comparison of versions it stands for, on a torch from ``low`` to ``high``: the first such
         release, else None. One side must be a text or number computed from torch's version, the other
         a literal; only ``<``, ``<=``, ``>``, ``>=`` (an equality of a truncated version is deliberate).
-        The version comparison meant is taken at the literal's precision (``"1.8"``: major and minor)."""
+        The comparison meant is of the whole version, or of the version at the literal's precision (``"1.8"``:
+        major and minor, ``torch.__version__[:3] > "1.8"`` being false on 1.8.1 by design): wrong is what
+        neither gives."""
         if len(node.comparisons) != 1:
             return None
         target = node.comparisons[0]
@@ -368,11 +370,15 @@ class Decider:
                 return None  # not the version cut short (torch.__version__.split(".")[1]: the minor alone)
             constant = text if kind is str else float(text)
             written = order(value, constant) if torch_first else order(constant, value)
-            mine = Version(sample).release[:precision]
+            # what it may mean: the whole version compared, or the version at the literal's precision
+            # (torch.__version__[:3] > "1.8" is false on 1.8.1 by design); wrong where it is neither
+            full = Version(Version(sample).base_version)
+            mine = full.release[:precision]
             mine = mine + (0,) * (precision - len(mine))
-            meant = order(mine, wanted.release) if torch_first else order(wanted.release, mine)
-            if written != meant:
-                return Miscompare(sample, written, meant, isinstance(value, float))
+            meant = {order(full, wanted) if torch_first else order(wanted, full),
+                     order(mine, wanted.release) if torch_first else order(wanted.release, mine)}
+            if written not in meant:
+                return Miscompare(sample, written, not written, isinstance(value, float))
         return None
 
     def imports_succeed(self, node: cst.Try, scope: Scope, low: Version) -> Optional[bool]:
