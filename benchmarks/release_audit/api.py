@@ -265,12 +265,20 @@ def _renamed_to(new_function: Any, old_param: Any, old: Tree, b: Any) -> str:
 
 
 def _removed_detail(item: Item, obj: Any, new: Tree) -> None:
-    """Say where a removed name's object went, when the new release still has it elsewhere."""
-    if obj.is_alias:
-        target = obj.target_path
-        if new.get(target) is not None:
-            item.detail += f" (an import of {target}, which still exists)"
-            item.info["target"] = target
+    """Say what a removed import imported, and whether the new release still has that object
+    (under the import's target, or at the end of a chain of imports)."""
+    if not obj.is_alias:
+        return
+    target = obj.target_path
+    try:
+        final = obj.final_target.path
+    except Exception:  # a chain griffe cannot follow
+        final = target
+    item.info["target"] = final
+    if new.get(target) is not None or new.get(final) is not None:
+        item.detail += f" (an import of {final}, which still exists)"
+    else:
+        item.detail += f" (an import of {final})"
 
 
 # ------------------------------------------------------------------ config flags' defaults

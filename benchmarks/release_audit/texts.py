@@ -26,6 +26,7 @@ SAYS_DEPRECATED = re.compile(r"deprecat|will be removed|(has been|is now|was) re
                              re.I)
 WARN_CALLS = {"warn", "warn_once", "_warn_once", "warn_deprecated", "_warn_deprecated"}
 LOG_CALLS = {"warning", "warning_once", "warn_once"}
+_MAYBE = re.compile(r"deprecat|warn|removed|no longer", re.I)
 SKIPPED = ("torch/testing/_internal/", "torch/_vendor/")  # the test suite's helpers, vendored code
 
 
@@ -269,6 +270,8 @@ def _constants(tree: ast.Module) -> dict[str, str]:
 def scan_file(path: Path, relative: str) -> list[Site]:
     try:
         source = path.read_text(encoding="utf-8")
+        if not _MAYBE.search(source):  # no site can be there: skip the parse
+            return []
         tree = ast.parse(source)
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return []
