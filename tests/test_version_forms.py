@@ -584,3 +584,33 @@ def test_a_guard_names_the_package_whose_version_it_tests():
     tv, torch_ = (True, frozenset({"torchvision"})), (True, frozenset({"torch"}))
     assert named == {"a": tv, "b": tv, "c": tv, "d": tv, "e": tv, "f": tv, "g": torch_, "h": torch_, "i": torch_,
                      "j": (False, frozenset())}
+
+
+def test_a_helper_of_another_file_and_a_try_are_about_torch(tmp_path):
+    from torch_upgrade.syntax.project import FileIndex, ProjectIndex
+
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/_compat.py": '''
+        import torch
+
+
+        def torch_at_least(major, minor):
+            return tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (major, minor)
+        ''', "pkg/ops.py": '''
+        import torch
+
+        from ._compat import torch_at_least
+
+        if torch_at_least(1, 9):
+            a = torch.linalg.eigh
+        try:
+            from torch.fft import rfft
+            b = torch.fft.irfft
+        except ImportError:
+            b = None
+        '''})
+    path = tmp_path / "pkg" / "ops.py"
+    analysis = Analysis(cst.parse_module(path.read_text()), project=FileIndex(ProjectIndex(), path))
+    model = GuardModel(analysis, Decider(analysis, analysis.project))
+    about = {ref.dotted: (ref.guarded, model.about(ref.guards)) for ref in analysis.references
+             if ref.dotted in ("torch.linalg.eigh", "torch.fft.irfft")}
+    assert about == {"torch.linalg.eigh": (True, frozenset({"torch"})), "torch.fft.irfft": (True, frozenset({"torch"}))}

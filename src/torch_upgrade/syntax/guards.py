@@ -297,7 +297,11 @@ class GuardModel:
                     found.add(TORCH)
                 found.update(p for p in guard.packages if p in _PACKAGES)
             elif guard.scope is not None:
-                found |= self.packages(guard.test, guard.scope)
+                tested = self.packages(guard.test, guard.scope)
+                if not tested and self._evaluator is not None and isinstance(guard.test, cst.BaseExpression) \
+                        and self._evaluator.varies(guard.test, guard.scope):
+                    tested = frozenset({TORCH})  # a project helper of another file, built on torch's version
+                found |= tested
         return frozenset(found)
 
     def packages(self, expr: cst.CSTNode, scope: Scope) -> frozenset[str]:
