@@ -2,7 +2,8 @@
 
 Reported where the receiver is a tensor or a module (certain or likely), and where nothing is known
 of it (no torch class reads ``require_grad``, so the name itself is the evidence: ``likely``); not
-where provenance says it is something else (a NumPy array, an instance of a class of the file). The
+where provenance says it is something else (a NumPy array, an instance of a class of the file), nor
+in a file that reads a ``require_grad`` attribute (then it is an attribute of the program's own). The
 fix writes what was meant: ``x.requires_grad = v`` on a tensor, ``m.requires_grad_(v)`` on a module
 (where ``requires_grad`` is no attribute torch reads either); where the receiver is unknown, the
 message names both and no rewrite is offered.
@@ -44,9 +45,17 @@ def _fix(ref: Reference, assign: cst.Assign, module: bool) -> Fix:
     return A.replace(assign, cst.Expr(value=call))
 
 
+def _read_somewhere(analysis: Analysis) -> bool:
+    """Whether the file reads a ``require_grad`` attribute (``if self.require_grad:``, ``getattr``)."""
+    return any(ref.ctx == "load" and ref.dotted.endswith("." + TYPO) for ref in analysis.references) or \
+        any(isinstance(node, cst.SimpleString) and node.evaluated_value == TYPO for node in analysis.nodes(cst.SimpleString))
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out: list[Hit] = []
     provenance = None
+    if _read_somewhere(analysis):
+        return out
     for ref in analysis.references:
         if ref.ctx != "store" or not ref.dotted.endswith("." + TYPO) or not isinstance(ref.node, cst.Attribute):
             continue
