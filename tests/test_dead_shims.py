@@ -234,6 +234,47 @@ DECIDED = {
         ''', '''
         from math import inf
         '''),
+    "a version test beside a run-time value: the version test goes": ("2.0", '''
+        import os
+
+        import torch
+        from packaging import version
+
+        if version.parse(torch.__version__) >= version.parse("1.9") and os.environ.get("FAST"):
+            MODE = "fast"
+        ''', '''
+        import os
+
+        if os.environ.get("FAST"):
+            MODE = "fast"
+        '''),
+    "and/or chains: the operands the window settles go": ("2.0", '''
+        import sys
+
+        import torch
+
+        HAS_MPS = hasattr(torch.backends, "mps")
+
+
+        def device():
+            if HAS_MPS and torch.backends.mps.is_available():
+                return "mps"
+            if not hasattr(torch, "compile") or sys.platform == "win32":
+                return "eager"
+            return "cuda" if hasattr(torch, "compile") and torch.cuda.is_available() else "cpu"
+        ''', '''
+        import sys
+
+        import torch
+
+
+        def device():
+            if torch.backends.mps.is_available():
+                return "mps"
+            if sys.platform == "win32":
+                return "eager"
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        '''),
     "conditional expression": ("2.0", '''
         import torch
 
@@ -294,6 +335,8 @@ CALLS = {
     "try: call / except AttributeError": ["norm(torch.randn(6))"],
     "a name gone before the window": ["inf"],
     "conditional expression": ["autocast is torch.amp.autocast"],
+    "a version test beside a run-time value: the version test goes": ["globals().get('MODE')"],
+    "and/or chains: the operands the window settles go": ["device()"],
 }
 
 
@@ -467,15 +510,6 @@ UNDECIDED = {
 
         if torch.cuda.is_available() and torch.backends.cudnn.enabled:
             DEVICE = "cuda"
-        '''),
-    "a version test mixed with a run-time value": ("2.0", '''
-        import os
-
-        import torch
-        from packaging import version
-
-        if version.parse(torch.__version__) >= version.parse("1.9") and os.environ.get("FAST"):
-            MODE = "fast"
         '''),
     "a version test beside a call that does something": ("2.0", '''
         import torch

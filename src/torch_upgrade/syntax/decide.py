@@ -859,7 +859,8 @@ class _Evaluation:
             if isinstance(receiver, str) and not keywords:
                 return _string_method(receiver, node.func.attr.value, positional)
             if type(receiver) is list and not keywords and node.func.attr.value in ("append", "extend") \
-                    and len(positional) == 1:  # digit_version.append(int(x)) in a helper's body
+                    and len(positional) == 1 and isinstance(node.func.value, cst.Name) and node.func.value.value in env:
+                # digit_version.append(int(x)) on a list of a helper's own
                 if node.func.attr.value == "extend" and not isinstance(positional[0], (list, tuple)):
                     return UNKNOWN
                 getattr(receiver, node.func.attr.value)(positional[0])
@@ -962,7 +963,9 @@ class _Evaluation:
         elif isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
             return  # a docstring
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
-                isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value in ("append", "extend"):
+                isinstance(small.value.func, cst.Attribute) and small.value.func.attr.value in ("append", "extend") \
+                and isinstance(small.value.func.value, cst.Name) and small.value.func.value.value in env:
+            # a list of the helper's own (a module's list would be a side effect the evaluation does not follow)
             if self.eval(small.value, function.names, function.scope, env, depth) is UNKNOWN:
                 raise _Return(UNKNOWN)
         elif isinstance(small, cst.Assert):

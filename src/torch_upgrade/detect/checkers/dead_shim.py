@@ -9,7 +9,9 @@ torch names appeared, ``not``/``and``/``or``), conditional expressions, and ``tr
 names> except ImportError/AttributeError:`` blocks whose imports (and lookups, ``if getattr(torch.cuda.amp,
 "autocast") is not None:``) succeed on every torch of the window and fail on some older one (a name the
 table dates, 1.6 included). An ``elif`` is decided with its ``if``; a guard inside dead code goes with
-it. A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
+it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
+(``hasattr(torch.backends, "mps") and torch.backends.mps.is_available()`` from 1.12:
+``torch.backends.mps.is_available()``). A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
 is not decided: what it computes is not what it means.
 
 One fix per file, carried by every finding in it: all its dead guards go together, with the
@@ -58,6 +60,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decider = Decider(analysis, analysis.project, table_presence(_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
+    partial: dict[int, str] = {}  # a guard only some of whose and/or operands are settled: its message
     parent = analysis.parent
     reads = _reader(analysis)
     for node in analysis.nodes(cst.If):
@@ -70,6 +73,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
             truths[id(node)] = truth
+        elif truth is None:
+            _settle_operands(decider, node, scope, window, reads, decided, partial)
     for node in analysis.nodes(cst.Try):
         assert isinstance(node, cst.Try)
         if not catches_import_errors(node) or not _only_import_errors(node):
@@ -89,6 +94,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.conditional(node, truth, reads)))
             truths[id(node)] = truth
+        elif truth is None:
+            _settle_operands(decider, node, scope, window, reads, decided, partial)
     decided = _outermost(decided)
     if not decided:
         return []
@@ -97,8 +104,54 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     for guard, _ in decided:
         statement = guard if isinstance(guard, (cst.If, cst.Try)) else analysis.top_of(guard) or guard
         hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp)) else guard, statement,
-                        fix=combined, message=_message(guard, truths.get(id(guard), True), window)))
+                        fix=combined, message=partial.get(id(guard)) or
+                        _message(guard, truths.get(id(guard), True), window)))
     return hits
+
+
+def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Scope, window: Window,
+                     reads: rewrite.Reads, decided: list[tuple[Guard, Fix]], partial: dict[int, str]) -> None:
+    """A test the window does not decide whose ``and``/``or`` chain has operands it does: a version check
+    or probe true on every torch of the window in an ``and`` (``hasattr(torch.backends, "mps") and
+    torch.backends.mps.is_available()``), false in an ``or``, goes; the rest of the test stays. (An operand
+    the evaluator decides computes a value and does nothing else.)"""
+    test = node.test
+    if not isinstance(test, cst.BooleanOperation):
+        return
+    kind = type(test.operator)
+    operands = _chain(test, kind)
+    idle = kind is cst.And  # what an operand that says nothing is: true in an and, false in an or
+    dropped = [op for op in operands if decider.decides(op, scope, window.low) is idle
+               and decider.decides(op, scope, _EVER) is None and not _miscompares(decider, op, scope, window)]
+    kept = [op for op in operands if all(op is not d for d in dropped)]
+    if not dropped or not kept:
+        return
+    new: cst.BaseExpression = kept[0]
+    for operand in kept[1:]:
+        new = cst.BooleanOperation(left=new, operator=kind(), right=operand)
+    if len(kept) > 1 and test.lpar:
+        new = new.with_changes(lpar=test.lpar, rpar=test.rpar)
+    gone = " and ".join(f"`{_code(op)}`" for op in dropped)
+    decided.append((node, Fix(edits=[Replace(test, new)], released=reads(dropped),
+                              replacement="the test without what the window settles")))
+    partial[id(node)] = (f"dead compatibility code: {gone} {'is' if len(dropped) == 1 else 'are'} "
+                         f"{'true' if idle else 'false'} on every torch of the window ({short(window.low)} and "
+                         f"later); keep the rest of the test")
+
+
+def _chain(test: cst.BooleanOperation, kind: type) -> list[cst.BaseExpression]:
+    """The operands of ``a and b and c`` (one operator, not through parentheses)."""
+    out: list[cst.BaseExpression] = []
+    for side in (test.left, test.right):
+        if isinstance(side, cst.BooleanOperation) and isinstance(side.operator, kind) and not side.lpar:
+            out += _chain(side, kind)
+        else:
+            out.append(side)
+    return out
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _miscompares(decider: Decider, test: cst.BaseExpression, scope: Scope, window: Window) -> bool:
