@@ -13,7 +13,7 @@ generated inputs and the same starting state, and compares what a program can ob
   backward see of the autocast state, with cuda autocast switched on or off around them.
 - TU422 (impl_abstract): what FakeTensorMode computes through the registered fake impl.
 - TU942 (profiler), TU630 (DTensor), TU033 (torch.accelerator), TU419 (a no-op config flag), and why TU308 gets no rewrite
-  (TF32 flags), TU623 / TU624 / TU629 (collectives, DDP, FSDP2 on a single-process gloo group).
+  (TF32 flags), TU623 / TU636 / TU624 / TU629 (collectives, DDP, FSDP2 on a single-process gloo group).
 
 The CUDA rules' tests put their tensors on the GPU where there is one (then the regions really autocast);
 the same old/new pairs were run on an H100 (torch 2.11) with the same outcomes, and the pre-fix
@@ -612,7 +612,7 @@ out = (ddp.broadcast_buffers, ddp.forward_sync_buffers, y.detach(), net[1].runni
 class TestOnAGlooGroup:
     """Collectives, DDP and FSDP2 on a single-process gloo group."""
 
-    @pytest.mark.differential("TU623")
+    @pytest.mark.differential("TU623", "TU636")
     @pytest.mark.parametrize("imports,call", [
         ("", "dist.all_gather_into_tensor(OUT, INP)"),
         ("", "dist.all_gather_into_tensor(OUT, INP, None, False)"),
@@ -631,7 +631,7 @@ class TestOnAGlooGroup:
         """(No 0-d tensors: gloo's reduce_scatter aborts the process on them in torch 2.13, old name or new.)"""
         code = f"OUT = torch.empty(OUT_SHAPE, dtype=INP.dtype)\nresult = {call}\nout = (OUT, result)\n"
         shape = (INP.numel() + 1,) if wrong else tuple(INP.shape)  # a wrong output size raises in both
-        assert_same_behaviour(code, rules="TU623", low="2.13",
+        assert_same_behaviour(code, rules="TU623,TU636", low="2.13",
                               prelude="import torch\nimport torch.distributed as dist\n" + imports, INP=INP,
                               OUT_SHAPE=shape)
 

@@ -288,8 +288,8 @@ SNIPPETS: dict[str, Snippet] = {
              "guard_size_oblivious(True)\n",
     "TU419": "import torch._dynamo\ntorch._dynamo.config.inline_inbuilt_nn_modules = True\n",
     "TU622": "import torch\nimport torch.distributed.nn.functional as dist_fn\ndist_fn.all_reduce(torch.ones(2))\n",
-    "TU623": ("import torch\nimport torch.distributed as dist\ndist.all_gather_into_tensor(torch.ones(2), torch.ones(2))\n",
-              "import torch\nimport torch.distributed as dist\ndist._reduce_scatter_base(torch.ones(2), torch.ones(2))\n"),
+    "TU623": "import torch\nimport torch.distributed as dist\ndist.all_gather_into_tensor(torch.ones(2), torch.ones(2))\n",
+    "TU636": "import torch\nimport torch.distributed as dist\ndist._reduce_scatter_base(torch.ones(2), torch.ones(2))\n",
     "TU624": "import torch\nimport torch.distributed as dist\n"
              "dist.init_process_group('gloo', store=dist.HashStore(), rank=0, world_size=1)\n"
              "try:\n"
