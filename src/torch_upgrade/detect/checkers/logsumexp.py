@@ -1,7 +1,7 @@
 """TUL103: ``torch.log(torch.sum(torch.exp(x), dim, ...))`` -> ``torch.logsumexp(x, dim, ...)``.
 
-Only with a dimension that is not None (logsumexp needs one; ``torch.sum`` without it reduces over
-everything: pytorch/pytorch#144339), and no ``dtype=``/``out=`` on the sum nor ``out=`` on the log.
+Only with a dimension that is not None nor empty (logsumexp needs one; ``torch.sum`` without it, or
+with ``dim=[]``, reduces over everything: pytorch/pytorch#144339), and no ``dtype=``/``out=`` on the sum nor ``out=`` on the log.
 ``dim`` and ``keepdim`` are carried over as written. More accurate and overflow-free, so the numbers
 change: unsafe.
 """
@@ -31,7 +31,9 @@ def _called(analysis: Analysis, node: cst.BaseExpression, qualname: str) -> Opti
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+    """None, or an empty list/tuple of dimensions (torch.sum then reduces over all of them; logsumexp fails)."""
+    return (isinstance(node, cst.Name) and node.value == "None") or \
+        (isinstance(node, (cst.List, cst.Tuple)) and not node.elements)
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
