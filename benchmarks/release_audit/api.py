@@ -265,20 +265,21 @@ def _renamed_to(new_function: Any, old_param: Any, old: Tree, b: Any) -> str:
 
 
 def _removed_detail(item: Item, obj: Any, new: Tree) -> None:
-    """Say what a removed import imported, and whether the new release still has that object
-    (under the import's target, or at the end of a chain of imports)."""
-    if not obj.is_alias:
+    """Say what a removed import imported (the name it was imported from), and whether the new
+    release still has that object (there, or at the end of the chain of imports). An inherited
+    member is no import."""
+    if not obj.is_alias or getattr(obj, "inherited", False) or obj.parent is None or not obj.parent.is_module:
         return
     target = obj.target_path
     try:
         final = obj.final_target.path
     except Exception:  # a chain griffe cannot follow
         final = target
-    item.info["target"] = final
-    if new.get(target) is not None or new.get(final) is not None:
-        item.detail += f" (an import of {final}, which still exists)"
+    item.info["target"] = target
+    if new.get(target) is not None or new.get(final) is not None or new.aliases.get(final):
+        item.detail += f" (an import of {target}, which still exists)"
     else:
-        item.detail += f" (an import of {final})"
+        item.detail += f" (an import of {target})"
 
 
 # ------------------------------------------------------------------ config flags' defaults

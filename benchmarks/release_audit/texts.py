@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -27,6 +28,7 @@ SAYS_DEPRECATED = re.compile(r"deprecat|will be removed|(has been|is now|was) re
 WARN_CALLS = {"warn", "warn_once", "_warn_once", "warn_deprecated", "_warn_deprecated"}
 LOG_CALLS = {"warning", "warning_once", "warn_once"}
 _MAYBE = re.compile(r"deprecat|warn|removed|no longer", re.I)
+REWORDED = 0.85  # a text this similar to one its scope said before is a rewording ("rename" -> "renamed")
 SKIPPED = ("torch/testing/_internal/", "torch/_vendor/")  # the test suite's helpers, vendored code
 
 
@@ -297,7 +299,8 @@ def new_sites(old: list[Site], new: list[Site]) -> Iterator[tuple[str, str, list
     """(module, scope, the new sites, what is new about them) for each scope whose texts are new.
 
     A text is new when the old release said it nowhere (a function that moved keeps its text and
-    is not a new deprecation); a text the same scope said before under another category (a
+    is not a new deprecation, and neither is a text nearly the same as one its scope said before:
+    a rewording); a text the same scope said before under another category (a
     ``DeprecationWarning`` that became a ``FutureWarning``) is a change of category."""
     said = {(s.norm, s.category) for s in old}
     said_text = {s.norm for s in old}
@@ -313,6 +316,9 @@ def new_sites(old: list[Site], new: list[Site]) -> Iterator[tuple[str, str, list
             what = f"category {'/'.join(sorted(before))} -> {s.category}"
         elif s.norm in said_text:
             continue  # said before elsewhere under this category or another: moved code
+        elif any(SequenceMatcher(None, s.norm, t).ratio() >= REWORDED
+                 for t in old_by_key.get((s.module, s.scope), {})):
+            continue  # the same scope said nearly this before: a rewording, not a new deprecation
         else:
             what = "new text"
         sites, whats = groups.setdefault((s.module, s.scope), ([], []))
