@@ -280,8 +280,10 @@ SNIPPETS: dict[str, Snippet] = {
     "TU804": ("import io\nimport torch\nscripted = torch.jit.script(torch.nn.Linear(2, 2))\nbuffer = io.BytesIO()\n"
               "torch.jit.save(scripted, buffer)\nbuffer.seek(0)\ntorch.jit.load(buffer)\n"
               "torch.jit.trace(torch.nn.Linear(2, 2), torch.ones(1, 2))\n"),
-    "TU805": "import torch\ntorch.jit.wait(torch.jit.fork(lambda x: x * 2, torch.ones(2)))\n"
-             "torch.jit.set_fusion_strategy([('STATIC', 2)])\n",
+    "TU805": ("import torch\ntorch.jit.wait(torch.jit.fork(lambda x: x * 2, torch.ones(2)))\n"
+              "torch.jit.set_fusion_strategy([('STATIC', 2)])\n",
+              "import torch\ndef make():\n    def forward(self, x):\n        return x\n"
+              "    return torch.jit.script_method(forward)  # resolves names in its caller's frame\nmake()\n"),
     "TU429": "import torch.utils._pytree as pytree\n_, spec = pytree.tree_flatten([1, (2, 3)])\nspec.children_specs\n",
     "TU426": "import sympy\nfrom torch.fx.experimental.symbolic_shapes import ShapeEnv, guard_size_oblivious\n"
              "env = ShapeEnv()\nenv.var_to_val\nenv.add_var_to_val(sympy.Symbol('s0', positive=True, integer=True), 4)\n"
@@ -341,6 +343,10 @@ SNIPPETS: dict[str, Snippet] = {
              "y.sum().backward()\n",
     "TU444": "import torch._inductor.config as inductor_config\ninductor_config.cuda.nvgemm_max_profiling_configs = 3\n",
     "TU445": "import torch._inductor.config as inductor_config\ninductor_config.partitioned_scatter_memory_budget = 0.5\n",
+    "TU811": "import warnings\nimport torch\nwith warnings.catch_warnings():\n"
+             "    warnings.simplefilter('ignore')  # torch.jit.script's own warning is TU804's\n"
+             "    scripted = torch.jit.script(torch.nn.Linear(2, 2))\n"
+             "scripted._save_to_buffer_for_lite_interpreter()\n",
     "TU446": ("import torch.fx.experimental.optimization as fx_opt\nfx_opt.mkldnn_map\n",
               "from torch.fx.experimental.optimization import mkldnn_map\n"),
     # ------------------------------------------------------------------ 2.15 (texts checked on torch 2.15.0)
