@@ -74,6 +74,9 @@ class Builder:
     source: str  # the decorator's file:line in the release the table was generated from
     parameters: tuple[str, ...]  # named parameters in order (what positional arguments bind to)
     legacy: tuple[Legacy, ...]  # weights first, then weights_backbone
+    # the first torchvision release whose builder reads its legacy arguments so, where later than 0.13
+    # (quantization's shufflenet_v2_x1_5 had no legacy decorator in 0.13; swin_t came in 0.14)
+    since: Optional[str] = None
 
     def legacy_for(self, name: str) -> Optional[Legacy]:
         """The legacy parameter named ``name`` (``pretrained``), or None."""
@@ -165,7 +168,10 @@ def parse_weights(text: str) -> WeightsTable:
         legacy = tuple(_legacy(new, raw[new], entry) for new in ("weights", "weights_backbone") if new in raw)
         if not legacy:
             raise _fail(entry, "names no legacy parameter")
-        builder = Builder(name, tuple(paths), str(raw.get("source", "")), tuple(parameters), legacy)
+        since = raw.get("since")
+        if since is not None and not isinstance(since, str):
+            raise _fail(entry, "'since' must be a release")
+        builder = Builder(name, tuple(paths), str(raw.get("source", "")), tuple(parameters), legacy, since)
         for path in paths:
             if path in builders:
                 raise _fail(entry, f"{path} is also {builders[path].name}")

@@ -47,8 +47,10 @@ class Plan:
     imports: tuple[ImportSpec, ...] = ()
     notes: list[str] = field(default_factory=list)  # "pretrained=True loads ResNet50_Weights.IMAGENET1K_V1"
 
-    def fix(self, old: cst.Call) -> Fix:
-        return Fix(edits=[Replace(old, self.call)], imports=self.imports, replacement=A.code(self.call))
+    def fix(self, old: cst.Call, requires: Optional[str] = None) -> Fix:
+        """The rewrite; ``requires``: the torchvision release it needs, where later than the rule's."""
+        return Fix(edits=[Replace(old, self.call)], imports=self.imports, replacement=A.code(self.call),
+                   requires=requires)
 
 
 def uses_legacy(call: cst.Call, builder: Builder, own: Sequence[cst.Arg]) -> bool:

@@ -79,4 +79,6 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if found is None:
         return None
     call, own, builder = found
-    return plan(call, own, builder, ref.dotted, renderer(ref, ctx)).fix(call)
+    # a builder whose legacy arguments meant something else in an older release in the window (or that
+    # was not there) keeps its behaviour only from ``since`` on
+    return plan(call, own, builder, ref.dotted, renderer(ref, ctx)).fix(call, builder.since)
