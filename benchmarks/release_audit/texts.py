@@ -316,8 +316,7 @@ def new_sites(old: list[Site], new: list[Site]) -> Iterator[tuple[str, str, list
             what = f"category {'/'.join(sorted(before))} -> {s.category}"
         elif s.norm in said_text:
             continue  # said before elsewhere under this category or another: moved code
-        elif any(SequenceMatcher(None, s.norm, t).ratio() >= REWORDED
-                 for t in old_by_key.get((s.module, s.scope), {})):
+        elif any(_reworded(s.norm, t) for t in old_by_key.get((s.module, s.scope), {})):
             continue  # the same scope said nearly this before: a rewording, not a new deprecation
         else:
             what = "new text"
@@ -326,6 +325,15 @@ def new_sites(old: list[Site], new: list[Site]) -> Iterator[tuple[str, str, list
         whats.append(what)
     for (module, scope), (sites, whats) in sorted(groups.items()):
         yield module, scope, sites, whats
+
+
+_NAMES = re.compile(r"[a-z_][\w]*(?:[._][\w]+)+", re.I)
+
+
+def _reworded(new: str, old: str) -> bool:
+    """Nearly the same words, naming the same things (``rename`` -> ``renamed`` is a rewording;
+    a new replacement name is not)."""
+    return set(_NAMES.findall(new)) == set(_NAMES.findall(old)) and SequenceMatcher(None, new, old).ratio() >= REWORDED
 
 
 def items(old: list[Site], new: list[Site]) -> list[Item]:
