@@ -617,3 +617,46 @@ def test_a_helper_of_another_file_and_a_try_are_about_torch(tmp_path):
     about = {ref.dotted: (ref.guarded, model.about(ref.guards)) for ref in analysis.references
              if ref.dotted in ("torch.linalg.eigh", "torch.fft.irfft")}
     assert about == {"torch.linalg.eigh": (True, frozenset({"torch"})), "torch.fft.irfft": (True, frozenset({"torch"}))}
+
+
+TEXTUAL = '''
+import torch
+
+CASES = {
+    "cut at three characters": torch.__version__[:3] >= "2.9",
+    "before the local label": torch.__version__.split("+")[0] >= "2.9",
+    "the literal first": "2.9" <= torch.__version__.split("+")[0],
+    "below": torch.__version__[:3] < "2.9",
+    "a threshold text gets right": torch.__version__[:3] >= "1.8",
+}
+'''
+
+
+@pytest.mark.differential("TU981")
+def test_the_text_fix_gives_what_comparing_versions_gives_on_torch(tmp_path):
+    """Old and fixed module on the installed torch (2.10 or later: "2.1" as text): the fixed comparisons give
+    what packaging's comparison of versions gives; the old ones differ exactly where TU981 said they were
+    wrong, and agree where the text was right."""
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed")
+    write(tmp_path, {"mod.py": TEXTUAL})
+    report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU981"], unsafe=True)
+    assert not report.errors and report.fixed == 4  # the last one is right on every release: not reported
+    fixed = (tmp_path / "mod.py").read_text(encoding="utf-8")
+    code = textwrap.dedent(f"""
+        import torch
+        from packaging.version import Version
+        mine = Version(torch.__version__.split("+")[0])
+        assert mine >= Version("2.10"), "needs a torch whose minor has two digits"
+        old, new = {{}}, {{}}
+        exec({textwrap.dedent(TEXTUAL)!r}, old)
+        exec({fixed!r}, new)
+        meant = {{"cut at three characters": mine >= Version("2.9"), "before the local label": mine >= Version("2.9"),
+                 "the literal first": mine >= Version("2.9"), "below": mine < Version("2.9"),
+                 "a threshold text gets right": mine >= Version("1.8")}}
+        assert new["CASES"] == meant, (new["CASES"], meant)
+        wrong = {{k for k in meant if old["CASES"][k] != meant[k]}}
+        assert wrong == {{"cut at three characters", "before the local label", "the literal first", "below"}}, wrong
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
