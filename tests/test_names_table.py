@@ -33,6 +33,15 @@ _CUDA_ONLY = "an attribute of a CUDA (or XPU) build's classes: the CPU wheel the
 _CHECKED_LATE = ("named by a torch 2.14/2.15 rule and present in the 2.11 and 2.12 wheels' sources or on 2.13: "
                  "checked at 2.11-2.15 only, not against every wheel from 1.6, so a shim probing it is kept")
 UNDECIDED: dict[str, str] = {
+    "torch.jit.RecursiveScriptModule._save_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit.RecursiveScriptModule._save_to_buffer_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit.ScriptModule._save_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit.ScriptModule._save_to_buffer_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit._script.RecursiveScriptModule._save_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit._script.RecursiveScriptModule._save_to_buffer_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit._script.ScriptModule._save_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit._script.ScriptModule._save_to_buffer_for_lite_interpreter": _CHECKED_LATE,
+    "torch.jit.script_method": _CHECKED_LATE,
     "torch._C._CUDAGreenContext": _CUDA_ONLY,
     "torch._C._profiler._ExperimentalConfig": _CHECKED_LATE,
     "torch._dynamo.config.enable_faithful_generator_behavior": _CHECKED_LATE,
