@@ -19,6 +19,7 @@ def _as_json(finding: torch_upgrade.Finding) -> dict:
     out = dataclasses.asdict(finding)
     out.pop("cell") if finding.cell is None else None
     out.pop("runtime") if finding.runtime is None else None  # (only with --verify)
+    out.pop("library") if finding.library == "torch" else None  # (only for a library's rule)
     fix = out.pop("fix")
     if fix is not None:
         fix = {"safety": fix["safety"],
@@ -31,7 +32,16 @@ def _as_json(finding: torch_upgrade.Finding) -> dict:
     out["fix"] = fix
     window = out.pop("window")
     if window is not None:
-        out["window"] = {"from": window["from_version"], "to": window["to_version"], "source": window["source"]}
+        out["window"] = _window_json(window)
+    return out
+
+
+def _window_json(window: dict) -> dict:
+    """A public window (as a dict) in the JSON report's shape: torch's, and each library's."""
+    out = {"from": window["from_version"], "to": window["to_version"], "source": window["source"]}
+    if window["libraries"]:
+        out["libraries"] = {w["package"]: {"from": w["from_version"], "to": w["to_version"], "source": w["source"]}
+                            for w in window["libraries"]}
     return out
 
 
@@ -40,8 +50,8 @@ def test_scan_returns_the_findings_of_the_cli_json_report(project):
     data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
     assert report.findings, "the legacy project has findings"
     assert [_as_json(f) for f in report.findings] == data["findings"]
-    window = report.window
-    assert {"from": window.from_version, "to": window.to_version, "source": window.source} == data["window"]
+    assert _window_json(dataclasses.asdict(report.window)) == data["window"]
+    assert {w.package for w in report.window.libraries} == {"torchvision", "torchaudio", "torchtext", "torchdata"}
     assert report.files == data["summary"]["files"] and report.errors == ()
     assert all("/" in f.path or f.path.endswith(".py") for f in report.findings)  # reported paths, as in JSON
 
