@@ -16,6 +16,15 @@ from torch_upgrade.catalog.ruledata import load_rules
 RULES = load_rules()
 MINE = [r for r in RULES if r.library == "torchaudio" and r.id[3:] <= "099"]
 
+NO_DIFFERENTIAL = {
+    "TUA002": "set_audio_backend is a no-op from torchaudio 2.1 (the dispatcher: its body returns; requires) and "
+              "gone from 2.9: deleting the call changes nothing from the window's floor on (read from the wheels)",
+    "TUA012": "the resampling method names are aliases in torchaudio 2.0-2.11 (the same kernel, a warning on the "
+              "old name; read from the wheels): no torchaudio runs here to compare numbers",
+    "TUA013": "return_complex= has had no effect since torchaudio 0.11 (power=None decides; read from the "
+              "wheels): dropping it changes nothing; no torchaudio runs here",
+}
+
 MODERN = '''
 import torch
 import torchaudio
@@ -49,6 +58,7 @@ soundfile.write("out.wav", data, sr)
 tfm = sox.Transformer()
 feats = dict(kaldi_io.read_mat_ark(path))
 signal = audiofile.read(path)
+
 
 def load(path, normalize=False):
     return open(path, "rb").read()

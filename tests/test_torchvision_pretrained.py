@@ -389,6 +389,7 @@ def _hub_target(name: str) -> str:
     return builder.paths[0]
 
 
+@pytest.mark.differential("TUV001", "TUV002")
 def test_old_and_new_calls_load_the_same_weights(tmp_path):
     python = _torchvision_python()
     if python is None:
