@@ -198,7 +198,7 @@ def test_hub_names_every_builder_it_exposes(tmp_path):
     assert "resnet50" in names and "fcn_resnet50" in names and "raft_large" in names
     code = "import torch\n" + "".join(f"m{i} = torch.hub.load('pytorch/vision', {n!r}, pretrained=True)\n"
                                       for i, n in enumerate(names))
-    result, path = scan_code(tmp_path, code, select=("TUV002",), fix=True)
+    result, path = scan_code(tmp_path, code, low=FROM, select=("TUV002",), fix=True)
     assert not result.errors
     fixed = path.read_text(encoding="utf-8")
     for i, name in enumerate(names):
