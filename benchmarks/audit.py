@@ -196,7 +196,7 @@ def _cover_stored(items: list[Item], data: dict[str, Any], low: str, high: str) 
                     if rule is not None and (item.info.get("hand") or _stored_about(rule, item)):
                         found.setdefault(finding.rule, []).append(code)
             item.rules = sorted(found)
-            item.info["covering_probes"] = found
+            item.info["covering_probes"] = {r: list(dict.fromkeys(c)) for r, c in found.items()}  # a probe once
 
 
 def _stored_about(rule: Any, item: Item) -> bool:
