@@ -39,7 +39,7 @@ def _sets(node: cst.CSTNode) -> bool:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    if not any(_names_variable(node) for node in analysis.nodes(cst.SimpleString)):
+    if not any(isinstance(node, cst.SimpleString) and _names_variable(node) for node in analysis.nodes(cst.SimpleString)):
         return []  # the shared walk's strings: most files never name the variable (no walk of their own)
     out: list[Hit] = []
     stack: list[tuple[cst.CSTNode, cst.CSTNode]] = [(analysis.module, analysis.module)]
