@@ -165,3 +165,42 @@ def test_video_backend_deletion_keeps_computed_arguments(tmp_path):
     result, _ = scan_code(tmp_path, code, low="2.11", high="2.15", select=("TUV032",))
     (finding,) = result.findings
     assert finding.fix is None
+
+
+# ------------------------------------------------------------------ compatibility code of real projects
+TRANSFORMERS_VIDEO = '''
+from torchvision import io as torchvision_io
+from .utils import is_torchvision_video_decoding_available
+
+
+def read_video_torchvision(video_path):
+    if not is_torchvision_video_decoding_available():
+        raise ImportError("torchvision video decoding is not available")
+    video, _, info = torchvision_io.read_video(video_path, pts_unit="sec")
+    return video
+'''
+
+TRANSFORMERS_IMAGE = '''
+from .utils import is_torchcodec_greater_or_equal
+
+
+def load(path):
+    if is_torchcodec_greater_or_equal("0.16.0"):
+        from torchcodec.decoders import decode_image
+    else:
+        from torchvision.io import decode_image
+    return decode_image(path)
+'''
+
+
+@pytest.mark.parametrize("code", [TRANSFORMERS_VIDEO, TRANSFORMERS_IMAGE], ids=["feature-probe-exit", "torchcodec-version"])
+def test_fallbacks_to_an_old_torchvision_are_compatibility_code(tmp_path, code):
+    """transformers 5.24: a function that refuses unless a torchvision feature only old releases have is
+    present runs only there (unlike a version requirement, which every newer release meets); a torchcodec
+    version check's else-branch is the fallback to torchvision's I/O."""
+    result, _ = scan_code(tmp_path, code, low="2.2", high="2.15", select=("TUV",))
+    assert [(f.rule_id, f.line) for f in result.findings] == []
+    unguarded = code.replace("if not is_torchvision_video_decoding_available():", "if False:") \
+        .replace('if is_torchcodec_greater_or_equal("0.16.0"):', "if unknown():")
+    result, _ = scan_code(tmp_path, unguarded, low="2.2", high="2.15", select=("TUV",))
+    assert {f.rule_id for f in result.findings} & {"TUV031", "TUV035"}

@@ -24,7 +24,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
-                                         falls_back, try_asks, try_packages)
+                                         falls_back, needs_library_feature, try_asks, try_packages, ways_out)
 from torch_upgrade.syntax.nodes import _fields, child_list, children, dotted, is_node  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
@@ -806,7 +806,7 @@ def _exit_tests(node: cst.If) -> Iterator[cst.BaseExpression]:
     """The tests of an if/elif chain whose branch leaves the block for a fallback after it."""
     current: Optional[Union[cst.If, cst.Else]] = node
     while isinstance(current, cst.If):
-        if falls_back(current.body):
+        if falls_back(current.body) or (ways_out(current.body) == {cst.Raise} and needs_library_feature(current.test)):
             yield current.test
         current = current.orelse
 

@@ -76,12 +76,17 @@ _NOT_FLAGS = {"__version__", "version_info"}
 _VERSION_WORDS = re.compile(
     r"(?:^|[_.])(?:version|VERSION)|(?:^|[_.a-z])Version|TORCH_GREATER|TORCH_LESS|torch_greater|torch_less|"
     r"_TORCH_|TORCH_\d|IS_TORCH|is_torch_(?:version|greater|less|ge|gt|le|lt|\d)"
-    # the same of the libraries that move with torch (_TORCHVISION_LESS_THAN_0_13, is_torchvision_ge_0_13)
+    # the same of the libraries that move with torch (_TORCHVISION_LESS_THAN_0_13, is_torchvision_ge_0_13),
+    # and of torchcodec, where their video and image I/O went (if is_torchcodec_greater_or_equal("0.16"):
+    # ... else: torchvision.io's: the fallback to the old library is compatibility code)
     + "".join(rf"|{name.upper()}_(?:GREATER|LESS|GE|GT|LE|LT|\d)|{name}_(?:greater|less)|"
-              rf"is_{name}_(?:version|greater|less|ge|gt|le|lt|\d)" for name in LIBRARIES),
+              rf"is_{name}_(?:version|greater|less|ge|gt|le|lt|\d)" for name in (*LIBRARIES, "torchcodec")),
 )
 # Names that read as availability checks (the rest of the old guard words).
 _AVAILABLE_WORDS = re.compile(r"is_torch_|_available_|_AVAILABLE")
+# ... of one feature of a library that moves with torch, which only some of its releases have
+# (transformers' is_torchvision_video_decoding_available()): a version question, as a version flag is
+_LIBRARY_FEATURE = re.compile(rf"^is_(?:{'|'.join(LIBRARIES)})_\w+_available$")
 _DISTRIBUTION_LOOKUPS = {"get_distribution", "distribution", "version", "require"}
 _FINDERS = {"importlib.util.find_spec", "importlib.find_loader", "pkgutil.find_loader"}
 _PASS_THROUGH = {"all", "any", "bool"}  # builtins whose answer is their argument's
@@ -179,6 +184,17 @@ def falls_back(body: cst.BaseSuite) -> bool:
     after it is the main path, which every newer torch runs."""
     ways = ways_out(body)
     return ways is not None and ways != {cst.Raise}
+
+
+def needs_library_feature(test: cst.BaseExpression) -> bool:
+    """Whether an ``if`` test asks that a feature of a library moving with torch be missing
+    (``not is_torchvision_video_decoding_available()``): refusing there guards what follows, which
+    only the releases that have the feature run (unlike a version requirement, met by every newer one)."""
+    if not (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, cst.Call)):
+        return False
+    name = dotted(test.expression.func)
+    return name is not None and _LIBRARY_FEATURE.match(name.rsplit(".", 1)[-1]) is not None
 
 
 def ways_out(body: cst.BaseSuite) -> Optional[set[type]]:
@@ -527,7 +543,7 @@ def _by_name(name: str) -> int:
     last = name.rsplit(".", 1)[-1]
     if last in _NOT_FLAGS:
         return NONE
-    if _VERSION_WORDS.search(name):
+    if _VERSION_WORDS.search(name) or _LIBRARY_FEATURE.match(last):
         return FEATURE
     if _AVAILABLE_WORDS.search(name):
         return PROBE
