@@ -21,7 +21,7 @@ the same old/new pairs were run on an H100 (torch 2.11) with the same outcomes, 
 
 Where a test found a difference the fixer now offers no rewrite for those inputs (see each test), and the
 difference itself is kept as a test: TU421 (pytree registration), TU621 (distributed checkpoint) and
-TU803 (torch.load) became advice. TU000 edits comments only (``NO_DIFFERENTIAL``).
+TU803 (torch.load) became advice except where the file evidently holds a state dict (an unsafe fix). TU000 edits comments only (``NO_DIFFERENTIAL``).
 """
 
 from __future__ import annotations
@@ -775,7 +775,8 @@ def test_torch_load_weights_only_is_advice(tmp_path, monkeypatch, content, stric
     window's older torch: there (emulated with TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1, torch's switch back to
     the old default, which the written-out argument would also override) a state dict holding a module's
     extra state or an extra entry of a custom class loads, and with weights_only=True it raises
-    UnpicklingError. So the finding names the call and says when it differs; no rewrite."""
+    UnpicklingError. So the finding names the call and says when it differs; where the result goes straight
+    into a strict load_state_dict the rewrite is there, unsafe for that reason."""
     state = WithState().state_dict()
     state["_extra_state"] = Marker(7) if content == "extra_state" else 7  # a plain int loads either way
     if content == "numbers":
@@ -785,8 +786,13 @@ def test_torch_load_weights_only_is_advice(tmp_path, monkeypatch, content, stric
     path = tmp_path / "checkpoint.pt"
     torch.save(state, path)
     code = "import torch\n" + LOAD.format(strict=strict)
-    assert "weights_only=True)` (torch >= 1.13)" in advice(code, "TU803", "2.0")
-    rewrite(code, "TU803", "2.0", changed=False)
+    if strict:  # strict=False skips entries of any type: advice
+        assert "weights_only=True)` (torch >= 1.13)" in advice(code, "TU803", "2.0")
+        rewrite(code, "TU803", "2.0", changed=False)
+    else:  # straight into a strict load_state_dict: weights_only=True, unsafe for the extra state below
+        found = scan(code, "TU803", "2.0")
+        assert len(found) == 1 and found[0].fix is not None and found[0].fix.safety == "unsafe"
+        assert "extra state" in found[0].fix.reason
     candidate = code.replace("torch.load(PATH)", "torch.load(PATH, weights_only=True)")
     names = {"PATH": str(path), "WithState": WithState}
     monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
