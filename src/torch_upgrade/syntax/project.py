@@ -35,6 +35,8 @@ T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
 STAR = b"import *"  # among a file's words when it has a star import (``from ._compat import *``)
+# what marks the folder of a whole project (its tests, conftest.py files and package together)
+_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,40 @@ class FileIndex:
                 return True
             if own in known[1] and (word in known[1] or STAR in known[1]):
                 self.used[path] = known[0]  # kept: that file alone can change the answer
+                return True
+            read[path] = known[0]
+        self.used.update(read)
+        return False
+
+    def named_anywhere(self, words: tuple[str, ...]) -> bool:
+        """Whether some other Python file of the whole project (read from the outermost folder above
+        this file that holds a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``; else this
+        file's package root, with the ``conftest.py`` of every folder above it) names one of ``words``
+        (``set_default_dtype``: a fact about the project, not one module). True where that cannot be
+        told (no project, too many files, a file that cannot be read). The files read are recorded."""
+        if self.path is None:
+            return True
+        folders = Path(self.path).parents
+        marked = [f for f in folders if any((f / m).exists() for m in _PROJECT_MARKERS)]
+        root = str(marked[-1]) if marked else (self.roots[0] if self.roots else None)
+        if root is None:
+            return True
+        files = self.project.python_files(root)
+        if files is None:
+            return True
+        if not marked:
+            files = files + tuple(os.path.realpath(f / "conftest.py") for f in folders
+                                  if (f / "conftest.py").is_file())
+        wanted = {w.encode() for w in words}
+        read: dict[str, str] = {}
+        for path in dict.fromkeys(files):
+            if path == self.path:
+                continue
+            known = self.project.words(path)
+            if known is None:
+                return True
+            if wanted & known[1]:
+                self.used[path] = known[0]  # that file alone can change the answer
                 return True
             read[path] = known[0]
         self.used.update(read)

@@ -25,21 +25,32 @@ rewrite; the finding says what ``assert_allclose`` did there and what to write (
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.edits import Edit, Replace
 from torch_upgrade.syntax.analysis import Reference
-from torch_upgrade.syntax.provenance import CERTAIN, NO, provenance_of
+from torch_upgrade.syntax.dtypes import dtype_source, dtypes_of, is_tensor
+from torch_upgrade.syntax.nodes import subtree
+from torch_upgrade.syntax.provenance import CERTAIN, NO, POSSIBLE
 
 PARAMS = ("actual", "expected", "rtol", "atol", "equal_nan", "msg")
 # assert_allclose's default tolerances (rtol, atol) by dtype; any other dtype: (0, 0)
 TOLERANCES = {"torch.float16": ("1e-3", "1e-3"), "torch.float32": ("1e-4", "1e-5"),
               "torch.float64": ("1e-5", "1e-8")}
 _EXACT = ("0.0", "0.0")
+HELPER_NAME = "_allclose_tolerances"
+# what assert_allclose did to pick rtol and atol, for operands whose dtypes are known only when the code runs
+HELPER = '''def {name}(*tensors):
+    """rtol and atol as torch.testing.assert_allclose picked them: the loosest over the tensors' dtypes."""
+    table = {{{torch}.float16: (1e-3, 1e-3), {torch}.float32: (1e-4, 1e-5), {torch}.float64: (1e-5, 1e-8)}}
+    picked = [table.get(t.dtype, (0.0, 0.0)) for t in tensors]
+    return {{"rtol": max(p[0] for p in picked), "atol": max(p[1] for p in picked)}}
+'''
 _TRUE = cst.Name("True")
 _FALSE = cst.Name("False")
 _DEPRECATED = "torch.testing.assert_allclose is deprecated since torch 1.12; assert_close is no drop-in replacement here: "
@@ -68,22 +79,32 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if ("rtol" in bound) != ("atol" in bound):
         raise Advice(_DEPRECATED + "it gives only one of rtol and atol, which raises ValueError in both. Write "
                      + _suggestion(bound, "RTOL", "ATOL") + " with both given")
-    provenance = provenance_of(ctx.analysis)
     actual, expected = bound["actual"].value, bound["expected"].value
-    kinds = {name: provenance.of(bound[name].value, ref) for name in ("actual", "expected")}
+    tensors = {name: is_tensor(ctx.analysis, bound[name].value, ref) for name in ("actual", "expected")}
+    kinds = {name: CERTAIN if known else NO if known is False else POSSIBLE for name, known in tensors.items()}
     unknown = [name for name, kind in kinds.items() if kind not in (CERTAIN, NO)]
     if unknown:
         raise Advice(_DEPRECATED + f"whether {_names(bound, unknown)} is not known, and {_CONVERTS}"
                      + ("" if "rtol" in bound else f"; {_DEFAULTS}") + ". Write "
                      + _suggestion(bound, "RTOL", "ATOL", kinds) + ", with the conversions where an operand is "
                      "not a tensor")
-    actual_dtype = provenance.dtype(actual, ref)
-    expected_dtype = actual_dtype if kinds["expected"] == NO else provenance.dtype(expected, ref)
+    dtypes = dtypes_of(ctx.analysis)
+    # a tensor's dtype, or that of torch.tensor(value) for a Python value (assert_allclose's conversion)
+    actual_dtype = dtypes.value_dtype(actual, ref.scope)
+    expected_dtype = actual_dtype if kinds["expected"] == NO else dtypes.value_dtype(expected, ref.scope)
     given = "rtol" in bound
     chosen = None if given else tolerances(actual_dtype, expected_dtype)
+    at_run_time: list[cst.BaseExpression] = []  # tensors whose dtypes pick the tolerances when the code runs
     if not given and chosen is None:
-        raise Advice(_DEPRECATED + _DEFAULTS + ", and the code does not state them here. Write "
-                     + _suggestion(bound, "RTOL", "ATOL", kinds) + " with the tolerances of your dtypes")
+        operands = [actual] if kinds["expected"] == NO else [actual, expected]
+        sources = [_source(ctx, o, ref, widening=True) if kinds[k] == CERTAIN else None
+                   for k, o in zip(("actual", "expected"), operands)]
+        if any(s is None for s in sources):
+            raise Advice(_DEPRECATED + _DEFAULTS + ", and the code does not make them evident here (nor is "
+                         "there a tensor among the names of the operands whose dtype a rewrite could read "
+                         "to pick them when the code runs). Write " + _suggestion(bound, "RTOL", "ATOL", kinds)
+                         + " with the tolerances of your dtypes")
+        at_run_time = list({A.code(s): s for s in sources if s is not None}.values())  # each once
     needs: list[ImportSpec] = []
 
     def name(qualname: str) -> cst.BaseExpression:
@@ -97,8 +118,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if kinds["expected"] == NO:
         if actual_dtype is not None:
             dtype: cst.BaseExpression = name(actual_dtype)
-        elif kinds["actual"] == CERTAIN and A.plain(actual):
-            dtype = cst.Attribute(value=actual, attr=cst.Name("dtype"))
+        elif kinds["actual"] == CERTAIN and _source(ctx, actual, ref) is not None:
+            dtype = cst.Attribute(value=cast(cst.BaseExpression, _source(ctx, actual, ref)), attr=cst.Name("dtype"))
         else:
             raise Advice(_DEPRECATED + f"{_CONVERTS}, and the dtype of actual is not known here. Write "
                          + _suggestion(bound, "RTOL", "ATOL", kinds) + " with expected converted to actual's dtype")
@@ -111,7 +132,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     args: list[A.Argument] = [(None, new_actual), (None, new_expected)]
     if chosen is not None:
         args += [("rtol", A.expr(chosen[0])), ("atol", A.expr(chosen[1]))]
-    else:
+    elif given:
         args += [(key, bound[key].value) for key in ("rtol", "atol")]
     args.append(("equal_nan", bound["equal_nan"].value if "equal_nan" in bound else _TRUE))
     args += [("check_dtype", _FALSE), ("check_stride", _FALSE)]
@@ -122,7 +143,69 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
                                                      right=cst.Name("None"))))
         elif message:
             args.append(("msg", bound["msg"].value))
-    return A.replace(call, A.call(func, args), tuple(dict.fromkeys(needs)))
+    new = A.call(func, args)
+    if not at_run_time:
+        return A.replace(call, new, tuple(dict.fromkeys(needs)))
+    return _with_helper(ref, ctx, call, new, at_run_time, needs)
+
+
+def _with_helper(ref: Reference, ctx: FixContext, call: cst.Call, new: cst.Call,
+                 operands: list[cst.BaseExpression], needs: list[ImportSpec]) -> Fix:
+    """``new`` given ``**_allclose_tolerances(<operands>)`` after its operands, the helper added once
+    to the module (before its first statement that is not an import): the tolerances
+    assert_allclose picked from the operands' dtypes, picked the same way when the code runs."""
+    torch_name = A.code(ctx.qualified("torch.float16")[0]).rsplit(".", 1)[0]
+    needs.extend(ctx.qualified("torch.float16")[1])
+    helper = cst.parse_statement(HELPER.format(name=HELPER_NAME, torch=torch_name))
+    module = ctx.analysis.module
+    existing = ctx.analysis.root_scope.bindings.get(HELPER_NAME)
+    if existing:
+        statement = existing[0].statement
+        if len(existing) != 1 or not isinstance(statement, cst.FunctionDef) or \
+                A.code(statement).strip() != A.code(helper).strip():
+            raise Advice(_DEPRECATED + _DEFAULTS + f"; the name {HELPER_NAME} that the rewrite would define "
+                         "for them means something else in this file")
+    elif ctx.analysis.lookup(HELPER_NAME, ctx.scope) is not None:
+        raise Advice(_DEPRECATED + _DEFAULTS + f"; the name {HELPER_NAME} that the rewrite would define "
+                     "for them means something else here")
+    picked = cst.Arg(value=A.call(cst.Name(HELPER_NAME), [(None, o) for o in operands]), star="**",
+                     comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    new = A.laid_out_like(new, call)
+    new = new.with_changes(args=[*new.args[:2], picked, *new.args[2:]])
+    edits: list[Edit] = []
+    if existing:
+        edits.append(Replace(call, new))
+    else:
+        anchor = next(s for i, s in enumerate(module.body) if not _preamble(s, i))
+        inner = {id(n) for n in subtree(anchor)}
+        moved = cst.ensure_type(anchor.deep_replace(call, new), type(anchor)) if id(call) in inner else anchor
+        blank = next((i for i, line in enumerate(moved.leading_lines) if line.comment is not None),
+                     len(moved.leading_lines))
+        if blank < 2:  # two blank lines after the helper, as between any two definitions
+            moved = moved.with_changes(leading_lines=[cst.EmptyLine()] * (2 - blank) + list(moved.leading_lines))
+        edits.append(Replace(anchor, cst.FlattenSentinel([helper.with_changes(
+            leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), moved])))
+        if id(call) not in inner:
+            edits.append(Replace(call, new))
+    return Fix(edits=list(edits), imports=tuple(dict.fromkeys(needs)), replacement=A.code(new))
+
+
+def _source(ctx: FixContext, operand: cst.BaseExpression, ref: Reference,
+            widening: bool = False) -> Optional[cst.BaseExpression]:
+    """A tensor named inside ``operand`` whose dtype is the operand's (``syntax.dtypes.dtype_source``):
+    reading it again reads the same thing, with no effect."""
+    source = dtype_source(operand, ctx.analysis, ref.scope, widening)
+    return source if source is not None and is_tensor(ctx.analysis, source, ref) else None
+
+
+def _preamble(statement: cst.CSTNode, index: int) -> bool:
+    """A module's docstring (its first statement) or an import line: what the helper goes after."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    if index == 0 and len(statement.body) == 1 and isinstance(statement.body[0], cst.Expr) and \
+            isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    return all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
 
 
 def _names(bound: dict[str, cst.Arg], which: list[str]) -> str:

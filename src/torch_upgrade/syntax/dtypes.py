@@ -1,0 +1,588 @@
+"""What dtype does this tensor have? dtype inference where the code makes it evident.
+
+A rule whose rewrite depends on a dtype (``assert_allclose`` picks its tolerances from its
+operands' dtypes) asks ``dtypes_of(analysis).dtype(expr, site)``. The answer is the canonical
+name (``"torch.float64"``) or None, never a guess:
+
+- a factory's ``dtype=`` (``torch.zeros(3, dtype=torch.float64)``, through the file's imports);
+- a factory without it: ``torch.ones/zeros/empty/rand/randn/eye/linspace/logspace`` and
+  ``torch.tensor``/``arange``/``full`` of Python floats give the default dtype, ``torch.tensor``
+  of ints, ``arange`` of ints, ``randint``, ``randperm`` int64, of bools bool. The default dtype is
+  float32 only in a project that never changes it: no file of the project (``syntax.project``:
+  read, never imported, from the outermost folder holding ``.git``/``pyproject.toml``/``setup.py``)
+  names ``set_default_dtype`` or ``set_default_tensor_type``; else not known;
+- conversions: ``.double()``, ``.float()``, ``.half()``, ``.long()``..., ``.to(torch.float64)``,
+  ``.to(device, dtype)``, ``.to(dtype=...)``, ``.type(torch.float64)``, ``.type_as(t)``;
+- operations that keep the dtype: indexing, ``.clone()``, ``.detach()``, ``.to("cpu")`` /
+  ``.to(device)`` (a string, a ``torch.device``, an ``x.device``), reshaping methods, ``abs``/``neg``/
+  ``clamp``, ``max()``/``amax``; reductions and elementwise math that keep a floating dtype
+  (``sum``, ``mean``, ``exp``, ``sqrt``: ``sum`` of integers is int64, ``exp`` of integers the
+  default dtype), as methods and as ``torch.<name>(t)``;
+- arithmetic with Python numbers (a float16 tensor times 2.5 is float16; an int64 tensor times 2.5
+  or divided is of the default dtype) and between tensors of one dtype (two dtypes: not known,
+  since a 0-dim tensor does not promote a dimensioned one of its category);
+- a name bound once (one assignment in the scope it resolves in) to any of these.
+
+The same inference says what ``torch.tensor(value)`` makes of a Python value (``value_dtype``):
+int64 for ints, bool for bools, the default dtype for floats, a list by its elements.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Protocol, Union
+
+import libcst as cst
+
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.project import FileIndex
+from torch_upgrade.syntax.provenance import CERTAIN, NO, provenance_of
+from torch_upgrade.syntax.scopes import Binding, Scope
+
+FLOAT32 = "torch.float32"
+# what changes the default dtype (``torch.set_default_dtype``, its private spelling, the old
+# ``set_default_tensor_type``, PyTorch's own test helper of that name)
+CHANGERS = ("set_default_dtype", "set_default_tensor_type", "_set_default_dtype", "_set_default_tensor_type")
+_MAX_DEPTH = 8
+_UNSTATED = "?"  # a dtype= that the code does not make evident
+
+# dtypes under their public names, by their canonical name
+DTYPE_NAMES = {f"torch.{alias}": f"torch.{name}" for name, aliases in {
+    "float16": ("float16", "half"), "bfloat16": ("bfloat16",), "float32": ("float32", "float"),
+    "float64": ("float64", "double"), "complex32": ("complex32", "chalf"), "complex64": ("complex64", "cfloat"),
+    "complex128": ("complex128", "cdouble"), "uint8": ("uint8",), "int8": ("int8",), "int16": ("int16", "short"),
+    "int32": ("int32", "int"), "int64": ("int64", "long"), "bool": ("bool",)}.items() for alias in aliases}
+FLOATING = frozenset({"torch.float16", "torch.bfloat16", "torch.float32", "torch.float64"})
+INTEGRAL = frozenset({"torch.uint8", "torch.int8", "torch.int16", "torch.int32", "torch.int64"})
+_COMPLEX_OF = {"torch.float32": "torch.complex64", "torch.float64": "torch.complex128"}
+# tensor methods converting to one dtype
+_CONVERSIONS = {"float": "torch.float32", "double": "torch.float64", "half": "torch.float16",
+                "bfloat16": "torch.bfloat16", "long": "torch.int64", "int": "torch.int32", "short": "torch.int16",
+                "char": "torch.int8", "byte": "torch.uint8", "bool": "torch.bool", "cfloat": "torch.complex64",
+                "cdouble": "torch.complex128"}
+# legacy tensor types (``torch.DoubleTensor(...)``, ``.type("torch.DoubleTensor")``): always their dtype
+_TENSOR_TYPES = {"FloatTensor": "torch.float32", "DoubleTensor": "torch.float64", "HalfTensor": "torch.float16",
+                 "BFloat16Tensor": "torch.bfloat16", "LongTensor": "torch.int64", "IntTensor": "torch.int32",
+                 "ShortTensor": "torch.int16", "CharTensor": "torch.int8", "ByteTensor": "torch.uint8",
+                 "BoolTensor": "torch.bool"}
+# methods (and torch functions of the tensor as first argument) whose result has the input's dtype
+_SAME = frozenset({
+    "clone", "detach", "contiguous", "cpu", "cuda", "reshape", "squeeze", "unsqueeze", "permute", "transpose",
+    "t", "flatten", "expand", "expand_as", "repeat", "flip", "roll", "narrow", "select", "index_select",
+    "gather", "triu", "tril", "requires_grad_", "detach_", "view_as", "reshape_as", "movedim", "tile",
+    "masked_fill", "neg", "negative", "abs", "absolute", "clamp", "clip", "clamp_min", "clamp_max", "unfold",
+    "amax", "amin", "diag", "diagonal", "squeeze_", "unsqueeze_", "sign", "round", "floor", "ceil", "trunc",
+    "relu", "zero_", "fill_", "clamp_", "abs_", "neg_", "mul_", "add_", "sub_",
+    "div_", "copy_", "normal_", "uniform_", "pin_memory", "share_memory_"})
+# ... on a floating input (an integer one takes the default dtype, or raises)
+_FLOAT_SAME = frozenset({
+    "exp", "log", "log2", "log10", "log1p", "expm1", "exp2", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal", "erf", "erfc", "mean", "std", "var",
+    "norm", "softmax", "log_softmax", "logsumexp", "nanmean", "frac"})
+# ... of those, the ones that raise on any other input: where they return, the dtype was kept
+# (``std``, ``var``, ``norm`` are not: they make a real tensor of a complex one; ``logsumexp`` of an
+# integer one is of the default dtype)
+_RAISING = frozenset({"mean", "softmax", "log_softmax", "nanmean"})
+_REAL_OF_COMPLEX = frozenset({"abs", "absolute"})  # keep any dtype but a complex one (a real result)
+# reductions whose result has a floating input's dtype, int64 for an integer or bool input
+_SUMS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
+# without arguments: one tensor of the input's dtype (with a dim: values and indices)
+_EXTREMES = frozenset({"max", "min", "median"})
+_UNARY_FLOAT_FUNCTIONS = frozenset({  # torch.nn.functional functions keeping a floating input's dtype
+    "relu", "gelu", "silu", "elu", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "normalize",
+    "softplus", "hardtanh", "relu6", "mish", "dropout"})
+_DEVICE_WORDS = ("device",)
+# factories whose dtype without ``dtype=`` is the default one
+_FLOAT_FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn", "eye", "linspace", "logspace",
+                              "normal", "empty_strided"})
+_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"})
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
+               cst.MatrixMultiply)
+_KINDS = ("bool", "int", "float", "complex")  # Python numbers, in promotion order
+
+# what an expression is: ("tensor", dtype), ("number", kind) for a Python number, or ("list",
+# kind) for a (nested) list or tuple of numbers of that joint kind
+Value = tuple[str, str]
+
+
+def default_dtype(analysis: Analysis) -> Optional[str]:
+    """float32 where the project never changes the default dtype (neither this file nor another of
+    the project names ``set_default_dtype`` / ``set_default_tensor_type``); None where it may, or
+    where that cannot be told (no project around the file, too many files). Asked once per file."""
+    known = analysis.facts.get("_default_dtype", False)
+    if known is not False:
+        return known if isinstance(known, str) else None
+    found: Optional[str] = None
+    project = analysis.project
+    if isinstance(project, FileIndex) and not _names(analysis.module, CHANGERS) \
+            and not project.named_anywhere(CHANGERS):
+        found = FLOAT32
+    analysis.facts["_default_dtype"] = found
+    return found
+
+
+def _names(module: cst.Module, words: tuple[str, ...]) -> bool:
+    """Whether the module's text names one of ``words`` (as a name, an attribute or in a string)."""
+    text = module.code
+    return any(word in text for word in words)
+
+
+def dtypes_of(analysis: Analysis) -> "Dtypes":
+    """The file's dtype inference, one per analysis."""
+    known = analysis.facts.get("_dtypes")
+    if not isinstance(known, Dtypes):
+        known = analysis.facts["_dtypes"] = Dtypes(analysis)
+    return known
+
+
+class _Site:
+    def __init__(self, scope: Scope, node: cst.CSTNode) -> None:
+        self.scope = scope
+        self.node = node
+
+
+class Dtypes:
+    """dtype inference over one file (see the module's docstring)."""
+
+    def __init__(self, analysis: Analysis, default: Union[str, None, bool] = False) -> None:
+        self.analysis = analysis
+        self._default = default  # False: asked of the project on first need
+
+    @property
+    def default(self) -> Optional[str]:
+        """The default dtype where the project shows it (float32), else None."""
+        if self._default is False:
+            self._default = default_dtype(self.analysis)
+        return self._default if isinstance(self._default, str) else None
+
+    # ------------------------------------------------------------------ public
+    def dtype(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """The dtype of a tensor expression read in ``scope``; None when not evident (or not a tensor)."""
+        value = self.value(expr, scope)
+        return value[1] if value is not None and value[0] == "tensor" else None
+
+    def value_dtype(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """The dtype ``torch.tensor(expr)`` has (a tensor: its own), None when not evident."""
+        return self._as_tensor(self.value(expr, scope))
+
+    def value(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Value]:
+        """What ``expr`` is (see ``Value``), None when not evident."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Integer):
+            return "number", "int"
+        if isinstance(expr, cst.Float):
+            return "number", "float"
+        if isinstance(expr, cst.Imaginary):
+            return "number", "complex"
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False"):
+                return "number", "bool"
+            return self._name(expr.value, scope, depth)
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return self._sequence(expr, scope, depth)
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self.value(expr.expression, scope, depth + 1)
+            if inner is None or isinstance(expr.operator, (cst.Not, cst.BitInvert)):
+                return None
+            if inner == ("number", "bool"):
+                return "number", "int"  # -True is -1
+            return None if inner == ("tensor", "torch.bool") else inner
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            return self._arithmetic(expr.operator, self.value(expr.left, scope, depth + 1),
+                                    self.value(expr.right, scope, depth + 1))
+        if isinstance(expr, cst.Subscript):
+            inner = self.value(expr.value, scope, depth + 1)
+            return inner if inner is not None and inner[0] == "tensor" else None
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in ("data", "T", "mT", "H", "mH"):
+                inner = self.value(expr.value, scope, depth + 1)
+                return inner if inner is not None and inner[0] == "tensor" and \
+                    (expr.attr.value not in ("H", "mH") or inner[1] in FLOATING | INTEGRAL) else None
+            return self._number_constant(expr, scope)
+        if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
+            return self._call(expr, scope, depth)
+        return None
+
+    # ------------------------------------------------------------------ names and literals
+    def _name(self, name: str, scope: Scope, depth: int) -> Optional[Value]:
+        """A name bound once (one assignment in the scope it resolves in)."""
+        bindings = _bindings(name, scope)
+        if bindings is None or len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind not in ("local", "alias") or binding.value is None or binding.unpacked is not None \
+                or binding.scope is None or isinstance(binding.statement, (cst.FunctionDef, cst.ClassDef)):
+            return None
+        return self.value(binding.value, binding.scope, depth + 1)
+
+    def _sequence(self, expr: Union[cst.List, cst.Tuple], scope: Scope, depth: int) -> Optional[Value]:
+        if not expr.elements or not all(isinstance(e, cst.Element) for e in expr.elements):
+            return None
+        kinds = set()
+        for element in expr.elements:
+            inner = self.value(element.value, scope, depth + 1)
+            if inner is None or inner[0] == "tensor":
+                return None
+            kinds.add(inner[1])
+        return "list", max(kinds, key=_KINDS.index)
+
+    def _number_constant(self, expr: cst.Attribute, scope: Scope) -> Optional[Value]:
+        qualname = self._qualified(expr, scope)
+        if qualname in ("math.pi", "math.e", "math.inf", "math.nan", "math.tau"):
+            return "number", "float"
+        return None
+
+    def _as_tensor(self, value: Optional[Value]) -> Optional[str]:
+        """The dtype of ``torch.tensor(v)`` for what ``v`` is."""
+        if value is None:
+            return None
+        if value[0] == "tensor":
+            return value[1]
+        kind = value[1]
+        if kind == "bool":
+            return "torch.bool"
+        if kind == "int":
+            return "torch.int64"
+        default = self.default
+        if default is None:
+            return None
+        return default if kind == "float" else _COMPLEX_OF.get(default)
+
+    # ------------------------------------------------------------------ arithmetic
+    def _arithmetic(self, operator: cst.BaseBinaryOp, left: Optional[Value],
+                    right: Optional[Value]) -> Optional[Value]:
+        if left is None or right is None or "list" in (left[0], right[0]):
+            return None
+        divide = isinstance(operator, cst.Divide)
+        if left[0] == "number" and right[0] == "number":
+            if isinstance(operator, (cst.MatrixMultiply, cst.Power)):
+                return None  # 2 ** -1 is a float
+            kind = max(left[1], right[1], "int", key=_KINDS.index)
+            return "number", "float" if divide and kind == "int" else kind
+        if left[0] == "tensor" and right[0] == "tensor":
+            if left[1] != right[1]:
+                return None  # promotion between a 0-dim and a dimensioned tensor differs: not said
+            dtype = left[1]
+        else:
+            tensor, number = (left, right) if left[0] == "tensor" else (right, left)
+            if isinstance(operator, cst.MatrixMultiply):
+                return None
+            dtype = tensor[1]
+            if dtype in INTEGRAL:
+                if number[1] == "float":
+                    return self._tensor(self.default)
+                if number[1] not in ("int", "bool"):
+                    return None
+            elif dtype not in FLOATING or number[1] == "complex":
+                return None
+        if dtype in INTEGRAL and divide:
+            return self._tensor(self.default)  # true division of integers
+        if dtype not in FLOATING | INTEGRAL:
+            return None
+        return "tensor", dtype
+
+    @staticmethod
+    def _tensor(dtype: Optional[str]) -> Optional[Value]:
+        return ("tensor", dtype) if dtype is not None else None
+
+    # ------------------------------------------------------------------ calls
+    def _call(self, call: cst.Call, scope: Scope, depth: int) -> Optional[Value]:
+        positional = [a.value for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        qualname = self._qualified(call.func, scope)
+        if qualname is not None:
+            return self._function(qualname, positional, keywords, scope, depth)
+        if isinstance(call.func, cst.Name) and call.func.value in ("float", "int", "bool", "complex") \
+                and _bindings(call.func.value, scope) is None:
+            return "number", call.func.value  # builtins, unshadowed
+        if not isinstance(call.func, cst.Attribute):
+            return None
+        method = call.func.attr.value
+        receiver = self.value(call.func.value, scope, depth + 1)
+        if receiver is None or receiver[0] != "tensor":
+            return None
+        stated = self._stated(keywords, scope)
+        if stated == _UNSTATED:
+            return None
+        return self._method(method, receiver[1], stated, positional, keywords, scope, depth)
+
+    def _method(self, method: str, dtype: str, stated: Optional[str], positional: list[cst.BaseExpression],
+                keywords: dict[str, cst.BaseExpression], scope: Scope, depth: int) -> Optional[Value]:
+        """A tensor method on a receiver of ``dtype`` (``stated``: its ``dtype=``)."""
+        if method in _CONVERSIONS:
+            return ("tensor", _CONVERSIONS[method]) if not positional and not keywords.keys() - {"memory_format"} \
+                else None
+        if method == "to":
+            return self._to(dtype, stated, positional, keywords, scope, depth)
+        if method == "type":
+            if len(positional) != 1 or keywords.keys() - {"non_blocking"}:
+                return None
+            target = self._dtype_name(positional[0], scope) or self._type_name(positional[0], scope)
+            return self._tensor(target)
+        if method == "type_as" and len(positional) == 1 and not keywords:
+            other = self.value(positional[0], scope, depth + 1)
+            return other if other is not None and other[0] == "tensor" else None
+        if method == "view":
+            if len(positional) == 1 and not keywords and self._dtype_name(positional[0], scope) is not None:
+                return self._tensor(self._dtype_name(positional[0], scope))  # reinterprets the bytes
+            if positional and not keywords and all(_is_size(p) for p in positional):
+                return "tensor", dtype
+            return None  # x.view(d) with d not known: a dtype, perhaps
+        if method in ("pow", "add", "sub", "mul", "div", "true_divide", "floor_divide", "matmul", "mm",
+                      "bmm") and len(positional) == 1 and not keywords:
+            other = self.value(positional[0], scope, depth + 1)
+            operator: cst.BaseBinaryOp = {"pow": cst.Power(), "add": cst.Add(), "sub": cst.Subtract(),
+                                          "mul": cst.Multiply(), "div": cst.Divide(),
+                                          "true_divide": cst.Divide(), "floor_divide": cst.FloorDivide()
+                                          }.get(method, cst.MatrixMultiply())
+            return self._arithmetic(operator, ("tensor", dtype), other)
+        return self._keeps(method, dtype, stated, positional, keywords)
+
+    def _keeps(self, name: str, dtype: str, stated: Optional[str], positional: list[cst.BaseExpression],
+               keywords: dict[str, cst.BaseExpression]) -> Optional[Value]:
+        """A method, or ``torch.<name>`` of the tensor as first argument (``positional``: the rest)."""
+        if stated is not None and name in _SUMS | _FLOAT_SAME:
+            return "tensor", stated  # x.sum(dtype=torch.float64)
+        if name in _SAME:
+            return None if name in _REAL_OF_COMPLEX and dtype.startswith("torch.complex") else ("tensor", dtype)
+        if name in _EXTREMES:
+            return ("tensor", dtype) if not positional and not keywords else None
+        if name in _SUMS:
+            if dtype in FLOATING:
+                return "tensor", dtype
+            return ("tensor", "torch.int64") if dtype in INTEGRAL | {"torch.bool"} else None
+        if name in _FLOAT_SAME:
+            if dtype in FLOATING:
+                return "tensor", dtype
+            if name in _RAISING | {"std", "var", "norm", "frac"}:
+                return None  # raises on integers
+            return self._tensor(self.default) if dtype in INTEGRAL | {"torch.bool"} else None
+        return None
+
+    def _to(self, dtype: str, stated: Optional[str], positional: list[cst.BaseExpression],
+            keywords: dict[str, cst.BaseExpression], scope: Scope, depth: int) -> Optional[Value]:
+        """``.to(...)``: a dtype among its arguments, or only a device (the dtype kept)."""
+        if keywords.keys() - {"dtype", "device", "non_blocking", "copy", "memory_format"}:
+            return None
+        if stated is not None:
+            others = positional
+        elif positional and self._dtype_name(positional[-1], scope) is not None:
+            stated, others = self._dtype_name(positional[-1], scope), positional[:-1]
+        else:
+            others = positional
+        if len(others) > 1 or any(not self._device(o, scope, depth) for o in others):
+            return None  # .to(other_tensor), .to(x) with x unknown (a dtype, perhaps)
+        return "tensor", stated or dtype
+
+    def _device(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
+        """Whether ``expr`` is a device: a string, ``torch.device(...)``, ``<x>.device``, or a name
+        bound once to one of them."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return True
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in _DEVICE_WORDS
+        if isinstance(expr, cst.Call):
+            return self._qualified(expr.func, scope) == "torch.device"
+        if isinstance(expr, cst.Name):
+            bindings = _bindings(expr.value, scope)
+            if bindings is not None and expr.value.lower().endswith("device") and len(bindings) == 1 and \
+                    bindings[0].value is None and bindings[0].unpacked is None and bindings[0].kind == "local":
+                return True  # a parameter named device (a pytest fixture, ``def f(x, device)``): its name says
+            if bindings is None or len(bindings) != 1:
+                return False
+            binding = bindings[0]
+            return binding.value is not None and binding.unpacked is None and binding.scope is not None and \
+                self._device(binding.value, binding.scope, depth + 1)
+        return False
+
+    def _function(self, qualname: str, positional: list[cst.BaseExpression], keywords: dict[str, cst.BaseExpression],
+                  scope: Scope, depth: int) -> Optional[Value]:
+        """A call of a torch function, a Python builtin or ``math``."""
+        if qualname in ("math.sqrt", "math.exp", "math.log", "math.cos", "math.sin", "math.pow"):
+            return "number", "float"
+        if not qualname.startswith("torch."):
+            return None
+        name = qualname[len("torch."):]
+        stated = self._stated(keywords, scope)
+        if stated == _UNSTATED:
+            return None
+        if name in _TENSOR_TYPES:
+            return ("tensor", _TENSOR_TYPES[name]) if not keywords else None
+        if name in ("tensor", "as_tensor", "Tensor"):
+            if len(positional) != 1 or keywords.keys() - {"dtype", "device", "requires_grad", "pin_memory"}:
+                return None
+            if name == "Tensor":  # the legacy constructor: the default tensor type's dtype
+                return self._tensor(self.default) if not keywords else None
+            if stated is not None:
+                return "tensor", stated
+            return self._tensor(self._as_tensor(self.value(positional[0], scope, depth + 1)))
+        if name in _FLOAT_FACTORIES:
+            return ("tensor", stated) if stated is not None else self._tensor(self.default)
+        if name in ("randint", "randperm"):
+            return "tensor", stated or "torch.int64"
+        if name == "arange":
+            if stated is not None:
+                return "tensor", stated
+            bounds = positional + [keywords[k] for k in ("start", "end", "step") if k in keywords]
+            values = [self.value(b, scope, depth + 1) for b in bounds]
+            if not values or any(v is None or v[0] != "number" for v in values):
+                return None
+            return self._tensor(self._as_tensor(("number", max((v[1] for v in values if v is not None),
+                                                               key=_KINDS.index))))
+        if name == "full":
+            if stated is not None:
+                return "tensor", stated
+            fill = positional[1] if len(positional) > 1 else keywords.get("fill_value")
+            value = self.value(fill, scope, depth + 1) if fill is not None else None
+            return self._tensor(self._as_tensor(value)) if value is not None and value[0] == "number" else None
+        if name in _LIKE:
+            if stated is not None:
+                return "tensor", stated
+            inner = self.value(positional[0], scope, depth + 1) if positional else None
+            return inner if inner is not None and inner[0] == "tensor" else None
+        function = name[len("nn.functional."):] if name.startswith("nn.functional.") else None
+        if not positional:
+            return None
+        first = self.value(positional[0], scope, depth + 1)
+        if first is None or first[0] != "tensor":
+            return None
+        if function is not None:
+            if function in _UNARY_FLOAT_FUNCTIONS and first[1] in FLOATING:
+                return ("tensor", stated) if stated is not None else first
+            return None
+        if "." in name:
+            return None
+        if name in ("add", "sub", "mul", "div", "true_divide", "matmul", "mm", "bmm", "pow") and \
+                len(positional) == 2 and not keywords:
+            return self._method(name, first[1], None, positional[1:], {}, scope, depth)
+        return self._keeps(name, first[1], stated or None, positional[1:], keywords)
+
+    # ------------------------------------------------------------------ dtype names
+    def _stated(self, keywords: dict[str, cst.BaseExpression], scope: Scope) -> Optional[str]:
+        """A call's ``dtype=``: its canonical name, None where absent (or None), ``UNSTATED`` where it is
+        not evident (``dtype=dtype``)."""
+        given = keywords.get("dtype")
+        if given is None or isinstance(given, cst.Name) and given.value == "None":
+            return None
+        named = self._dtype_name(given, scope)
+        return named if named is not None else _UNSTATED
+
+    def _dtype_name(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """``torch.float64`` (through the file's imports, or a name bound once to it) as its canonical name."""
+        qualname = self._qualified(expr, scope)
+        if qualname is not None:
+            return DTYPE_NAMES.get(qualname)
+        if isinstance(expr, cst.Name):
+            bindings = _bindings(expr.value, scope)
+            if bindings is not None and len(bindings) == 1 and bindings[0].value is not None \
+                    and bindings[0].scope is not None and bindings[0].unpacked is None \
+                    and not isinstance(bindings[0].value, cst.Name):
+                return self._dtype_name(bindings[0].value, bindings[0].scope)
+        return None
+
+    def _type_name(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """``"torch.DoubleTensor"`` or ``torch.DoubleTensor`` given to ``.type()``."""
+        if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+            text = expr.evaluated_value
+            return _TENSOR_TYPES.get(text[len("torch."):]) if text.startswith("torch.") else None
+        qualname = self._qualified(expr, scope)
+        return _TENSOR_TYPES.get(qualname[len("torch."):]) if qualname and qualname.startswith("torch.") else None
+
+    def _qualified(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        name = dotted(node)
+        if name is None:
+            return None
+        return self.analysis.qualify(name, scope)[0]
+
+
+def dtype_source(expr: cst.BaseExpression, analysis: Analysis, scope: Scope, widening: bool = False
+                 ) -> Optional[cst.BaseExpression]:
+    """A name or attribute chain inside ``expr`` (``z`` in ``z.clone()[0].mean()``) whose dtype is the
+    dtype of ``expr``, whatever that is, when the code runs: through indexing, ``.data``, ``.T``,
+    methods that keep the dtype (``clone``, ``detach``, ``to("cpu")``, reshaping), and those that keep
+    a floating dtype and raise on any other (``mean``, ``std``, ``norm``, ``softmax``): where they
+    return, the dtype was kept. ``expr`` itself when it is a name or attribute chain; None when no
+    such part is evident. With ``widening``, also through reductions that keep a floating dtype and
+    make int64 of integers and bools (``sum``, ``prod``): the dtype is then not the same, but as
+    floating or not, and the same floating one."""
+    inner = expr
+    while True:
+        if _plain(inner):
+            return inner
+        if isinstance(inner, cst.Subscript):
+            inner = inner.value
+        elif isinstance(inner, cst.Attribute) and inner.attr.value in ("data", "T", "mT"):
+            inner = inner.value
+        elif isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
+                not any(a.star for a in inner.args):
+            method = inner.func.attr.value
+            keywords = {a.keyword.value for a in inner.args if a.keyword is not None}
+            positional = [a.value for a in inner.args if a.keyword is None]
+            if "dtype" in keywords:
+                return None
+            if method == "to":
+                through = Dtypes(analysis, None)
+                if keywords - {"device", "non_blocking", "copy", "memory_format"} or len(positional) > 1 or \
+                        any(not through._device(p, scope) for p in positional):
+                    return None
+            elif method == "view":
+                if not positional or keywords or not all(_is_size(p) for p in positional):
+                    return None
+            elif not (method in _SAME - _REAL_OF_COMPLEX or method in _RAISING or widening and method in _SUMS):
+                return None
+            inner = inner.func.value
+        else:
+            return None
+
+
+def _plain(node: cst.BaseExpression) -> bool:
+    """A name or a chain of attributes: read again, it reads the same thing, with no effect."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+def is_tensor(analysis: Analysis, expr: cst.BaseExpression, site: "_SiteLike") -> Optional[bool]:
+    """Whether ``expr`` is a tensor: True, False (a Python value), or None when not known; from
+    ``syntax.provenance`` and, where it is not sure, from what the dtype inference shows."""
+    kind = provenance_of(analysis).of(expr, site)
+    if kind == CERTAIN:
+        return True
+    value = dtypes_of(analysis).value(expr, site.scope)
+    if value is not None:
+        return value[0] == "tensor"
+    return False if kind == NO else None
+
+
+class _SiteLike(Protocol):
+    """Where an expression is read (a ``Reference``): its scope and a node."""
+
+    scope: Scope
+    node: cst.CSTNode
+
+
+def _bindings(name: str, scope: Scope) -> Optional[list[Binding]]:
+    """The bindings of ``name`` in the scope it resolves in from ``scope`` (Python's rules: a class
+    body is skipped from the functions inside it); None when it is bound nowhere (a builtin)."""
+    current: Optional[Scope] = scope
+    first = True
+    while current is not None:
+        if (current.kind != "class" or first) and current.bindings.get(name):
+            return current.bindings[name]
+        first = False
+        current = current.parent
+    return None
+
+
+def _is_size(expr: cst.BaseExpression) -> bool:
+    """An integer literal (``-1``), or a tuple or list of them: a shape for ``view``."""
+    if isinstance(expr, cst.UnaryOperation):
+        expr = expr.expression
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(isinstance(e, cst.Element) and _is_size(e.value) for e in expr.elements)
+    return False
