@@ -299,6 +299,7 @@ def create_server() -> TorchUpgradeServer:
         document = Document(uri=item.uri, text=item.text, version=item.version, language_id=item.language_id,
                             path=Path(fs_path) if fs_path else None)
         ls.documents[item.uri] = document
+        ls.analyzer.refresh()  # the project's files may have changed since: list them again
         if document.python:
             await ls.check(document)
 
@@ -315,6 +316,7 @@ def create_server() -> TorchUpgradeServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     async def did_save(ls: TorchUpgradeServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.analyzer.refresh()  # a file of the project changed on disk
         document = document_of(params.text_document.uri)
         if document is not None:  # the configuration or the pin may have changed: check again
             await ls.check(document)

@@ -1,0 +1,156 @@
+"""The language server's check after each keystroke reports what a fresh scan of the same text does.
+
+The server keeps, between keystrokes, each document's parser (``syntax.reparse``), the matcher and
+the project index (``lsp.analysis.Analyzer.context``), and the positions of the statements that did
+not change (``syntax.positions``): none of it may change a finding. And what the project's other
+files say is read again when they change (on disk, or added: after a document is opened or saved).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pygls")
+
+import torch_upgrade  # noqa: E402
+from torch_upgrade.lsp.analysis import Analyzer, Outcome  # noqa: E402
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+BLOCK = '''
+class Block{i}(nn.Module):
+    def __init__(self, channels: int = 64) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, kernel_size=3, padding=1)
+
+    def forward(self, x):
+        return F.relu(self.conv(x))
+
+
+def train_step_{i}(model, optimizer, scaler, batch):
+    inputs, targets = batch
+    optimizer.zero_grad()
+    with torch.cuda.amp.autocast():
+        loss = F.cross_entropy(model(inputs), targets)
+    scaler.scale(loss).backward()
+    return loss.detach()
+
+
+def orthogonalize_{i}(weight):
+    q, r = torch.qr(weight)
+    return q * torch.sign(torch.diagonal(r)).unsqueeze(0)
+
+
+@torch.no_grad()
+def evaluate_{i}(model, loader):
+    correct = 0
+    for inputs, targets in loader:
+        correct += (model(inputs).argmax(dim=1) == targets).sum().item()
+    return correct
+'''
+TEXT = HEADER + "".join(BLOCK.format(i=i) for i in range(4))
+PASTES = ["    u, s, v = torch.svd(weight)\n", "x = torch.symeig(a)\n", "    # torch-upgrade: ignore[TU103]\n",
+          "    y = torch.rfft(weight, 2)  # torch-upgrade: ignore\n", "from torch import qr\n",
+          "    if torch.__version__ < '1.8':\n        z = torch.rfft(weight, 2)\n", "\n", "def (\n"]
+
+
+def _seen(outcome: Any) -> list[tuple[Any, ...]]:
+    return [(f.rule, f.line, f.column, f.end_line, f.end_column, f.severity, f.message, f.confidence, f.kind,
+             f.release, f.fix and (f.fix.safety, f.fix.reason)) for f in outcome.findings]
+
+
+def _same_as_fresh(outcome: Outcome, text: str, path: Path) -> None:
+    fresh = torch_upgrade.scan_source(text, path=path)
+    assert _seen(outcome) == _seen(fresh), text
+    assert bool(outcome.problems) == bool(fresh.errors)
+
+
+def _edits(text: str, rng: random.Random) -> list[str]:
+    """A run of edits as typing makes them: characters typed into a name one at a time and deleted
+    again, a line pasted (or cut) somewhere, and code that stops parsing for a while."""
+    out = []
+    lines = text.splitlines(keepends=True)
+    kind = rng.random()
+    if kind < 0.4:  # type into a name, then take it back
+        row = rng.choice([i for i, line in enumerate(lines) if "correct" in line or "weight" in line])
+        at = sum(map(len, lines[:row])) + lines[row].index("correct" if "correct" in lines[row] else "weight") + 3
+        for n in range(1, 4):
+            out.append(text[:at] + "xyz"[:n] + text[at:])
+        out.append(text[:at] + "x" + text[at:])
+        out.append(text)
+    elif kind < 0.8:  # paste a line, then maybe cut it again
+        row = rng.randrange(len(lines) + 1)
+        pasted = "".join(lines[:row] + [rng.choice(PASTES)] + lines[row:])
+        out.append(pasted)
+        if rng.random() < 0.5:
+            out.append(text)
+    else:  # cut a line
+        row = rng.randrange(len(lines))
+        out.append("".join(lines[:row] + lines[row + 1:]))
+    return out
+
+
+def test_each_keystroke_reports_what_a_fresh_scan_of_its_text_does(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==1.6\n", encoding="utf-8")
+    path = tmp_path / "train.py"
+    analyzer = Analyzer()
+    text = TEXT
+    _same_as_fresh(analyzer.check(text, path), text, path)
+    rng = random.Random(32)
+    checked = 0
+    while checked < 40:
+        for new in _edits(text, rng):
+            _same_as_fresh(analyzer.check(new, path), new, path)
+            checked += 1
+            if not analyzer.check(new, path).problems:
+                text = new  # the next edits start from the last text that parses, as typing goes on
+
+
+FFTC = '''import torch
+
+
+def fft2c_new(data):
+    return torch.fft.fft2(data)
+
+
+def fft2c_old(data):
+    return torch.rfft(data, 2)
+'''
+COMPAT_INIT = '''import torch
+from packaging import version
+
+if version.parse(torch.__version__) >= version.parse("1.8"):
+    from .fftc import fft2c_new as fft2c
+else:
+    from .fftc import fft2c_old as fft2c
+'''
+
+
+def _rfft(outcome: Outcome) -> tuple[str, bool]:
+    (finding,) = [f for f in outcome.findings if f.rule == "TU103"]
+    return finding.severity, finding.fix is not None
+
+
+def test_the_project_files_are_read_again_when_they_change(tmp_path: Path) -> None:
+    """``fft2c_old`` is the old-torch half of a shim when the package's ``__init__.py`` imports it
+    only in compatibility code: its removed call is then info, without a fix."""
+    (tmp_path / "requirements.txt").write_text("torch==1.6\n", encoding="utf-8")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    path = package / "fftc.py"
+    path.write_text(FFTC, encoding="utf-8")
+    analyzer = Analyzer()
+    assert _rfft(analyzer.check(FFTC, path)) == ("error", True)
+    init = package / "__init__.py"
+    init.write_text(COMPAT_INIT, encoding="utf-8")  # a file added: seen once a document is opened or saved
+    analyzer.refresh()
+    assert _rfft(analyzer.check(FFTC, path)) == ("info", False)
+    _same_as_fresh(analyzer.check(FFTC, path), FFTC, path)
+    # a file of the project edited on disk: seen at the next keystroke
+    init.write_text("from .fftc import fft2c_old as fft2c\n", encoding="utf-8")
+    typed = FFTC + "# a comment\n"
+    assert _rfft(analyzer.check(typed, path)) == ("error", True)
+    _same_as_fresh(analyzer.check(typed, path), typed, path)
