@@ -45,10 +45,10 @@ TOLERANCES = {"torch.float16": ("1e-3", "1e-3"), "torch.float32": ("1e-4", "1e-5
 _EXACT = ("0.0", "0.0")
 HELPER_NAME = "_allclose_tolerances"
 # what assert_allclose did to pick rtol and atol, for operands whose dtypes are known only when the code runs
-HELPER = '''def {name}(*tensors):
-    """rtol and atol as torch.testing.assert_allclose picked them: the loosest over the tensors' dtypes."""
+HELPER = '''def {name}(*operands):
+    """rtol and atol as torch.testing.assert_allclose picked them: the loosest over the dtypes (of tensors)."""
     table = {{{torch}.float16: (1e-3, 1e-3), {torch}.float32: (1e-4, 1e-5), {torch}.float64: (1e-5, 1e-8)}}
-    picked = [table.get(t.dtype, (0.0, 0.0)) for t in tensors]
+    picked = [table.get(getattr(o, "dtype", o), (0.0, 0.0)) for o in operands]
     return {{"rtol": max(p[0] for p in picked), "atol": max(p[1] for p in picked)}}
 '''
 _TRUE = cst.Name("True")
@@ -94,17 +94,6 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     expected_dtype = actual_dtype if kinds["expected"] == NO else dtypes.value_dtype(expected, ref.scope)
     given = "rtol" in bound
     chosen = None if given else tolerances(actual_dtype, expected_dtype)
-    at_run_time: list[cst.BaseExpression] = []  # tensors whose dtypes pick the tolerances when the code runs
-    if not given and chosen is None:
-        operands = [actual] if kinds["expected"] == NO else [actual, expected]
-        sources = [_source(ctx, o, ref, widening=True) if kinds[k] == CERTAIN else None
-                   for k, o in zip(("actual", "expected"), operands)]
-        if any(s is None for s in sources):
-            raise Advice(_DEPRECATED + _DEFAULTS + ", and the code does not make them evident here (nor is "
-                         "there a tensor among the names of the operands whose dtype a rewrite could read "
-                         "to pick them when the code runs). Write " + _suggestion(bound, "RTOL", "ATOL", kinds)
-                         + " with the tolerances of your dtypes")
-        at_run_time = list({A.code(s): s for s in sources if s is not None}.values())  # each once
     needs: list[ImportSpec] = []
 
     def name(qualname: str) -> cst.BaseExpression:
@@ -112,6 +101,20 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         needs.extend(imports)
         return expression
 
+    at_run_time: list[cst.BaseExpression] = []  # tensors whose dtypes pick the tolerances when the code runs
+    if not given and chosen is None:
+        operands = [("actual", actual)] if kinds["expected"] == NO else [("actual", actual), ("expected", expected)]
+        sources: list[Optional[cst.BaseExpression]] = []
+        for key, operand in operands:  # a tensor named in it; where its dtype is known, the dtype
+            known = actual_dtype if key == "actual" else expected_dtype
+            sources.append(name(known) if known is not None else
+                           _source(ctx, operand, ref, widening=True) if kinds[key] == CERTAIN else None)
+        if any(s is None for s in sources):
+            raise Advice(_DEPRECATED + _DEFAULTS + ", and the code does not make them evident here (nor is "
+                         "there a tensor among the names of the operands whose dtype a rewrite could read "
+                         "to pick them when the code runs). Write " + _suggestion(bound, "RTOL", "ATOL", kinds)
+                         + " with the tolerances of your dtypes")
+        at_run_time = list({A.code(s): s for s in sources if s is not None}.values())  # each once
     new_actual, new_expected = actual, expected
     if kinds["actual"] == NO:
         new_actual = A.call(name("torch.tensor"), [(None, actual)])
