@@ -191,8 +191,8 @@ def test_tensor_type_rewrite_is_unsafe_and_needs_no_torch_2_0():
     assert fix is not None and fix.safety == "unsafe" and "set_default_dtype(torch.float32)" in fix.replacement
     report = torch_upgrade.scan_source("import torch\ntorch.set_default_tensor_type(torch.cuda.FloatTensor)\n",
                                        from_version="2.0", select=["TU052"])
-    finding, = report.findings
-    assert finding.fix is None and "torch.Tensor(...)" in finding.message
+    finding, = report.findings  # a CUDA type: the nearest rewrite, unsafe for what it does not keep
+    assert finding.fix is not None and finding.fix.safety == "unsafe" and "torch.Tensor(...)" in finding.fix.reason
 
 
 def test_cpu_form_gets_advice_while_a_cuda_type_stays_on_the_legacy_api():

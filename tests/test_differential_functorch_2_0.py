@@ -614,20 +614,36 @@ def test_set_default_device_cpu_is_not_the_old_call():
 
 
 @pytest.mark.parametrize("code", [
-    "torch.set_default_tensor_type(torch.cuda.FloatTensor)\n",
-    "torch.set_default_tensor_type('torch.cuda.DoubleTensor')\n",
+    "torch.set_default_tensor_type(torch.cuda.FloatTensor)\nw = torch.Tensor(2, 3)\n",
+    "torch.set_default_tensor_type('torch.cuda.DoubleTensor')\ny = torch.as_tensor(x)\n",
     "torch.set_default_tensor_type(torch.cuda.DoubleTensor)\ntrain()\n"
     "torch.set_default_tensor_type(torch.DoubleTensor)\n",
     "torch.set_default_tensor_type(kind)\ntorch.set_default_tensor_type(torch.FloatTensor)\n",
+    "torch.set_default_device('cuda')\ntorch.set_default_tensor_type(torch.FloatTensor)\n",
     "torch.set_default_tensor_type(torch.HalfTensor)\n",
     "torch.set_default_tensor_type(t=torch.DoubleTensor)\n",  # positional-only on torch 2.13: a TypeError
 ])
 def test_set_default_tensor_type_without_an_exact_rewrite(code):
-    """A CUDA type (set_default_device('cuda') also moves factory calls with a dtype), a CPU type in a
-    file that may set a CUDA one (it would no longer bring tensors back to the CPU), another type."""
+    """A CUDA type in a file that calls the legacy torch.Tensor(...) or as_tensor of what may be a tensor
+    (the device context gives them other devices), or that sets a CPU type too (after set_default_device
+    it no longer brings tensors back to the CPU), a CPU type in a file that may set a CUDA type or
+    default device (it would no longer bring tensors back to the CPU), another type."""
     rewrite("import torch\n" + code, "TU052", "2.0", changed=False)
     for finding in findings("import torch\n" + code, "TU052", "2.0"):
         assert finding.fix is None
+
+
+@pytest.mark.parametrize("code", [
+    "torch.set_default_tensor_type(torch.cuda.FloatTensor)\n",
+    "torch.set_default_tensor_type('torch.cuda.DoubleTensor')\n",
+])
+def test_a_cuda_tensor_type_gets_the_nearest_rewrite_unsafe(code):
+    """A CUDA type as a statement of its own: set_default_dtype then set_default_device('cuda'), unsafe
+    (the legacy torch.Tensor(...) elsewhere stays on the CPU; without CUDA the error comes later)."""
+    finding, = findings("import torch\n" + code, "TU052", "2.0")
+    assert finding.fix is not None and finding.fix.safety == "unsafe" and "torch.Tensor(...)" in finding.fix.reason
+    fixed = rewrite("import torch\n" + code, "TU052", "2.0")
+    assert "torch.set_default_device(\"cuda\")" in fixed and "set_default_tensor_type" not in fixed
 
 
 # ====================================================================== TU503 uint8 attention masks
