@@ -14,13 +14,21 @@ torch 2.13 (``torch/testing/_comparison.py``):
 
 ``assert_close`` does none of 1 and 2 (a number against a tensor is a TypeError; its own default
 tolerances are tighter for float32 and looser in atol for float64), so the rewrite writes them out:
-each operand's kind (tensor or not) must be known (``syntax.provenance``), the conversions are
-written around the operands known not to be tensors, and the tolerances are written as numbers:
-those given, or those the operands' dtypes give where the code states the dtypes (``dtype=`` of a
-factory, ``.double()``, integer literals; a float16 operand decides alone, its tolerances being the
-loosest). A float literal or a factory without ``dtype=`` has the default dtype, which a project may
-change (``torch.set_default_dtype``, common in test suites): not known. Anywhere else there is no
-rewrite; the finding says what ``assert_allclose`` did there and what to write (``Advice``).
+each operand's kind (tensor or not) must be known (``syntax.provenance``, ``syntax.dtypes``), the
+conversions are written around the operands known not to be tensors, and the tolerances are
+
+- those given;
+- else numbers, where the operands' dtypes are evident (``syntax.dtypes``: ``dtype=`` of a factory;
+  a factory without it or a Python float has the default dtype, float32 in a project that never
+  changes it; conversions; operations that keep a dtype; a float16 operand decides alone, its
+  tolerances being the loosest);
+- else picked when the code runs, as assert_allclose picked them: ``**_allclose_tolerances(...)``, a
+  helper added once to the module (``HELPER``), given for each operand its dtype where known, else a
+  tensor named in it whose dtype is the operand's (``syntax.dtypes.dtype_source``: ``x`` for
+  ``x.clone()[0]``; for ``x.sum()`` too, integers and bools making int64, which has the same
+  tolerances). A name is read again with no effect; an operand naming no such tensor (``f(x)``,
+  ``torch.exp(x)`` of an integer ``x`` is of the default dtype) would have to be run twice: no
+  rewrite, the finding says what ``assert_allclose`` did there and what to write (``Advice``).
 """
 
 from __future__ import annotations
