@@ -154,3 +154,46 @@ def test_the_project_files_are_read_again_when_they_change(tmp_path: Path) -> No
     typed = FFTC + "# a comment\n"
     assert _rfft(analyzer.check(typed, path)) == ("error", True)
     _same_as_fresh(analyzer.check(typed, path), typed, path)
+
+
+def test_a_keystroke_leaves_the_other_statements_the_same_objects() -> None:
+    """What was computed for a statement (its nodes' positions) is found again by the object."""
+    from torch_upgrade.syntax.reparse import Reparser
+
+    text = "import torch\n\n" + "".join(f"# f{i}\ndef f{i}(x):\n    return torch.qr(x)\n\n\n" for i in range(30))
+    reparser = Reparser()
+    before = reparser.parse(text).module
+    after = reparser.parse(text.replace("def f7(x)", "def f7(xy)")).module
+    kept = [i for i, (a, b) in enumerate(zip(before.body, after.body)) if a is b]
+    assert kept == [i for i in range(len(before.body)) if i != 8]  # f7 is the ninth statement
+    again = reparser.parse(text.replace("def f7(x)", "def f7(xyz)")).module
+    assert [i for i, (a, b) in enumerate(zip(after.body, again.body)) if a is b] == kept
+
+
+def test_remembered_positions_equal_the_whole_modules_after_each_keystroke() -> None:
+    from torch_upgrade.syntax.analysis import Analysis
+    from torch_upgrade.syntax.positions import _whole_module, locate, remember
+    from torch_upgrade.syntax.reparse import Reparser
+
+    remember(4096)
+    try:
+        _place_after_keystrokes(Reparser(), random.Random(7), _whole_module, locate, Analysis)
+    finally:
+        remember(0)
+
+
+def _place_after_keystrokes(reparser: Any, rng: random.Random, whole: Any, locate: Any, analyse: Any) -> None:
+    text, placed = TEXT, 0
+    for _ in range(12):
+        for new in _edits(text, rng):
+            try:
+                parsed = reparser.parse(new)
+            except Exception:
+                continue
+            analysis = analyse(parsed.module, parsed.spans)
+            nodes = [r.call or r.node for r in analysis.references] + [r.statement for r in analysis.references]
+            located = locate(parsed.module, nodes, new, analysis.top_of, analysis.parent, analysis.span)
+            assert located == whole(parsed.module, nodes)
+            placed += bool(parsed.spans)
+            text = new
+    assert placed >= 10

@@ -17,7 +17,9 @@ project's other files (helpers a version guard calls, the files that import a fu
 until its size or modification time changes; building it anew for every keystroke read them all
 again (1.6 s of a 2 s keystroke in transformers' ``modeling_utils.py``). Which files exist and
 which module a name lives in are listed once per index: the contexts are built again when a
-document is opened or saved (``refresh``) and at least every ``CONTEXT_MAX_AGE`` seconds.
+document is opened or saved (``refresh``) and at least every ``CONTEXT_MAX_AGE`` seconds. And the
+positions of the nodes of a statement that a keystroke left as it was are not generated again
+(``syntax.positions.remember``).
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ from torch_upgrade.pipeline.context import Context
 from torch_upgrade.pipeline.unit import scan_text as analyse_text
 from torch_upgrade.lsp.positions import Lines
 from torch_upgrade.report.rules_view import explain_text
+from torch_upgrade.syntax.positions import remember as remember_positions
 from torch_upgrade.syntax.reparse import Reparser
 
+REMEMBERED_STATEMENTS = 4096  # statements whose generated positions are kept (syntax.positions.remember)
 MAX_FIX_PASSES = 8  # as --fix: passes of non-overlapping fixes until nothing is left to apply
 CONTEXT_MAX_AGE = 60.0  # seconds a context (its project index's file listing) is kept at most
 _POSITION = re.compile(r"line (\d+), column (\d+)")
@@ -111,6 +115,7 @@ class Analyzer:
     """Scans documents for the server; one thread at a time."""
 
     def __init__(self, remember: int = 16) -> None:
+        remember_positions(REMEMBERED_STATEMENTS)  # a statement a keystroke left as it was is not generated again
         self._outcomes: _Recent[tuple[Hashable, ...], Outcome] = _Recent(remember)
         self._parsers: _Recent[str, Reparser] = _Recent(remember)  # by document
         self._fixes: _Recent[tuple[Hashable, ...], Report] = _Recent(remember)

@@ -10,11 +10,19 @@ of a thousand lines is not regenerated for one call in it). The placement is
 checked (the generated code must equal the source text at that offset), so
 positions stay exact; anything unexpected falls back to the whole-module
 provider.
+
+A process that analyses version after version of one text (the language server, whose parser
+hands back the very statement objects that did not change: ``syntax.reparse``) may keep what
+generating a statement gave (``remember``): the positions of its nodes from its first line, and its
+code. They depend only on the statement object (LibCST's nodes are immutable) and the
+indentation and line break it is generated with, so a statement positioned again is only looked
+for in the new text. A batch scan keeps nothing (each file's trees die with it).
 """
 
 from __future__ import annotations
 
 import bisect
+from collections import OrderedDict
 from typing import Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
@@ -36,6 +44,23 @@ class _Table:
 
     def __init__(self) -> None:
         self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+# a generated statement: (the statement, kept alive so that its id names it, its nodes' positions from
+# its first line, its code), by (id(statement), default indent, default newline, indentation around it)
+_Generated = tuple[cst.CSTNode, dict[cst.CSTNode, CodeRange], str]
+_Key = tuple[int, str, str, tuple[str, ...]]
+_remembered: Optional["OrderedDict[_Key, _Generated]"] = None
+_remembered_size = 0
+
+
+def remember(statements: int) -> None:
+    """Keep what generating the last ``statements`` statements gave, for the rest of the process
+    (0: keep nothing, the default). The kept statements stay alive: for a process that analyses
+    versions of the same texts (see the module's docstring)."""
+    global _remembered, _remembered_size
+    _remembered = OrderedDict() if statements > 0 else None
+    _remembered_size = statements
 
 
 def locate(module: cst.Module, nodes: Iterable[cst.CSTNode], text: Optional[str] = None,
@@ -132,6 +157,27 @@ def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str, 
     in ``text``: its code (with ``indent``, the indentation of the blocks around it) is generated
     once, and found in the text (in the stretch ``within``, which holds it), where it must occur
     exactly once."""
+    computed, code = _generated(module, statement, indent)
+    offset = find_once(text, code, *within)
+    if offset is None and statement is module.body[-1] and not module.has_trailing_newline:
+        code = code[:-len(module.default_newline)]
+        offset = find_once(text, code, *within)
+    if offset is None:
+        return None
+    return computed, offset
+
+
+def _generated(module: cst.Module, statement: cst.CSTNode, indent: Sequence[str]
+               ) -> tuple[dict[cst.CSTNode, CodeRange], str]:
+    """The positions of ``statement``'s nodes from its first line, and its code, generated inside
+    blocks indented by ``indent`` (or as generated before, see ``remember``)."""
+    key = (id(statement), module.default_indent, module.default_newline, tuple(indent))
+    kept = _remembered
+    if kept is not None:
+        known = kept.get(key)
+        if known is not None and known[0] is statement:
+            kept.move_to_end(key)
+            return known[1], known[2]
     table = _Table()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent, default_newline=module.default_newline,
@@ -140,13 +186,11 @@ def _statement_positions(module: cst.Module, statement: cst.CSTNode, text: str, 
     state.indent_tokens = list(indent)
     statement._codegen(state)
     code = "".join(state.tokens)
-    offset = find_once(text, code, *within)
-    if offset is None and statement is module.body[-1] and not module.has_trailing_newline:
-        code = code[:-len(module.default_newline)]
-        offset = find_once(text, code, *within)
-    if offset is None:
-        return None
-    return table._computed, offset
+    if kept is not None:
+        kept[key] = (statement, table._computed, code)
+        while len(kept) > _remembered_size:
+            kept.popitem(last=False)
+    return table._computed, code
 
 
 def find_once(text: str, code: str, start: int = 0, end: Optional[int] = None) -> Optional[int]:

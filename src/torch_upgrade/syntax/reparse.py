@@ -22,7 +22,10 @@ every piece must read those as the whole text does, or the text is parsed whole.
 
 The pieces also tell where each module-level statement's code lies in the text (``Parsed.spans``),
 so that a node's position is looked for within its statement, not in the whole text
-(``syntax.positions``).
+(``syntax.positions``). The statements of the pieces reused are the very objects of the last
+version's module (a piece's first statement takes the lines before it, and is made again only when
+that piece or the one before it changed), so that what was computed for a statement that did not
+change can be found again by the object (``syntax.positions.remember``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import ast
 import bisect
 import warnings
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import libcst as cst
 
@@ -71,13 +74,14 @@ class Reparser:
         self._text: Optional[str] = None
         self._pieces: list[_Piece] = []
         self._parsed: Optional[Parsed] = None
+        self._joined: _Joined = {}  # see ``_assembled``
 
     def parse(self, text: str) -> Parsed:
         """The module of ``text``; raises as ``parse_module`` does for code that does not parse."""
         if text == self._text and self._parsed is not None:
             return self._parsed
         pieces = (self._edited(text) if self._text is not None else None) or _cut(text, 0, followed=False)
-        parsed = _assembled(pieces) if pieces is not None else None
+        parsed = _assembled(pieces, self._joined) if pieces is not None else None
         if pieces is None or parsed is None:
             return Parsed(parse_module(text))  # the last version parsed in pieces stays the base
         self._text, self._pieces, self._parsed = text, pieces, parsed
@@ -184,9 +188,18 @@ def _has_block(statement: cst.CSTNode) -> bool:
     return any(part is not None and _has_block(part) for part in parts)
 
 
-def _assembled(pieces: Sequence[_Piece]) -> Optional[Parsed]:
+# id of a piece's module -> that module (kept alive so that the id names it), the text of the footer of
+# the piece before it, and the piece's first statement as the assembled module held it
+_Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
+_Joined = dict[int, tuple[cst.Module, str, _Statement]]
+
+
+def _assembled(pieces: Sequence[_Piece], joined: Optional[_Joined] = None) -> Optional[Parsed]:
     """The pieces' module, when each reads the text's first indentation and line break as a
-    whole parse does (None: parse whole)."""
+    whole parse does (None: parse whole). ``joined``: the first statements of the last version's
+    pieces, each as the module held it (it took the lines before it: ``pieces.assemble``): a piece
+    whose statement is led by the same lines as then (the footer of the piece before it) has the same
+    one, and the module holds that object again; updated to this version's."""
     indents = {piece.indent for piece in pieces if piece.indent is not None}
     newlines = {piece.newline for piece in pieces if piece.newline is not None}
     if len(indents) > 1 or len(newlines) > 1:
@@ -195,6 +208,8 @@ def _assembled(pieces: Sequence[_Piece]) -> Optional[Parsed]:
         module = assemble([piece.module for piece in pieces], indents.pop() if indents else _DEFAULT_INDENT)
     except Unsplittable:
         return None
+    if joined is not None:
+        module = _same_statements(module, pieces, joined)
     spans: dict[int, tuple[int, int]] = {}
     carried = 0
     statements = iter(module.body)
@@ -203,6 +218,28 @@ def _assembled(pieces: Sequence[_Piece]) -> Optional[Parsed]:
             spans[id(next(statements))] = (piece.start - carried, piece.end)
         carried = piece.footer
     return Parsed(module, spans)
+
+
+def _same_statements(module: cst.Module, pieces: Sequence[_Piece], joined: _Joined) -> cst.Module:
+    """``module`` (assembled from ``pieces``) holding the first statement each piece had in the last
+    version where the lines that lead it are the same as then (the same object as before: see
+    ``_assembled``)."""
+    body = list(module.body)
+    now: _Joined = {}
+    at = len(pieces[0].module.body)
+    changed = False
+    for before, piece in zip(pieces, pieces[1:]):
+        lead = before.text[len(before.text) - before.footer:]  # the lines it takes from the piece before
+        known = joined.get(id(piece.module))
+        if known is not None and known[0] is piece.module and known[1] == lead:
+            # equal by construction: the same statement led by the same lines (``pieces.assemble``)
+            changed = changed or body[at] is not known[2]
+            body[at] = known[2]
+        now[id(piece.module)] = (piece.module, lead, body[at])
+        at += len(piece.module.body)
+    joined.clear()
+    joined.update(now)
+    return module.with_changes(body=body) if changed else module
 
 
 def _common_prefix(a: str, b: str) -> int:
