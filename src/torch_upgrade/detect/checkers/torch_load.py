@@ -5,17 +5,19 @@ Flags ``torch.load(...)`` calls that leave ``weights_only`` to the default (no `
 what the file holds, which value the call needs:
 
 - **a state dict** - ``weights_only=True`` is written (an unsafe fix): the loaded object goes straight into
-  ``x.load_state_dict(...)`` (strict, the default: a checkpoint holding other entries fails there anyway), or is
-  bound to a name that is only ever passed to ``load_state_dict``; or the same file writes that path only with
-  ``torch.save`` of state dicts (``m.state_dict()``, or a dict of those and of Python numbers and strings).
-  torch >= 2.6 loads such a file exactly so. On torch < 2.6 (and under ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1``)
-  the call as written also loads what weights_only=True refuses (``UnpicklingError``): a module's extra state
-  (``get_extra_state``) of another type, or a checkpoint written by other code at that path - so the fix is
-  unsafe, with that reason.
+  ``x.load_state_dict(...)`` (strict, the default: a checkpoint holding other entries fails there anyway), or
+  is bound to a name only ever passed to it; or an entry of it goes into ``load_state_dict`` and the rest
+  of what the function does with it is what one does with a dict of tensors (``_load_flow``: keys, entries
+  renamed or deleted, ``sd[k].shape``); or the same file writes that path only with ``torch.save`` of state
+  dicts (``m.state_dict()``, or a dict of those and of Python numbers and strings). torch >= 2.6 loads
+  such a file exactly so. On torch < 2.6 (and under ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1``) the call as
+  written also loads what weights_only=True refuses (``UnpicklingError``): a module's extra state
+  (``get_extra_state``; a file that defines one gets advice) of another type, entries the code does not
+  read, or a checkpoint written by other code at that path - so the fix is unsafe, with that reason.
 - **a pickled object** - advice to write ``weights_only=False``, the behaviour before 2.6 on every torch
   that has the parameter, for trusted files only (never inserted: loading a pickle runs code): the same
-  file writes that path with ``torch.save`` of an ``nn.Module``, or the loaded object is used as a module
-  (``.eval()``, ``.parameters()``, ``.state_dict()``, called).
+  file writes that path with ``torch.save`` of an ``nn.Module``, or the loaded object (or an entry of it)
+  is used as a module (``.eval()``, ``.parameters()``, ``.state_dict()``, called).
 - anything else: advice (the rule's message), naming ``weights_only=True`` for state dicts.
 """
 
@@ -28,6 +30,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers import _load_flow as F
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
@@ -39,9 +42,6 @@ from torch_upgrade.syntax.scopes import visible_bindings
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")
 STATE, OBJECT = "state", "object"
-# methods of an nn.Module that neither a tensor nor a container of tensors has
-MODULE_METHODS = ("eval", "train", "parameters", "named_parameters", "modules", "named_modules", "children",
-                  "state_dict", "buffers", "named_buffers", "forward", "zero_grad", "apply")
 _NUMBER_CALLS = ("int", "float", "str", "bool", "len")
 _SEEN_TRUE = "True"
 
@@ -57,59 +57,13 @@ def _path(call: cst.Call, position: int) -> Optional[str]:
     return A.code(arg.value).strip() if arg is not None else None
 
 
-def _strict_load_state_dict(node: cst.CSTNode, analysis: Analysis) -> bool:
-    """Whether ``node`` is the first positional argument of ``x.load_state_dict(...)`` that leaves
-    ``strict`` at its default (or passes True)."""
-    arg = analysis.parent(node)
-    outer = analysis.parent(arg) if isinstance(arg, cst.Arg) else None
-    if not isinstance(arg, cst.Arg) or not isinstance(outer, cst.Call) or not isinstance(outer.func, cst.Attribute) \
-            or outer.func.attr.value != "load_state_dict" or arg.keyword is not None or arg.star:
-        return False
-    positional = [a for a in outer.args if a.keyword is None]
-    strict = _keyword(outer, "strict")
-    return bool(positional) and positional[0] is arg and not any(a.star for a in outer.args) and (
-        strict is None or (isinstance(strict.value, cst.Name) and strict.value.value == _SEEN_TRUE))
-
-
-def _module_use(node: cst.CSTNode, analysis: Analysis) -> bool:
-    """Whether ``node`` is used as an nn.Module: ``node.eval()``, ``node.parameters()``, ``node(x)``."""
-    parent = analysis.parent(node)
-    if isinstance(parent, cst.Call) and parent.func is node:
-        return True
-    return isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in MODULE_METHODS \
-        and isinstance(analysis.parent(parent), cst.Call)
-
-
-def _bound_name(ref: Reference, analysis: Analysis) -> Optional[str]:
-    """``name`` in ``name = torch.load(...)``, when that is the only binding of the name in its scope."""
-    assign = analysis.parent(ref.call) if ref.call is not None else None
-    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+def _bound_name(loaded: cst.BaseExpression, analysis: Analysis) -> Optional[str]:
+    """``name`` in ``name = <loaded>``."""
+    assign = analysis.parent(loaded)
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.value is not loaded \
             or not isinstance(assign.targets[0].target, cst.Name):
         return None
-    name = assign.targets[0].target.value
-    bindings = visible_bindings(name, ref.scope)
-    return name if len(bindings) == 1 and bindings[0].value is ref.call else None
-
-
-def _uses(name: str, ref: Reference, analysis: Analysis) -> Optional[list[cst.Name]]:
-    """Every read of ``name`` in the scope of ``ref`` (None where the name is also read from elsewhere:
-    a nested function, a ``global``)."""
-    out = []
-    for node in analysis.nodes(cst.Name):
-        assert isinstance(node, cst.Name)
-        if node.value != name:
-            continue
-        parent = analysis.parent(node)
-        if (isinstance(parent, cst.Attribute) and parent.attr is node) or \
-                (isinstance(parent, cst.Arg) and parent.keyword is node) or isinstance(parent, cst.AssignTarget):
-            continue
-        if analysis.scope_at(node) is not ref.scope:
-            if any(b.value is ref.call for b in visible_bindings(name, analysis.scope_at(node))):
-                return None
-            continue
-        out.append(node)
-    return out
-
+    return assign.targets[0].target.value
 
 def _state_value(node: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether ``node`` evidently holds only what weights_only=True loads: a ``.state_dict()``, a literal
@@ -160,25 +114,31 @@ def _content(ref: Reference, analysis: Analysis, saved: dict[str, set[str]]) -> 
     """What the loaded file evidently holds (STATE, OBJECT or None), and the evidence in words."""
     call = ref.call
     assert call is not None
-    if _strict_load_state_dict(call, analysis):
+    loaded: cst.BaseExpression = F.entry(call, analysis) or call  # torch.load(p)["model"]: only an entry is read
+    whole = loaded is call
+    into = F.into_load_state_dict(loaded, analysis)
+    if into == F.STRICT and whole:
         return STATE, "the result goes straight into load_state_dict(...)"
-    if _module_use(call, analysis):
+    if into is not None and not whole:
+        return STATE, "an entry of it goes straight into load_state_dict(...), the others are not read"
+    if F.module_use(loaded, analysis):
         return OBJECT, "the result is used as a module"
-    name = _bound_name(ref, analysis)
-    uses = _uses(name, ref, analysis) if name is not None else None
-    if uses:
-        if all(_strict_load_state_dict(use, analysis) for use in uses):
-            return STATE, f"`{name}` is only passed to load_state_dict(...)"
-        if any(_module_use(use, analysis) for use in uses):
-            return OBJECT, f"`{name}` is used as a module"
+    name = _bound_name(loaded, analysis)
+    reads = F.reads(name, ref.scope, analysis) if name is not None else None
+    kinds = {F.kind(read, analysis) for read in reads or ()}
+    if kinds and kinds <= {F.STRICT} and whole:
+        return STATE, f"`{name}` is only passed to load_state_dict(...)"
+    if F.MODULE in kinds:
+        return OBJECT, f"`{name}` is used as a module"
+    if kinds & {F.STRICT, F.STATE} and kinds <= {F.STRICT, F.STATE, F.DICT}:
+        return STATE, f"`{name}` or an entry of it goes into load_state_dict(...), and it is otherwise used as a dict"
     path = _path(call, 0)
-    kinds = saved.get(path or "")
+    kinds = saved.get(path or "", set())
     if kinds == {STATE}:
         return STATE, f"this file writes `{path}` only with torch.save of state dicts"
-    if kinds is not None and OBJECT in kinds:
+    if OBJECT in kinds and whole:
         return OBJECT, f"this file writes `{path}` with torch.save of a whole nn.Module"
     return None, ""
-
 
 def _extra_state(analysis: Analysis) -> bool:
     """Whether the file defines ``get_extra_state``: a module's extra state may be any picklable object."""
@@ -190,8 +150,8 @@ def _fix(call: cst.Call, evidence: str) -> Fix:
     new = with_keyword(call, "weights_only", cst.Name("True"))
     return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe",
                reason=f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written "
-                      f"also loaded what weights_only=True refuses (a module's extra state of another type, or "
-                      f"a checkpoint written by other code at that path)")
+                      f"also loaded what weights_only=True refuses (a module's extra state of another type, entries "
+                      f"the code does not read, a checkpoint written by other code at that path)")
 
 
 def _state_message(evidence: str) -> str:
