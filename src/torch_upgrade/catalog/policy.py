@@ -25,7 +25,7 @@ def _own(rule: Rule, window: Window) -> Optional[Window]:
 
 def applies(rule: Rule, window: Window) -> bool:
     """Whether a rule fires for this window (a library's rule: for that library's window)."""
-    if not rule.detect:
+    if not rule.detect or rule.needs_floor and not window.stated:
         return False
     if rule.kind == "lint":
         return True  # holds on every version

@@ -45,7 +45,7 @@ _RULE_KEYS = {
     "id", "name", "title", "kind", "deprecated", "removed", "changed", "available",
     "requires", "message", "why", "replacement", "safety", "safety_note", "fixer",
     "checker", "references", "release_note", "detect", "detect_reason", "match",
-    "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object", "runtime",
+    "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object", "runtime", "needs_floor",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
                "scalars"}
@@ -132,6 +132,9 @@ class Rule:
     # the package whose API the rule is about: "torch", or a library that moves with it (its rules live
     # in rules/<library>/ and their versions are in that library's numbering)
     library: str = TORCH
+    # reported only where the project states its oldest torch (a pin, --from, a config): advice that
+    # depends on the floor, which the oldest release assumed for want of one does not give
+    needs_floor: bool = False
 
     @property
     def fixable(self) -> bool:
@@ -349,6 +352,9 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     same_object = _str_tuple(raw.get("same_object", []), file, entry, "same_object")
     if any(name not in rename for name in same_object):
         raise _fail(file, entry, "'same_object' lists old names from the 'rename' table")
+    needs_floor = raw.get("needs_floor", False)
+    if not isinstance(needs_floor, bool):
+        raise _fail(file, entry, "'needs_floor' must be true or false")
     severity = raw.get("severity")
     if kind == "lint" and severity not in ("warning", "info", "hint"):
         raise _fail(file, entry, "a 'lint' rule needs a 'severity': 'warning', 'info' or 'hint'")
@@ -370,7 +376,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
         same_object=same_object, runtime=_patterns(raw.get("runtime", []), file, entry), library=library,
-        **versions,
+        needs_floor=needs_floor, **versions,
     )
 
 

@@ -42,6 +42,10 @@ class Settings:
     # --shard I/N: scan only part I (1-based) of N disjoint parts of the discovered files (engine.shard);
     # like ``roots``, never part of a file's result nor of the cache key
     shard: Optional[tuple[int, int]] = None
+    # narrow the rules run on each file to those whose words it contains, and skip parsing a file none
+    # can match (detect.firstpass); off, every selected rule runs on every file the text prefilter lets
+    # in: the same findings, slower (tests and benchmarks/first_pass.py check that they are the same)
+    first_pass: bool = True
 
     @property
     def rewriting(self) -> bool:

@@ -12,8 +12,11 @@ any of three functions:
 - ``project(facts, rule, window)``: from every file's ``(path, fact)``, a
   ``(path, fact, message)`` for each place the advice applies (``ProjectFn``);
 
-and ``WORDS``, its prefilter: a file is analysed only when it contains one of
-them (a tuple entry: all of its words). Default: ``("torch",)``.
+and ``WORDS``, its prefilter: the checker runs on a file only when it contains one of
+them (a tuple entry: all of its words), written as ``detect.firstpass`` reads them (a Python
+identifier is a whole name; ``name*`` part of one; other text as it is). ``()``: every file.
+Default: ``("torch",)``. Words must be sound: a file without them can never get the checker's
+hits, nor facts (``tests/test_first_pass.py`` holds every rule's examples to it).
 """
 
 from __future__ import annotations

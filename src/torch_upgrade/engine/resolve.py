@@ -246,7 +246,7 @@ def same_run(settings: Settings, base: Settings) -> Settings:
     """``settings`` with what is decided once for the whole run (discovery, writing) taken from ``base``."""
     return replace(settings, exclude=base.exclude, force_exclude=base.force_exclude,
                    respect_gitignore=base.respect_gitignore, roots=base.roots, root=base.root,
-                   only_fixes=base.only_fixes)
+                   only_fixes=base.only_fixes, first_pass=base.first_pass)
 
 
 def _flag(value: Optional[bool], cfg: config_mod.Config, key: str, default: bool) -> bool:

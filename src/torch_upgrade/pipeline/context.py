@@ -1,15 +1,17 @@
 """What analysing a file needs besides the file: the settings, the selected rules, and
-the matcher and prefilter words built from them on first use."""
+the matcher, prefilter words and first pass built from them on first use."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from torch_upgrade.catalog.ruledata import RuleSet, load_rules
 from torch_upgrade.core.settings import Settings
+from torch_upgrade.detect.firstpass import FirstPass
 from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.io.suppress import Suppressions
 
 if TYPE_CHECKING:
     from torch_upgrade.detect.matching import Matcher
@@ -25,6 +27,10 @@ class Context:
     settings: Settings
     rules: RuleSet  # the selected ones
     catalog: Optional[RuleSet] = None  # every rule known (what a suppression may name); default: ``rules``
+    # what the contexts narrowed from this one share with it (the project index: read once per process)
+    shared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    _NARROWED = 512  # narrowed contexts kept (files of a project need few distinct rule sets)
 
     @classmethod
     def build(cls, settings: Settings, rules: Optional[RuleSet] = None) -> "Context":
@@ -55,12 +61,41 @@ class Context:
                        and not (r.checker and get_checker(r).collect is not None))
         return Matcher(RuleSet(others), self.settings.window, self.settings.min_confidence) if others else None
 
-    @cached_property
+    @property
     def project(self) -> ProjectIndex:
         """The project's files as other files see them (read on first use; see syntax.project)."""
-        from torch_upgrade.syntax.project import ProjectIndex  # LibCST: only when a file is analysed
+        if "project" not in self.shared:
+            from torch_upgrade.syntax.project import ProjectIndex  # LibCST: only when a file is analysed
 
-        return ProjectIndex()
+            self.shared["project"] = ProjectIndex()
+        index: ProjectIndex = self.shared["project"]
+        return index
+
+    @cached_property
+    def first_pass(self) -> FirstPass:
+        return FirstPass(self.matcher.rules)
+
+    def for_text(self, text: str) -> Optional["Context"]:
+        """The context to analyse ``text`` with: None when no rule can match it (the first pass,
+        ``detect.firstpass``), else one with just the rules that can. Not narrowed where the
+        findings of rules that cannot match still matter: when fixing (a fix may write what another
+        rule then flags) and where the file's comments name our rules (an unused suppression is told
+        by the rules that ran)."""
+        if not self.settings.first_pass or Suppressions.of(text).names_ours():
+            return self
+        rules = self.first_pass.select(text)
+        if not rules:
+            return None
+        if len(rules) == len(self.first_pass.rules) or self.settings.rewriting:
+            return self
+        key = frozenset(rule.id for rule in rules)
+        narrowed: dict[frozenset[str], Context] = self.shared.setdefault("narrowed", {})
+        own = narrowed.get(key)
+        if own is None:
+            if len(narrowed) >= self._NARROWED:
+                narrowed.clear()
+            own = narrowed[key] = Context(self.settings, RuleSet(rules), self.catalog or self.rules, self.shared)
+        return own
 
     @cached_property
     def prefilter(self) -> tuple[tuple[str, ...], ...]:
@@ -71,8 +106,8 @@ class Context:
         """
         groups: list[tuple[str, ...]] = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
         for rule in self.matcher.checkers:
-            for entry in get_checker(rule).words:
-                groups.append((entry,) if isinstance(entry, str) else tuple(entry))
+            for entry in get_checker(rule).words:  # as text here (``name*``: the part written)
+                groups.append(tuple(w.replace("*", "") for w in ((entry,) if isinstance(entry, str) else entry)))
         return tuple(dict.fromkeys(groups))
 
     def wanted(self, text: str) -> bool:

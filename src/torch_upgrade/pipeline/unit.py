@@ -202,17 +202,35 @@ def scan_text(text: str, path: Path, rel: str, ctx: Context, parser: Optional[Pa
 def analyse(unit: Unit, ctx: Context, parser: Parser = parse) -> FileResult:
     """Parse, analyse and (optionally) fix a unit; never raises for bad input.
 
-    The result is portable (no syntax nodes): it can cross processes and be cached.
+    The result is portable (no syntax nodes): it can cross processes and be cached. The first pass
+    (``Context.for_text``) decides which rules run; a text no rule can match is only checked to be
+    Python (a file that is not is still reported), never parsed into a tree.
     """
+    own = ctx.for_text(unit.text)
+    if own is None and _compiles(unit.text):
+        return FileResult(path=unit.rel)
     try:
         with collector.paused():  # the file's tree is alive throughout: collections would only walk it
-            return portable(on_big_stack(_analyse, unit, ctx, parser))
+            return portable(on_big_stack(_analyse, unit, own or ctx, parser))
     except Exception as exc:  # a bug of ours: say so for this file, and let the scan go on
         if os.environ.get("TORCH_UPGRADE_DEBUG"):
             raise
         message = (f"internal error ({type(exc).__name__}: {exc}); the file was not analysed. "
                    f"Please report it (TORCH_UPGRADE_DEBUG=1 shows the traceback)")
         return FileResult(path=unit.rel, errors=[*unit.errors, FileError(unit.rel, message)])
+
+
+def _compiles(text: str) -> bool:
+    """Whether ``text`` is a Python program this interpreter parses (its syntax tree only: far
+    cheaper than LibCST's). Where it is not, or parses only under a newer Python, the file is
+    analysed and the parser says what is wrong, as for any file."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to tell
+            compile(text, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except Exception:  # SyntaxError, ValueError (a null byte), RecursionError, MemoryError
+        return False
+    return True
 
 
 def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:

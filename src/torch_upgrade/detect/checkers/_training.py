@@ -35,6 +35,12 @@ MIXED = ("torch.autocast", "torch.amp", "torch.cuda.amp", "torch.cpu.amp", "apex
 CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.functional.conv1d",
         "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
 
+# words of a file with any of the facts: a reference under one of the names above has its last part
+# in the text, work put on CUDA says "cuda", and .half() and .backward() name themselves (the words of
+# the checkers built on these facts: detect.firstpass)
+WORDS = tuple(dict.fromkeys([*(name.rsplit(".", 1)[-1] for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED, *CONV)),
+                             "cuda", "half", "backward"]))
+
 
 class TrainingFacts(TypedDict):
     """What ``training_facts`` finds in one file."""

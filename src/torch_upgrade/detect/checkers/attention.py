@@ -28,7 +28,7 @@ from torch_upgrade.syntax.arguments import code, literal
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
-WORDS = (("torch", "softmax"),)
+WORDS = (("torch", "softmax"), ("torch", "Softmax"))
 FLEX = Version("2.5")
 FUSED = (
     "torch.nn.functional.scaled_dot_product_attention",

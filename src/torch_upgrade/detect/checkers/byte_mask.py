@@ -31,7 +31,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
-WORDS = (("torch", "mask"),)
+WORDS = (("torch", "*mask"),)  # attn_mask, key_padding_mask, ...
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
             "src_key_padding_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
 SDPA = "torch.nn.functional.scaled_dot_product_attention"

@@ -23,7 +23,7 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import child_list
 
 
-WORDS = (".backward", ".compile")  # loss.backward(), model.compile(); torch.compile has "torch"
+WORDS = ("compile", ("_dynamo", "optimize"), ("backward", "step", "zero_grad"))  # compilers; a training loop
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 
 

@@ -14,9 +14,9 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "scaled_dot_product_attention"), ("torch", "sdp"))
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 CHOOSES = ("torch.nn.attention.sdpa_kernel", "torch.backends.cuda.sdp_kernel", "torch.backends.cuda.enable_cudnn_sdp")
+WORDS = tuple((name.rsplit(".", 1)[-1],) for name in (SDPA, *CHOOSES))
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:

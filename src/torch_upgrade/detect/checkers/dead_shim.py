@@ -46,6 +46,8 @@ from torch_upgrade.syntax.scopes import Scope
 _BEFORE_CHECKED = Version("1.5")  # the release before the table's first: a name dated 1.6 was absent there
 _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that it is a guard at all
 
+WORDS = ()  # any file: a guard may call a version helper of another file by any name
+
 Guard = Union[cst.If, cst.Try, cst.IfExp]
 
 
@@ -55,8 +57,6 @@ def _names() -> dict[str, NameHistory]:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    if not window.stated:  # the oldest release assumed for want of a pin: the shims may be for older ones
-        return []
     decider = Decider(analysis, analysis.project, table_presence(_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}

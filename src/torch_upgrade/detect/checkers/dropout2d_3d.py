@@ -22,7 +22,7 @@ from torch_upgrade.detect.checkers._shapes import Shapes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
-WORDS = (("torch", "ropout2d"),)
+WORDS = (("torch", "Dropout2d"), ("torch", "dropout2d"))
 FUNCTIONS = {"torch.nn.functional.dropout2d"}
 MODULES = {"torch.nn.Dropout2d", "torch.nn.modules.dropout.Dropout2d"}
 SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential"}

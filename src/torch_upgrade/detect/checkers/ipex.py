@@ -13,7 +13,7 @@ from torch_upgrade.detect.checkers._sites import source
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "xpu"),)
+WORDS = (("torch", "xpu"), ("intel_extension_for_pytorch", "optimize"))
 OPTIMIZE = ("intel_extension_for_pytorch.optimize", "torch.xpu.optimize")
 
 

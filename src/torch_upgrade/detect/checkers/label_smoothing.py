@@ -23,7 +23,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference, children
 from torch_upgrade.syntax.provenance import LIKELY
 
-WORDS = (("log_softmax", "mooth"), ("LogSoftmax", "mooth"))  # "smooth", "Smoothing"
+WORDS = ("*mooth",)  # "smooth", "Smoothing" in a name: the sum's, its function's or its class's
 LOG_SOFTMAX = ("torch.nn.functional.log_softmax", "torch.log_softmax", "torch.nn.LogSoftmax",
                "torch.special.log_softmax")
 DISTILLATION = ("torch.nn.functional.kl_div", "torch.nn.KLDivLoss", "torch.kl_div")

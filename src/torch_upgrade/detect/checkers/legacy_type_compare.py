@@ -34,7 +34,7 @@ from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.nodes import subtree
 from torch_upgrade.syntax.scopes import visible_bindings
 
-WORDS = (("torch", "Tensor"),)
+WORDS = (("torch", "*Tensor"),)  # Tensor, FloatTensor, "torch.cuda.FloatTensor"
 _EQUALITY = (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
 _NEGATED = (cst.NotEqual, cst.IsNot, cst.NotIn)
 _ADDERS = ("add", "append", "setdefault")

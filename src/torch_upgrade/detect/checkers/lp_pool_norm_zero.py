@@ -18,7 +18,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import literal
 
-WORDS = (("lp_pool",), ("LPPool",))
+WORDS = (("lp_pool*",), ("LPPool*",))  # lp_pool1d .. 3d, LPPool1d .. 3d
 # the callables and the position of norm_type among their arguments
 FUNCTIONS = {**{f"torch.nn.functional.lp_pool{n}d": 1 for n in (1, 2, 3)},
              **{f"torch.nn.LPPool{n}d": 0 for n in (1, 2, 3)},

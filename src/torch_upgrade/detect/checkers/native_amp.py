@@ -14,11 +14,11 @@ from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (".backward",)  # a method call: loss.backward()
+WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:

@@ -13,7 +13,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "nvfuser"), ("torch", "fuser2"))
+WORDS = (("torch", "_jit_set_nvfuser*"), ("torch", "fuser2"))
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

@@ -22,8 +22,8 @@ from torch_upgrade.detect.checkers._sites import constructed_class, qualnames
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.arguments import code
 
-WORDS = (("torch", "compile"),)
 CONTAINERS = ("torch.nn.ModuleList", "torch.nn.Sequential")
+WORDS = (("torch", "compile"), *((name.rsplit(".", 1)[-1],) for name in CONTAINERS))  # sites; blocks
 
 
 def _repeated(value: cst.BaseExpression, quals: dict[int, str]) -> Optional[str]:

@@ -19,7 +19,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import is_literal, literal
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "softm"), ("torch", "Softm"))
+WORDS = tuple(("torch", name) for name in ("softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin"))
 FUNCTIONS = {f"torch.nn.functional.{name}" for name in ("softmax", "log_softmax", "softmin")}
 MODULES = {f"{prefix}{name}" for name in ("Softmax", "LogSoftmax", "Softmin")
            for prefix in ("torch.nn.", "torch.nn.modules.activation.")}

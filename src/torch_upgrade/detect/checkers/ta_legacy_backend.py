@@ -15,7 +15,8 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, literal
 
-WORDS = (("torchaudio", "sox"), ("torchaudio", "USE_SOUNDFILE_LEGACY_INTERFACE"), ("torchaudio", "_soundfile_backend"))
+WORDS = (("torchaudio", "sox"), ("torchaudio", "sox_backend"), ("torchaudio", "USE_SOUNDFILE_LEGACY_INTERFACE"),
+         ("torchaudio", "_soundfile_backend"))
 SETTERS = ("torchaudio.set_audio_backend", "torchaudio.backend.utils.set_audio_backend")
 FLAG = "torchaudio.USE_SOUNDFILE_LEGACY_INTERFACE"
 MODULES = ("torchaudio.backend.sox_backend", "torchaudio.backend._soundfile_backend")

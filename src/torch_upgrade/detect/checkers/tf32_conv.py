@@ -13,12 +13,12 @@ from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.core.versions import parse_version
 
-WORDS = ("cuda",)
+WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
 MATMUL_OFF = parse_version("1.12")
 
 

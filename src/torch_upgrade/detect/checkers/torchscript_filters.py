@@ -22,7 +22,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import literal
 
-WORDS = (("jit", "Warning"), ("jit", "filterwarnings"))
+WORDS = (("jit", "*Warning"), ("jit", "filterwarnings"))
 # the TorchScript entry points whose warning changed category (TU804, TU805; set_fusion_strategy's is still a
 # DeprecationWarning in torch 2.14)
 TORCHSCRIPT = frozenset(f"torch.jit.{name}" for name in (

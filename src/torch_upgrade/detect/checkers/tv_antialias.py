@@ -22,7 +22,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, code
 
-WORDS = (("torchvision", "esize"),)
+WORDS = tuple(("torchvision", name) for name in ("Resize", "RandomResizedCrop", "resize", "resized_crop"))
 _RESIZE = ("size", "interpolation", "max_size", "antialias")
 _CROP = ("size", "scale", "ratio", "interpolation", "antialias")
 _F_RESIZE = ("img", "size", "interpolation", "max_size", "antialias")

@@ -34,7 +34,7 @@ from torch_upgrade.syntax.decide import Decider, Miscompare
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
-WORDS = ("version",)  # torch.__version__, importlib.metadata.version("torch"), a project's torch_version()
+WORDS = ("version", "__version__")  # torch.__version__, importlib.metadata.version("torch"), a project's torch_version()
 _VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
 _TORCH_VERSION_CLASS = Version("1.10")  # torch.__version__ compares as a version from here on
 

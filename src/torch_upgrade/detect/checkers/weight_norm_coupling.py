@@ -31,7 +31,7 @@ from torch_upgrade.rewrite.fixers import weight_norm
 from torch_upgrade.rewrite.fixers._args import code
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = ("weight_norm",)  # remove_weight_norm, or a file applying weight_norm (where its factors matter)
+WORDS = ("*weight_norm",)  # remove_weight_norm, or a file applying weight_norm (where its factors matter)
 GENERIC = "torch.nn.utils.parametrize.remove_parametrizations(module, \"weight\")"
 ELSEWHERE = ("depends on the migration (TU024) of the torch.nn.utils.weight_norm calls, in other files, that "
              "build the modules it undoes")

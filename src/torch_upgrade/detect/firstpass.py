@@ -1,0 +1,89 @@
+"""The first pass: which of the selected rules can match a text at all, from the words each needs.
+
+A rule can report on a file only if the file's text names what the rule looks for. Each name a
+rule's data matches (``torch.cuda.amp.autocast``, a module ``torchtext.data``, a method ``symeig``,
+a property ``cuda_time_total``) is written in any file that uses it, component by component: the
+analysis qualifies a reference only through the file's own imports, attribute chains and aliases
+(``syntax.analysis.qualify``), so ``from torch.cuda import amp as a; a.autocast()`` names
+``torch``, ``cuda``, ``amp`` and ``autocast``. A checker states its words itself (``WORDS``, see
+``detect.registry``). The words are derived here from the rule data, never listed by hand for a
+rule, so they cannot drift from what the rule matches.
+
+A word that is a Python identifier must appear as a whole name in the text (``load`` is not in
+``download``; names inside strings and comments count too, which only lets more files in); a word
+with a ``*`` is part of a name (``lp_pool*``: ``lp_pool2d``), and any other word plain text
+(``.backward``, ``[0]``), both looked for as text. Files no rule can match skip the
+parser altogether; the others are analysed with just the rules that can (``pipeline.context``).
+Imports nothing heavy: the pass runs before LibCST is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.detect.registry import get_checker
+
+Group = tuple[str, ...]  # words that must all be in the text
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def needs(rule: Rule) -> tuple[Group, ...]:
+    """The groups of words of which a text must contain one (every word of it) for ``rule`` to
+    match; ``()``: the rule may match any text (a checker with no words)."""
+    m = rule.match
+    groups: list[Group] = []
+    for name in (*m.calls, *m.names, *m.assigns, *m.keywords, *m.modules):
+        groups.append(tuple(dict.fromkeys(name.split("."))))
+    groups += [(name,) for name in (*m.methods, *m.attributes)]
+    if rule.checker:
+        words = get_checker(rule).words
+        if not words:
+            return ()
+        groups += [(w,) if isinstance(w, str) else tuple(w) for w in words]
+    return tuple(dict.fromkeys(groups))
+
+
+def names_in(text: str) -> frozenset[str]:
+    """The identifiers a text contains (in code, strings and comments alike)."""
+    return frozenset(_NAME.findall(text))
+
+
+class FirstPass:
+    """The rules of a selection indexed by their words, to tell quickly which can match a text."""
+
+    def __init__(self, rules: Iterable[Rule]):
+        self.rules = tuple(rules)
+        always, passive = [], []
+        self._groups: list[tuple[Group, Rule]] = []
+        for rule in self.rules:
+            if rule.match.is_empty() and not rule.checker:
+                passive.append(rule)  # matches nothing in a file (the suppression rule: see pipeline)
+                continue
+            groups = needs(rule)
+            if not groups:
+                always.append(rule)
+            self._groups += [(group, rule) for group in groups]
+        self._always = frozenset(id(rule) for rule in always)
+        self._passive = frozenset(id(rule) for rule in passive)
+
+    def select(self, text: str) -> tuple[Rule, ...]:
+        """The rules that can match ``text``, in the selection's order (none: no rule can; the
+        rules that match nothing in a file come along with any other)."""
+        names = names_in(text)
+        found: dict[str, bool] = {}
+
+        def has(word: str) -> bool:
+            if word not in found:
+                found[word] = word in names if word.isidentifier() else word.replace("*", "") in text
+            return found[word]
+
+        chosen = set(self._always)
+        for group, rule in self._groups:
+            if id(rule) not in chosen and all(has(word) for word in group):
+                chosen.add(id(rule))
+        if not chosen:
+            return ()
+        return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)

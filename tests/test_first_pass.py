@@ -1,0 +1,200 @@
+"""The first pass (detect.firstpass) changes no finding: it only skips work that could find nothing.
+
+Every rule's examples are scanned with every rule selected, with the first pass and without it, and
+must give the same findings and project advice; a checker's words must let in every file that names
+what it looks for; files no rule can match are not parsed, yet a syntax error in one is reported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import replace
+
+import pytest
+
+from helpers import settings
+from torch_upgrade.catalog.ruledata import load_rules
+from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.firstpass import FirstPass, needs
+from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.pipeline import unit
+
+RULES = [r for r in load_rules() if r.detect]
+WINDOWS = sorted({(e.low, e.high) for r in RULES for e in (*r.invalid, *r.valid)}, key=str)
+
+
+def _report(result) -> list[tuple]:
+    return [(f.path, f.rule_id, f.line, f.column, f.end_line, f.end_column, f.severity, f.message,
+             f.confidence, f.fix.safety if f.fix else None, f.fix.replacement if f.fix else None)
+            for f in result.findings] + [(e.path, e.line, e.message) for e in result.errors]
+
+
+@pytest.mark.parametrize("low, high", WINDOWS, ids=[f"{lo}-{hi}" for lo, hi in WINDOWS])
+def test_examples_give_the_same_findings_with_and_without_the_first_pass(tmp_path, low, high):
+    """All examples written for one window, each in its own folder, scanned with every rule."""
+    count = 0
+    for rule in RULES:
+        for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid)):
+            for index, example in enumerate(examples):
+                if (example.low, example.high) != (low, high):
+                    continue
+                path = tmp_path / f"{rule.id}-{kind}{index}" / example.path
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(example.code, encoding="utf-8")
+                count += 1
+    assert count
+    base = settings(low, high, root=str(tmp_path))
+    narrowed = scan([tmp_path], base)
+    every = scan([tmp_path], replace(base, first_pass=False))
+    assert narrowed.scanned == every.scanned == count
+    assert _report(narrowed) == _report(every)
+
+
+ROOTS = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata", "apex", "intel_extension_for_pytorch")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+
+
+def _strings(value, depth=0):
+    if depth > 4:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key, depth + 1)
+            yield from _strings(item, depth + 1)
+    elif isinstance(value, (tuple, list, set, frozenset)):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+CHECKERS = sorted({r.checker for r in RULES if r.checker})
+# checkers whose tables hold names they look at only beside another word their WORDS require (what
+# they flag needs it), reviewed one by one: the test holds every other checker to all its names
+BESIDE = {
+    "accelerator_api": "torch.device: a branch of a test of torch.cuda.is_available()",
+    "attention": "matmul, dropout, SDPA: parts of an attention computed around a softmax",
+    "byte_mask": "modules and functions flagged for a *mask= keyword given a uint8 mask",
+    "ddp_join": "samplers and datasets beside a DistributedDataParallel",
+    "dropout2d_3d": "Sequential: the container a Dropout2d is in",
+    "interpolate_scale": "interpolate/Upsample flagged for a scale_factor= keyword",
+    "label_smoothing": "losses in a function or sum whose name says smooth",
+    "legacy_reduction": "losses flagged for a size_average= or reduce= keyword",
+    "module_compile": "nn.Module: what torch.compile is given",
+    "nccl2_default": "init_process_group flagged for the 'nccl' backend",
+    "nested_weights_only": "torch.load beside nested tensors",
+    "object_collective_exceptions": "object collectives flagged for a weights_only= keyword",
+    "require_grad": "Tensor and Module: receivers of the misspelt attribute",
+    "sac_saved_tensors_hooks": "checkpoint flagged for a context_fn= keyword",
+    "ta_legacy_backend": "set_audio_backend flagged for the 'sox' literal",
+    "ta_resample_method": "resample flagged for the old method literals",
+    "torchscript_filters": "torch.jit functions beside a warning filter",
+    "torchvision_pretrained_by_name": "get_model / hub.load flagged for a pretrained flag",
+    "tv_antialias": "ToTensor/PILToTensor after a resize in a Compose",
+    "uint8_mask": "masked ops flagged for a uint8/byte mask",
+    "zero_grad_zeros": "Module/Optimizer: receivers of zero_grad(False)",
+}
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_a_checkers_words_let_in_every_name_it_looks_for(name):
+    """Each torch name a checker module holds (its tables, evaluated: f-strings too), used alone in a
+    file (``from torch.nn import Dropout2d`` then ``Dropout2d(...)``), meets the names its words ask
+    for: a word that is only part of a name (``ropout2d``) would miss it. Words that are other text
+    (``.backward``, ``-``) are what the checker looks for besides names, not checked here."""
+    module = importlib.import_module(f"torch_upgrade.detect.checkers.{name}")
+    rule = next(r for r in RULES if r.checker == name)
+    words = get_checker(rule).words
+    if not words or name in BESIDE:
+        return
+    groups = [(w,) if isinstance(w, str) else tuple(w) for w in words]
+    names = {s for value in vars(module).values() for s in _strings(value)
+             if _DOTTED.match(s) and s.split(".")[0] in ROOTS}
+    missed = []
+    for qualname in sorted(names):
+        parts = set(qualname.split("."))
+        text = f"from {qualname.rpartition('.')[0]} import {qualname.rpartition('.')[2]}\n"
+        if not any(all(w in parts if w.isidentifier() else True if "*" not in w else w.replace("*", "") in text
+                       for w in group) for group in groups):
+            missed.append(qualname)
+    assert not missed, f"{name}: WORDS {words} miss {missed}"
+
+
+def test_every_rule_that_matches_names_needs_words():
+    for rule in RULES:
+        if not rule.match.is_empty():
+            assert needs(rule), rule.id
+
+
+def _unpinned(low: str, high: str, root: str) -> Settings:
+    """No floor stated (as for a project without a pin): the dead-shim rule, which may match any file,
+    does not run."""
+    return Settings(window=Window.of(low, high), root=root)
+
+
+def test_a_file_no_rule_can_match_is_not_parsed(tmp_path, monkeypatch):
+    (tmp_path / "plain.py").write_text("import torch\n\nx = 1 + 2\n", encoding="utf-8")
+    (tmp_path / "old.py").write_text("import torch\n\ntorch.symeig(a)\n", encoding="utf-8")
+    parsed = []
+    real = unit._analyse
+    monkeypatch.setattr(unit, "_analyse", lambda u, *a: parsed.append(u.rel) or real(u, *a))
+    result = scan([tmp_path], _unpinned("1.6", "2.13", str(tmp_path)))
+    assert parsed == ["old.py"]
+    assert {f.path for f in result.findings} == {"old.py"}
+
+
+def test_a_syntax_error_is_reported_where_no_rule_could_match(tmp_path):
+    (tmp_path / "broken.py").write_text("import torch\n\ndef f(:\n    pass\n", encoding="utf-8")
+    result = scan([tmp_path], _unpinned("1.6", "2.13", str(tmp_path)))
+    assert [(e.path, e.line) for e in result.errors] == [("broken.py", 3)]
+
+
+def test_rules_are_narrowed_to_those_whose_words_the_text_has():
+    rules = [r for r in RULES if r.id in ("TU203", "TU204", "TU101")]
+    chosen = FirstPass(rules).select("import torch\nq, r = torch.qr(a)\n")
+    assert [r.id for r in chosen] == ["TU204"]
+    assert FirstPass(rules).select("import torch\ny = torch.cholesky_solve(a, b)  # qr in a comment\n")[0].id == "TU204"
+    assert FirstPass(rules).select("import torch\nx = 1\n") == ()
+
+
+def test_an_unused_suppression_is_still_reported(tmp_path):
+    """The comment names a rule whose words the file lacks: the rules that could not match run too, so
+    the comment is known to suppress nothing."""
+    (tmp_path / "a.py").write_text("import torch\n\nx = torch.ones(2)  # torch-upgrade: ignore[TU203]\n",
+                                   encoding="utf-8")
+    result = scan([tmp_path], settings("1.6", "2.13", root=str(tmp_path)))
+    assert [f.rule_id for f in result.findings] == ["TU000"]
+
+
+def test_the_whole_project_advice_is_the_same(tmp_path):
+    """Project-level checkers collect facts from files the first pass narrows (a file that sets the
+    matmul precision keeps the TF32 advice away from a file that trains on CUDA)."""
+    (tmp_path / "train.py").write_text(
+        "import torch\nmodel = model.cuda()\nfor x in data:\n    loss = model(x).sum()\n    loss.backward()\n",
+        encoding="utf-8")
+    base = _unpinned("1.8", "2.13", str(tmp_path))
+    before = _report(scan([tmp_path], base))
+    assert "TU302" in {row[1] for row in before}
+    (tmp_path / "setup_precision.py").write_text("import torch\ntorch.set_float32_matmul_precision('high')\n",
+                                                 encoding="utf-8")
+    after, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(after) == _report(every)
+    assert "TU302" not in {f.rule_id for f in after.findings}
+
+
+def test_the_dead_shim_rule_needs_a_stated_floor():
+    rule = next(r for r in RULES if r.id == "TU980")
+    from torch_upgrade.catalog.policy import applies
+
+    assert not applies(rule, Window.of("1.6", "2.13"))
+    assert applies(rule, Window.of("1.8", "2.13", "pyproject.toml"))
+
+
+def test_first_pass_off_reaches_every_project_of_a_run():
+    from torch_upgrade.engine.resolve import same_run
+
+    base = replace(settings("1.6", "2.13"), first_pass=False)
+    assert same_run(settings("1.8", "2.13"), base).first_pass is False
