@@ -16,7 +16,10 @@ enclosing autocast region or ``torch.set_autocast_dtype`` changes: under
 in bfloat16. So the rewrite writes the old defaults out where the call leaves them.
 
 The scalers' signatures differ only by the new leading ``device``, so positional
-arguments keep their meaning.
+arguments keep their meaning (``*args`` and ``**kwargs`` too).
+
+``autocast(**kwargs)`` keeps the old defaults in front of the mapping:
+``torch.autocast("cuda", **{"dtype": torch.float16, "cache_enabled": True, **kwargs})``.
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
 
 
 def _autocast(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
+    unpacked = [a for a in call.args if a.star]
+    if len(unpacked) == 1 and unpacked[0].star == "**":
+        return _autocast_unpacking(ctx, call, device, unpacked[0])
     bound = A.bind(call, AUTOCAST_PARAMS)
     if bound is None:
         return None
@@ -63,10 +69,51 @@ def _autocast(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> O
     return A.replace(call, A.call(func, args), tuple(dict.fromkeys(imports)), requires="1.10")
 
 
-def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
-    if any(a.star for a in call.args):
+def _autocast_unpacking(ctx: FixContext, call: cst.Call, device: str, unpacked: cst.Arg) -> Optional[Fix]:
+    """``autocast(..., **kwargs)``: the old defaults not passed by name go into the unpacked mapping, in front
+    of what it holds, ``**{"dtype": torch.float16, "cache_enabled": True, **kwargs}``: a key of ``kwargs``
+    overrides them as it overrode the old class's defaults; a key also passed by name is a TypeError in
+    both (multiple values), and so is an unknown one (``device_type`` too: given twice)."""
+    explicit = [a for a in call.args if a is not unpacked]
+    bound = A.bind(call.with_changes(args=explicit), AUTOCAST_PARAMS)
+    if bound is None:
         return None
-    func, imports = ctx.qualified("torch.amp.GradScaler")
+    func, imports = ctx.qualified("torch.autocast")
+    names = {id(arg): name for name, arg in bound.items()}
+    defaults: list[cst.BaseDictElement] = []
+    if "dtype" not in bound:
+        dtype, more = ctx.qualified(DEFAULT_DTYPE[device])
+        defaults.append(cst.DictElement(A.string("dtype"), dtype))
+        imports += more
+    if "cache_enabled" not in bound:
+        defaults.append(cst.DictElement(A.string("cache_enabled"), cst.Name("True")))
+    merged: cst.BaseExpression = unpacked.value
+    if defaults:
+        elements = [*defaults, cst.StarredDictElement(unpacked.value)]
+        merged = cst.Dict([e.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                           if i < len(elements) - 1 else e for i, e in enumerate(elements)])
     args: list[A.Argument] = [(None, A.string(device))]
-    args += [(a.keyword.value if a.keyword else None, a.value) for a in call.args]
-    return A.replace(call, A.call(func, args), imports, requires="2.3")
+    for arg in call.args:  # the call's order: evaluated as before
+        args.append(("**", merged) if arg is unpacked else (names[id(arg)], arg.value))
+    return A.replace(call, _call(func, args), tuple(dict.fromkeys(imports)), requires="1.10")
+
+
+def _call(func: cst.BaseExpression, args: list[A.Argument]) -> cst.Call:
+    """``A.call`` that also unpacks a mapping (the keyword ``"**"``)."""
+    plain = A.call(func, [(k if k != "**" else "_", v) for k, v in args])
+    built = [a.with_changes(star="**", keyword=None, equal=cst.MaybeSentinel.DEFAULT) if k == "**" else a
+             for a, (k, _) in zip(plain.args, args)]
+    return plain.with_changes(args=built)
+
+
+def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
+    """The new leading ``device``; every argument keeps its place, ``*args`` and ``**kwargs`` too (the old
+    parameters follow ``device`` in the same order: one argument too many, or ``device=`` in the mapping,
+    is a TypeError in both)."""
+    func, imports = ctx.qualified("torch.amp.GradScaler")
+    new = A.call(func, [(None, A.string(device))])
+    first = new.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    rest = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(call.args) - 1 else a
+            for i, a in enumerate(call.args)]
+    new = new.with_changes(args=[first, *rest] if rest else [new.args[0]])
+    return A.replace(call, new, imports, requires="2.3")
