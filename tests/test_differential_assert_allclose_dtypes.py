@@ -141,3 +141,5 @@ def test_a_file_that_changes_the_default_dtype(default, data):
     prelude = f"torch.set_default_dtype(torch.{default})\nx = torch.tensor({literal(a)})\n"
     check(prelude + f"y = x * 0 + torch.tensor({literal(b)})\ntorch.testing.assert_allclose(x, y)\n")
     check(prelude + f"torch.testing.assert_allclose(x[0], {b[0] if math.isfinite(b[0]) else 0.5!r})\n")
+    check(prelude + f"y = torch.tensor({literal(b)})\ntorch.testing.assert_allclose(x.abs().exp() * 2, torch.exp(y.abs()) * 2)\n")
+    check(prelude + f"torch.testing.assert_allclose(-x.sum(), {-sum(b) if all(map(math.isfinite, b)) else 0.5!r})\n")

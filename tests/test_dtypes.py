@@ -190,6 +190,16 @@ def test_without_a_known_default_dtype(code, expected):
     assert dtype_of(code, default=None) == expected
 
 
+@pytest.mark.parametrize("code,floating", [
+    ("out = torch.ones(2)", True), ("out = torch.ones(2).exp() * 3", True), ("out = torch.arange(3) / 2", True),
+    ("out = torch.tensor([1.5])", True), ("out = torch.arange(3)", False), ("out = x", False),
+    ("out = torch.ones(2) + torch.ones(2)", False),  # the default may change between the two
+])
+def test_floating_where_the_default_dtype_is_not_known(code, floating):
+    analysis, value = _analysed(PRELUDE + code)
+    assert Dtypes(analysis, None).floating(value, analysis.root_scope) is floating
+
+
 @pytest.mark.parametrize("code,expected", [
     ("out = 3", "torch.int64"), ("out = 2.5", "torch.float32"), ("out = True", "torch.bool"),
     ("out = [1, 2]", "torch.int64"), ("out = [[1.0, 2], [3, 4]]", "torch.float32"), ("out = -True", "torch.int64"),
@@ -227,10 +237,15 @@ def test_names_resolve_in_their_own_scope():
     ("x.sum()", "x", True), ("x.exp()", None, True), ("x + 1", None, True), ("f(x)", None, True),
     ("x.abs()", None, False), ("x.std()", None, False), ("x.to(d)", None, False),
     ("x.sum(dtype=torch.float64)", None, True),
+    # on a tensor of the default dtype (not known which: the file may change it), a floating one
+    ("y.exp()", "y", False), ("torch.exp(y) * 2", "y", False), ("2.5 - torch.sqrt(y.abs())", "y", False),
+    ("F.softmax(x, dim=0)", "x", False), ("F.relu(y)", "y", False), ("F.relu(x)", None, False),
+    ("-y.max()", "y", False), ("torch.max(x)", "x", False), ("x.max(0)", None, False), ("x * 2", None, False),
+    ("y @ y", None, False), ("y + x", None, False), ("torch.exp(y, out=x)", None, False),
 ])
 def test_dtype_source(code, source, widening):
     """The name inside an operand whose dtype is the operand's, whatever it is when the code runs."""
-    module = parse_module(f"import torch\nout = {code}\n")
+    module = parse_module(f"import torch\nimport torch.nn.functional as F\ny = torch.ones(2)\nout = {code}\n")
     analysis = Analysis(module)
     last = module.body[-1]
     assert isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Assign)

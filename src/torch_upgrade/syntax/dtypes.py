@@ -53,6 +53,10 @@ DTYPE_NAMES = {f"torch.{alias}": f"torch.{name}" for name, aliases in {
     "complex128": ("complex128", "cdouble"), "uint8": ("uint8",), "int8": ("int8",), "int16": ("int16", "short"),
     "int32": ("int32", "int"), "int64": ("int64", "long"), "bool": ("bool",)}.items() for alias in aliases}
 FLOATING = frozenset({"torch.float16", "torch.bfloat16", "torch.float32", "torch.float64"})
+# the default dtype where it is not known which: a floating one (set_default_dtype takes no other), the
+# one of when the tensor was made (two such tensors may differ: the default may change between them)
+DEFAULT = "default"
+_FLOATING_LIKE = FLOATING | {DEFAULT}
 INTEGRAL = frozenset({"torch.uint8", "torch.int8", "torch.int16", "torch.int32", "torch.int64"})
 _COMPLEX_OF = {"torch.float32": "torch.complex64", "torch.float64": "torch.complex128"}
 # tensor methods converting to one dtype
@@ -155,15 +159,25 @@ class Dtypes:
             self._default = default_dtype(self.analysis)
         return self._default if isinstance(self._default, str) else None
 
+    def _made_default(self) -> Value:
+        """A tensor of the default dtype: float32 where the project shows it, else ``DEFAULT``."""
+        return "tensor", self.default or DEFAULT
+
     # ------------------------------------------------------------------ public
     def dtype(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
         """The dtype of a tensor expression read in ``scope``; None when not evident (or not a tensor)."""
         value = self.value(expr, scope)
-        return value[1] if value is not None and value[0] == "tensor" else None
+        return value[1] if value is not None and value[0] == "tensor" and value[1] != DEFAULT else None
 
     def value_dtype(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
         """The dtype ``torch.tensor(expr)`` has (a tensor: its own), None when not evident."""
-        return self._as_tensor(self.value(expr, scope))
+        dtype = self._as_tensor(self.value(expr, scope))
+        return None if dtype == DEFAULT else dtype
+
+    def floating(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether ``expr`` is a tensor of a floating dtype (perhaps the default one, not known which)."""
+        value = self.value(expr, scope)
+        return value is not None and value[0] == "tensor" and value[1] in _FLOATING_LIKE
 
     def value(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> Optional[Value]:
         """What ``expr`` is (see ``Value``), None when not evident."""
@@ -245,9 +259,9 @@ class Dtypes:
         if kind == "int":
             return "torch.int64"
         default = self.default
-        if default is None:
-            return None
-        return default if kind == "float" else _COMPLEX_OF.get(default)
+        if kind == "float":
+            return default or DEFAULT
+        return _COMPLEX_OF.get(default) if default is not None else None
 
     # ------------------------------------------------------------------ arithmetic
     def _arithmetic(self, operator: cst.BaseBinaryOp, left: Optional[Value],
@@ -261,7 +275,7 @@ class Dtypes:
             kind = max(left[1], right[1], "int", key=_KINDS.index)
             return "number", "float" if divide and kind == "int" else kind
         if left[0] == "tensor" and right[0] == "tensor":
-            if left[1] != right[1]:
+            if left[1] != right[1] or left[1] == DEFAULT:
                 return None  # promotion between a 0-dim and a dimensioned tensor differs: not said
             dtype = left[1]
         else:
@@ -271,14 +285,14 @@ class Dtypes:
             dtype = tensor[1]
             if dtype in INTEGRAL:
                 if number[1] == "float":
-                    return self._tensor(self.default)
+                    return self._made_default()
                 if number[1] not in ("int", "bool"):
                     return None
-            elif dtype not in FLOATING or number[1] == "complex":
+            elif dtype not in _FLOATING_LIKE or number[1] == "complex":
                 return None
         if dtype in INTEGRAL and divide:
-            return self._tensor(self.default)  # true division of integers
-        if dtype not in FLOATING | INTEGRAL:
+            return self._made_default()  # true division of integers
+        if dtype not in _FLOATING_LIKE | INTEGRAL:
             return None
         return "tensor", dtype
 
@@ -349,15 +363,15 @@ class Dtypes:
         if name in _EXTREMES:
             return ("tensor", dtype) if not positional and not keywords else None
         if name in _SUMS:
-            if dtype in FLOATING:
+            if dtype in _FLOATING_LIKE:
                 return "tensor", dtype
             return ("tensor", "torch.int64") if dtype in INTEGRAL | {"torch.bool"} else None
         if name in _FLOAT_SAME:
-            if dtype in FLOATING:
+            if dtype in _FLOATING_LIKE:
                 return "tensor", dtype
             if name in _RAISING | {"std", "var", "norm", "frac"}:
                 return None  # raises on integers
-            return self._tensor(self.default) if dtype in INTEGRAL | {"torch.bool"} else None
+            return self._made_default() if dtype in INTEGRAL | {"torch.bool"} else None
         return None
 
     def _to(self, dtype: str, stated: Optional[str], positional: list[cst.BaseExpression],
@@ -415,12 +429,12 @@ class Dtypes:
             if len(positional) != 1 or keywords.keys() - {"dtype", "device", "requires_grad", "pin_memory"}:
                 return None
             if name == "Tensor":  # the legacy constructor: the default tensor type's dtype
-                return self._tensor(self.default) if not keywords else None
+                return self._made_default() if not keywords else None
             if stated is not None:
                 return "tensor", stated
             return self._tensor(self._as_tensor(self.value(positional[0], scope, depth + 1)))
         if name in _FLOAT_FACTORIES:
-            return ("tensor", stated) if stated is not None else self._tensor(self.default)
+            return ("tensor", stated) if stated is not None else self._made_default()
         if name in ("randint", "randperm"):
             return "tensor", stated or "torch.int64"
         if name == "arange":
@@ -450,7 +464,7 @@ class Dtypes:
         if first is None or first[0] != "tensor":
             return None
         if function is not None:
-            if function in _UNARY_FLOAT_FUNCTIONS and first[1] in FLOATING:
+            if function in _UNARY_FLOAT_FUNCTIONS and first[1] in _FLOATING_LIKE:
                 return ("tensor", stated) if stated is not None else first
             return None
         if "." in name:
@@ -501,41 +515,87 @@ class Dtypes:
 def dtype_source(expr: cst.BaseExpression, analysis: Analysis, scope: Scope, widening: bool = False
                  ) -> Optional[cst.BaseExpression]:
     """A name or attribute chain inside ``expr`` (``z`` in ``z.clone()[0].mean()``) whose dtype is the
-    dtype of ``expr``, whatever that is, when the code runs: through indexing, ``.data``, ``.T``,
-    methods that keep the dtype (``clone``, ``detach``, ``to("cpu")``, reshaping), and those that keep
-    a floating dtype and raise on any other (``mean``, ``std``, ``norm``, ``softmax``): where they
-    return, the dtype was kept. ``expr`` itself when it is a name or attribute chain; None when no
-    such part is evident. With ``widening``, also through reductions that keep a floating dtype and
-    make int64 of integers and bools (``sum``, ``prod``): the dtype is then not the same, but as
-    floating or not, and the same floating one."""
+    dtype of ``expr``, whatever that is, when the code runs: through indexing, ``.data``, ``.T``, a
+    minus sign, methods (or ``torch.<name>(t, ...)``) that keep the dtype (``clone``, ``detach``,
+    ``to("cpu")``, reshaping), those that keep a floating dtype and raise on any other (``mean``,
+    ``softmax``: where they return, the dtype was kept), and, on a tensor known to be of a floating
+    dtype (one made without ``dtype=``, of the default dtype), elementwise math (``exp``, ``sqrt``)
+    and arithmetic with Python numbers. ``expr`` itself when it is a name or attribute chain; None
+    when no such part is evident. With ``widening``, also through reductions that keep a floating
+    dtype and make int64 of integers and bools (``sum``, ``prod``): the dtype is then not the same,
+    but as floating or not, and the same floating one."""
+    dtypes = dtypes_of(analysis)
     inner = expr
-    while True:
+    for _ in range(4 * _MAX_DEPTH):
         if _plain(inner):
             return inner
         if isinstance(inner, cst.Subscript):
             inner = inner.value
         elif isinstance(inner, cst.Attribute) and inner.attr.value in ("data", "T", "mT"):
             inner = inner.value
-        elif isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
-                not any(a.star for a in inner.args):
-            method = inner.func.attr.value
-            keywords = {a.keyword.value for a in inner.args if a.keyword is not None}
-            positional = [a.value for a in inner.args if a.keyword is None]
-            if "dtype" in keywords:
+        elif isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, (cst.Minus, cst.Plus)):
+            inner = inner.expression
+        elif isinstance(inner, cst.BinaryOperation) and isinstance(inner.operator, _ARITHMETIC) and \
+                not isinstance(inner.operator, cst.MatrixMultiply):
+            sides = [(inner.left, inner.right), (inner.right, inner.left)]
+            tensor = next((t for t, number in sides if _number(dtypes.value(number, scope))
+                           and dtypes.floating(t, scope)), None)
+            if tensor is None:
                 return None
-            if method == "to":
-                through = Dtypes(analysis, None)
-                if keywords - {"device", "non_blocking", "copy", "memory_format"} or len(positional) > 1 or \
-                        any(not through._device(p, scope) for p in positional):
-                    return None
-            elif method == "view":
-                if not positional or keywords or not all(_is_size(p) for p in positional):
-                    return None
-            elif not (method in _SAME - _REAL_OF_COMPLEX or method in _RAISING or widening and method in _SUMS):
+            inner = tensor
+        elif isinstance(inner, cst.Call) and not any(a.star for a in inner.args):
+            found = _through_call(inner, dtypes, scope, widening)
+            if found is None:
                 return None
-            inner = inner.func.value
+            inner = found
         else:
             return None
+    return None
+
+
+def _number(value: Optional[Value]) -> bool:
+    return value is not None and value[0] == "number" and value[1] in ("bool", "int", "float")
+
+
+def _through_call(call: cst.Call, dtypes: "Dtypes", scope: Scope, widening: bool) -> Optional[cst.BaseExpression]:
+    """The tensor a call keeps the dtype of (see ``dtype_source``): its receiver, or the first argument
+    of ``torch.<name>``; None where it may not."""
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    positional = [a.value for a in call.args if a.keyword is None]
+    if "dtype" in keywords or "out" in keywords:
+        return None
+    qualname = dtypes._qualified(call.func, scope)
+    if qualname is not None:
+        prefix, _, name = qualname.rpartition(".")
+        if not positional or prefix not in ("torch", "torch.nn.functional"):
+            return None
+        inner = positional[0]
+        floating = dtypes.floating(inner, scope)
+        if prefix == "torch.nn.functional":
+            return inner if name in _UNARY_FLOAT_FUNCTIONS and (floating or name in ("softmax", "log_softmax")) \
+                else None
+        if name in _EXTREMES:
+            return inner if len(positional) == 1 and not keywords else None
+        kept = name in _SAME - _REAL_OF_COMPLEX or name in _RAISING or widening and name in _SUMS or \
+            floating and name in _FLOAT_SAME | _REAL_OF_COMPLEX | _SUMS
+        return inner if kept else None
+    if not isinstance(call.func, cst.Attribute):
+        return None
+    method, receiver = call.func.attr.value, call.func.value
+    if method == "to":
+        if keywords - {"device", "non_blocking", "copy", "memory_format"} or len(positional) > 1 or \
+                any(not dtypes._device(p, scope) for p in positional):
+            return None
+    elif method == "view":
+        if not positional or keywords or not all(_is_size(p) for p in positional):
+            return None
+    elif method in _EXTREMES:
+        if positional or keywords:
+            return None
+    elif not (method in _SAME - _REAL_OF_COMPLEX or method in _RAISING or widening and method in _SUMS
+              or method in _FLOAT_SAME | _REAL_OF_COMPLEX | _SUMS and dtypes.floating(receiver, scope)):
+        return None
+    return receiver
 
 
 def _plain(node: cst.BaseExpression) -> bool:
