@@ -16,8 +16,10 @@ value) is left as advice.
 Two limits found by differential tests on torch 2.13. The constructor takes anything but a tensor
 differently: ``Variable(None)`` is an empty tensor of the default dtype, and other values raise
 TypeError, where ``.detach()`` raises AttributeError; so the data must be known to be a tensor
-(provenance ``certain``: a factory, an annotation, a parameter, ...), else the finding is advice
-with the code to write. And ``requires_grad`` is parsed as an unsigned byte: ``requires_grad=1``, a
+(provenance ``certain``: a factory, an annotation, a parameter, ...) for a safe fix; data that is
+``likely`` a tensor (some of the ways its name is assigned are tensors, as in a data loader's loop that
+rebinds the batch, ``images = Variable(images)``) gets an unsafe fix saying so, as a method called on a likely
+tensor does; else the finding is advice with the code to write. And ``requires_grad`` is parsed as an unsigned byte: ``requires_grad=1``, a
 one-element integer tensor, ``2`` all mean True, where ``requires_grad_`` accepts only a bool; so a
 flag that is not a literal must be an expression that is always a bool (``not x``, ``a is b``,
 ``isinstance(...)``, ``bool(...)``), else the finding is advice.
@@ -35,7 +37,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
-from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
+from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 # torch factories returning a new tensor that nothing else references and that does not require grad
 # unless asked (``requires_grad=``); ``torch.as_tensor`` may return its argument and is not one
@@ -184,7 +186,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         if wants is not None:
             new = _method(new, "requires_grad_", flag_args)
     problems = []
-    if factory is None and not _legacy_call(data, ref, ctx) and provenance_of(ctx.analysis).of(data, ref) != CERTAIN:
+    kind = CERTAIN if factory is not None or _legacy_call(data, ref, ctx) else provenance_of(ctx.analysis).of(data, ref)
+    if kind not in (CERTAIN, LIKELY):
         problems.append(f"it is {A.code(data)}.detach() only where {A.code(data)} is a tensor (Variable(None) made "
                         "an empty tensor and other values raised TypeError), which is not known here")
     if wants is not None and value is not True and not _always_bool(wants, ref, ctx):
@@ -193,7 +196,12 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if problems:
         raise Advice("Variable(...) is deprecated since torch 0.4: " + "; ".join(problems)
                      + f". Write {A.code(new)} where that holds")
-    return K.replace(call, new)
+    fixed = K.replace(call, new)
+    if fixed is not None and kind == LIKELY:  # some of the ways it is assigned are tensors, the rest unknown
+        fixed.safety = "unsafe"
+        fixed.reason = (f"{A.code(data)} is likely, not certainly, a tensor: where it is not, Variable(None) made an "
+                        f"empty tensor and other values raised TypeError, where .detach() raises AttributeError")
+    return fixed
 
 
 def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
