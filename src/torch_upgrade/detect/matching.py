@@ -112,12 +112,15 @@ class Matcher:
         renamed: set[tuple[str, int]] = set()  # (rule, binding) pairs fixed at the import
         provenance: Optional[Provenance] = None
         for ref in analysis.references:
+            candidates = list(self._candidates(ref))
+            if not candidates:
+                continue
             optional = False
             if ref.guarded:
                 if not _optional_import(ref, analysis):
                     continue
                 optional = True  # `try: from apex import amp`: the live path where the package is there
-            for rule in self._candidates(ref):
+            for rule in candidates:
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
                         or ref.probes & policy.owners(rule):
                     continue

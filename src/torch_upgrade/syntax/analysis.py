@@ -53,16 +53,33 @@ class Reference:
     parents: tuple[cst.CSTNode, ...]  # nearest ancestors, innermost last
     ctx: str = "load"  # "load" | "store" | "import" | "annotation" (a name in a string annotation)
     call: Optional[cst.Call] = None
-    guarded: bool = False
     import_statement: Optional[cst.CSTNode] = None
     qualname: Optional[str] = None
     binding: Optional[Binding] = None
     top: Optional[cst.CSTNode] = None  # the module-level statement that contains it
     guards: tuple[Guard, ...] = field(default=(), repr=False)  # the contexts deciding ``guarded``
     handled: bool = False  # inside a ``try`` whose handlers catch its failure (``except Exception:``)
-    # packages whose availability the code around it tests (``if apex_ddp is not None:``): advice about
-    # their API does not apply here (see ``GuardModel.probed``)
-    probes: frozenset[str] = frozenset()
+    # judges ``guards`` (set once the module's bindings are all known): asked on first use, as most
+    # references are never matched against a rule that could care
+    model: Optional[GuardModel] = field(default=None, repr=False, compare=False)
+    _guarded: Optional[bool] = field(default=None, repr=False, compare=False)
+    _probes: Optional[frozenset[str]] = field(default=None, repr=False, compare=False)
+
+    @property
+    def guarded(self) -> bool:
+        """Whether the reference is in compatibility code (``GuardModel.holds``)."""
+        if self._guarded is None:
+            self._guarded = self.model is not None and self.model.holds(self.guards)
+        return self._guarded
+
+    @property
+    def probes(self) -> frozenset[str]:
+        """The packages whose availability the code around it tests (``if apex_ddp is not None:``):
+        advice about their API does not apply here (see ``GuardModel.probed``)."""
+        if self._probes is None:
+            self._probes = self.model.probed(self.guards) if self.model is not None and self.guards \
+                and not self.guarded else frozenset()
+        return self._probes
 
     @property
     def parent(self) -> Optional[cst.CSTNode]:
@@ -578,9 +595,7 @@ class Analysis:
         self._settled = {}
         guard_model = GuardModel(self, Decider(self, self.project))
         for ref in self.references:
-            ref.guarded = guard_model.holds(ref.guards)
-            if ref.guards and not ref.guarded:
-                ref.probes = guard_model.probed(ref.guards)
+            ref.model = guard_model if ref.guards else None
             if ref.ctx == "import":
                 ref.qualname = ref.dotted
                 continue
