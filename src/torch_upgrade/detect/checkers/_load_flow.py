@@ -7,7 +7,8 @@ read is one of:
 - ``STRICT``: the whole object is the first positional argument of ``x.load_state_dict(...)`` with
   ``strict`` left at True (a checkpoint with other entries fails there anyway);
 - ``STATE``: an entry of it (``ckpt["model"]``, ``ckpt.get("state_dict")``) goes into
-  ``load_state_dict(...)`` (the whole object with ``strict=False`` is no evidence: entries of any type are
+  ``load_state_dict(...)``, or it is merged into a dict that does (``model_dict.update(sd)`` then
+  ``model.load_state_dict(model_dict)``) (the whole object with ``strict=False`` is no evidence: entries of any type are
   skipped there);
 - ``DICT``: what code does with a dict of tensors: its keys, items and values, ``key in sd``,
   ``len``/``list``/``isinstance``, an entry assigned, deleted, read back into the same name
@@ -33,9 +34,9 @@ DICT_METHODS = ("keys", "items", "values", "get", "pop", "copy", "update", "setd
 ENTRY_METHODS = ("get", "pop")  # they return an entry
 BUILTINS = ("len", "list", "dict", "isinstance", "sorted", "set", "iter", "tuple")
 # what code reads of a tensor entry (sd[k].shape, sd[k].squeeze()): not of a pickled object's
-TENSOR_ATTRIBUTES = ("shape", "dtype", "device", "ndim", "size", "dim", "numel", "squeeze", "unsqueeze", "float",
-                     "half", "double", "to", "cpu", "clone", "detach", "view", "reshape", "permute", "t", "transpose",
-                     "contiguous", "flatten", "copy_")
+# (not what a module has too: .float(), .half(), .to(), .cpu(), .cuda(), .type())
+TENSOR_ATTRIBUTES = ("shape", "dtype", "ndim", "size", "dim", "numel", "squeeze", "unsqueeze", "clone", "detach",
+                     "view", "reshape", "permute", "t", "transpose", "contiguous", "flatten", "copy_")
 
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -93,6 +94,8 @@ def _entry_kind(node: cst.CSTNode, name: str, analysis: Analysis) -> str:
     into = into_load_state_dict(node, analysis)
     if into is not None:
         return STATE
+    if module_use(node, analysis):
+        return MODULE  # ckpt["model"].eval(): a pickled module
     parent = analysis.parent(node)
     if isinstance(parent, (cst.AssignTarget, cst.Del)):
         return DICT  # sd[k] = v, del sd[k]
@@ -106,8 +109,21 @@ def _entry_kind(node: cst.CSTNode, name: str, analysis: Analysis) -> str:
     return OTHER
 
 
-def kind(node: cst.Name, analysis: Analysis) -> str:
-    """What the read ``node`` of the loaded object's name does with it."""
+def _merged_into_load(node: cst.Name, scope: Scope, analysis: Analysis) -> bool:
+    """Whether ``node`` is merged into another dict that goes into ``load_state_dict``:
+    ``model_dict.update(node)`` then ``model.load_state_dict(model_dict)`` (loading part of a checkpoint)."""
+    arg = analysis.parent(node)
+    call = analysis.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(arg, cst.Arg) or arg.keyword is not None or arg.star or not isinstance(call, cst.Call) \
+            or len(call.args) != 1 or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "update" \
+            or not isinstance(call.func.value, cst.Name) or call.func.value.value == node.value:
+        return False
+    others = reads(call.func.value.value, scope, analysis)
+    return any(into_load_state_dict(other, analysis) is not None for other in others or ())
+
+
+def kind(node: cst.Name, analysis: Analysis, scope: Scope) -> str:
+    """What the read ``node`` of the loaded object's name does with it (``scope``: where it is read)."""
     into = into_load_state_dict(node, analysis)
     if into is not None:  # strict=False also skips entries of other types: no evidence
         return STRICT if into == STRICT else OTHER
@@ -123,6 +139,8 @@ def kind(node: cst.Name, analysis: Analysis) -> str:
         return DICT if isinstance(analysis.parent(parent), cst.Call) else OTHER
     if isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, (cst.In, cst.NotIn)):
         return DICT
+    if _merged_into_load(node, scope, analysis):
+        return STATE
     if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
         call = analysis.parent(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in BUILTINS \

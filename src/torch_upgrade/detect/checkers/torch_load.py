@@ -125,7 +125,7 @@ def _content(ref: Reference, analysis: Analysis, saved: dict[str, set[str]]) -> 
         return OBJECT, "the result is used as a module"
     name = _bound_name(loaded, analysis)
     reads = F.reads(name, ref.scope, analysis) if name is not None else None
-    kinds = {F.kind(read, analysis) for read in reads or ()}
+    kinds = {F.kind(read, analysis, ref.scope) for read in reads or ()}
     if kinds and kinds <= {F.STRICT} and whole:
         return STATE, f"`{name}` is only passed to load_state_dict(...)"
     if F.MODULE in kinds:
