@@ -169,13 +169,14 @@ def _cuda(ref: Reference, ctx: FixContext, dtype: str) -> Fix:
     alone = isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
         and isinstance(statement.body[0], cst.Expr) and statement.body[0].value is call
     if sensitive is not None or not alone or call is None:
-        where = f"; this file calls `{sensitive}`, which" if sensitive is not None else ", and code that"
+        here = (f"this file calls `{sensitive}`, which may be one of those" if sensitive is not None
+                else "this call is not a statement of its own, where the two calls could stand")
         raise Advice(f"{_DEPRECATED}: torch.set_default_dtype({dtype}) followed by torch.set_default_device(\"cuda\") "
-                     f"(torch >= 2.0) is the nearest replacement (factory calls then make CUDA tensors, as before)"
-                     f"{where} calls the legacy torch.Tensor(...) then makes CPU tensors, torch.tensor / "
+                     f"(torch >= 2.0) is the nearest replacement (factory calls then make CUDA tensors, as before), "
+                     f"not an exact one: the legacy torch.Tensor(...) then makes CPU tensors, torch.tensor / "
                      f"torch.as_tensor of a tensor of another device move it to CUDA, and without CUDA the error "
-                     f"comes at the first factory call instead of here. Write those two calls where that is what "
-                     f"you want")
+                     f"comes at the first factory call instead of here; {here}. Write those two calls where that is "
+                     f"what you want")
     assert isinstance(statement, cst.SimpleStatementLine)
     expression, imports = ctx.qualified(dtype)
     set_dtype, more = ctx.qualified("torch.set_default_dtype")
