@@ -122,12 +122,13 @@ class Analyzer:
         self._fixed: _Recent[tuple[Hashable, ...], str] = _Recent(4)
         # per settings: the rules they were selected from, the context, when it was built
         self._contexts: _Recent[Settings, tuple[RuleSet, Context, float]] = _Recent(4)
+        self._refreshed = False  # see ``refresh``
 
     def refresh(self) -> None:
         """Build the contexts again at the next check (files of the project may have been added,
-        removed or renamed: a document was opened or saved), and check every text again."""
-        self._contexts.items.clear()
-        self._outcomes.items.clear()
+        removed or renamed: a document was opened or saved), and check every text again. Safe to
+        call from another thread than the checks' (done when the next check starts)."""
+        self._refreshed = True
 
     def context(self, settings: Settings, rules: RuleSet) -> Context:
         """The context of ``settings`` (as ``engine.scan.scan_text`` builds it), kept between checks."""
@@ -140,6 +141,10 @@ class Analyzer:
     def check(self, text: str, path: Optional[Path]) -> Outcome:
         """The findings of ``text`` as the file ``path`` (None: a buffer with no file), without
         the fixes' edits; never raises for bad code or a bad configuration (see ``problems``)."""
+        if self._refreshed:
+            self._refreshed = False
+            self._contexts.items.clear()
+            self._outcomes.items.clear()
         where, start, rel = _where(path)
         try:
             resolved = api.resolve([start], fix_edits=False)
