@@ -143,3 +143,21 @@ def test_a_file_that_changes_the_default_dtype(default, data):
     check(prelude + f"torch.testing.assert_allclose(x[0], {b[0] if math.isfinite(b[0]) else 0.5!r})\n")
     check(prelude + f"y = torch.tensor({literal(b)})\ntorch.testing.assert_allclose(x.abs().exp() * 2, torch.exp(y.abs()) * 2)\n")
     check(prelude + f"torch.testing.assert_allclose(-x.sum(), {-sum(b) if all(map(math.isfinite, b)) else 0.5!r})\n")
+
+
+@pytest.mark.differential("TU901")
+@pytest.mark.parametrize("left", DTYPES)
+@pytest.mark.parametrize("right", ["float16", "float32", "float64", "int64"])
+@given(data=st.data())
+def test_calls_of_dtypes_known_when_the_code_runs(left, right, data):
+    """Operands that name no tensor (calls): passed through ``_allclose_inputs``, each run once."""
+    a, b = data.draw(pairs())
+    names = dict(A=_tensor_values(a, left), B=_tensor_values(b, right), DT=getattr(torch, left),
+                 DT2=getattr(torch, right))
+    prelude = ("CALLS = []\n"
+               "def made(values, dtype) -> torch.Tensor:\n"
+               "    CALLS.append(dtype)\n"
+               "    return torch.tensor(values, dtype=dtype)\n")
+    check(prelude + "try:\n    torch.testing.assert_allclose(made(A, DT), made(B, DT2))\n"
+          "finally:\n    out = len(CALLS)\n", **names)
+    check(prelude + "torch.testing.assert_allclose(made(A, DT), torch.tensor(B, dtype=torch.float64))\n", **names)

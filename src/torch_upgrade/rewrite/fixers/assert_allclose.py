@@ -26,9 +26,12 @@ conversions are written around the operands known not to be tensors, and the tol
   helper added once to the module (``HELPER``), given for each operand its dtype where known, else a
   tensor named in it whose dtype is the operand's (``syntax.dtypes.dtype_source``: ``x`` for
   ``x.clone()[0]``; for ``x.sum()`` too, integers and bools making int64, which has the same
-  tolerances). A name is read again with no effect; an operand naming no such tensor (``f(x)``,
-  ``torch.exp(x)`` of an integer ``x`` is of the default dtype) would have to be run twice: no
-  rewrite, the finding says what ``assert_allclose`` did there and what to write (``Advice``).
+  tolerances). A name is read again with no effect; where an operand names no such tensor
+  (``f(x)``; ``torch.exp(x)``, an integer ``x`` giving the default dtype), both tensors go through a
+  second helper, ``**_allclose_inputs(actual, expected)`` (``INPUTS``), which returns them with the
+  tolerances, each operand run once. A number against such an operand (its conversion needs the
+  operand's dtype), and an operand not known to be a tensor or not, get no rewrite: the finding says
+  what ``assert_allclose`` did there and what to write (``Advice``).
 """
 
 from __future__ import annotations
@@ -58,6 +61,12 @@ HELPER = '''def {name}(*operands):
     table = {{{torch}.float16: (1e-3, 1e-3), {torch}.float32: (1e-4, 1e-5), {torch}.float64: (1e-5, 1e-8)}}
     picked = [table.get(getattr(o, "dtype", o), (0.0, 0.0)) for o in operands]
     return {{"rtol": max(p[0] for p in picked), "atol": max(p[1] for p in picked)}}
+'''
+INPUTS_NAME = "_allclose_inputs"
+# ... for operands that are tensors named nowhere (calls): they are passed through it, each read once
+INPUTS = '''def {name}(actual, expected):
+    """actual and expected, with rtol and atol as torch.testing.assert_allclose picked them from their dtypes."""
+    return {{"actual": actual, "expected": expected, **{tolerances}(actual, expected)}}
 '''
 _TRUE = cst.Name("True")
 _FALSE = cst.Name("False")
@@ -117,12 +126,13 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
             known = actual_dtype if key == "actual" else expected_dtype
             sources.append(name(known) if known is not None else
                            _source(ctx, operand, ref, widening=True) if kinds[key] == CERTAIN else None)
-        if any(s is None for s in sources):
+        through = kinds["actual"] == kinds["expected"] == CERTAIN and None in sources  # _allclose_inputs
+        if None in sources and not through:
             raise Advice(_DEPRECATED + _DEFAULTS + ", and the code does not make them evident here (nor is "
                          "there a tensor among the names of the operands whose dtype a rewrite could read "
                          "to pick them when the code runs). Write " + _suggestion(bound, "RTOL", "ATOL", kinds)
                          + " with the tolerances of your dtypes")
-        at_run_time = list({A.code(s): s for s in sources if s is not None}.values())  # each once
+        at_run_time = [] if through else list({A.code(s): s for s in sources if s is not None}.values())
     new_actual, new_expected = actual, expected
     if kinds["actual"] == NO:
         new_actual = A.call(name("torch.tensor"), [(None, actual)])
@@ -155,50 +165,72 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         elif message:
             args.append(("msg", bound["msg"].value))
     new = A.call(func, args)
-    if not at_run_time:
-        return A.replace(call, new, tuple(dict.fromkeys(needs)))
-    return _with_helper(ref, ctx, call, new, at_run_time, needs)
+    if not given and chosen is None:
+        return _with_helper(ctx, call, new, at_run_time, needs)
+    return A.replace(call, new, tuple(dict.fromkeys(needs)))
 
 
-def _with_helper(ref: Reference, ctx: FixContext, call: cst.Call, new: cst.Call,
-                 operands: list[cst.BaseExpression], needs: list[ImportSpec]) -> Fix:
-    """``new`` given ``**_allclose_tolerances(<operands>)`` after its operands, the helper added once
-    to the module (before its first statement that is not an import): the tolerances
-    assert_allclose picked from the operands' dtypes, picked the same way when the code runs."""
-    torch_name = A.code(ctx.qualified("torch.float16")[0]).rsplit(".", 1)[0]
-    needs.extend(ctx.qualified("torch.float16")[1])
-    helper = cst.parse_statement(HELPER.format(name=HELPER_NAME, torch=torch_name))
-    module = ctx.analysis.module
-    existing = ctx.analysis.root_scope.bindings.get(HELPER_NAME)
-    if existing:
-        statement = existing[0].statement
-        if len(existing) != 1 or not isinstance(statement, cst.FunctionDef) or \
-                A.code(statement).strip() != A.code(helper).strip():
-            raise Advice(_DEPRECATED + _DEFAULTS + f"; the name {HELPER_NAME} that the rewrite would define "
-                         "for them means something else in this file")
-    elif ctx.analysis.lookup(HELPER_NAME, ctx.scope) is not None:
-        raise Advice(_DEPRECATED + _DEFAULTS + f"; the name {HELPER_NAME} that the rewrite would define "
-                     "for them means something else here")
-    picked = cst.Arg(value=A.call(cst.Name(HELPER_NAME), [(None, o) for o in operands]), star="**",
-                     comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+def _with_helper(ctx: FixContext, call: cst.Call, new: cst.Call, operands: list[cst.BaseExpression],
+                 needs: list[ImportSpec]) -> Fix:
+    """``new`` with the tolerances picked when the code runs: ``**_allclose_tolerances(<operands>)``
+    after its operands (names, read again, or dtypes), or, where an operand names no tensor of its
+    dtype (``operands`` empty), ``**_allclose_inputs(actual, expected)`` in place of them, which
+    passes them through, each read once. The helpers are added once to the module (before its first
+    statement that is not an import)."""
+    expression, imports = ctx.qualified("torch.float16")
+    needs.extend(imports)
+    torch_name = A.code(expression).rsplit(".", 1)[0]
+    helpers = [(HELPER_NAME, cst.parse_statement(HELPER.format(name=HELPER_NAME, torch=torch_name)))]
+    if not operands:
+        helpers.append((INPUTS_NAME, cst.parse_statement(INPUTS.format(name=INPUTS_NAME, tolerances=HELPER_NAME))))
+    missing = [helper for name, helper in helpers if not _defined(ctx, name, helper)]
     new = A.laid_out_like(new, call)
-    new = new.with_changes(args=[*new.args[:2], picked, *new.args[2:]])
+    if operands:
+        picked = cst.Arg(value=A.call(cst.Name(HELPER_NAME), [(None, o) for o in operands]), star="**",
+                         comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        new = new.with_changes(args=[*new.args[:2], picked, *new.args[2:]])
+    else:
+        first, second = new.args[:2]
+        # a comment after an operand stays after both
+        commented = [a.comma for a in (first, second) if isinstance(a.comma, cst.Comma) and "#" in A.code(a.comma)] \
+            if isinstance(second.comma, cst.Comma) else []
+        passed = cst.Arg(value=A.call(cst.Name(INPUTS_NAME), [(None, first.value), (None, second.value)]),
+                         star="**", comma=commented[0] if commented else second.comma)
+        new = new.with_changes(args=[passed, *new.args[2:]])
     edits: list[Edit] = []
-    if existing:
+    if not missing:
         edits.append(Replace(call, new))
     else:
+        module = ctx.analysis.module
         anchor = next(s for i, s in enumerate(module.body) if not _preamble(s, i))
         inner = {id(n) for n in subtree(anchor)}
         moved = cst.ensure_type(anchor.deep_replace(call, new), type(anchor)) if id(call) in inner else anchor
         blank = next((i for i, line in enumerate(moved.leading_lines) if line.comment is not None),
                      len(moved.leading_lines))
-        if blank < 2:  # two blank lines after the helper, as between any two definitions
+        if blank < 2:  # two blank lines after the helpers, as between any two definitions
             moved = moved.with_changes(leading_lines=[cst.EmptyLine()] * (2 - blank) + list(moved.leading_lines))
-        edits.append(Replace(anchor, cst.FlattenSentinel([helper.with_changes(
-            leading_lines=[cst.EmptyLine(), cst.EmptyLine()]), moved])))
+        added = [h.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for h in missing]
+        edits.append(Replace(anchor, cst.FlattenSentinel([*added, moved])))
         if id(call) not in inner:
             edits.append(Replace(call, new))
     return Fix(edits=list(edits), imports=tuple(dict.fromkeys(needs)), replacement=A.code(new))
+
+
+def _defined(ctx: FixContext, name: str, helper: cst.BaseStatement) -> bool:
+    """Whether the module defines the helper already (added by an earlier fix); raises Advice where
+    ``name`` means something else there."""
+    existing = ctx.analysis.root_scope.bindings.get(name)
+    if existing:
+        statement = existing[0].statement
+        if len(existing) == 1 and isinstance(statement, cst.FunctionDef) and \
+                A.code(statement).strip() == A.code(helper).strip():
+            return True
+        raise Advice(_DEPRECATED + _DEFAULTS + f"; the name {name} that the rewrite would define for them "
+                     "means something else in this file")
+    if ctx.analysis.lookup(name, ctx.scope) is not None:
+        raise Advice(_DEPRECATED + _DEFAULTS + f"; the name {name} that the rewrite would define for them "
+                     "means something else here")
+    return False
 
 
 def _source(ctx: FixContext, operand: cst.BaseExpression, ref: Reference,
