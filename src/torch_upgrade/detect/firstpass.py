@@ -57,7 +57,10 @@ class FirstPass:
     def __init__(self, rules: Iterable[Rule]):
         self.rules = tuple(rules)
         always, passive = [], []
-        self._groups: list[tuple[Group, Rule]] = []
+        # each group under one of its words (a name where it has one: the text's names are a set, and
+        # only the groups under names it has are looked at), with the rule it lets in
+        self._by_name: dict[str, list[tuple[Group, Rule]]] = {}
+        self._by_text: list[tuple[Group, Rule]] = []  # groups of plain-text words only
         for rule in self.rules:
             if rule.match.is_empty() and not rule.checker:
                 passive.append(rule)  # matches nothing in a file (the suppression rule: see pipeline)
@@ -65,23 +68,27 @@ class FirstPass:
             groups = needs(rule)
             if not groups:
                 always.append(rule)
-            self._groups += [(group, rule) for group in groups]
+            for group in groups:
+                key = next((w for w in group if w.isidentifier()), None)
+                if key is None:
+                    self._by_text.append((group, rule))
+                else:
+                    self._by_name.setdefault(key, []).append((group, rule))
         self._always = frozenset(id(rule) for rule in always)
         self._passive = frozenset(id(rule) for rule in passive)
+        self._keys = frozenset(self._by_name)
 
     def select(self, text: str) -> tuple[Rule, ...]:
         """The rules that can match ``text``, in the selection's order (none: no rule can; the
         rules that match nothing in a file come along with any other)."""
         names = names_in(text)
-        found: dict[str, bool] = {}
 
         def has(word: str) -> bool:
-            if word not in found:
-                found[word] = word in names if word.isidentifier() else word.replace("*", "") in text
-            return found[word]
+            return word in names if word.isidentifier() else word.replace("*", "") in text
 
         chosen = set(self._always)
-        for group, rule in self._groups:
+        candidates = [entry for key in self._keys & names for entry in self._by_name[key]] + self._by_text
+        for group, rule in candidates:
             if id(rule) not in chosen and all(has(word) for word in group):
                 chosen.add(id(rule))
         if not chosen:

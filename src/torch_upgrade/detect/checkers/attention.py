@@ -294,8 +294,9 @@ def _quals(analysis: Analysis) -> dict[int, str]:
     return {id(r.node): r.qualname for r in analysis.references if r.call is not None and r.qualname}
 
 
-def _guarded_statements(analysis: Analysis) -> set[int]:
-    return {id(r.statement) for r in analysis.references if r.guarded}
+def _guarded(analysis: Analysis, statement: cst.CSTNode) -> bool:
+    """Whether a reference of ``statement`` is in compatibility code."""
+    return any(r.guarded for r in analysis.references if r.statement is statement)
 
 
 def blocks(analysis: Analysis) -> list[Block]:
@@ -431,10 +432,9 @@ def describe(block: Block, flex: bool) -> str:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     wants_flex = rule.name == "flex-attention"
-    guarded = _guarded_statements(analysis)
     out = []
     for block in blocks(analysis):
-        if id(block.statement) in guarded:
+        if _guarded(analysis, block.statement):
             continue
         flex = bool(block.probs.scores.biases) and window.reaches(FLEX)
         if flex != wants_flex:

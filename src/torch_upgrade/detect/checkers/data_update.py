@@ -57,7 +57,7 @@ def _tensor_data(node: cst.BaseExpression, ref: Reference, analysis: Analysis) -
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
-        if ref.guarded:
+        if ref.ctx != "load" or ref.guarded:
             continue
         node = ref.node
         if ref.ctx == "load" and ref.call is not None and isinstance(node, cst.Attribute) \

@@ -29,8 +29,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call
-        if ref.guarded or ref.ctx != "load" or call is None or ref.node is not call.func \
-                or ref.qualname not in LOSSES or not LOSSES[ref.qualname][1]:
+        if ref.ctx != "load" or call is None or ref.node is not call.func \
+                or ref.qualname not in LOSSES or not LOSSES[ref.qualname][1] or ref.guarded:
             continue
         legacy = [a for a in call.args if a.keyword is not None and a.keyword.value in LEGACY]
         if not legacy:

@@ -28,8 +28,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call, node = ref.call, ref.node
-        if ref.guarded or ref.ctx != "load" or call is None or ref.qualname is not None \
-                or not isinstance(node, cst.Attribute) or node.attr.value != "resize" or node is not call.func:
+        if ref.ctx != "load" or call is None or ref.qualname is not None \
+                or not isinstance(node, cst.Attribute) or node.attr.value != "resize" or node is not call.func \
+                or ref.guarded:
             continue
         if not call.args or any(a.keyword is not None or a.star or isinstance(a.value, _NOT_SIZES)
                                 for a in call.args):

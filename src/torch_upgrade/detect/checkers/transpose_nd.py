@@ -27,8 +27,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         node = ref.node
-        if ref.guarded or ref.call is not None or ref.ctx != "load" or not isinstance(node, cst.Attribute) \
-                or node.attr.value != "T":
+        if ref.call is not None or ref.ctx != "load" or not isinstance(node, cst.Attribute) \
+                or node.attr.value != "T" or ref.guarded:
             continue
         rank = provenance_of(analysis).rank(node.value, ref)
         if rank is None or rank == 2:
