@@ -39,8 +39,10 @@ DEFAULT_DTYPE = {"cuda": "torch.float16", "cpu": "torch.bfloat16"}  # the old cl
 
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
-    if call is None or ref.qualname is None:
-        return None  # e.g. the class passed around as a value
+    if ref.qualname is None:
+        return None
+    if call is None:  # the class as a value: only the class of an isinstance check is rewritten
+        return _isinstance(ref, ctx) if ref.qualname.endswith(".GradScaler") else None
     device = "cuda" if ref.qualname.startswith("torch.cuda.") else "cpu"
     if ref.qualname.endswith(".autocast"):
         return _autocast(ref, ctx, call, device)
@@ -117,3 +119,28 @@ def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Opt
             for i, a in enumerate(call.args)]
     new = new.with_changes(args=[first, *rest] if rest else [new.args[0]])
     return A.replace(call, new, imports, requires="2.3")
+
+
+ISINSTANCE_UNSAFE = ("true also for a torch.amp.GradScaler made for its device directly (torch.amp.GradScaler(\"cuda\"), "
+                     "what the rewritten constructor calls make, where the old check was false) and for one of another "
+                     "device")
+
+
+def _isinstance(ref: Reference, ctx: FixContext) -> Optional[Fix]:
+    """``isinstance(s, torch.cuda.amp.GradScaler)`` -> ``isinstance(s, torch.amp.GradScaler)``: the old class
+    derives from the new one (torch >= 2.3), so every old scaler passes both checks; the new check also passes
+    a scaler made by ``torch.amp.GradScaler(...)`` itself, which is what this rule's rewrite of the
+    constructor makes, and which the old check refused (hence unsafe: the two rewrites go together)."""
+    parents = ref.parents
+    node: cst.CSTNode = ref.node
+    outer = parents[-1] if parents else None
+    if isinstance(outer, cst.Element) and len(parents) >= 3 and isinstance(parents[-2], cst.Tuple):
+        node, outer = parents[-2], parents[-3]
+    elif isinstance(outer, cst.Arg) and len(parents) >= 2:
+        outer = parents[-2]
+    if not isinstance(outer, cst.Call) or not isinstance(outer.func, cst.Name) or outer.func.value != "isinstance" \
+            or ctx.analysis.lookup("isinstance", ref.scope) is not None or len(outer.args) != 2 \
+            or outer.args[1].value is not node or outer.args[1].keyword is not None or outer.args[1].star:
+        return None
+    new, imports = ctx.qualified("torch.amp.GradScaler")
+    return A.replace(ref.node, new, imports, safety="unsafe", reason=ISINSTANCE_UNSAFE, requires="2.3")
