@@ -188,7 +188,8 @@ def test_autocast_alone_would_take_the_enclosing_regions_dtype():
 
 
 @pytest.mark.parametrize("code", [
-    "ctx = torch.cuda.amp.autocast(**options)\n",
+    "ctx = torch.cuda.amp.autocast(*options)\n",  # (one **options is rewritten: tests/test_amp_unpacking.py)
+    "ctx = torch.cuda.amp.autocast(**options, **more)\n",
     "ctx = torch.cuda.amp.autocast(True, torch.float16, True, extra)\n",
     "ctx = torch.cuda.amp.autocast(device_type='cuda')\n",
 ])
