@@ -57,11 +57,10 @@ def _tensor_data(node: cst.BaseExpression, ref: Reference, analysis: Analysis) -
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
-        if ref.ctx != "load" or ref.guarded:
-            continue
         node = ref.node
         if ref.ctx == "load" and ref.call is not None and isinstance(node, cst.Attribute) \
-                and node.attr.value in _UPDATES and any(_gradient(a.value, ref) for a in ref.call.args):
+                and node.attr.value in _UPDATES and not ref.guarded \
+                and any(_gradient(a.value, ref) for a in ref.call.args):
             confidence = _tensor_data(node.value, ref, analysis)
             if confidence is not None:
                 out.append(Hit(rule, ref.call, ref.statement, ref=ref, confidence=confidence))
