@@ -54,9 +54,11 @@ def test_tensors_of_stated_dtypes_without_tolerances(left, right, data, equal_na
        atol=st.sampled_from((0.0, 1e-8, 1e-5, 1e-3)))
 def test_given_tolerances(call, data, dtype, rtol, atol):
     a, b = data.draw(operands(dtype))
+    # the tolerances written as numbers: a name that may hold None is not rewritten (then assert_allclose
+    # picks them from the dtypes)
     code = (f"actual = torch.tensor(A, dtype=torch.{dtype})\n"
-            f"expected = torch.tensor(B, dtype=torch.float64)\n{call}\n")
-    assert_same_behaviour(code, rules="TU901", low="1.9", A=a, B=b, R=rtol, T=atol)
+            f"expected = torch.tensor(B, dtype=torch.float64)\n{call.replace('R', repr(rtol)).replace('T', repr(atol))}\n")
+    assert_same_behaviour(code, rules="TU901", low="1.9", A=a, B=b)
 
 
 @pytest.mark.differential("TU901")
@@ -88,9 +90,12 @@ def test_two_python_values(actual, expected):
 @pytest.mark.parametrize("code", [
     "def check(out, expected_value):\n    torch.testing.assert_allclose(out, expected_value)\n",
     "def check(out):\n    torch.testing.assert_allclose(out, 0.5)\n",
-    "x = torch.ones(3)\ntorch.testing.assert_allclose(x, x * 2)\n",  # the default dtype: not known
+    # a number against a tensor whose dtype no name holds (exp of integers is of the default dtype)
+    "def check(x):\n    torch.testing.assert_allclose(torch.exp(x), 1.0)\n",
     "torch.testing.assert_allclose(2.0, 2)\n",  # a float: the default dtype
     "x = torch.ones(3, dtype=torch.float64)\ntorch.testing.assert_allclose(x, y, rtol=1e-3)\n",  # one tolerance
+    # tolerances that may be None when the code runs (then assert_allclose picks them from the dtypes)
+    "def check(x: torch.Tensor, rtol=None, atol=None):\n    torch.testing.assert_allclose(x, x, rtol=rtol, atol=atol)\n",
 ])
 def test_no_fix_where_the_behaviour_cannot_be_kept(code):
     rewrite("import torch\n" + code, "TU901", "1.9", changed=False)

@@ -17,7 +17,8 @@ tolerances are tighter for float32 and looser in atol for float64), so the rewri
 each operand's kind (tensor or not) must be known (``syntax.provenance``, ``syntax.dtypes``), the
 conversions are written around the operands known not to be tensors, and the tolerances are
 
-- those given;
+- those given, where they are evidently numbers (a name that may hold None is not enough: both None
+  make assert_allclose pick them; ``rtol=None, atol=None`` written out are taken as omitted);
 - else numbers, where the operands' dtypes are evident (``syntax.dtypes``: ``dtype=`` of a factory;
   a factory without it or a Python float has the default dtype, float32 in a project that never
   changes it; conversions; operations that keep a dtype; a float16 operand decides alone, its
@@ -45,7 +46,7 @@ from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.edits import Edit, Replace
 from torch_upgrade.syntax.analysis import Reference
-from torch_upgrade.syntax.dtypes import dtype_source, dtypes_of, is_tensor
+from torch_upgrade.syntax.dtypes import Dtypes, dtype_source, dtypes_of, is_tensor
 from torch_upgrade.syntax.nodes import subtree
 from torch_upgrade.syntax.provenance import CERTAIN, NO, POSSIBLE
 
@@ -93,6 +94,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     bound = A.bind(call, PARAMS) if call is not None else None
     if call is None or bound is None or "actual" not in bound or "expected" not in bound:
         return None
+    if all(key in bound and _none(bound[key].value) for key in ("rtol", "atol")):
+        bound = {key: arg for key, arg in bound.items() if key not in ("rtol", "atol")}  # rtol=None, atol=None: omitted
     if ("rtol" in bound) != ("atol" in bound):
         raise Advice(_DEPRECATED + "it gives only one of rtol and atol, which raises ValueError in both. Write "
                      + _suggestion(bound, "RTOL", "ATOL") + " with both given")
@@ -110,6 +113,10 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     actual_dtype = dtypes.value_dtype(actual, ref.scope)
     expected_dtype = actual_dtype if kinds["expected"] == NO else dtypes.value_dtype(expected, ref.scope)
     given = "rtol" in bound
+    if given and not all(_number(dtypes, bound[key].value, ref) for key in ("rtol", "atol")):
+        raise Advice(_DEPRECATED + "where rtol and atol are both None when the code runs, " + _DEFAULTS
+                     + ", and whether they are numbers is not known here. Where they are, write "
+                     + _suggestion(bound, "RTOL", "ATOL", kinds))
     chosen = None if given else tolerances(actual_dtype, expected_dtype)
     needs: list[ImportSpec] = []
 
@@ -239,6 +246,16 @@ def _source(ctx: FixContext, operand: cst.BaseExpression, ref: Reference,
     reading it again reads the same thing, with no effect."""
     source = dtype_source(operand, ctx.analysis, ref.scope, widening)
     return source if source is not None and is_tensor(ctx.analysis, source, ref) else None
+
+
+def _none(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Name) and value.value == "None"
+
+
+def _number(dtypes: Dtypes, value: cst.BaseExpression, ref: Reference) -> bool:
+    """Whether a tolerance is evidently a number (never None, which makes assert_allclose pick them)."""
+    known = dtypes.value(value, ref.scope)
+    return known is not None and known[0] == "number"
 
 
 def _preamble(statement: cst.CSTNode, index: int) -> bool:
