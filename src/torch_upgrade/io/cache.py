@@ -9,8 +9,10 @@ the SHA-256 of the content analysed and its portable result (findings with
 their fix text and safety, errors, project facts). A changed file is a miss
 and replaces its own entry. A result that used what other files of the project say (a
 helper's return type, ``syntax.project``) records their SHA-256s, and is a miss when one of
-them changed: editing the helper re-checks its callers. The project-level advice, computed from all the
-files' facts, is kept too, keyed by those facts.
+them changed: editing the helper re-checks its callers. A result that rests on every file of a folder
+(no other file names a flag) records one digest of them all (``io.listing``), and is a miss when a file
+there changed, came or went. The project-level advice, computed from all the files' facts, is kept too,
+keyed by those facts.
 
 A file is re-read and hashed unless its ``stat`` (size, mtime, ctime, inode)
 is the one recorded, and that was recorded only for a file that had not been
@@ -40,6 +42,7 @@ from typing import Any, Callable, Optional, Sequence, TypeVar, Union
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import FileResult, Finding
 from torch_upgrade.core.settings import Settings
+from torch_upgrade.io import listing
 
 FORMAT = 3
 KEEP_CONFIGURATIONS = 8  # directories of other configurations kept before the oldest go
@@ -209,15 +212,24 @@ class Cache:
 
     def _fresh(self, result: FileResult) -> bool:
         """Whether the other files the result depends on (the project index) are as they were."""
-        for path, digest in result.depends:
-            if path not in self._digests:
+        return all(self._digest_of(path) == digest for path, digest in result.depends)
+
+    def _digest_of(self, dependency: str) -> Optional[str]:
+        """The SHA-256 of a file now, or ``listing.combined`` of every file of a folder (an
+        ``listing.every_file`` dependency); None where one cannot be read. Once a run each."""
+        if dependency not in self._digests:
+            folder = listing.folder_of(dependency)
+            if folder is None:
                 try:
-                    self._digests[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                    self._digests[dependency] = hashlib.sha256(Path(dependency).read_bytes()).hexdigest()
                 except OSError:
-                    self._digests[path] = None
-            if self._digests[path] != digest:
-                return False
-        return True
+                    self._digests[dependency] = None
+            else:
+                files = listing.python_files(folder)
+                digests = [(path, self._digest_of(path)) for path in files or ()]
+                self._digests[dependency] = None if files is None or any(d is None for _, d in digests) \
+                    else listing.combined((path, d) for path, d in digests if d is not None)
+        return self._digests[dependency]
 
     def unchanged(self, rel: str, path: StrPath, stat: Optional[Stat]) -> Optional[FileResult]:
         """The result for ``path`` if its stat proves it unchanged, without reading it."""

@@ -15,12 +15,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, TypeVar, cast
 
 import libcst as cst
 
+from torch_upgrade.io import listing
 from torch_upgrade.io.source import SourceError, decode, read_bytes
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import unpacked
@@ -29,8 +32,11 @@ from torch_upgrade.syntax.parse import parse_module
 from torch_upgrade.syntax.provenance import NO, POSSIBLE, Provenance
 
 _HOPS = 3  # re-exports followed (pkg/__init__.py: from .utils import make_mask)
-_MOST_FILES = 20000  # a project with more Python files than this is not searched for names (all are kept)
-_SKIPPED_DIRS = frozenset({"node_modules", "venv", "env", "build", "dist", "__pycache__", "site-packages"})
+# Scope models of other files kept at once (the least recently used go first): a model holds the file's
+# whole tree, some 30-50 bytes per byte of its text, so a project's worth of them is what made memory grow
+# with the project. Beyond the newest, at most this many and this much text (about 50 MB of models).
+_KEPT_MODELS = 16
+_KEPT_MODEL_BYTES = 1 << 20
 T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
@@ -45,6 +51,43 @@ class Summary:
 
     functions: dict[str, str] = field(default_factory=dict)  # module-level function (or class) -> return kind
     exports: dict[str, str] = field(default_factory=dict)  # name imported into it -> qualified name
+
+
+class Words:
+    """The identifiers a file's text names (``_WORD``), and whether it star-imports (``STAR``), kept small
+    for every file of a project: the sorted 32-bit hashes of its distinct words, 4 bytes a word where a
+    set of the words themselves takes some 70 (a project's words were most of a scan's memory). ``word in
+    words`` is exact: two words can share a hash, so a word whose hash is there is looked for in the
+    file's text again, which happens only where the answer is almost surely yes."""
+
+    __slots__ = ("path", "_hashes", "_star")
+
+    def __init__(self, path: str, raw: bytes) -> None:
+        self.path = path
+        self._hashes = array("I", sorted({_hash(word) for word in _WORD.findall(raw)}))
+        self._star = _STAR.search(raw) is not None
+
+    def __contains__(self, word: object) -> bool:
+        if word == STAR:
+            return self._star
+        if not isinstance(word, bytes):
+            return False
+        key = _hash(word)
+        at = bisect_left(self._hashes, key)
+        if at == len(self._hashes) or self._hashes[at] != key:
+            return False
+        try:
+            return word in _WORD.findall(read_bytes(Path(self.path)))
+        except SourceError:
+            return True  # as where the file could not be read when listed: the answer cannot be told
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+
+def _hash(word: bytes) -> int:
+    """A word's hash in this process, in 32 bits."""
+    return hash(word) & 0xFFFFFFFF
 
 
 def module_of(path: Path) -> tuple[Path, str]:
@@ -107,10 +150,11 @@ class ProjectIndex:
         self._summaries: dict[str, tuple[tuple[int, int], str, Optional[Summary]]] = {}
         self._files: dict[tuple[str, str], Optional[str]] = {}  # (root, module) -> file
         # real path -> (its stat when read, SHA-256, its scope model): the files whose helpers a
-        # guard calls (syntax.decide), few
+        # guard calls (syntax.decide), or that import a shim's half; the most recently used only
+        # (``_KEPT_MODELS``): a model is the whole tree of its file
         self._analyses: dict[str, tuple[tuple[int, int], str, Optional[Analysis]]] = {}
         # real path -> (its stat when read, SHA-256, the words it names): who names a flag (dead shims)
-        self._words: dict[str, tuple[tuple[int, int], str, Optional[frozenset[bytes]]]] = {}
+        self._words: dict[str, tuple[tuple[int, int], str, Optional[Words]]] = {}
         self._listed: dict[str, Optional[tuple[str, ...]]] = {}  # root -> its Python files
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
@@ -159,25 +203,32 @@ class ProjectIndex:
     def analysis(self, path: str) -> Optional[tuple[str, Analysis]]:
         """The scope model of a project file (and the SHA-256 of its bytes), None if it cannot be read
         or parsed."""
-        return self._read(self._analyses, path, lambda raw: Analysis(parse_module(decode(raw)[0])))
+        found = self._read(self._analyses, path, lambda raw: Analysis(parse_module(decode(raw)[0])))
+        self._keep_recent(path)
+        return found
+
+    def _keep_recent(self, newest: str) -> None:
+        """``newest`` becomes the most recently used scope model; the least recently used go while more
+        than ``_KEPT_MODELS`` are kept or their files' text is over ``_KEPT_MODEL_BYTES`` (the newest is
+        always kept). A model that goes is built again when asked for: the answers are the same."""
+        table = self._analyses
+        if newest in table:
+            table[newest] = table.pop(newest)  # dicts keep their insertion order: the newest last
+        size = sum(stamp[0] for stamp, _, model in table.values() if model is not None)
+        while len(table) > 1 and (len(table) > _KEPT_MODELS or size > _KEPT_MODEL_BYTES):
+            stamp, _, model = table.pop(next(iter(table)))
+            size -= stamp[0] if model is not None else 0
 
     def python_files(self, root: str) -> Optional[tuple[str, ...]]:
         """The real paths of the Python files under ``root`` (hidden folders, environments and build
         output skipped), listed once per process; None for more than the bound."""
         if root not in self._listed:
-            out: list[str] = []
-            for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-                out += [os.path.realpath(os.path.join(folder, f)) for f in sorted(files) if f.endswith(".py")]
-                if len(out) > _MOST_FILES:
-                    break
-            self._listed[root] = tuple(out) if len(out) <= _MOST_FILES else None
+            self._listed[root] = listing.python_files(root)
         return self._listed[root]
 
-    def words(self, path: str) -> Optional[tuple[str, frozenset[bytes]]]:
+    def words(self, path: str) -> Optional[tuple[str, Words]]:
         """The identifiers a file's text names (and the SHA-256 of its bytes); None if unreadable."""
-        return self._read(self._words, path,
-                          lambda raw: frozenset(_WORD.findall(raw)) | ({STAR} if _STAR.search(raw) else set()))
+        return self._read(self._words, path, lambda raw: Words(path, raw))
 
 
 class FileIndex:
@@ -196,7 +247,7 @@ class FileIndex:
             self.is_package = path.stem == "__init__"
             self.roots = tuple(dict.fromkeys([str(root), str(path.resolve().parent)]))
 
-    def _others(self) -> Optional[tuple[str, Iterator[tuple[str, Optional[tuple[str, frozenset[bytes]]]]]]]:
+    def _others(self) -> Optional[tuple[str, Iterator[tuple[str, Optional[tuple[str, Words]]]]]]:
         """This module's name as other files write it (its file's stem, or its package's for
         ``__init__.py``), and each other Python file of the project with its words (None: unreadable);
         None where there is no project or too many files."""
@@ -207,6 +258,25 @@ class FileIndex:
             return None
         stem = Path(self.path).parent.name if self.is_package else Path(self.path).stem
         return stem, ((path, self.project.words(path)) for path in files if path != self.path)
+
+    def _rests_on_all(self, root: str, files: tuple[str, ...], read: dict[str, str]) -> None:
+        """Record that an answer rests on every file of ``files`` (``python_files(root)``; ``read``: the
+        SHA-256 of each but this one, and of any other file it read): one dependency that stands for them
+        all (``io.listing``), not one per file, which made every result that asked as large as the
+        project."""
+        digests = []
+        for path in files:
+            digest = read.get(path)
+            if digest is None:  # this file itself
+                known = self.project.words(path)
+                if known is None:
+                    self.used.update(read)
+                    return
+                digest = known[0]
+            digests.append((path, digest))
+        self.used[listing.every_file(root)] = listing.combined(digests)
+        listed = set(files)
+        self.used.update((path, digest) for path, digest in read.items() if path not in listed)
 
     def named_elsewhere(self, name: str) -> bool:
         """Whether another Python file of the project may import ``name`` from this one: its text (read,
@@ -227,7 +297,9 @@ class FileIndex:
                 self.used[path] = known[0]  # kept: that file alone can change the answer
                 return True
             read[path] = known[0]
-        self.used.update(read)
+        files = self.project.python_files(self.roots[0])
+        assert files is not None  # listed by _others
+        self._rests_on_all(self.roots[0], files, read)
         return False
 
     def named_anywhere(self, words: tuple[str, ...]) -> bool:
@@ -243,9 +315,10 @@ class FileIndex:
         root = str(marked[-1]) if marked else (self.roots[0] if self.roots else None)
         if root is None:
             return True
-        files = self.project.python_files(root)
-        if files is None:
+        listed = self.project.python_files(root)
+        if listed is None:
             return True
+        files = listed
         if not marked:
             files = files + tuple(os.path.realpath(f / "conftest.py") for f in folders
                                   if (f / "conftest.py").is_file())
@@ -257,11 +330,11 @@ class FileIndex:
             known = self.project.words(path)
             if known is None:
                 return True
-            if wanted & known[1]:
+            if any(word in known[1] for word in wanted):
                 self.used[path] = known[0]  # that file alone can change the answer
                 return True
             read[path] = known[0]
-        self.used.update(read)
+        self._rests_on_all(root, listed, read)
         return False
 
     def imported_only_in_compat(self, name: str) -> bool:
