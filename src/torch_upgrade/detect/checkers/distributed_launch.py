@@ -60,10 +60,10 @@ def _argument_sites(analysis: Analysis, refs: dict[int, Reference]) -> list[tupl
     out = []
     for ref in analysis.references:
         call, node = ref.call, ref.node
-        if call is None or ref.guarded or not isinstance(node, cst.Attribute) or node.attr.value != "add_argument":
+        if call is None or not isinstance(node, cst.Attribute) or node.attr.value != "add_argument":
             continue
         names = [_text(a.value) for a in call.args if a.keyword is None]
-        if not any(name in FLAGS for name in names):
+        if not any(name in FLAGS for name in names) or ref.guarded:
             continue
         default = next((a for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
         if default is not None and _reads_environment(default.value, refs):
@@ -89,11 +89,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 for ref, call in arguments]
     for ref in analysis.references:  # a command string given to a call
         call = ref.call
-        if call is None or ref.guarded or ref.qualname is None:
+        if call is None or ref.qualname is None:
             continue
         for arg in call.args:
             text = _text(arg.value)
-            if text is not None and f"-m {MODULE}" in text:
+            if text is not None and f"-m {MODULE}" in text and not ref.guarded:
                 out.append(Hit(rule, arg.value, ref.statement, ref=ref, message=COMMAND_MESSAGE))
     by_statement: dict[int, Reference] = {}
     for ref in analysis.references:

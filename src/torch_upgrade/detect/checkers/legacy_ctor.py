@@ -83,7 +83,8 @@ def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
-        if ref.ctx != "load" or ref.call is None or ref.qualname not in TYPES and ref.qualname is not None \
+        if ref.ctx != "load" or ref.call is None or ref.qualname not in TYPES and (
+                ref.qualname is not None or not isinstance(ref.node, cst.Attribute) or ref.node.attr.value != "type") \
                 or ref.guarded:
             continue
         call = ref.call
