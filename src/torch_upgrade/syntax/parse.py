@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, TypeVar
 
 import libcst as cst
+from libcst._nodes.base import CSTNode
 
 from torch_upgrade.syntax.pieces import parse_in_pieces
 
@@ -30,6 +31,22 @@ def nesting(text: str) -> int:
     return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
+# LibCST checks every node it builds (``CSTNode.__post_init__`` calls ``_validate``): a fifth of a
+# parse, spent proving what the parser's grammar already holds (its authors note as much there). While
+# a thread parses, the nodes it builds are not checked; nodes built anywhere else (a fix's code) still are.
+_PARSING = threading.local()
+_check_node = getattr(CSTNode, "__post_init__", None)
+
+
+def _post_init(self: CSTNode) -> None:
+    if _check_node is not None and not getattr(_PARSING, "active", False):
+        _check_node(self)
+
+
+if getattr(_check_node, "__qualname__", "") == "CSTNode.__post_init__":  # the LibCST this was written for
+    CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
+
+
 def parse_module(text: str) -> cst.Module:
     """Parse ``text``; raises ParserSyntaxError, or RecursionError for code nested too deeply.
 
@@ -37,7 +54,11 @@ def parse_module(text: str) -> cst.Module:
     """
     if nesting(text) > _MAX_NESTING:
         raise RecursionError("nesting")
-    return parse_in_pieces(text) or cst.parse_module(text)
+    _PARSING.active = True
+    try:
+        return parse_in_pieces(text) or cst.parse_module(text)
+    finally:
+        _PARSING.active = False
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 import token
 import tokenize
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ from typing import Any, Callable, Iterator, Optional, Sequence, TypeVar, Union
 import libcst as cst
 
 PIECE_TOKENS = 30_000  # about 100 MB of parser scratch
+# words and punctuation marks: about as many as the tokens a split counts (within a fifth on
+# transformers' biggest files), found at C speed; under half PIECE_TOKENS of them, no split is needed
+_ROUGH = re.compile(r"\w+|[^\w\s]")
 _CHEAP_BYTES = 96_000  # below this a file cannot hold PIECE_TOKENS tokens worth splitting for
 _HOLE = "__torch_upgrade_hole__"
 _CONTINUES = {"else", "elif", "except", "finally"}  # a new line at the top level, same statement
@@ -44,8 +48,8 @@ Node = TypeVar("Node", cst.Module, cst.BaseExpression)
 def parse_in_pieces(text: str) -> Optional[cst.Module]:
     """The module ``text`` parses to, built from pieces; None when it should be parsed whole
     (small, or not splittable, or the tokenizer disagrees with the parser)."""
-    if len(text) < _CHEAP_BYTES:
-        return None
+    if len(text) < _CHEAP_BYTES or len(_ROUGH.findall(text)) < PIECE_TOKENS // 2:
+        return None  # too few tokens to split for: told without the (slow) tokenizer
     try:
         starts, indent = _statements(text)
     except (tokenize.TokenError, SyntaxError):  # the parser reports it, with its own message
