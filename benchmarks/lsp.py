@@ -1,8 +1,8 @@
 """The language server's per-keystroke time: didChange sent -> publishDiagnostics received.
 
 Starts ``python -m torch_upgrade.lsp`` (this checkout's ``src``) as an editor would, opens a
-~1,000-line torch file (``--lines N``: ~N lines; generated: modules, training steps, evaluation loops, with legacy calls
-that are flagged; or ``--file PATH``), then types into the middle of it one character
+~1,000-line torch file (``--lines N``: ~N lines; generated: modules, training steps, evaluation
+loops, with legacy calls that are flagged; or ``--file PATH``), then types into the middle of it one character
 per change (into a name: "correct = 0" becomes "correcta = 0", ...), waiting for the
 diagnostics of each version before sending the next, so every
 change is a new text that parses (nothing is answered from the server's result cache). Prints the median
