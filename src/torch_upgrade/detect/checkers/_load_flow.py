@@ -54,7 +54,7 @@ def into_load_state_dict(node: cst.CSTNode, analysis: Analysis) -> Optional[str]
     positional = [a for a in outer.args if a.keyword is None]
     if not positional or positional[0] is not arg:
         return None
-    strict = _keyword(outer, "strict")
+    strict = _keyword(outer, "strict") or (positional[1] if len(positional) > 1 else None)
     if any(a.star for a in outer.args) or (strict is not None and not (
             isinstance(strict.value, cst.Name) and strict.value.value == "True")):
         return STATE
