@@ -205,6 +205,8 @@ def test_floating_where_the_default_dtype_is_not_known(code, floating):
     ("out = [1, 2]", "torch.int64"), ("out = [[1.0, 2], [3, 4]]", "torch.float32"), ("out = -True", "torch.int64"),
     ("out = 1 / 2", "torch.float32"), ("out = float(n)", "torch.float32"), ("out = values", None),
     ("out = 2 ** -1", None),
+    ("out = torch.ones(2, dtype=torch.float64).sum().item()", "torch.float32"),  # a Python float
+    ("out = torch.arange(3).max().item()", "torch.int64"),
 ])
 def test_dtype_of_a_python_value_made_a_tensor(code, expected):
     assert value_dtype_of(code) == expected
@@ -294,3 +296,22 @@ def test_default_dtype_sees_conftest_files_above_a_folder_without_a_project_mark
     path = tmp_path / "tests" / "unit" / "test_a.py"
     analysis, _ = _analysed(path.read_text(), path)
     assert default_dtype(analysis) is None
+
+
+@pytest.mark.parametrize("code,expected", [
+    ("out = torch.ones(2)", True), ("out = x.sum().item()", None), ("out = torch.ones(2).item()", False),
+    ("out = torch.ones(2).mean().tolist()", False), ("out = 3 * 2.5", False), ("out = torch.ones(2)[0]", True),
+    ("def f(x) -> torch.Tensor:\n    return x\nout = f(1)", True), ("out = f(1)", None),
+])
+def test_is_tensor(code, expected):
+    from torch_upgrade.syntax.dtypes import is_tensor
+    from torch_upgrade.syntax.provenance import provenance_of
+
+    analysis, value = _analysed(PRELUDE + code)
+    provenance_of(analysis)
+
+    class Site:
+        scope = analysis.root_scope
+        node = value
+
+    assert is_tensor(analysis, value, Site()) is expected

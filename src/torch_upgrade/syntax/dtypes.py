@@ -324,6 +324,10 @@ class Dtypes:
     def _method(self, method: str, dtype: str, stated: Optional[str], positional: list[cst.BaseExpression],
                 keywords: dict[str, cst.BaseExpression], scope: Scope, depth: int) -> Optional[Value]:
         """A tensor method on a receiver of ``dtype`` (``stated``: its ``dtype=``)."""
+        if method == "item":  # a Python number of the tensor's kind
+            kind = "float" if dtype in _FLOATING_LIKE else "int" if dtype in INTEGRAL else \
+                "bool" if dtype == "torch.bool" else "complex" if dtype.startswith("torch.complex") else None
+            return ("number", kind) if kind is not None and not positional and not keywords else None
         if method in _CONVERSIONS:
             return ("tensor", _CONVERSIONS[method]) if not positional and not keywords.keys() - {"memory_format"} \
                 else None
@@ -614,6 +618,9 @@ def is_tensor(analysis: Analysis, expr: cst.BaseExpression, site: "_SiteLike") -
     value = dtypes_of(analysis).value(expr, site.scope)
     if value is not None:
         return value[0] == "tensor"
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args and \
+            expr.func.attr.value in ("item", "tolist") and is_tensor(analysis, expr.func.value, site):
+        return False  # a Python number (or list) of a tensor
     return False if kind == NO else None
 
 
