@@ -131,6 +131,9 @@ KNOWN = [
     ("from torch import float64\nout = torch.ones(2, dtype=float64)", "torch.float64"),
     ("import torch as th\nout = th.ones(2, dtype=th.double)", "torch.float64"),
     ("a = torch.ones(2, dtype=torch.float64)\nb = a\nc = b.clone()\nout = c[0] * 2", "torch.float64"),
+    # conversions of a tensor of any dtype
+    ("def f(x: torch.Tensor):\n    return x\nout = f(torch.ones(2, dtype=torch.int32)).double()", "torch.float64"),
+    ("out = torch.nn.functional.relu(torch.ones(2)).to('cpu', dtype=torch.float16)", "torch.float16"),
 ]
 
 # the dtype is not evident
@@ -152,6 +155,8 @@ UNKNOWN = [
     "out = torch.ones(2, dtype=torch.bool) + 1",
     "out = model(torch.ones(2))",
     "out = np.ones(2)",
+    "out = model.double()",  # a module, perhaps
+    "def f(x: torch.Tensor):\n    return x\nout = f(torch.ones(2)).to('cpu')",
 ]
 
 

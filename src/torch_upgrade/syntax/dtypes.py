@@ -314,10 +314,14 @@ class Dtypes:
             return None
         method = call.func.attr.value
         receiver = self.value(call.func.value, scope, depth + 1)
-        if receiver is None or receiver[0] != "tensor":
-            return None
         stated = self._stated(keywords, scope)
         if stated == _UNSTATED:
+            return None
+        if receiver is None and method in ("to", "type", *_CONVERSIONS) and \
+                provenance_of(self.analysis).of(call.func.value, _Site(scope, call.func.value)) == CERTAIN:
+            converted = self._method(method, _UNSTATED, stated, positional, keywords, scope, depth)
+            return converted if converted is not None and converted[1] != _UNSTATED else None  # x.double()
+        if receiver is None or receiver[0] != "tensor":
             return None
         return self._method(method, receiver[1], stated, positional, keywords, scope, depth)
 
