@@ -42,6 +42,7 @@ from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, dotted
 from torch_upgrade.syntax.provenance import NO, provenance_of
 
@@ -156,7 +157,7 @@ def _device_sensitive(ctx: FixContext) -> Optional[str]:
     return None
 
 
-def _cuda(ref: Reference, ctx: FixContext, dtype: str) -> Fix:
+def _cuda(ref: Reference, ctx: FixContext, dtype: str) -> Optional[Fix]:
     """``set_default_dtype(dtype)`` then ``set_default_device("cuda")``, in place of the statement."""
     statement = ref.statement
     call = ref.call
@@ -185,6 +186,8 @@ def _cuda(ref: Reference, ctx: FixContext, dtype: str) -> Fix:
                                    trailing_whitespace=cst.TrailingWhitespace())
     second = cst.SimpleStatementLine(body=[cst.Expr(A.call(set_device, [(None, A.string("cuda"))]))],
                                      trailing_whitespace=statement.trailing_whitespace)
+    if K.comments(statement) - K.comments(first) - K.comments(second):
+        return None  # a comment inside the call would be lost: the finding stays, for a person
     return Fix(edits=[Replace(statement, cst.FlattenSentinel([first, second]))],
                imports=tuple(dict.fromkeys(imports + more + most)), safety="unsafe", reason=CUDA_UNSAFE,
                replacement=f"{A.code(first.body[0])}; {A.code(second.body[0])}", requires="2.0")
