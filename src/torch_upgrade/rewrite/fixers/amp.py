@@ -29,6 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.syntax.analysis import Reference
@@ -97,7 +98,10 @@ def _autocast_unpacking(ctx: FixContext, call: cst.Call, device: str, unpacked: 
     args: list[A.Argument] = [(None, A.string(device))]
     for arg in call.args:  # the call's order: evaluated as before
         args.append(("**", merged) if arg is unpacked else (names[id(arg)], arg.value))
-    return A.replace(call, _call(func, args), tuple(dict.fromkeys(imports)), requires="1.10")
+    fixed = K.replace(call, _call(func, args), tuple(dict.fromkeys(imports)))  # None where a comment would go
+    if fixed is not None:
+        fixed.requires = "1.10"
+    return fixed
 
 
 def _call(func: cst.BaseExpression, args: list[A.Argument]) -> cst.Call:
