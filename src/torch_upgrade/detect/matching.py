@@ -208,6 +208,7 @@ def _quiet_in_old_branches(hits: list[Hit], analysis: Analysis, index: ReturnInd
     are at most info, without a fix: that code runs only where the old API is there, and rewriting it
     would break it there."""
     verdicts: dict[str, bool] = {}
+    read: Optional[set[str]] = None  # the first part of every name the file reads (not imports)
     for hit in hits:
         # a shim's old half exists because the old API is gone from newer torch: only removals
         if hit.ref is None or hit.ref.ctx == "import" or hit.rule.kind != "removed":
@@ -217,8 +218,9 @@ def _quiet_in_old_branches(hits: list[Hit], analysis: Analysis, index: ReturnInd
             continue
         name = top.name.value
         if name not in verdicts:
-            verdicts[name] = not any(r.ctx != "import" and r.dotted.split(".", 1)[0] == name
-                                     for r in analysis.references) and index.imported_only_in_compat(name)
+            if read is None:
+                read = {r.dotted.split(".", 1)[0] for r in analysis.references if r.ctx != "import"}
+            verdicts[name] = name not in read and index.imported_only_in_compat(name)
         if verdicts[name]:
             hit.quiet, hit.fix = True, None
 
