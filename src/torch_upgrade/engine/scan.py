@@ -65,9 +65,11 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
 
 
 def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Optional[RuleSet] = None,
-              parser: Optional[Parser] = None) -> ScanResult:
+              parser: Optional[Parser] = None, ctx: Optional[Context] = None) -> ScanResult:
     """Scan one source text that is not on disk (an editor buffer, stdin) as the file ``path``;
-    ``parser`` parses it (an editor's ``syntax.reparse.Reparser`` reuses what did not change).
+    ``parser`` parses it (an editor's ``syntax.reparse.Reparser`` reuses what did not change);
+    ``ctx``: a context built before for these settings and rules, kept by a caller that scans many
+    texts (the editor: its matcher and project index live between keystrokes).
 
     With ``settings.fix`` or ``settings.diff`` the fixes are applied as ``--diff`` does (nothing is
     written): the result's file has the rewritten text as ``new_bytes`` and the diff; with ``fix``
@@ -75,7 +77,8 @@ def scan_text(text: str, path: Path, rel: str, settings: Settings, rules: Option
     from torch_upgrade.pipeline.unit import scan_text as analyse_text  # LibCST: only when analysing
 
     rewriting = settings.fix or settings.diff
-    ctx = Context.build(replace(settings, diff=rewriting), rules or shipped_rules())
+    if ctx is None:
+        ctx = Context.build(replace(settings, diff=rewriting), rules or shipped_rules())
     result = analyse_text(text, path, rel, ctx, parser)
     findings = sorted(result.findings + project_findings([result], ctx), key=lambda f: f.sort_key())
     return ScanResult(window=settings.window, files=[result], findings=findings, errors=list(result.errors),

@@ -36,13 +36,11 @@ from typing import Callable, Generic, Hashable, Optional, TypeVar
 from torch_upgrade import api
 from torch_upgrade.api import Finding, Report, TextEdit
 from torch_upgrade.catalog.ruledata import RuleSet
-from torch_upgrade.core.model import ScanResult
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.textedits import apply_edits, take
-from torch_upgrade.engine.scan import project_findings, shipped_rules
+from torch_upgrade.engine.scan import scan_text, shipped_rules
 from torch_upgrade.pipeline.context import Context
-from torch_upgrade.pipeline.unit import scan_text as analyse_text
 from torch_upgrade.lsp.positions import Lines
 from torch_upgrade.report.rules_view import explain_text
 from torch_upgrade.syntax.positions import remember as remember_positions
@@ -157,11 +155,7 @@ class Analyzer:
         parser = self._parsers.get(str(where), Reparser)
         settings = resolved.settings
         assert not settings.rewriting  # resolved without fixes: ``engine.scan.scan_text``'s context is this one
-        ctx = self.context(settings, resolved.rules)
-        found = analyse_text(text, where, rel, ctx, parser.parse)
-        findings = sorted(found.findings + project_findings([found], ctx), key=lambda f: f.sort_key())
-        result = ScanResult(window=settings.window, files=[found], findings=findings, errors=list(found.errors),
-                            rules=ctx.rules.rules, scanned=1, fixed=found.fixed)
+        result = scan_text(text, where, rel, settings, parser=parser.parse, ctx=self.context(settings, resolved.rules))
         report = api.report_of(result, resolved.notes)
         problems = tuple(_problem(text, error.message) for error in report.errors)
         return Outcome(report.findings, problems)
