@@ -1,6 +1,6 @@
 """Peak memory of a cold scan against the number of files: two sizes of one project, and the slope.
 
-    python benchmarks/memory.py [--path DIR] [--jobs N] [--from A] [--to B] [--keep-largest K]
+    python benchmarks/memory.py [--path DIR | --synthetic FILES] [--jobs N] [--from A] [--to B] [--keep-largest K]
 
 One point says little: what grows with the project (per-file models kept for the whole run) shows as
 the difference between two sizes. The project (default: torch's installed source, found without
@@ -17,6 +17,12 @@ of the half), in KB per file; it should be about 0 (the issue-32 target: the sca
 under 400 MB with ``--jobs 1``, and per worker with ``--jobs N``). Prints a table and writes JSON to
 benchmarks/.work/memory.json. A benchmark, not a test: it takes minutes (torch's source: 2,285
 files, one run of each size).
+
+``--synthetic FILES`` measures instead what the cross-file analysis keeps: a generated project of FILES
+modules of 300 made-up names each (no torch: the prefilter skips them) and 100 files with a dead
+version flag (``TORCH_GE_1_9_<i> = version.parse(torch.__version__) >= ...``, window from 2.0) that no
+other file names, so that each of them asks whether any other file of the project names its flag, and
+the answer rests on every file. Its two sizes are FILES / 4 and FILES modules (the same 100 flags).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import argparse
 import importlib.util
 import json
 import os
+import random
 import resource
 import shutil
 import subprocess
@@ -53,6 +60,27 @@ def subsets(root: Path, keep_largest: int) -> dict[str, list[Path]]:
     largest = set(sorted(files, key=lambda p: -(root / p).stat().st_size)[:keep_largest])
     half = [p for i, p in enumerate(files) if i % 2 == 0 or p.name == "__init__.py" or p in largest]
     return {"half": half, "all": files}
+
+
+def synthetic(dest: Path, modules: int, flags: int = 100) -> Path:
+    """A generated project under dest/pkg (see the module's docstring); the same for the same sizes."""
+    rng = random.Random(0)
+    vocabulary = [f"w{rng.getrandbits(40):x}" for _ in range(60000)]
+    if dest.exists():
+        shutil.rmtree(dest)
+    package = dest / "pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    for i in range(modules):
+        names = rng.sample(vocabulary, 300)
+        lines = [f"{names[j]} = {names[j + 1]!r} if {names[j + 2]} else None" for j in range(0, 297, 3)]
+        (package / f"mod_{i}.py").write_text("\n".join(lines) + "\n")
+    for i in range(flags):
+        (package / f"shim_{i}.py").write_text(
+            f"import torch\nfrom packaging import version\n\n"
+            f"TORCH_GE_1_9_{i} = version.parse(torch.__version__) >= version.parse(\"1.9\")\n\n"
+            f"if TORCH_GE_1_9_{i}:\n    DEFAULT_NORM = \"linalg\"\nelse:\n    DEFAULT_NORM = \"legacy\"\n")
+    return package
 
 
 def copy(root: Path, files: list[Path], dest: Path) -> Path:
@@ -141,20 +169,29 @@ def scan(project: Path, args: argparse.Namespace, out: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--path", type=Path, help="the project (default: torch's installed source)")
+    parser.add_argument("--synthetic", type=int, metavar="FILES",
+                        help="a generated project of FILES modules and 100 dead flags instead (see above)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--from", dest="from_version", default="1.6")
     parser.add_argument("--to", dest="to_version", default="2.13")
     parser.add_argument("--keep-largest", type=int, default=10, help="the largest files, in both sizes")
     args = parser.parse_args()
-    root = (args.path or torch_source()).resolve()
+    if args.synthetic:
+        args.from_version = "2.0" if args.from_version == "1.6" else args.from_version  # the flags are dead
+    root = (args.path or (None if args.synthetic else torch_source()) or Path("synthetic")).resolve()
     WORK.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="torch-upgrade-memory-"))
-    report: dict = {"path": str(root), "jobs": args.jobs, "window": [args.from_version, args.to_version],
+    report: dict = {"path": f"synthetic: {args.synthetic} modules" if args.synthetic else str(root),
+                    "jobs": args.jobs, "window": [args.from_version, args.to_version],
                     "python": sys.version.split()[0], "cores": os.cpu_count(), "runs": {}}
-    for name, files in subsets(root, args.keep_largest).items():
-        project = copy(root, files, base / name)
+    sizes = {"half": [], "all": []} if args.synthetic else subsets(root, args.keep_largest)
+    for name, files in sizes.items():
+        if args.synthetic:
+            project = synthetic(base / name, args.synthetic // 4 if name == "half" else args.synthetic)
+        else:
+            project = copy(root, files, base / name)
         entry = scan(project, args, base / f"{name}.json")
-        entry["bytes"] = sum((root / f).stat().st_size for f in files)
+        entry["bytes"] = sum(p.stat().st_size for p in project.rglob("*.py"))
         report["runs"][name] = entry
         print(f"{name}: {entry['files']} files, peak RSS {entry['peak_rss_mb']} MB "
               f"(largest process {entry['largest_process_mb']} MB), {entry['wall_s']} s", file=sys.stderr)
@@ -164,7 +201,7 @@ def main() -> None:
     files = whole["files"] - half["files"]
     report["slope_kb_per_file"] = {key: round((whole[key] - half[key]) * 1024 / files, 2) if files else None
                                    for key in ("peak_rss_mb", "largest_process_mb")}
-    (WORK / "memory.json").write_text(json.dumps(report, indent=2))
+    (WORK / ("memory-synthetic.json" if args.synthetic else "memory.json")).write_text(json.dumps(report, indent=2))
     rows = [("size", "files", "MB of source", "peak RSS MB", "largest process MB", "wall s", "CPU s")]
     for name, entry in report["runs"].items():
         rows.append((name, str(entry["files"]), f"{entry['bytes'] / 1e6:.1f}", f"{entry['peak_rss_mb']:.0f}",
