@@ -46,7 +46,7 @@ from torch_upgrade.syntax.scopes import Scope
 _BEFORE_CHECKED = Version("1.5")  # the release before the table's first: a name dated 1.6 was absent there
 _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that it is a guard at all
 
-WORDS = ()  # any file: a guard may call a version helper of another file by any name
+WORDS = ("if", "try")  # a guard: a version helper it calls may come from another file under any name
 
 Guard = Union[cst.If, cst.Try, cst.IfExp]
 
