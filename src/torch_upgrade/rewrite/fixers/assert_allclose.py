@@ -58,16 +58,22 @@ _EXACT = ("0.0", "0.0")
 HELPER_NAME = "_allclose_tolerances"
 # what assert_allclose did to pick rtol and atol, for operands whose dtypes are known only when the code runs
 HELPER = '''def {name}(*operands):
-    """rtol and atol as torch.testing.assert_allclose picked them: the loosest over the dtypes (of tensors)."""
-    table = {{{torch}.float16: (1e-3, 1e-3), {torch}.float32: (1e-4, 1e-5), {torch}.float64: (1e-5, 1e-8)}}
+    """assert_allclose's rtol and atol: the loosest of the operands' dtypes."""
+    table = {{
+        {torch}.float16: (1e-3, 1e-3),
+        {torch}.float32: (1e-4, 1e-5),
+        {torch}.float64: (1e-5, 1e-8),
+    }}
     picked = [table.get(getattr(o, "dtype", o), (0.0, 0.0)) for o in operands]
-    return {{"rtol": max(p[0] for p in picked), "atol": max(p[1] for p in picked)}}
+    rtols, atols = zip(*picked)
+    return {{"rtol": max(rtols), "atol": max(atols)}}
 '''
 INPUTS_NAME = "_allclose_inputs"
 # ... for operands that are tensors named nowhere (calls): they are passed through it, each read once
 INPUTS = '''def {name}(actual, expected):
-    """actual and expected, with rtol and atol as torch.testing.assert_allclose picked them from their dtypes."""
-    return {{"actual": actual, "expected": expected, **{tolerances}(actual, expected)}}
+    """actual and expected, with assert_allclose's rtol and atol for them."""
+    tolerances = {tolerances}(actual, expected)
+    return {{"actual": actual, "expected": expected, **tolerances}}
 '''
 _TRUE = cst.Name("True")
 _FALSE = cst.Name("False")
