@@ -1,6 +1,6 @@
 """How much of a real upgrade does ``--fix`` do? (issue 31 item 5)
 
-    python benchmarks/fix_share.py [--mirrors DIR] [--jobs N] [--only REPO:COMMIT|COMMIT ...] [--budget SECONDS]
+    python benchmarks/fix_share.py [--mirrors DIR] [--jobs N] [--only [REPO:]COMMIT ...] [--budget SECONDS]
 
 For each upgrade commit of ``benchmarks/recall/commits.toml`` (the commits of ``recall.py``'s measurement 2,
 whose functions this script imports: the mirrors, the exported parent tree, the commit's old side and the
@@ -169,7 +169,10 @@ def fix_commit(entry: dict, mirrors: Path, jobs: int, cache: dict) -> dict:
             related_touched += hit
         if not hit:
             kind = describe(place, hunks.get(place["path"], []), texts[place["path"]], names)
-            untouched.append({**place, "kind": kind})
+            why = classified.get((place["path"], place["line"]))  # commits.toml classifies recall's misses
+            if why is None:
+                why = "found, not fixed" if place["findings"] or place["spanned_by"] else "unclassified"
+            untouched.append({**place, "kind": kind, "class": why})
     place_keys = {(p["path"], p["line"]) for p in places}
     extra = sorted(f"{p}:{n}" for p, ns in changed.items() for n in ns if (p, n) not in place_keys)
     return {"repo": entry["repo"], "commit": entry["commit"], "from": entry["pin"], "what": entry.get("what", ""),
@@ -202,6 +205,9 @@ def print_results(results: dict) -> None:
     print("\nuntouched places by kind (most common first):")
     for kind, n in results["untouched_kinds"][:25]:
         print(f"  {n:>4}  {kind}")
+    print("untouched places by the class commits.toml records for recall's misses (a found line has none):")
+    for cls, n in results["untouched_classes"]:
+        print(f"  {n:>4}  {cls}")
     for c in results["commits"]:
         for b in c["broken"]:
             print(f"  BROKEN {c['repo']}@{c['commit'][:10]}: {b}")
@@ -214,7 +220,8 @@ def main() -> None:
     parser.add_argument("--mirrors", type=Path,
                         default=Path(os.environ.get("TORCH_UPGRADE_MIRRORS", REPO.parent / ".mirror")))
     parser.add_argument("--jobs", type=int, default=1, help="torch-upgrade's worker processes")
-    parser.add_argument("--only", nargs="+", help="REPO:COMMIT or COMMIT (default: all of commits.toml)")
+    parser.add_argument("--only", nargs="+", help="[REPO:]COMMIT, a prefix will do (default: all of commits.toml)")
+    parser.add_argument("--keep", action="store_true", help=f"keep the fixed copies ({FIXED})")
     parser.add_argument("--budget", type=float, default=None, help="start no new commit after this many seconds")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
@@ -225,7 +232,8 @@ def main() -> None:
     start = time.perf_counter()
     commits = []
     for entry in data["commit"]:
-        if args.only and not ({f"{entry['repo']}:{entry['commit']}", entry["commit"]} & set(args.only)):
+        if args.only and not any(entry["commit"].startswith(o.split(":")[-1]) and (":" not in o or
+                                 o.split(":")[0] == entry["repo"]) for o in args.only):
             continue
         if args.budget is not None and time.perf_counter() - start > args.budget:
             print(f"budget spent: {entry['repo']}@{entry['commit'][:10]} and the rest not run", file=sys.stderr)
@@ -249,13 +257,15 @@ def main() -> None:
                          "mean_commit_share": sum(per_commit) / len(per_commit) if per_commit else 0.0,
                          "broken": sum(len(c["broken"]) for c in commits)},
                "untouched_kinds": kinds.most_common(),
+               "untouched_classes": Counter(u["class"] for c in commits for u in c["untouched"]).most_common(),
                "seconds": round(time.perf_counter() - start, 1)}
     print_results(results)
     out = WORK / "fix_share.json"
     out.write_text(json.dumps(results, indent=2))
     print(json.dumps(results["total"], indent=2))
     print(f"\n{results['seconds']} s; written: {out} (per commit, with every untouched place)")
-    shutil.rmtree(FIXED, ignore_errors=True)
+    if not args.keep:
+        shutil.rmtree(FIXED, ignore_errors=True)
 
 
 if __name__ == "__main__":
