@@ -106,3 +106,19 @@ def test_the_cache_digest_of_every_file_follows_the_folder(tmp_path: Path, chang
     else:
         (tmp_path / "b.py").unlink()
     assert Cache(tmp_path / "cache")._digest_of(dependency) != before
+
+
+def test_a_long_analysis_gives_its_memory_back(monkeypatch) -> None:
+    from torch_upgrade.core import collector
+
+    collector.release()  # the real one runs anywhere (a no-op where the C library has no malloc_trim)
+    calls: list[int] = []
+    monkeypatch.setattr(collector, "release", lambda: calls.append(1))
+    monkeypatch.setattr(collector, "TRIM_AFTER_S", 60.0)
+    with collector.paused():
+        pass
+    assert calls == []  # a quick file: nothing more
+    monkeypatch.setattr(collector, "TRIM_AFTER_S", 0.0)
+    with collector.paused():
+        pass
+    assert calls == [1]

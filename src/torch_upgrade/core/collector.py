@@ -6,7 +6,11 @@ started every 700 allocations, walks them again and again while they are being b
 cold scan of transformers, or of the language server's time per keystroke. So:
 
 - ``paused()``: no automatic collection while one file is analysed; its garbage is collected once,
-  after it, when the collector runs again;
+  after it, when the collector runs again; after a file that took long (a big one), at once, and the
+  memory the C heap holds free is given back to the system (glibc's ``malloc_trim``): what LibCST's
+  parser and a big tree leave free is otherwise kept by the process, fragmented, and a scan's resident
+  memory crept up with the number of files analysed (torch's ``_inductor`` then its biggest test file
+  peaked at 277 MB, 228 MB trimmed);
 - ``frozen()``: what exists when a scan starts (the rules, the catalog's tables, the caller's own
   objects) is left out of every collection until the scan ends (``gc.freeze``/``gc.unfreeze``;
   not in a program that froze objects itself);
@@ -18,8 +22,15 @@ Neither changes what is freed by reference counting, which is nearly everything.
 from __future__ import annotations
 
 import gc
+import sys
+import time
 from contextlib import contextmanager
-from typing import Iterator
+from functools import lru_cache
+from typing import Callable, Iterator, Optional
+
+# CPU seconds of one file's analysis after which its memory is given back at once: a big file's (the
+# trim takes a few milliseconds after one, and would only slow small files, or an editor's keystrokes)
+TRIM_AFTER_S = 0.3
 
 
 @contextmanager
@@ -27,11 +38,40 @@ def paused() -> Iterator[None]:
     """No automatic collection inside; the collector's previous state is restored after."""
     enabled = gc.isenabled()
     gc.disable()
+    started = time.process_time()
     try:
         yield
     finally:
         if enabled:
             gc.enable()
+        if time.process_time() - started >= TRIM_AFTER_S:
+            release()
+
+
+def release() -> None:
+    """Collect the young generation (a file's garbage, cycles included) and give the C heap's free
+    memory back to the system, where the C library can (glibc)."""
+    if gc.isenabled():
+        gc.collect(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Optional[Callable[[int], int]]:
+    """glibc's ``malloc_trim``; None elsewhere (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        function = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_size_t]
+    function.restype = ctypes.c_int
+    return function
 
 
 @contextmanager
