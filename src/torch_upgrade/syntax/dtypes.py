@@ -37,7 +37,7 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.provenance import CERTAIN, NO, provenance_of
-from torch_upgrade.syntax.scopes import Binding, Scope
+from torch_upgrade.syntax.scopes import Scope, visible_bindings
 
 FLOAT32 = "torch.float32"
 # what changes the default dtype (``torch.set_default_dtype``, its private spelling, the old
@@ -221,8 +221,8 @@ class Dtypes:
     # ------------------------------------------------------------------ names and literals
     def _name(self, name: str, scope: Scope, depth: int) -> Optional[Value]:
         """A name bound once (one assignment in the scope it resolves in)."""
-        bindings = _bindings(name, scope)
-        if bindings is None or len(bindings) != 1:
+        bindings = visible_bindings(name, scope)
+        if len(bindings) != 1:
             return None
         binding = bindings[0]
         if binding.kind not in ("local", "alias") or binding.value is None or binding.unpacked is not None \
@@ -308,7 +308,7 @@ class Dtypes:
         if qualname is not None:
             return self._function(qualname, positional, keywords, scope, depth)
         if isinstance(call.func, cst.Name) and call.func.value in ("float", "int", "bool", "complex") \
-                and _bindings(call.func.value, scope) is None:
+                and not visible_bindings(call.func.value, scope):
             return "number", call.func.value  # builtins, unshadowed
         if not isinstance(call.func, cst.Attribute):
             return None
@@ -409,11 +409,11 @@ class Dtypes:
         if isinstance(expr, cst.Call):
             return self._qualified(expr.func, scope) == "torch.device"
         if isinstance(expr, cst.Name):
-            bindings = _bindings(expr.value, scope)
-            if bindings is not None and expr.value.lower().endswith("device") and len(bindings) == 1 and \
+            bindings = visible_bindings(expr.value, scope)
+            if expr.value.lower().endswith("device") and len(bindings) == 1 and \
                     bindings[0].value is None and bindings[0].unpacked is None and bindings[0].kind == "local":
                 return True  # a parameter named device (a pytest fixture, ``def f(x, device)``): its name says
-            if bindings is None or len(bindings) != 1:
+            if len(bindings) != 1:
                 return False
             binding = bindings[0]
             return binding.value is not None and binding.unpacked is None and binding.scope is not None and \
@@ -498,8 +498,8 @@ class Dtypes:
         if qualname is not None:
             return DTYPE_NAMES.get(qualname)
         if isinstance(expr, cst.Name):
-            bindings = _bindings(expr.value, scope)
-            if bindings is not None and len(bindings) == 1 and bindings[0].value is not None \
+            bindings = visible_bindings(expr.value, scope)
+            if len(bindings) == 1 and bindings[0].value is not None \
                     and bindings[0].scope is not None and bindings[0].unpacked is None \
                     and not isinstance(bindings[0].value, cst.Name):
                 return self._dtype_name(bindings[0].value, bindings[0].scope)
@@ -633,19 +633,6 @@ class _SiteLike(Protocol):
 
     scope: Scope
     node: cst.CSTNode
-
-
-def _bindings(name: str, scope: Scope) -> Optional[list[Binding]]:
-    """The bindings of ``name`` in the scope it resolves in from ``scope`` (Python's rules: a class
-    body is skipped from the functions inside it); None when it is bound nowhere (a builtin)."""
-    current: Optional[Scope] = scope
-    first = True
-    while current is not None:
-        if (current.kind != "class" or first) and current.bindings.get(name):
-            return current.bindings[name]
-        first = False
-        current = current.parent
-    return None
 
 
 def _is_size(expr: cst.BaseExpression) -> bool:
