@@ -115,6 +115,9 @@ def test_an_interrupted_run_leaves_every_file_as_it_was(tmp_path):
             assert time.monotonic() < deadline, "the second run never started"
             time.sleep(0.1)
         assert (project / "pkg" / "ops.py").read_text(encoding="utf-8") != original  # the fixes are on disk
+        # the command writes its marker as it starts, maybe before our process is back from starting it: an
+        # interrupt inside Popen's start-up orphans the command, which holds the output pipes for its 120 s
+        time.sleep(1)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
