@@ -69,11 +69,20 @@ HELPER = '''def {name}(*operands):
     return {{"rtol": max(rtols), "atol": max(atols)}}
 '''
 INPUTS_NAME = "_allclose_inputs"
-# ... for operands that are tensors named nowhere (calls): they are passed through it, each read once
-INPUTS = '''def {name}(actual, expected):
-    """actual and expected, with assert_allclose's rtol and atol for them."""
-    tolerances = {tolerances}(actual, expected)
-    return {{"actual": actual, "expected": expected, **tolerances}}
+# ... for operands that are tensors named nowhere (calls) or not known to be tensors at all, and tolerances
+# that may be None: what assert_allclose did before calling assert_close, each operand read once
+INPUTS = '''def {name}(actual, expected, rtol=None, atol=None):
+    """assert_allclose's arguments for assert_close: a non-tensor made a
+    tensor (expected of actual's dtype) and, where rtol and atol are both
+    None, the tolerances of the tensors' dtypes."""
+    if not isinstance(actual, {torch}.Tensor):
+        actual = {torch}.tensor(actual)
+    if not isinstance(expected, {torch}.Tensor):
+        expected = {torch}.tensor(expected, dtype=actual.dtype)
+    inputs = {{"actual": actual, "expected": expected}}
+    if rtol is None and atol is None:
+        return {{**inputs, **{tolerances}(actual, expected)}}
+    return {{**inputs, "rtol": rtol, "atol": atol}}
 '''
 _TRUE = cst.Name("True")
 _FALSE = cst.Name("False")
@@ -95,6 +104,11 @@ def tolerances(*dtypes: Optional[str]) -> Optional[tuple[str, str]]:
     return max((c[0] for c in chosen), key=float), max((c[1] for c in chosen), key=float)
 
 
+class _AtRunTime(Exception):
+    """What the rewrite must write out is known only when the code runs (whether an operand is a
+    tensor, a dtype no name holds, tolerances that may be None): ``_allclose_inputs`` does it then."""
+
+
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     bound = A.bind(call, PARAMS) if call is not None else None
@@ -105,24 +119,28 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if ("rtol" in bound) != ("atol" in bound):
         raise Advice(_DEPRECATED + "it gives only one of rtol and atol, which raises ValueError in both. Write "
                      + _suggestion(bound, "RTOL", "ATOL") + " with both given")
+    try:
+        return _written_out(ref, ctx, call, bound)
+    except _AtRunTime:
+        return _at_run_time(ref, ctx, call, bound)
+
+
+def _written_out(ref: Reference, ctx: FixContext, call: cst.Call, bound: dict[str, cst.Arg]) -> Fix:
+    """The rewrite with the conversions and tolerances written out where the code makes them evident
+    (or the tolerances picked when the code runs from names it reads again); raises ``_AtRunTime``
+    where it does not."""
     actual, expected = bound["actual"].value, bound["expected"].value
     tensors = {name: is_tensor(ctx.analysis, bound[name].value, ref) for name in ("actual", "expected")}
     kinds = {name: CERTAIN if known else NO if known is False else POSSIBLE for name, known in tensors.items()}
-    unknown = [name for name, kind in kinds.items() if kind not in (CERTAIN, NO)]
-    if unknown:
-        raise Advice(_DEPRECATED + f"whether {_names(bound, unknown)} is not known, and {_CONVERTS}"
-                     + ("" if "rtol" in bound else f"; {_DEFAULTS}") + ". Write "
-                     + _suggestion(bound, "RTOL", "ATOL", kinds) + ", with the conversions where an operand is "
-                     "not a tensor")
+    if any(kind not in (CERTAIN, NO) for kind in kinds.values()):
+        raise _AtRunTime  # whether an operand is a tensor (to be converted) is not known
     dtypes = dtypes_of(ctx.analysis)
     # a tensor's dtype, or that of torch.tensor(value) for a Python value (assert_allclose's conversion)
     actual_dtype = dtypes.value_dtype(actual, ref.scope)
     expected_dtype = actual_dtype if kinds["expected"] == NO else dtypes.value_dtype(expected, ref.scope)
     given = "rtol" in bound
     if given and not all(_number(dtypes, bound[key].value, ref) for key in ("rtol", "atol")):
-        raise Advice(_DEPRECATED + "where rtol and atol are both None when the code runs, " + _DEFAULTS
-                     + ", and whether they are numbers is not known here. Where they are, write "
-                     + _suggestion(bound, "RTOL", "ATOL", kinds))
+        raise _AtRunTime  # both may be None when the code runs: assert_allclose then picks them
     chosen = None if given else tolerances(actual_dtype, expected_dtype)
     needs: list[ImportSpec] = []
 
@@ -139,13 +157,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
             known = actual_dtype if key == "actual" else expected_dtype
             sources.append(name(known) if known is not None else
                            _source(ctx, operand, ref, widening=True) if kinds[key] == CERTAIN else None)
-        through = kinds["actual"] == kinds["expected"] == CERTAIN and None in sources  # _allclose_inputs
-        if None in sources and not through:
-            raise Advice(_DEPRECATED + _DEFAULTS + ", and the code does not make them evident here (nor is "
-                         "there a tensor among the names of the operands whose dtype a rewrite could read "
-                         "to pick them when the code runs). Write " + _suggestion(bound, "RTOL", "ATOL", kinds)
-                         + " with the tolerances of your dtypes")
-        at_run_time = [] if through else list({A.code(s): s for s in sources if s is not None}.values())
+        if None in sources:
+            raise _AtRunTime  # an operand names no tensor of its dtype (a call): reading it again would run it
+        at_run_time = list({A.code(s): s for s in sources if s is not None}.values())
     new_actual, new_expected = actual, expected
     if kinds["actual"] == NO:
         new_actual = A.call(name("torch.tensor"), [(None, actual)])
@@ -155,61 +169,98 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         elif kinds["actual"] == CERTAIN and _source(ctx, actual, ref) is not None:
             dtype = cst.Attribute(value=cast(cst.BaseExpression, _source(ctx, actual, ref)), attr=cst.Name("dtype"))
         else:
-            raise Advice(_DEPRECATED + f"{_CONVERTS}, and the dtype of actual is not known here. Write "
-                         + _suggestion(bound, "RTOL", "ATOL", kinds) + " with expected converted to actual's dtype")
+            raise _AtRunTime  # expected takes actual's dtype, which no name holds
         new_expected = A.call(name("torch.tensor"), [(None, expected), ("dtype", dtype)])
-    if isinstance(ref.node, cst.Name) and ref.binding is not None and ref.binding.kind == "from":
-        func, imports = ctx.imported("torch.testing", "assert_close")  # keep the from-import style
-    else:
-        func, imports = ctx.qualified("torch.testing.assert_close")
-    needs.extend(imports)
+    func = _assert_close(ref, ctx, needs)
     args: list[A.Argument] = [(None, new_actual), (None, new_expected)]
     if chosen is not None:
         args += [("rtol", A.expr(chosen[0])), ("atol", A.expr(chosen[1]))]
     elif given:
         args += [(key, bound[key].value) for key in ("rtol", "atol")]
-    args.append(("equal_nan", bound["equal_nan"].value if "equal_nan" in bound else _TRUE))
-    args += [("check_dtype", _FALSE), ("check_stride", _FALSE)]
+    new = A.call(func, args + _rest(bound))
+    if not given and chosen is None:
+        return _with_tolerances(ctx, call, new, at_run_time, needs)
+    return A.replace(call, new, tuple(dict.fromkeys(needs)))
+
+
+def _at_run_time(ref: Reference, ctx: FixContext, call: cst.Call, bound: dict[str, cst.Arg]) -> Fix:
+    """``assert_close(**_allclose_inputs(actual, expected[, rtol=, atol=]), equal_nan=, ...)``: the
+    helper (``INPUTS``, added once to the module with ``HELPER``) does what assert_allclose did
+    before it called assert_close, when the code runs: the conversions of non-tensors, and the
+    tolerances where rtol and atol are both None. The operands and the tolerances are read once,
+    in the order written; ``equal_nan`` and ``msg`` are read after the conversions (not before,
+    as the old call did), so they must be read with no effect."""
+    for key in ("equal_nan", "msg"):
+        if key in bound and not _quiet(bound[key].value):
+            raise Advice(_DEPRECATED + f"{_CONVERTS}; {_DEFAULTS}. The rewrite would do that when the code runs, "
+                         f"in a helper called before {key} is computed: write "
+                         + _suggestion(bound, "RTOL", "ATOL") + ", with the conversions where an operand is "
+                         "not a tensor")
+    needs: list[ImportSpec] = []
+    func = _assert_close(ref, ctx, needs)
+    new = A.laid_out_like(A.call(func, [(None, bound["actual"].value), (None, bound["expected"].value)]
+                                 + _rest(bound)), call)
+    first, second = new.args[:2]
+    # a comment after an operand stays after both
+    commented = [a.comma for a in (first, second) if isinstance(a.comma, cst.Comma) and "#" in A.code(a.comma)] \
+        if isinstance(second.comma, cst.Comma) else []
+    tolerances = [(key, arg.value) for key, arg in bound.items() if key in ("rtol", "atol")]  # as written
+    inputs = A.call(cst.Name(INPUTS_NAME), [(None, first.value), (None, second.value), *tolerances])
+    passed = cst.Arg(value=inputs, star="**", comma=commented[0] if commented else second.comma)
+    new = new.with_changes(args=[passed, *new.args[2:]])
+    if _comments(new) != _comments(call):
+        raise Advice(_DEPRECATED + f"{_CONVERTS}; {_DEFAULTS}. Write " + _suggestion(bound, "RTOL", "ATOL")
+                     + ", with the conversions where an operand is not a tensor (the rewrite, which does "
+                     "them in a helper, would move the comments inside the call)")
+    return _with_helpers(ctx, call, new, (HELPER_NAME, INPUTS_NAME), needs)
+
+
+def _assert_close(ref: Reference, ctx: FixContext, needs: list[ImportSpec]) -> cst.BaseExpression:
+    """How to name assert_close here: from-imported where assert_allclose was."""
+    if isinstance(ref.node, cst.Name) and ref.binding is not None and ref.binding.kind == "from":
+        func, imports = ctx.imported("torch.testing", "assert_close")  # keep the from-import style
+    else:
+        func, imports = ctx.qualified("torch.testing.assert_close")
+    needs.extend(imports)
+    return func
+
+
+def _rest(bound: dict[str, cst.Arg]) -> list[A.Argument]:
+    """assert_close's arguments after the tolerances: what assert_allclose passed."""
+    args: list[A.Argument] = [("equal_nan", bound["equal_nan"].value if "equal_nan" in bound else _TRUE),
+                              ("check_dtype", _FALSE), ("check_stride", _FALSE)]
     if "msg" in bound:
         message = A.literal(bound["msg"])
-        if not A.is_literal(message):  # assert_allclose passes ``msg or None``
+        if not A.is_literal(message) and not _nonempty(bound["msg"].value):  # assert_allclose passes ``msg or None``
             args.append(("msg", cst.BooleanOperation(left=bound["msg"].value, operator=cst.Or(),
                                                      right=cst.Name("None"))))
         elif message:
             args.append(("msg", bound["msg"].value))
-    new = A.call(func, args)
-    if not given and chosen is None:
-        return _with_helper(ctx, call, new, at_run_time, needs)
-    return A.replace(call, new, tuple(dict.fromkeys(needs)))
+    return args
 
 
-def _with_helper(ctx: FixContext, call: cst.Call, new: cst.Call, operands: list[cst.BaseExpression],
-                 needs: list[ImportSpec]) -> Fix:
+def _with_tolerances(ctx: FixContext, call: cst.Call, new: cst.Call, operands: list[cst.BaseExpression],
+                     needs: list[ImportSpec]) -> Fix:
     """``new`` with the tolerances picked when the code runs: ``**_allclose_tolerances(<operands>)``
-    after its operands (names, read again, or dtypes), or, where an operand names no tensor of its
-    dtype (``operands`` empty), ``**_allclose_inputs(actual, expected)`` in place of them, which
-    passes them through, each read once. The helpers are added once to the module (before its first
-    statement that is not an import)."""
+    after its operands (names, read again, or dtypes)."""
+    new = A.laid_out_like(new, call)
+    picked = cst.Arg(value=A.call(cst.Name(HELPER_NAME), [(None, o) for o in operands]), star="**",
+                     comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    new = new.with_changes(args=[*new.args[:2], picked, *new.args[2:]])
+    return _with_helpers(ctx, call, new, (HELPER_NAME,), needs)
+
+
+def _with_helpers(ctx: FixContext, call: cst.Call, new: cst.Call, names: tuple[str, ...],
+                  needs: list[ImportSpec]) -> Fix:
+    """The fix replacing ``call`` by ``new``, with the helpers it calls added once to the module
+    (before its first statement that is not an import)."""
     expression, imports = ctx.qualified("torch.float16")
     needs.extend(imports)
     torch_name = A.code(expression).rsplit(".", 1)[0]
-    helpers = [(HELPER_NAME, cst.parse_statement(HELPER.format(name=HELPER_NAME, torch=torch_name)))]
-    if not operands:
-        helpers.append((INPUTS_NAME, cst.parse_statement(INPUTS.format(name=INPUTS_NAME, tolerances=HELPER_NAME))))
+    texts = {HELPER_NAME: HELPER.format(name=HELPER_NAME, torch=torch_name),
+             INPUTS_NAME: INPUTS.format(name=INPUTS_NAME, tolerances=HELPER_NAME, torch=torch_name)}
+    helpers = [(name, cst.parse_statement(texts[name])) for name in names]
     missing = [helper for name, helper in helpers if not _defined(ctx, name, helper)]
-    new = A.laid_out_like(new, call)
-    if operands:
-        picked = cst.Arg(value=A.call(cst.Name(HELPER_NAME), [(None, o) for o in operands]), star="**",
-                         comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        new = new.with_changes(args=[*new.args[:2], picked, *new.args[2:]])
-    else:
-        first, second = new.args[:2]
-        # a comment after an operand stays after both
-        commented = [a.comma for a in (first, second) if isinstance(a.comma, cst.Comma) and "#" in A.code(a.comma)] \
-            if isinstance(second.comma, cst.Comma) else []
-        passed = cst.Arg(value=A.call(cst.Name(INPUTS_NAME), [(None, first.value), (None, second.value)]),
-                         star="**", comma=commented[0] if commented else second.comma)
-        new = new.with_changes(args=[passed, *new.args[2:]])
     edits: list[Edit] = []
     if not missing:
         edits.append(Replace(call, new))
@@ -258,6 +309,24 @@ def _none(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Name) and value.value == "None"
 
 
+def _quiet(value: cst.BaseExpression) -> bool:
+    """Read with no effect: a literal, a name or attribute chain, an f-string of those."""
+    if A.is_literal(A.literal(value)) or A.plain(value):
+        return True
+    return isinstance(value, cst.FormattedString) and all(
+        A.plain(part.expression) for part in value.parts if isinstance(part, cst.FormattedStringExpression))
+
+
+def _nonempty(value: cst.BaseExpression) -> bool:
+    """An f-string with text of its own: never empty, so ``msg or None`` is ``msg``."""
+    return isinstance(value, cst.FormattedString) and any(
+        isinstance(part, cst.FormattedStringText) and part.value for part in value.parts)
+
+
+def _comments(node: cst.CSTNode) -> list[str]:
+    return sorted(n.value for n in subtree(node) if isinstance(n, cst.Comment))
+
+
 def _number(dtypes: Dtypes, value: cst.BaseExpression, ref: Reference) -> bool:
     """Whether a tolerance is evidently a number (never None, which makes assert_allclose pick them)."""
     known = dtypes.value(value, ref.scope)
@@ -272,11 +341,6 @@ def _preamble(statement: cst.CSTNode, index: int) -> bool:
             isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
         return True
     return all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
-
-
-def _names(bound: dict[str, cst.Arg], which: list[str]) -> str:
-    shown = [key if A.code(bound[key].value) == key else f"{A.code(bound[key].value)} ({key})" for key in which]
-    return " and ".join(shown) + (" are tensors" if len(shown) > 1 else " is a tensor")
 
 
 def _suggestion(bound: dict[str, cst.Arg], rtol: str, atol: str, kinds: Optional[dict[str, str]] = None) -> str:
