@@ -11,7 +11,14 @@ same bits). So a call whose V is not used is rewritten in place:
   call computed; with U and V computed the singular values agree to rounding, not bit for
   bit (svdvals runs the decomposition without U and V), so that rewrite is unsafe.
 
-Uses of V, of the whole tuple, ``compute_uv=False`` with U or V read, and ``out=`` stay
+- V read, in ``U, S, V = torch.svd(A, some)`` standing alone on its line with V a plain name ->
+  ``U, S, V = torch.linalg.svd(A, full_matrices=not some)`` then ``V = V.mH`` (``.mH`` from 1.11;
+  ``V.transpose(-2, -1).conj()`` where the window starts below it): ``torch.svd`` computes its V as
+  ``Vh.mH`` of that same call (torch 2.13: the same bits, strides and conjugate bit; before 1.11 the
+  old V and ``Vh.transpose(-2, -1).conj()`` hold the same numbers, a transpose and a conjugation
+  being exact). V takes the factor's value one statement later; nothing runs in between.
+
+Other uses of V, of the whole tuple, ``compute_uv=False`` with U or V read, and ``out=`` stay
 advice.
 """
 
@@ -22,7 +29,9 @@ from typing import Optional
 import libcst as cst
 
 from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import parse_version
 from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers._results import unread
 from torch_upgrade.syntax.analysis import Reference
@@ -72,7 +81,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         u, s, v = (e.value for e in target.elements)
         v_unused = _unused(ref, ctx, v)
         if v_unused is None:
-            return None
+            return _with_v(ref, ctx, parent, bound, source, compute_uv, (u, s, v))
         if isinstance(u, cst.Name) and u.value.startswith("_"):  # only S: svdvals
             return _svdvals(ref, ctx, parent, s, source, compute_uv, v_unused)
         if not compute_uv:
@@ -111,3 +120,42 @@ def _svdvals(ref: Reference, ctx: FixContext, assign: cst.Assign, s: cst.BaseExp
     if reasons:
         fix.safety, fix.reason = "unsafe", "; ".join(reasons)
     return fix
+
+
+MH = "1.11"  # Tensor.mH
+
+
+def _names(node: cst.BaseExpression) -> set[str]:
+    """The names a target expression mentions."""
+    found: set[str] = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+    node.visit(Names())
+    return found
+
+
+def _with_v(ref: Reference, ctx: FixContext, assign: cst.Assign, bound: dict[str, cst.Arg],
+            source: cst.BaseExpression, compute_uv: bool,
+            targets: tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression]) -> Optional[Fix]:
+    """``U, S, V = torch.svd(A, some)`` with V read: the new call binds Vh to V, the next line makes it V."""
+    u, s, v = targets
+    statement = ref.statement
+    if not compute_uv or not isinstance(v, cst.Name) or v.value in _names(u) | _names(s) \
+            or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
+            or statement.body[0] is not assign:
+        return None
+    full = _full_matrices(bound)
+    if full is None:
+        return None
+    func, imports = ctx.qualified("torch.linalg.svd")
+    new_call = A.laid_out_like(A.call(func, [(None, source), ("full_matrices", full)]), assign.value)
+    first = statement.with_changes(body=[assign.with_changes(value=new_call)])
+    modern = ctx.window.supports_from_start(parse_version(MH))
+    factor = f"{v.value}.mH" if modern else f"{v.value}.transpose(-2, -1).conj()"
+    second = cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(v.value))],
+                                                      value=A.expr(factor))])
+    return Fix(edits=[Replace(statement, cst.FlattenSentinel([first, second]))], imports=imports,
+               replacement=f"{A.code(first.body[0])}; {A.code(second.body[0])}", requires=MH if modern else None)
