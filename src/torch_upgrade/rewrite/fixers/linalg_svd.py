@@ -145,7 +145,7 @@ def _with_v(ref: Reference, ctx: FixContext, assign: cst.Assign, bound: dict[str
     statement = ref.statement
     if not compute_uv or not isinstance(v, cst.Name) or v.value in _names(u) | _names(s) \
             or not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 \
-            or statement.body[0] is not assign:
+            or statement.body[0] is not assign or not isinstance(assign.value, cst.Call):
         return None
     full = _full_matrices(bound)
     if full is None:
