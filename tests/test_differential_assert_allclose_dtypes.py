@@ -6,7 +6,9 @@ project's default dtype is known (float32: no file changes it) where the code do
 itself. Covered: factories without ``dtype=`` (float32's tolerances written out), reductions and
 arithmetic of tensors of stated dtypes against Python numbers, and dtypes known only when the code
 runs (``dtype=DT``, a project that calls ``set_default_dtype``), where the rewrite passes
-``**_allclose_tolerances(...)``, the helper it adds to the file.
+``**_allclose_tolerances(...)``, the helper it adds to the file; and operands the code does not show to
+be tensors (names bound when the code runs: tensors of each dtype, lists, ints, floats, bools, NaN),
+with tolerances omitted, None, given, or named, which go through ``**_allclose_inputs(...)``.
 """
 
 from __future__ import annotations
@@ -161,3 +163,57 @@ def test_calls_of_dtypes_known_when_the_code_runs(left, right, data):
     check(prelude + "try:\n    torch.testing.assert_allclose(made(A, DT), made(B, DT2))\n"
           "finally:\n    out = len(CALLS)\n", **names)
     check(prelude + "torch.testing.assert_allclose(made(A, DT), torch.tensor(B, dtype=torch.float64))\n", **names)
+
+
+# operands whose tensor-ness the code does not show (names bound only when the code runs, as fixtures
+# are): the rewrite passes them through ``_allclose_inputs``, which converts and picks as assert_allclose did
+TOLERANCES = {
+    "omitted": "",
+    "both None": ", rtol=None, atol=None",
+    "named, None": ", rtol=R, atol=T",
+    "numbers": ", rtol=1e-3, atol=1e-6",
+    "positional, exact": ", 0.0, 0.0",
+    "atol first": ", atol=1e-6, rtol=1e-3",
+}
+
+
+@st.composite
+def operand(draw: Any, values: list[float], scalar: bool) -> Any:
+    """``values`` (or their first) as a tensor of one of ``DTYPES``, a Python list, or a Python number."""
+    form = draw(st.sampled_from(["tensor", "python", "int", "bool"]))
+    dtype = draw(st.sampled_from(DTYPES)) if form == "tensor" else \
+        {"python": "float64", "int": "int64", "bool": "bool"}[form]
+    made = _tensor_values(values, dtype)
+    if form == "tensor":
+        return torch.tensor(made[0] if scalar else made, dtype=getattr(torch, dtype))
+    return made[0] if scalar else made
+
+
+@pytest.mark.differential("TU901")
+@pytest.mark.parametrize("tolerances", list(TOLERANCES))
+@given(data=st.data(), equal_nan=st.booleans())
+def test_operands_not_known_to_be_tensors(tolerances, data, equal_nan):
+    """Tensors of each dtype, lists, numbers (ints, floats, bools, NaN, infinities), near and far apart,
+    with tolerances omitted, None, given or not known until the code runs: the helper's conversions
+    (``torch.tensor(actual)``, ``torch.tensor(expected, dtype=actual.dtype)``) and tolerances."""
+    a, b = data.draw(pairs())
+    scalar = data.draw(st.booleans())
+    names = dict(A=data.draw(operand(a, scalar)), B=data.draw(operand(b, scalar)),
+                 R=data.draw(st.sampled_from([None, 0.0, 1e-3])), T=data.draw(st.sampled_from([None, 0.0, 1e-6])))
+    check(f"torch.testing.assert_allclose(A, B{TOLERANCES[tolerances]}, equal_nan={equal_nan})\n", **names)
+
+
+@pytest.mark.differential("TU901")
+@given(data=st.data())
+def test_operands_not_known_to_be_tensors_from_imported_with_a_message(data):
+    """``from torch.testing import assert_allclose`` (rewritten with the calls) and a message."""
+    a, b = data.draw(pairs())
+    names = dict(A=data.draw(operand(a, False)), B=data.draw(operand(b, False)))
+    code = ("from torch.testing import assert_allclose\n"
+            "def check(actual, expected, note):\n"
+            "    assert_allclose(actual, expected, msg=f'{note} differs')\n"
+            "    assert_allclose(actual[0], expected[0], 1e-2, 1e-2, msg=note)\n"
+            "check(A, B, 'x')\n")
+    new = rewritten("import torch\n" + code)
+    assert "assert_allclose(" not in new and "import assert_allclose" not in new, new
+    check(code, **names)
