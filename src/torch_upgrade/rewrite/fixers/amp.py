@@ -20,6 +20,13 @@ arguments keep their meaning (``*args`` and ``**kwargs`` too).
 
 ``autocast(**kwargs)`` keeps the old defaults in front of the mapping:
 ``torch.autocast("cuda", **{"dtype": torch.float16, "cache_enabled": True, **kwargs})``.
+
+``functools.partial(torch.cuda.amp.autocast, dtype=d)`` (timm's ``amp_autocast``) becomes
+``functools.partial(torch.autocast, "cuda", dtype=d, cache_enabled=True)``: the partial's own arguments
+as keywords, the old defaults written out. A keyword given where the partial is called still overrides
+them, as before. Its calls are not seen, and one that passes arguments by position (``enabled`` first
+in the old class) gets a TypeError from ``torch.autocast``, whose second parameter is ``dtype``: so this
+rewrite is unsafe.
 """
 
 from __future__ import annotations
@@ -30,11 +37,15 @@ import libcst as cst
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
-from torch_upgrade.core.model import Fix
+from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.context import FixContext
 from torch_upgrade.syntax.analysis import Reference
+from torch_upgrade.syntax.nodes import dotted
 
 AUTOCAST_PARAMS = ("enabled", "dtype", "cache_enabled")
+PARTIAL = "functools.partial"
+PARTIAL_UNSAFE = ("the partial's calls are not seen here: one that passes arguments by position (enabled first, "
+                  "in the old class) gets a TypeError from torch.autocast, whose second parameter is dtype")
 DEFAULT_DTYPE = {"cuda": "torch.float16", "cpu": "torch.bfloat16"}  # the old classes' defaults
 
 
@@ -42,14 +53,52 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if ref.qualname is None:
         return None
-    if call is None:  # the class as a value: only the class of an isinstance check is rewritten
-        return _isinstance(ref, ctx) if ref.qualname.endswith(".GradScaler") else None
     device = "cuda" if ref.qualname.startswith("torch.cuda.") else "cpu"
+    if call is None:  # the class as a value: the class of an isinstance check, the callable of a partial
+        if ref.qualname.endswith(".GradScaler"):
+            return _isinstance(ref, ctx)
+        return _partial(ref, ctx, device) if ref.qualname.endswith(".autocast") else None
     if ref.qualname.endswith(".autocast"):
         return _autocast(ref, ctx, call, device)
     if ref.qualname.endswith(".GradScaler"):
         return _scaler(ref, ctx, call, device)
     return None
+
+
+def _keywords(ctx: FixContext, call: cst.Call, args: list[cst.Arg], device: str) -> Optional[tuple[
+        list[A.Argument], tuple[ImportSpec, ...]]]:
+    """``args`` (the old class's arguments, none unpacked) as keywords in their order, then the old defaults
+    they leave out; None when they do not bind to the old signature."""
+    bound = A.bind(call.with_changes(args=args), AUTOCAST_PARAMS)
+    if bound is None:
+        return None
+    names = {id(arg): name for name, arg in bound.items()}
+    out: list[A.Argument] = [(names[id(arg)], arg.value) for arg in args]  # the call's order: evaluated as before
+    imports: tuple[ImportSpec, ...] = ()
+    if "dtype" not in bound:
+        dtype, imports = ctx.qualified(DEFAULT_DTYPE[device])
+        out.append(("dtype", dtype))
+    if "cache_enabled" not in bound:
+        out.append(("cache_enabled", cst.Name("True")))
+    return out, imports
+
+
+def _partial(ref: Reference, ctx: FixContext, device: str) -> Optional[Fix]:
+    """``functools.partial(torch.cuda.amp.autocast, ...)`` -> ``functools.partial(torch.autocast, "cuda", ...)``."""
+    partial = ref.parents[-1] if ref.parents else None
+    name = dotted(partial.func) if isinstance(partial, cst.Call) else None
+    if not isinstance(partial, cst.Call) or name is None or ctx.analysis.qualify(name, ref.scope)[0] != PARTIAL \
+            or not partial.args or partial.args[0].value is not ref.node or partial.args[0].keyword is not None \
+            or any(a.star for a in partial.args):
+        return None
+    keywords = _keywords(ctx, partial, list(partial.args[1:]), device)
+    if keywords is None:
+        return None
+    args, more = keywords
+    func, imports = ctx.qualified("torch.autocast")
+    new = A.call(partial.func, [(None, func), (None, A.string(device)), *args])
+    return A.replace(partial, new, tuple(dict.fromkeys(imports + more)), safety="unsafe", reason=PARTIAL_UNSAFE,
+                     requires="1.10")
 
 
 def _autocast(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
