@@ -13,8 +13,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from differential import assert_same_behaviour, rewrite, run, torch
-from test_differential_linalg import any_matrices, cholesky_inputs
+import numpy as np
+import scipy.linalg
+
+from differential import assert_matches_reference, assert_same_behaviour, rewrite, run, torch
+from test_differential_linalg import (F64, FLOATS, any_matrices, cholesky_inputs, close_for, make_singular, message_of,
+                                      old_solve, seeded, well_conditioned)
 from torch_upgrade.api import scan_source
 
 
@@ -77,3 +81,65 @@ def test_svd_reading_v_keeps_v_a_view_of_nothing_else():
     a = torch.randn(4, 3, dtype=torch.float64)
     u, s = run(code, {"A": a})
     assert torch.allclose(u @ torch.diag(s) @ torch.linalg.svd(a, full_matrices=False)[2], a)
+
+
+# ================================================================== TU201 torch.solve, LU read
+def old_solve_lu(B: "torch.Tensor", A: "torch.Tensor") -> tuple:
+    """torch.solve(B, A) as torch 1.9-1.11 computed it, both results: ``_linalg_broadcast_batch_dims`` expanded A
+    and B to their common batch shape, then ``_solve_helper`` ran LAPACK gesv (getrf, then getrs) on a copy of
+    A: the LU factor is getrf's, of the broadcast A (SciPy's ``lu_factor`` runs the same LAPACK routine)."""
+    solution = old_solve(B, A)
+    batch = torch.broadcast_shapes(B.shape[:-2], A.shape[:-2])
+    a = A.expand(*batch, *A.shape[-2:]).reshape(-1, *A.shape[-2:]).numpy()
+    lu = np.stack([scipy.linalg.lu_factor(m, check_finite=False)[0] for m in a]) if len(a) else a.copy()
+    return solution, torch.from_numpy(lu.reshape(*batch, *A.shape[-2:])).to(A.dtype)
+
+
+# (A's shape, B's columns): B is stated 2-D (B0.expand(n, k)), A a matrix or a batch of them
+SOLVE_LU_SHAPES = [((3, 3), 2), ((2, 3, 3), 1), ((1, 4, 4), 3), ((2, 2, 3, 3), 2)]
+
+
+@st.composite
+def solve_lu_inputs(draw):
+    a_shape, k = draw(st.sampled_from(SOLVE_LU_SHAPES))
+    dtype = draw(st.sampled_from(FLOATS))
+    a = well_conditioned(a_shape, dtype, draw(st.integers(0, 2**16)))
+    if draw(st.integers(0, 3)) == 0:
+        a = make_singular(a, "zero")
+    b = seeded((a_shape[-1], k), draw(st.sampled_from([dtype] * 4 + [torch.int64])), draw(st.integers(0, 2**16)))
+    return a, b
+
+
+@pytest.mark.differential("TU201")
+@given(data=solve_lu_inputs())
+def test_solve_keeping_the_lu_factor(data):
+    a, b = data
+    n, k = b.shape
+    code = (f"def f(A, B0: torch.Tensor):\n    B = B0.expand({n}, {k})\n    X, LU = torch.solve(B, A)\n"
+            f"    return X, LU\nout = f(A, B)\n")
+    assert "torch.linalg.lu_factor(A)" in rewrite("import torch\n" + code, "TU201", "1.13")
+    # getrf in torch's LAPACK and in SciPy's: equal to rounding
+    assert_matches_reference(code, lambda A, B: old_solve_lu(B, A), rules="TU201", low="1.13", close=close_for(a),
+                             A=a, B=b)
+
+
+def test_solve_keeping_the_lu_factor_of_a_batch_not_stated_is_advice():
+    """Where B may have batch dimensions A lacks, torch.solve's LU was A's broadcast to them: advice that writes
+    the broadcast out; the code it names gives the old LU."""
+    code = "import torch\ndef f(A, B):\n    X, LU = torch.solve(B, A)\n    return X, LU\n"
+    message = message_of(code, "TU201", "1.13")
+    assert "torch.broadcast_shapes(A.shape[:-2], B.shape[:-2])" in message
+    A, B = well_conditioned((3, 3), F64, 1), seeded((2, 3, 2), F64, 2)
+    LU, pivots = torch.linalg.lu_factor(A.expand(*torch.broadcast_shapes(A.shape[:-2], B.shape[:-2]), *A.shape[-2:]))
+    X = torch.linalg.lu_solve(LU, pivots, B)
+    old_x, old_lu = old_solve_lu(B, A)
+    assert LU.shape == old_lu.shape == (2, 3, 3) and torch.allclose(LU, old_lu) and torch.allclose(X, old_x)
+
+
+@pytest.mark.parametrize("code", [
+    "def f(A):\n    B = torch.ones(3, 2)\n    X, LU = torch.solve(B, A); print(LU)\n",  # two statements on the line
+    "def f(A, pivots):\n    B = torch.ones(3, 2)\n    X, LU = torch.solve(B, A)\n    return LU, pivots\n",
+    "def f(A, LU):\n    X, LU = torch.solve(LU.expand(3, 2), A)\n    return LU\n",  # B reads LU
+])
+def test_solve_keeping_the_lu_factor_not_rewritten(code):
+    rewrite("import torch\n" + code, "TU201", "1.13", changed=False)
