@@ -217,3 +217,23 @@ def test_operands_not_known_to_be_tensors_from_imported_with_a_message(data):
     new = rewritten("import torch\n" + code)
     assert "assert_allclose(" not in new and "import assert_allclose" not in new, new
     check(code, **names)
+
+
+def test_results_of_the_projects_functions_annotated_as_tensors_need_no_helper():
+    """A function of another file of the project annotated ``-> torch.Tensor`` (``syntax.project``'s
+    index, asked by ``syntax.dtypes.is_tensor``): its result is a tensor, so the tolerances given are
+    passed as they are, with no helper; a function not annotated goes through ``_allclose_inputs``."""
+    (_PROJECT / "shapes.py").write_text(
+        "import torch\n\n\ndef flip(x: torch.Tensor) -> torch.Tensor:\n    return x.flip(-1)\n\n\n"
+        "def unknown(x):\n    return x\n", encoding="utf-8")
+    try:
+        new = rewritten("import torch\nfrom shapes import flip, unknown\n\n\ndef test_flip(x):\n"
+                        "    out = flip(x)\n"
+                        "    expected = torch.ones(3)\n"
+                        "    torch.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)\n"
+                        "    torch.testing.assert_allclose(unknown(x), expected, rtol=1e-4, atol=1e-4)\n")
+    finally:
+        (_PROJECT / "shapes.py").unlink()
+    assert "torch.testing.assert_close(out, expected, rtol=1e-4, atol=1e-4, equal_nan=True, check_dtype=False, " \
+        "check_stride=False)" in new, new
+    assert "torch.testing.assert_close(**_allclose_inputs(unknown(x), expected, rtol=1e-4, atol=1e-4), " in new, new

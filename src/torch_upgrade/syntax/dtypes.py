@@ -615,8 +615,11 @@ def _plain(node: cst.BaseExpression) -> bool:
 
 def is_tensor(analysis: Analysis, expr: cst.BaseExpression, site: "_SiteLike") -> Optional[bool]:
     """Whether ``expr`` is a tensor: True, False (a Python value), or None when not known; from
-    ``syntax.provenance`` and, where it is not sure, from what the dtype inference shows."""
-    kind = provenance_of(analysis).of(expr, site)
+    ``syntax.provenance`` (with the project's index, so that a function of another file of the project
+    annotated ``-> Tensor``, or returning only tensors, counts) and, where it is not sure, from what the
+    dtype inference shows."""
+    index = analysis.project if isinstance(analysis.project, FileIndex) else None
+    kind = provenance_of(analysis, index).of(expr, site)
     if kind == CERTAIN:
         return True
     value = dtypes_of(analysis).value(expr, site.scope)
