@@ -208,6 +208,29 @@ def test_from_import_merges_into_an_existing_one_without_duplicates(tmp_path):
                                      "a = functional_call(m, p, (x,))\nb = functional_call(m, p, (y,))\nc = vmap(f)\n")
 
 
+def test_a_moved_import_is_rewritten_where_it_stands(tmp_path):
+    code = ("import torch\nfrom torch.utils.data._utils.collate import default_collate as collate\nimport numpy as np\n\n"
+            "batch = collate(samples)\n")
+    assert fixed(tmp_path, code, low="1.11") == (
+        "import torch\nfrom torch.utils.data import default_collate as collate\nimport numpy as np\n\n"
+        "batch = collate(samples)\n")
+
+
+def test_a_moved_import_inside_a_function_stays_there(tmp_path):
+    code = ("import os\n\ndef batch(x):\n    from torch.utils.data._utils.collate import default_collate\n"
+            "    return default_collate(x)\n")
+    out = fixed(tmp_path, code, low="1.11")
+    assert out == code.replace("torch.utils.data._utils.collate", "torch.utils.data")
+
+
+def test_a_moved_import_joins_an_existing_import_of_its_new_module(tmp_path):
+    code = ("from torch.utils.data import DataLoader\nimport numpy as np\n"
+            "from torch.utils.data._utils.collate import default_collate\nloader = DataLoader(d, collate_fn=default_collate)\n")
+    assert fixed(tmp_path, code, low="1.11") == (
+        "from torch.utils.data import DataLoader, default_collate\nimport numpy as np\n"
+        "loader = DataLoader(d, collate_fn=default_collate)\n")
+
+
 def test_sdpa_kernel_imports_are_added_once(tmp_path):
     code = ("import torch\n"
             "with torch.backends.cuda.sdp_kernel(enable_math=False):\n    pass\n"

@@ -19,15 +19,20 @@ _Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.C
 class Applier(CommentKeeper):
     """Node replacements and import moves, by the identity of the nodes they replace."""
 
-    def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]]) -> None:
+    def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]],
+                 in_place: Optional[dict[int, list[ImportSpec]]] = None) -> None:
         super().__init__()
         self.replacements = replacements
         self.moves = moves
+        self.in_place = in_place or {}
 
     def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> _Replacement:
         new = self.replacements.get(id(original_node))
         if new is not None:
             return new
+        specs = self.in_place.get(id(original_node))
+        if specs is not None and isinstance(updated_node, cst.ImportFrom):
+            return _rewritten_in_place(updated_node, specs)
         if isinstance(original_node, cst.ImportFrom) and id(original_node) in self.moves \
                 and not isinstance(original_node.names, cst.ImportStar):  # a moved alias is one of its names
             gone = {id(a) for a in self.moves[id(original_node)]}
@@ -67,11 +72,13 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
     replacements: dict[int, _Replacement] = {}
     covered: dict[int, Fix] = {}  # every node inside a replaced node -> the fix replacing it
     moves: dict[int, list[cst.ImportAlias]] = defaultdict(list)
-    imports: list[ImportSpec] = []
     released: set[str] = set()
     applied = 0
     moved: dict[int, tuple[str, str, Fix]] = {}  # alias -> (module, name, fix)
     moving: dict[int, Fix] = {}  # import statement an alias moves out of -> the fix moving it
+    statements: dict[int, cst.ImportFrom] = {}  # the statements aliases move out of
+    move_specs: dict[int, ImportSpec] = {}  # moved alias -> the import it becomes
+    wanted: list[tuple[Optional[int], ImportSpec]] = []  # the imports to add, in order (a move's: its statement)
     for fix in fixes:
         nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
         if len({id(n) for n in nodes}) != len(nodes):
@@ -99,18 +106,62 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
                 moved[id(edit.alias)] = (edit.module, edit.name, fix)
                 moving.setdefault(id(edit.statement), fix)
                 moves[id(edit.statement)].append(edit.alias)
+                statements[id(edit.statement)] = edit.statement
                 # keep the name the file uses: `from torch import ger` -> `from torch import outer as ger`
                 local = dotted(edit.alias.asname.name) if edit.alias.asname else dotted(edit.alias.name)
-                imports.append(ImportSpec(edit.module, edit.name, None if local == edit.name else local))
-        imports.extend(fix.imports)
+                move_specs[id(edit.alias)] = ImportSpec(edit.module, edit.name, None if local == edit.name else local)
+                wanted.append((id(edit.statement), move_specs[id(edit.alias)]))
+        wanted.extend((None, spec) for spec in fix.imports)
         released.update(fix.released)
         applied += 1
     if not applied:
         return module, 0
-    new = module.visit(Applier(replacements, moves))
+    in_place = _moved_in_place(module, statements, moves, move_specs)
+    imports = [spec for statement, spec in wanted if statement not in in_place]
+    new = module.visit(Applier(replacements, moves, in_place))
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
     return _no_leading_blank(module, new), applied
+
+
+def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
+                    moves: dict[int, list[cst.ImportAlias]], specs: dict[int, ImportSpec]) -> dict[int, list[ImportSpec]]:
+    """The import statements rewritten where they stand, rather than emptied and their names imported
+    again after the file's first imports: those every name of which moves to one module (by the fixes
+    applied together: a file's fixes are first applied one by one, see ``rewrite.text.alone``, so a
+    statement of several names moved by several fixes still goes the other way), as long as no
+    top-level import of that module exists (the names join it then) and none of them is imported
+    already. An import inside a function stays there; the file's order of imports too."""
+    out: dict[int, list[ImportSpec]] = {}
+    for key, aliases in moves.items():
+        statement = statements[key]
+        if isinstance(statement.names, cst.ImportStar) or len(aliases) != len(statement.names):
+            continue
+        moved = [specs[id(alias)] for alias in statement.names]
+        target = moved[0].module
+        if any(spec.module != target for spec in moved) or any(binds(module, spec) for spec in moved) or any(
+                isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
+                and dotted(small.module) == target for _, small in _top_imports(module)):
+            continue
+        out[key] = moved
+    return out
+
+
+def _rewritten_in_place(statement: cst.ImportFrom, specs: list[ImportSpec]) -> cst.ImportFrom:
+    """``from old import a, b as c`` as ``from new import a2, b2 as c``: each alias keeps its
+    place, commas and spacing."""
+    assert not isinstance(statement.names, cst.ImportStar)  # see _moved_in_place
+    names = []
+    for alias, spec in zip(statement.names, specs):
+        assert spec.name is not None  # a moved alias becomes a `from` import
+        asname = None
+        if spec.asname is not None:
+            asname = alias.asname.with_changes(name=cst.Name(spec.asname)) if alias.asname else \
+                cst.AsName(name=cst.Name(spec.asname))
+        names.append(alias.with_changes(name=cst.parse_expression(spec.name), asname=asname))
+    module = cst.parse_expression(specs[0].module)
+    assert isinstance(module, (cst.Name, cst.Attribute))  # a dotted module name
+    return statement.with_changes(module=module, relative=(), names=names)
 
 
 def _no_leading_blank(old: cst.Module, new: cst.Module) -> cst.Module:
