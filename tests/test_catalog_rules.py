@@ -255,7 +255,7 @@ def test_fix_safety(code, low, safety):
 
 
 @pytest.mark.parametrize("code", [
-    "import torch\nU, S, V = torch.svd(A)\nprint(V)\n",  # V is read
+    "import torch\nU, S, V = torch.svd(A); print(V)\n",  # V is read, on a line V = V.mH cannot follow
     "import torch\nm = torch.nn.parallel.DistributedDataParallel(net, broadcast_buffers=False)\n",
     "import torch\nm = torch.nn.parallel.DistributedDataParallel(net, broadcast_buffers=True, **extra)\n",
     "import torch\nn = torch.cross(a, b)\n",

@@ -95,6 +95,11 @@ def ref_svd_u_s(A):  # U up to the signs of its columns (the singular values are
     return _t(np.abs(u)), _t(s)
 
 
+def ref_svd_v(A):  # V up to the signs of its columns (the singular values are distinct)
+    _, _, vh = np.linalg.svd(_np(A), full_matrices=False)
+    return _t(np.abs(vh.T))
+
+
 def ref_singular_values(A):
     return _t(np.linalg.svd(_np(A), compute_uv=False))
 
@@ -219,7 +224,8 @@ CASES = [
     Case("TU220", "out = {c}.S", "torch.svd(A)", "A.svd()", "tall", ref_singular_values),
     Case("TU220", "_, S, _ = {c}\nout = S", "torch.svd(A, compute_uv=False)", "A.svd(compute_uv=False)", "tall",
          ref_singular_values),
-    Case("TU220", "U, S, V = {c}\nout = V", "torch.svd(A)", "A.svd()", "tall"),
+    Case("TU220", "U, S, V = {c}\nout = V.abs()", "torch.svd(A)", "A.svd()", "tall", ref_svd_v),  # V = V.mH next
+    Case("TU220", "U, S, V = {c}; out = V", "torch.svd(A)", "A.svd()", "tall"),  # no line of its own for V = V.mH
     Case("TU220", "out = {c}[2]", "torch.svd(A)", "A.svd()", "tall"),
     # TU211 torch.triangular_solve(B, A) / B.triangular_solve(A): the solution alone
     Case("TU211", "X, _ = {c}\nout = X", "torch.triangular_solve(B, A)", "B.triangular_solve(A)",
