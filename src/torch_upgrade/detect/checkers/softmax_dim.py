@@ -3,9 +3,10 @@
 With ``dim`` missing or None, ``F.softmax``, ``F.log_softmax`` and ``F.softmin`` (and the modules
 ``nn.Softmax``, ``nn.LogSoftmax``, ``nn.Softmin``, which pass their ``dim``) warn on every call and
 pick ``dim = 0`` for 0-, 1- and 3-D input, else 1 (``torch.nn.functional._get_softmax_dim`` in 2.13).
-Which one that is depends on the input's rank, so the finding is advice: pass the dimension that was
-meant (usually ``dim=-1`` or ``dim=1``). Calls whose arguments are unpacked (``*args``, ``**kw``) may
-pass it and are not reported.
+Which one that is depends on the input's rank: where the code states it, the fix (``rewrite.fixers.softmax_dim``)
+writes the dim torch picked; elsewhere the finding is advice: pass the dimension that was meant (usually
+``dim=-1`` or ``dim=1``). Calls whose arguments are unpacked (``*args``, ``**kw``) may pass it and are not
+reported.
 """
 
 from __future__ import annotations
