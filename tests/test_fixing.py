@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 
 import libcst as cst
 import pytest
@@ -57,6 +58,15 @@ def test_text_report_marks_each_finding_and_counts_them(mixed):
     assert "fixable (--fix)" in out
     assert "manual change" in out
     assert "1 fixable with --fix, 1 more with --unsafe-fixes, 2 need a person." in out  # apex: its import and its use
+
+
+def test_text_report_numbers_removed_lines_as_in_the_file_and_added_ones_as_in_the_fixed_file(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["torch>=1.9"]\n')
+    (tmp_path / "shim.py").write_text("import torch\n\nif hasattr(torch, 'inference_mode'):\n"
+                                      "    mode = torch.inference_mode\n    ready = True\n")
+    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--select", "TU980", "--no-cache"])
+    rows = [line.split(None, 2)[:2] for line in result.output.splitlines() if re.match(r"\s+\d+ [-+] ", line)]
+    assert rows == [["3", "-"], ["4", "-"], ["5", "-"], ["3", "+"], ["4", "+"]], result.output
 
 
 def test_fix_applies_safe_ones_and_unsafe_only_on_request(mixed):
