@@ -12,6 +12,13 @@ time of ``torch_upgrade.scan_source`` on the same text for comparison.
     python benchmarks/lsp.py                # 30 keystrokes after 5 warm-up ones
     python benchmarks/lsp.py --lines 4000   # the same on a ~4,000-line generated file
     python benchmarks/lsp.py --rounds 100 --file path/to/big_module.py --scan-source
+    python benchmarks/lsp.py --lines 4000 --in-process          # the server's check alone, CPU and wall
+    python benchmarks/lsp.py --lines 4000 --in-process --whole  # ... with every text checked whole
+
+``--in-process`` calls the server's ``Analyzer.check`` on the same keystrokes in this process (no
+JSON-RPC, no thread switches to the server's event loop): the CPU time of the process per keystroke
+(the measure to compare on a loaded machine) and the wall time, and how many keystrokes were answered
+from the last text's findings (``lsp.incremental``); ``--whole`` checks every text whole instead.
 """
 
 from __future__ import annotations
@@ -178,6 +185,52 @@ async def measure(text: str, path: Path, rounds: int, warmup: int) -> dict:
     }
 
 
+def keystrokes(text: str, count: int) -> tuple[list[str], int]:
+    """The texts of ``count`` keystrokes typed into a name in the middle of ``text`` (as ``measure``
+    types), and how many characters go before the first measured one (a comment's start)."""
+    lines = text.splitlines(keepends=True)
+    middle = len(lines) // 2
+    while not lines[middle].lstrip().startswith(("correct = ", "return ")) and middle < len(lines) - 1:
+        middle += 1
+    name_end = len(lines[middle]) - len(lines[middle].lstrip()) + len(lines[middle].lstrip().split()[0])
+    prefix = ""
+    if lines[middle].lstrip().startswith("return "):  # --file: type into a comment after "return"
+        name_end, prefix = len(lines[middle].rstrip("\r\n")), "  # "
+    at = sum(map(len, lines[:middle])) + name_end
+    typed = prefix + "".join(chr(ord("a") + i % 26) for i in range(count))
+    return [text[:at] + typed[:n] + text[at:] for n in range(1, len(typed) + 1)], len(prefix)
+
+
+def measure_in_process(text: str, path: Path, rounds: int, warmup: int, whole: bool) -> dict:
+    """``Analyzer.check`` per keystroke in this process: CPU time of the process (every thread) and wall."""
+    sys.path.insert(0, str(REPO / "src"))
+    from torch_upgrade.lsp.analysis import Analyzer
+
+    analyzer = Analyzer(incremental=not whole)
+    started = time.perf_counter()
+    findings = len(analyzer.check(text, path).findings)
+    opened = time.perf_counter()
+    texts, prefix = keystrokes(text, rounds + warmup)
+    cpu, wall = [], []
+    for index, typed in enumerate(texts):
+        before, start = time.process_time(), time.perf_counter()
+        outcome = analyzer.check(typed, path)
+        elapsed, spent = time.perf_counter() - start, time.process_time() - before
+        assert len(outcome.findings) == findings, f"keystroke {index}: {len(outcome.findings)} findings, expected {findings}"
+        if index >= warmup + prefix:
+            cpu.append(spent)
+            wall.append(elapsed)
+    answered = analyzer._incremental.answered
+    return {
+        "lines": text.count("\n"), "findings": findings, "rounds": len(cpu), "whole": whole,
+        "first_check_s": round(opened - started, 3),
+        "cpu_median_ms": round(statistics.median(cpu) * 1000, 1), "cpu_p95_ms": round(_quantile(cpu, 0.95) * 1000, 1),
+        "wall_median_ms": round(statistics.median(wall) * 1000, 1),
+        "wall_p95_ms": round(_quantile(wall, 0.95) * 1000, 1),
+        "answered_alone": answered, "checked_whole": dict(analyzer._incremental.whole),
+    }
+
+
 def _quantile(times: list[float], q: float) -> float:
     """The ``q`` quantile of ``times`` (nearest rank: a measured value, never interpolated)."""
     ordered = sorted(times)
@@ -218,6 +271,10 @@ def main() -> None:
                         help="the torch the generated project pins (its window's lower bound; default 1.6)")
     parser.add_argument("--scan-source", action="store_true",
                         help="also time torch_upgrade.scan_source on the same text, in process")
+    parser.add_argument("--in-process", action="store_true",
+                        help="time the server's check in this process instead of the server (CPU and wall)")
+    parser.add_argument("--whole", action="store_true",
+                        help="with --in-process: check every text whole (no answer from the last text's findings)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="torch-upgrade-lsp-bench-") as work:
@@ -229,13 +286,25 @@ def main() -> None:
             (root / "requirements.txt").write_text(f"torch=={args.low}\n", encoding="utf-8")
             path = root / "train_module.py"
             text = generated(args.lines)
-        result = asyncio.run(measure(text, path, args.rounds, args.warmup))
+        if args.in_process:
+            result = measure_in_process(text, path, args.rounds, args.warmup, args.whole)
+        else:
+            result = asyncio.run(measure(text, path, args.rounds, args.warmup))
         if args.scan_source:
             result["scan_source_ms"] = scan_source_ms(text, path)
     result["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
                         f"Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"
     if args.json:
         print(json.dumps(result, indent=2))
+        return
+    if args.in_process:
+        print(f"{path.name}: {result['lines']} lines, {result['findings']} findings; first check "
+              f"{result['first_check_s']} s")
+        print(f"Analyzer.check over {result['rounds']} keystrokes{' (whole)' if args.whole else ''}: CPU median "
+              f"{result['cpu_median_ms']} ms (p95 {result['cpu_p95_ms']}), wall median {result['wall_median_ms']} ms "
+              f"(p95 {result['wall_p95_ms']}); answered alone {result['answered_alone']}, checked whole "
+              f"{result['checked_whole']}")
+        print(result["machine"])
         return
     print(f"{path.name}: {result['lines']} lines, {result['findings']} diagnostics")
     print(f"start + initialize {result['start_and_initialize_s']} s; first diagnostics {result['first_diagnostics_s']} s")

@@ -197,3 +197,119 @@ def _place_after_keystrokes(reparser: Any, rng: random.Random, whole: Any, locat
             placed += bool(parsed.spans)
             text = new
     assert placed >= 10
+
+
+# a module with what the findings of one statement may depend on elsewhere: imports read by flagged and
+# unflagged code, module-level values, a helper called from other functions, a big class, a nested class
+MODULE = '''"""A module of the shapes the incremental check must tell apart."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import qr as old_qr
+
+EPS = 1e-8
+DEVICE = torch.device("cpu")
+__all__ = ["helper"]
+
+
+def helper(x):
+    return torch.symeig(x)
+
+
+def uses_helper(x):
+    return helper(x)[0] + EPS
+
+
+def plain_function(weight):
+    correct = F.relu(weight)
+    return torch.diagonal(correct)
+
+
+def with_old_qr(weight):
+    q, r = old_qr(weight)
+    return q
+
+
+class Big(nn.Module):
+    class Inner:
+        pass
+
+''' + "".join(f'''
+    def method_{i}(self, weight):
+        correct = weight * {i}
+        return torch.qr(correct)[0] if {i} % 3 == 0 else F.relu(correct)
+''' for i in range(25)) + '''
+
+def last(weight):
+    return nn.functional.relu(weight)
+'''
+SNIPPETS = ["torch.qr(weight)", "torch.svd(weight)", "old_qr(weight)", "F.relu(weight)", "helper(weight)",
+            "Big.Inner()", "nn.Linear(2, 2)", "EPS", "torch.cuda.amp.autocast()", "x.backward()"]
+LINES = ["    global EPS\n", "import torch.nn.functional as G\n", "EPS = 2e-8\n", "from torch import *\n",
+         "    y = torch.rfft(weight, 2)\n", "class Inner:\n    pass\n", "def helper2(x):\n    return helper(x)\n",
+         "    z = old_qr\n", "DEVICE = torch.device('cuda')\n"]
+
+
+def _module_edits(text: str, rng: random.Random) -> list[str]:
+    """Keystrokes into a big class's methods, into functions that read imports and module-level values,
+    into the imports and values themselves, and lines that add or take away a finding."""
+    lines = text.splitlines(keepends=True)
+    kind = rng.random()
+    if kind < 0.45:  # type a snippet into a line, a character at a time, then take it back
+        row = rng.choice([i for i, line in enumerate(lines) if "correct" in line or "weight" in line
+                          or line.startswith(("import", "from", "EPS", "DEVICE"))])
+        line = lines[row]
+        at = sum(map(len, lines[:row])) + len(line.rstrip("\n"))
+        snippet = rng.choice(SNIPPETS)
+        start = text[:at] + ("  # " if line.startswith(("import", "from")) else " + ")
+        if line.strip().startswith(("def ", "class ", "return", "@")) or line.rstrip().endswith(":"):
+            start = text[:at] + "  # "
+        typed = [start + snippet[:n] + text[at:] for n in range(1, len(snippet) + 1)]
+        return typed[:: max(1, len(typed) // 6)] + [typed[-1], text]
+    if kind < 0.8:  # paste a line, then maybe cut it again
+        row = rng.randrange(len(lines) + 1)
+        indented = lines[row - 1].startswith(" ") if 0 < row <= len(lines) else False
+        choice = rng.choice([line for line in LINES if line.startswith(" ") == indented] or LINES)
+        pasted = "".join(lines[:row] + [choice] + lines[row:])
+        return [pasted, text] if rng.random() < 0.5 else [pasted]
+    row = rng.randrange(len(lines))  # cut a line
+    return ["".join(lines[:row] + lines[row + 1:])]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_keystrokes_in_classes_imports_and_module_values_report_what_a_fresh_scan_does(tmp_path: Path,
+                                                                                       seed: int) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==1.6\n", encoding="utf-8")
+    path = tmp_path / "module.py"
+    analyzer = Analyzer()
+    text = MODULE
+    _same_as_fresh(analyzer.check(text, path), text, path)
+    rng = random.Random(seed)
+    checked = 0
+    while checked < 60:
+        for new in _module_edits(text, rng):
+            _same_as_fresh(analyzer.check(new, path), new, path)
+            checked += 1
+            if not analyzer.check(new, path).problems:
+                text = new
+    assert analyzer._incremental.answered >= 10  # the keystrokes inside functions and classes alone
+
+
+def test_a_keystroke_that_adds_or_takes_away_a_finding_is_answered_alone(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==1.6\n", encoding="utf-8")
+    path = tmp_path / "module.py"
+    analyzer = Analyzer()
+    _same_as_fresh(analyzer.check(MODULE, path), MODULE, path)
+    at = MODULE.index("    return torch.diagonal(correct)")
+    # the rule's words are in the file already: the same rules are selected; a text that does not parse
+    # between two that do leaves the last one's findings the base
+    typed = ["    torch\n", "    torch.\n", "    torch.qr\n", "    torch.qr(\n", "    torch.qr(weight)\n",
+             "    torch.qr(weight) + 1\n", "    torch.qr(weight) +\n", "    torch.qr(weight)\n"]
+    texts = [MODULE[:at] + line + MODULE[at:] for line in typed] + [MODULE]
+    for text in texts:
+        _same_as_fresh(analyzer.check(text, path), text, path)
+    counts = [len(analyzer.check(text, path).findings) for text in texts]
+    assert counts[-2] == counts[-1] + 1 == counts[0] + 1
+    # each new text that parses (the others are answered from the results kept by content)
+    assert analyzer._incremental.answered == len({text for text, count in zip(texts, counts) if count} - {MODULE})

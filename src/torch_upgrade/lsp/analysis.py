@@ -41,10 +41,13 @@ from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.textedits import apply_edits, take
 from torch_upgrade.engine.scan import scan_text, shipped_rules
 from torch_upgrade.pipeline.context import Context
+from torch_upgrade.lsp.incremental import Incremental
 from torch_upgrade.lsp.positions import Lines
 from torch_upgrade.report.rules_view import explain_text
 from torch_upgrade.syntax.positions import remember as remember_positions
+from torch_upgrade.syntax.parse import Parsed
 from torch_upgrade.syntax.reparse import Reparser
+from torch_upgrade.io.source import is_notebook
 
 REMEMBERED_STATEMENTS = 4096  # statements whose generated positions are kept (syntax.positions.remember)
 MAX_FIX_PASSES = 8  # as --fix: passes of non-overlapping fixes until nothing is left to apply
@@ -112,7 +115,7 @@ def _where(path: Optional[Path]) -> tuple[Path, Path, str]:
 class Analyzer:
     """Scans documents for the server; one thread at a time."""
 
-    def __init__(self, remember: int = 16) -> None:
+    def __init__(self, remember: int = 16, incremental: bool = True) -> None:
         remember_positions(REMEMBERED_STATEMENTS)  # a statement a keystroke left as it was is not generated again
         self._outcomes: _Recent[tuple[Hashable, ...], Outcome] = _Recent(remember)
         self._parsers: _Recent[str, Reparser] = _Recent(remember)  # by document
@@ -121,6 +124,8 @@ class Analyzer:
         # per settings: the rules they were selected from, the context, when it was built
         self._contexts: _Recent[Settings, tuple[RuleSet, Context, float]] = _Recent(4)
         self._refreshed = False  # see ``refresh``
+        self._incremental = Incremental()  # each document's findings per statement (``lsp.incremental``)
+        self._answer_alone = incremental  # False: every text is checked whole (benchmarks compare)
 
     def refresh(self) -> None:
         """Build the contexts again at the next check (files of the project may have been added,
@@ -143,6 +148,7 @@ class Analyzer:
             self._refreshed = False
             self._contexts.items.clear()
             self._outcomes.items.clear()
+            self._incremental.clear()
         where, start, rel = _where(path)
         try:
             resolved = api.resolve([start], fix_edits=False)
@@ -155,9 +161,21 @@ class Analyzer:
         parser = self._parsers.get(str(where), Reparser)
         settings = resolved.settings
         assert not settings.rewriting  # resolved without fixes: ``engine.scan.scan_text``'s context is this one
-        result = scan_text(text, where, rel, settings, parser=parser.parse, ctx=self.context(settings, resolved.rules))
+        ctx = self.context(settings, resolved.rules)
+        try:
+            parsed: Optional[Parsed] = parser.parse(text)
+        except Exception:  # reported by the whole check below
+            parsed = None
+        if parsed is not None and self._answer_alone and not is_notebook(where):
+            found = self._incremental.check(where, rel, ctx, text, parsed, resolved)
+            if found is not None:
+                return Outcome(found, ())
+        result = scan_text(text, where, rel, settings, parser=parser.parse, ctx=ctx)
         report = api.report_of(result, resolved.notes)
         problems = tuple(_problem(text, error.message) for error in report.errors)
+        if parsed is not None and self._answer_alone and not problems and not is_notebook(where):
+            self._incremental.remember(where, ctx, text, parsed, report.findings)
+        # else the last text that was analysed stays the base: typing goes through code that does not parse
         return Outcome(report.findings, problems)
 
     def fixes(self, text: str, path: Optional[Path], finding: Finding) -> Report:

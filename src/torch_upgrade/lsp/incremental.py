@@ -1,0 +1,520 @@
+"""A keystroke's findings from the last text's, where the keystroke changed only functions or classes
+that nothing else in the file names: only those are analysed again.
+
+A whole check of a 4,000-line module costs 300-700 ms of CPU, nearly all of it in the analysis of
+statements the keystroke left as they were (``syntax.reparse`` hands back the very statement objects
+of the pieces it did not parse again). ``Incremental`` keeps, per document, the findings of each
+module-level statement (lines counted from the statement's first line). After a keystroke the
+statements that are not the same objects as before are the changed ones; when every condition below
+holds, they are analysed in a module made of them and the module's other statements that are not
+functions or classes (imports, assignments, ``if``/``try`` blocks: the "glue"), with the rules the
+whole text selects (``Context.for_text``), and their findings replace the old ones; the other
+statements' findings are moved by the lines the change added or removed. Anything else checks the
+whole text again (``None`` from ``check``).
+
+Exactness, as the engine reports the whole text (``tests/test_lsp_incremental.py`` compares every
+keystroke of random editing with a fresh ``scan_source``), rests on these conditions, each
+conservative (names are compared as words of the code, strings and comments included):
+
+- the changed statements, before and after, are module-level functions and classes, binding the same
+  names; no other statement names them (no call of them, no ``__all__`` entry, no compatibility shim
+  reading them: the matcher's ``_quiet_in_old_branches`` asks whether the file reads a function), nor
+  a class they define at any depth (``syntax.provenance`` finds the file's classes by name);
+- they name no function or class defined elsewhere in the file (what one returns, which class a
+  class derives from), no ``global``, and of the glue's names only these: ``import torch`` (a package
+  root, whose import line the matcher never reports for its uses), plain module-level values
+  (``EPS = 1e-8``), and other imports (``import torch.nn as nn``) that some unchanged function or class
+  reads where no rule can flag the read (``Incremental._anchored``): an import whose every read is
+  flagged has its import line reported (``detect.matching._import_lines``); an import with a
+  finding of its own may carry its uses' fixes, and a star import binds names no one can tell;
+- the file has no suppression comment (``# torch-upgrade: ignore``, ``# noqa``): they make unused
+  suppressions findings of the whole file;
+- the rules the first pass selects are the same as for the last text, and every checker among them
+  is one whose findings in a function or class depend on that statement and the glue alone
+  (``LOCAL_CHECKERS``, read for that), or one with project-level facts only (``FACT_CHECKERS``: a
+  fold over the file's references) whose words the changed statements do not hold, before or after:
+  they then add nothing to the file's facts, which stay as they were (the project-level findings
+  move with the statement they point at);
+- no project-level rule yields to another (``yields_to``) while the rules with findings change.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Optional, Sequence, cast
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from torch_upgrade import api
+from torch_upgrade.api import Finding
+from torch_upgrade.core import collector
+from torch_upgrade.core.model import FileResult, ScanResult
+from torch_upgrade.core.paths import ignored_by_path
+from torch_upgrade.core.versions import LIBRARIES
+from torch_upgrade.detect.checkers import compile_opportunity
+from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.checkers.channels_last import CONV2D
+from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.io.source import SourceFile
+from torch_upgrade.pipeline.context import Context
+from torch_upgrade.pipeline.unit import _analyse, file_unit, portable
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import subtree
+from torch_upgrade.syntax.parse import Parsed, on_big_stack
+from torch_upgrade.syntax.positions import _whole_module
+
+# checkers whose findings in a module-level function or class depend only on that statement and the
+# module's other statements that are not functions or classes (read for it: they look at one function
+# or class at a time, at module-level bindings, and at what ``syntax.provenance`` says of names bound
+# there); the module scope's own flow is glue only, except ``zero_grad``'s (see ``_checkers_allow``)
+LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtraction", "transpose_nd", "zero_grad",
+                            "zero_grad_zeros", "scalar_index"})
+# checkers whose findings share one fix made of all of them (TU980's: every dead guard of the file goes
+# together), each finding decided by its own statement and the glue: allowed while the file has none
+# of their findings, before and after the keystroke
+ALONE_CHECKERS = frozenset({"dead_shim"})
+# checkers with project-level facts only, each a fold over the file's references and calls: a statement
+# that holds none of their words adds nothing to it (through ``import torch`` and plain values only)
+FACT_CHECKERS = frozenset({"native_amp", "tf32", "tf32_conv", "channels_last", "compile_opportunity"})
+# package roots whose import line the matcher never reports for the uses it reads (``matching._EVERYWHERE``)
+_ROOTS = frozenset({"torch", *LIBRARIES})
+_WORD = re.compile(r"\w+")
+_CLASS = re.compile(r"\bclass\s+(\w+)")
+_MARKERS = re.compile(r"torch-upgrade|noqa", re.IGNORECASE)  # io.suppress's: a comment that may suppress
+_DEFINITION = (cst.FunctionDef, cst.ClassDef)
+
+
+@dataclass
+class _Statement:
+    """A module-level statement and what is kept of it between keystrokes."""
+
+    node: cst.CSTNode
+    code: str
+    lines: int  # line breaks in its code
+    words: frozenset[str]
+    classes: frozenset[str]  # the names of the classes it defines, at any depth (as words: a guess)
+    findings: tuple[Finding, ...] = ()  # lines counted from its first line (0)
+    glue: Optional[dict[str, str]] = None  # for glue: the names it binds and how (``_glue_names``)
+    anchors: Optional[frozenset[str]] = None  # for a function or class: see ``Incremental._anchored``
+    facts: Optional[tuple[object, ...]] = None  # for a function or class: see ``_facts_of``
+
+    @property
+    def name(self) -> Optional[str]:
+        """The name a function or class binds (None for glue)."""
+        return self.node.name.value if isinstance(self.node, _DEFINITION) else None
+
+
+@dataclass
+class _State:
+    """The last text checked of a document, its statements and findings."""
+
+    ctx: Context
+    rules: frozenset[str]  # the ids of the rules the first pass selected
+    module: cst.Module
+    statements: list[_Statement]
+    kinds: frozenset[str]  # the rule ids of its findings
+
+
+def _statement(module: cst.Module, node: cst.CSTNode) -> _Statement:
+    code = module.code_for_node(node)
+    return _Statement(node, code, code.count("\n"), frozenset(_WORD.findall(code)), frozenset(_CLASS.findall(code)))
+
+
+def _glue(module: cst.Module) -> list[int]:
+    return [id(node) for node in module.body if not isinstance(node, _DEFINITION)]
+
+
+def _starts(module: cst.Module, statements: Sequence[_Statement]) -> list[int]:
+    """The 1-based first line of each statement."""
+    line = 1 + len(module.header)
+    out = []
+    for statement in statements:
+        out.append(line)
+        line += statement.lines
+    return out
+
+
+def _glue_names(statement: _Statement) -> dict[str, str]:
+    """The names a glue statement binds at module level, each with how: ``root`` (``import torch``, a
+    package root, at the top level), ``import`` (another import, at the top level: ``import torch.nn as
+    nn``), ``plain`` (a value that is no name or attribute, assigned at the top level: ``EPS = 1e-8``) or
+    ``other`` (anything else, or bound twice in two ways). A star import binds ``*``."""
+    if statement.glue is not None:
+        return statement.glue
+    out: dict[str, str] = {}
+
+    def bind(name: str, how: str) -> None:
+        out[name] = how if out.get(name, how) == how else "other"
+
+    try:
+        tree: Optional[ast.Module] = ast.parse(statement.code.strip("\n") + "\n")
+    except SyntaxError:
+        tree = None
+    if tree is None:
+        bind("*", "other")
+    else:
+        for top in tree.body:
+            if isinstance(top, (ast.Import, ast.ImportFrom)):
+                for alias in top.names:
+                    if alias.name == "*":
+                        bind("*", "other")
+                    elif isinstance(top, ast.Import) and alias.asname is None and alias.name in _ROOTS:
+                        bind(alias.name, "root")
+                    else:
+                        bind(alias.asname or alias.name.split(".", 1)[0], "import")
+                continue
+            plain = isinstance(top, (ast.Assign, ast.AnnAssign)) and top.value is not None and \
+                not isinstance(top.value, (ast.Name, ast.Attribute))
+            targets = [t for t in (top.targets if isinstance(top, ast.Assign) else
+                                   [top.target] if isinstance(top, ast.AnnAssign) else [])
+                       if isinstance(t, ast.Name)]
+            for target in targets:
+                bind(target.id, "plain" if plain else "other")
+            for name in _bound(top, skip=targets):
+                bind(name, "other")
+    statement.glue = out
+    return out
+
+
+def _bound(node: ast.AST, skip: Sequence[ast.AST] = ()) -> list[str]:
+    """The names ``node`` binds in the scope it runs in (not inside functions, lambdas, classes or
+    comprehensions, whose names are their own, except what ``:=`` binds there), ``skip`` left out."""
+    out: list[str] = []
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(current.name)
+            todo += current.decorator_list
+            continue
+        if isinstance(current, ast.Lambda):
+            continue
+        if isinstance(current, (ast.Import, ast.ImportFrom)):
+            out += [alias.asname or alias.name.split(".", 1)[0] for alias in current.names]
+            continue
+        if isinstance(current, (ast.Global, ast.Nonlocal)):
+            out += current.names
+            continue
+        named = getattr(current, "name", None) if isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) \
+            else getattr(current, "rest", None) if isinstance(current, ast.MatchMapping) else None
+        if isinstance(named, str):
+            out.append(named)
+        if isinstance(current, ast.NamedExpr) and isinstance(current.target, ast.Name):
+            out.append(current.target.id)
+        elif isinstance(current, ast.Name) and isinstance(current.ctx, (ast.Store, ast.Del)) and \
+                not any(current is s for s in skip):
+            out.append(current.id)
+        if isinstance(current, ast.comprehension):
+            todo += [current.iter, *current.ifs]  # its target is the comprehension's own
+            continue
+        todo += list(ast.iter_child_nodes(current))
+    return out
+
+
+class Incremental:
+    """The per-document states; one thread at a time."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, _State] = {}
+        self.answered = 0  # keystrokes answered from the last text's findings (for tests and benchmarks)
+        self.whole: Counter[str] = Counter()  # why the others were checked whole
+
+    def clear(self) -> None:
+        """Forget every document (the contexts were built again)."""
+        self._states.clear()
+
+    def forget(self, where: Path) -> None:
+        self._states.pop(str(where), None)
+
+    def remember(self, where: Path, ctx: Context, text: str, parsed: Parsed, findings: Sequence[Finding]) -> None:
+        """What a whole check of ``text`` found, kept per statement (nothing is kept for a text with
+        suppression comments, or that no rule can match)."""
+        own = ctx.for_text(text)
+        module = parsed.module
+        if own is None or _MARKERS.search(text):
+            self.forget(where)
+            return
+        rules = frozenset(r.id for r in own.rules)
+        last = self._states.get(str(where))
+        known = {id(s.node): s for s in last.statements} if last is not None else {}
+        same = last is not None and last.rules == rules and _glue(last.module) == _glue(module)
+        statements = []
+        for node in module.body:  # generating a statement's code is most of the time here: kept by object
+            statement = known.get(id(node))
+            if statement is None or statement.node is not node:
+                statement = _statement(module, node)
+            elif same:
+                statement = replace(statement, findings=())
+            else:  # what it reads of the glue was found with other glue or rules
+                statement = replace(statement, findings=(), anchors=None, facts=None)
+            statements.append(statement)
+        starts = _starts(module, statements)
+        placed: list[list[Finding]] = [[] for _ in statements]
+        for finding in findings:
+            at = bisect.bisect_right(starts, finding.line) - 1
+            inside = at == len(statements) - 1 or finding.end_line < starts[at + 1]
+            if at < 0 or finding.cell is not None or not inside:
+                self.forget(where)  # not within one statement: not kept
+                return
+            placed[at].append(replace(finding, line=finding.line - starts[at], end_line=finding.end_line - starts[at]))
+        for statement, found in zip(statements, placed):
+            statement.findings = tuple(found)
+        self._states[str(where)] = _State(ctx, rules, module, statements, frozenset(f.rule for f in findings))
+
+    def check(self, where: Path, rel: str, ctx: Context, text: str, parsed: Parsed,
+              resolved: api.Resolved) -> Optional[tuple[Finding, ...]]:
+        """The findings of ``text`` (parsed as ``parsed``) from the last text's, or None when the
+        whole text must be checked (see the module's docstring)."""
+        state = self._states.get(str(where))
+        new = parsed.module
+        if state is None or state.ctx is not ctx or new is state.module:
+            return self._whole("no state")
+        if _MARKERS.search(text):
+            return self._whole("suppression comments")
+        old_body, new_body = state.module.body, new.body
+        first = 0
+        most = min(len(old_body), len(new_body))
+        while first < most and old_body[first] is new_body[first]:
+            first += 1
+        last = 0
+        while last < most - first and old_body[len(old_body) - 1 - last] is new_body[len(new_body) - 1 - last]:
+            last += 1
+        before = state.statements[first:len(old_body) - last]
+        after_nodes = new_body[first:len(new_body) - last]
+        if not before or not after_nodes or not all(isinstance(s.node, _DEFINITION) for s in before) or \
+                not all(isinstance(n, _DEFINITION) for n in after_nodes):
+            return self._whole("not only functions and classes changed")
+        after = [_statement(new, node) for node in after_nodes]
+        names = sorted(str(s.name) for s in before)
+        if names != sorted(str(s.name) for s in after):
+            return self._whole("names defined changed")
+        kept = state.statements[:first] + state.statements[len(old_body) - last:]
+        if not self._separate(before + after, kept):
+            return self._whole("names shared with other statements")
+        own = ctx.for_text(text)
+        if own is None or frozenset(r.id for r in own.rules) != state.rules:
+            return self._whole("rules selected changed")
+        if not _checkers_allow(own, before + after, kept, state.kinds):
+            return self._whole("checkers")
+        imported = self._imports_read(before + after, kept)
+        if imported is None or imported and not self._anchored(imported, own, new, kept, rel):
+            return self._whole("module-level names read")
+        facts = {rule.id for rule in own.matcher.checkers if rule.checker in FACT_CHECKERS}
+        if facts:
+            glue = [s.node for s in kept if s.name is None]
+            if len(set(names)) != len(names):
+                return self._whole("names defined twice")
+            olds = {str(s.name): _facts_of(s, state.module, glue, own) for s in before}
+            if any(_facts_of(s, new, glue, own) != olds[str(s.name)] for s in after):
+                return self._whole("project-level facts changed")
+        found = self._changed(where, rel, own, new, after, kept, first, resolved)
+        if found is None:
+            return self._whole("errors")
+        if facts:  # the project-level findings in a changed statement stay where they were in it
+            was = {str(s.name): tuple(f for f in s.findings if f.rule in facts) for s in before}
+            found = [tuple(sorted(own_findings + was[str(s.name)], key=lambda f: (f.line, f.column, f.rule)))
+                     for s, own_findings in zip(after, found)]
+        alone = {rule.id for rule in own.matcher.checkers if rule.checker in ALONE_CHECKERS}
+        if any(f.rule in alone for found_here in found for f in found_here):
+            return self._whole("checkers")
+        statements = state.statements[:first] + after + state.statements[len(old_body) - last:]
+        for statement, own_findings in zip(after, found):
+            statement.findings = own_findings
+        out: list[Finding] = []
+        for statement, start in zip(statements, _starts(new, statements)):
+            out += [replace(f, line=f.line + start, end_line=f.end_line + start) for f in statement.findings]
+        kinds = frozenset(f.rule for f in out)
+        if kinds != state.kinds and any(rule.yields_to for rule in own.matcher.checkers):
+            return self._whole("project-level rules yield")
+        out.sort(key=lambda f: (f.line, f.column, f.rule))
+        self._states[str(where)] = _State(ctx, state.rules, new, statements, kinds)
+        self.answered += 1
+        return tuple(out)
+
+    def _whole(self, why: str) -> None:
+        self.whole[why] += 1
+        return None
+
+    @staticmethod
+    def _separate(changed: list[_Statement], kept: list[_Statement]) -> bool:
+        """Whether no unchanged statement names what the changed ones define, nor they what an
+        unchanged function or class defines, and they bind no module-level name with ``global``."""
+        words = frozenset().union(*(s.words for s in changed))
+        classes = frozenset().union(*(s.classes for s in changed))
+        bound = {str(s.name) for s in changed}
+        if "global" in words:
+            return False
+        for other in kept:
+            if not other.words.isdisjoint(bound) or not other.words.isdisjoint(classes) or \
+                    not other.classes.isdisjoint(words):
+                return False
+            if other.name is not None and other.name in words:
+                return False
+        return True
+
+    @staticmethod
+    def _imports_read(changed: list[_Statement], kept: list[_Statement]) -> Optional[set[str]]:
+        """The names of the glue's imports other than package roots that the changed statements may
+        read (as words), None when they may read a glue name that allows no keystroke alone (see the
+        module's docstring)."""
+        words = frozenset().union(*(s.words for s in changed))
+        imported: set[str] = set()
+        defined = {s.name for s in kept if s.name is not None}
+        for other in kept:
+            if other.name is not None:
+                continue
+            for name, how in _glue_names(other).items():
+                if name == "*":
+                    return None
+                if name not in words or how == "plain":
+                    continue
+                if how == "other" or other.findings:
+                    return None  # a catalogued import: its fix may be made of its uses' (``_together``)
+                if how == "import":
+                    if name in imported or name in defined:
+                        return None  # bound twice: which binding a read goes through is the analysis's
+                    imported.add(name)
+        return imported
+
+    @staticmethod
+    def _anchored(names: set[str], own: Context, new: cst.Module, kept: list[_Statement], rel: str) -> bool:
+        """Whether each of these imports of the glue (``import torch.nn as nn``) is read, in a function
+        or class the keystroke left as it was, where no rule can flag the read: then its import line is
+        never reported for being read only by flagged code (``detect.matching._import_lines``), whatever
+        the changed statements read. What a statement reads so is found once (an analysis of it with
+        the glue) and kept with it. A checker that reports reads of names it replaces
+        (``replaces_name``) flags them too: a statement with a finding of one is no witness."""
+        matcher = own.matcher
+        replacing = {rule.id for rule in matcher.checkers if get_checker(rule).replaces_name}
+        if any(ignored_by_path(rel, rule.id, rule.name, own.settings) for rule in matcher.checkers
+               if rule.id in replacing):
+            return False  # its hits are not among the findings
+        glue = [s.node for s in kept if s.name is None]
+        left = set(names)
+        for statement in kept:
+            if not left:
+                break
+            if statement.name is None or statement.words.isdisjoint(left) or \
+                    any(f.rule in replacing for f in statement.findings):
+                continue
+            if statement.anchors is None:
+                analysis = Analysis(new.with_changes(body=[*glue, statement.node]))
+                found = set()
+                for ref in analysis.references:
+                    binding = ref.binding
+                    if ref.top is statement.node and ref.ctx == "load" and binding is not None and \
+                            binding.kind in ("import", "from") and binding.scope is analysis.root_scope and \
+                            ref.qualname is not None and not any(True for _ in matcher._candidates(ref)):
+                        found.add(ref.dotted.split(".", 1)[0])
+                statement.anchors = frozenset(found)
+            left -= statement.anchors
+        return not left
+
+    @staticmethod
+    def _changed(where: Path, rel: str, own: Context, new: cst.Module, after: list[_Statement],
+                 kept: list[_Statement], first: int, resolved: api.Resolved) -> Optional[list[tuple[Finding, ...]]]:
+        """The findings of the changed statements (``after``), each counted from its first line: an
+        analysis of them with the glue, by the rules ``own`` holds (as the whole text's check runs)."""
+        changed = {id(s.node) for s in after}
+        statements = [s for s in kept[:first] if s.name is None] + after + [s for s in kept[first:] if s.name is None]
+        module = new.with_changes(body=[s.node for s in statements])
+        text = module.code
+        unit = file_unit(SourceFile(path=where, raw=text.encode("utf-8"), text=text, encoding="utf-8"), rel)
+        parsed = Parsed(module)
+        with collector.paused():
+            result: FileResult = portable(on_big_stack(_analyse, unit, own, lambda _: parsed))
+        if result.errors:
+            return None
+        facts = {rule.id for rule in own.matcher.checkers if get_checker(rule).collect is not None}
+        engine = [f for f in result.findings if f.rule_id not in facts]
+        report = api.report_of(ScanResult(window=own.settings.window, files=[result], findings=engine,
+                                          errors=[], rules=own.rules.rules, scanned=1), resolved.notes)
+        starts = _starts(module, statements)
+        out: dict[int, list[Finding]] = {id(s.node): [] for s in after}
+        for finding in report.findings:
+            at = bisect.bisect_right(starts, finding.line) - 1
+            node = statements[at].node if at >= 0 else None
+            if node is not None and id(node) in changed:
+                out[id(node)].append(replace(finding, line=finding.line - starts[at],
+                                             end_line=finding.end_line - starts[at]))
+        for values in out.values():
+            values.sort(key=lambda f: (f.line, f.column, f.rule))
+        return [tuple(out[id(s.node)]) for s in after]
+
+
+class _Part:
+    """One statement of an analysis, as the project-level checkers' facts ask of a file's analysis:
+    its references, its nodes (of the walk of the module they are in), their parents."""
+
+    def __init__(self, analysis: Analysis, node: cst.CSTNode) -> None:
+        self.analysis, self.module = analysis, analysis.module
+        self.references = [ref for ref in analysis.references if ref.top is node]
+        self.facts: dict[str, object] = {}
+        self._inside = {id(n) for n in subtree(node)}
+
+    def nodes(self, *kinds: type) -> list[cst.CSTNode]:
+        return [n for n in self.analysis.nodes(*kinds) if id(n) in self._inside]
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.analysis.parent(node)
+
+
+def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode], own: Context) -> tuple[object, ...]:
+    """What a function or class adds to the file's project-level facts (``FACT_CHECKERS``), each node
+    as its place counted from the statement's first line: the training facts (``_training``: each a
+    flag or-ed over the file, or the first call of a kind in the order of the text), the Conv2d layers
+    a class builds and whether it names channels_last (the class with the most is the file's), and
+    whether it compiles and where its first training loop is (``compile_opportunity``). Equal before
+    and after a keystroke, the file's facts are the same, and so are the findings they give."""
+    if statement.facts is not None:
+        return statement.facts
+    node = statement.node
+    part = _Part(Analysis(module.with_changes(body=[*glue, node])), node)
+    training = training_facts(part)  # type: ignore[arg-type]  # what it asks of an analysis, for one statement
+    conv2d = sum(1 for ref in part.references if ref.qualname in CONV2D and ref.call is not None
+                 and isinstance(ref.top, cst.ClassDef))
+    uses = any(ref.qualname in ("torch.channels_last", "torch.channels_last_3d") for ref in part.references)
+    rule = next((r for r in own.matcher.checkers if r.checker == "compile_opportunity"), None)
+    compiled = compile_opportunity.collect(part, rule, own.settings.window) \
+        if rule is not None else None  # type: ignore[arg-type]
+    places: list[Optional[cst.CSTNode]] = [training["cuda"], training["backward"],
+                                           node.name if conv2d and isinstance(node, cst.ClassDef) else None,
+                                           cast(Optional[cst.CSTNode], compiled.get("node")) if compiled else None]
+    alone = module.with_changes(body=[node], header=[], footer=[])
+    where = _whole_module(alone, [p for p in places if p is not None])
+    positions = [None if p is None else _place(where.get(id(p))) for p in places]
+    statement.facts = (training["matmul"], training["cudnn"], training["mixed"], training["trains"],
+                       training["conv"], conv2d, uses, bool(compiled and compiled["compiles"]), *positions)
+    return statement.facts
+
+
+def _place(rng: Optional[CodeRange]) -> Optional[tuple[int, int, int, int]]:
+    if rng is None:
+        return None
+    return rng.start.line, rng.start.column, rng.end.line, rng.end.column
+
+
+def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[_Statement],
+                    kinds: frozenset[str]) -> bool:
+    """Whether every checker the rules hold leaves the unchanged statements' findings as they were
+    and finds in the changed ones what it finds in the whole module (see the module's docstring)."""
+    for rule in own.matcher.checkers:
+        checker = get_checker(rule)
+        name = rule.checker
+        if name in FACT_CHECKERS and checker.check is None:
+            continue  # decided by the changed statements' facts (``_facts_of``)
+        elif name in ALONE_CHECKERS and checker.collect is None:
+            if rule.id in kinds:
+                return False
+        elif name in LOCAL_CHECKERS and checker.collect is None:
+            if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
+                return False  # the module scope's own flow runs across the functions between
+        else:
+            return False
+    return True
