@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, replace
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -33,6 +33,9 @@ class Alone:
     code: Optional[str]
     edits: tuple[TextEdit, ...]  # the diff, then any ordering edit (see ``alone``)
     locks: tuple[TextEdit, ...] = ()  # the ordering edits alone
+
+
+_Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
 
 
 class _Tops:
@@ -111,13 +114,17 @@ class _Uses:
         return all(left[name] > 0 for name in fix.released), left
 
 
-def _applied(statement: cst.CSTNode, replacements: dict[int, Any]) -> Optional[cst.CSTNode]:
-    """``statement`` with the nodes replaced, when it stays one statement (None: not so)."""
-    try:
-        new = statement.visit(fixing.Applier(replacements, {}))
+def _applied(statement: cst.CSTNode, replacements: dict[int, Any]) -> Optional[list[_Statement]]:
+    """``statement`` with the nodes replaced: the statements it becomes (one; several where it is
+    replaced whole by several, as a fix that adds a helper before it does); None: not statements."""
+    whole = replacements.get(id(statement))
+    try:  # a statement replaced whole is what visiting it gives (its inside is not looked at)
+        new = whole if whole is not None else statement.visit(fixing.Applier(replacements, {}))
     except Exception:
         return None
-    return new if isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) else None
+    parts = list(new) if isinstance(new, cst.FlattenSentinel) else [new]
+    statements = [p for p in parts if isinstance(p, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+    return statements if statements and len(statements) == len(parts) else None
 
 
 def _within(node: cst.CSTNode, holder: cst.CSTNode, parent: Parent) -> bool:
@@ -142,9 +149,10 @@ def _in_statement(module: cst.Module, code: str, fix: Fix, top: cst.CSTNode, rep
         offset = find_once(code, old)
         if offset is None:
             continue
-        new = _applied(statement, replacements)
-        if new is None:
+        parts = _applied(statement, replacements)
+        if parts is None or len(parts) != 1:
             return None
+        new = parts[0]
         kept, left = uses.after(fix, [(statement, new)])
         if not kept:
             return None
@@ -156,8 +164,8 @@ def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf
              uses: _Uses) -> Optional[tuple[str, Optional[dict[str, int]]]]:
     """``fix`` applied alone by rewriting only the statements it touches (and adding its imports),
     when that is exactly what applying it to the whole module does: node replacements inside
-    statements (not whole module-level statements), no import to remove. The new code and the
-    uses left of its released names (None: it takes none away); None: not so (or not applied).
+    statements or whole module-level statements (by one or several), no import to remove. The new
+    code and the uses left of its released names (None: it takes none away); None: not so (or not applied).
     With ``parent`` (the analysis's), a fix inside one module-level statement and adding no import
     rewrites the innermost statement that can be placed (see ``_in_statement``)."""
     if not fix.edits or not all(isinstance(e, Replace) for e in fix.edits):
@@ -171,7 +179,7 @@ def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf
     for edit in fix.edits:
         assert isinstance(edit, Replace)  # checked above
         top = top_of(edit.node)
-        if top is None or top is edit.node or id(top) not in index:
+        if top is None or id(top) not in index:
             return None
         by_top.setdefault(id(top), {})[id(edit.node)] = edit.new
         tops_of[id(top)] = top
@@ -182,15 +190,16 @@ def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf
             return nested
     if not tops.exact:
         return None
-    body: list[Any] = list(module.body)
+    replaced: dict[int, list[_Statement]] = {}
     changed: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     for top_id, replacements in by_top.items():
-        old = body[index[top_id]]
+        old = tops_of[top_id]
         new = _applied(old, replacements)
         if new is None:
             return None
-        body[index[top_id]] = new
-        changed.append((old, new))
+        replaced[top_id] = new
+        changed.append((old, new[0] if len(new) == 1 else cst.Module(body=new)))
+    body: list[Any] = [part for s in module.body for part in replaced.get(id(s), [s])]
     kept, left = uses.after(fix, changed)
     if not kept:
         return None  # an import goes: the whole module's rewrite decides how
@@ -214,13 +223,21 @@ def _in_place(module: cst.Module, fix: Fix, located: dict[int, Any], starts: Seq
     expressions whose code does not depend on their indentation, no import to remove. The new code,
     its edits and the uses left of its released names; None: not so."""
     code = tops.code
-    if not fix.edits or not all(
-            isinstance(e, Replace) and isinstance(e.node, cst.BaseExpression) and isinstance(e.new, cst.BaseExpression)
+    index = {id(s): i for i, s in enumerate(module.body)}
+    # module-level statements replaced whole, by statements (a helper added before the first definition)
+    whole = {id(e.node): _applied(e.node, {id(e.node): e.new}) for e in fix.edits
+             if isinstance(e, Replace) and id(e.node) in index}
+    if not fix.edits or None in whole.values() or not all(
+            isinstance(e, Replace) and (id(e.node) in whole or isinstance(e.node, cst.BaseExpression)
+                                        and isinstance(e.new, cst.BaseExpression))
             for e in fix.edits):
         return None
     spans: list[tuple[int, int, str]] = []
     for edit in fix.edits:
-        assert isinstance(edit, Replace) and isinstance(edit.new, cst.CSTNode)  # checked above
+        assert isinstance(edit, Replace)  # checked above
+        if id(edit.node) in whole:
+            continue  # spliced below
+        assert isinstance(edit.new, cst.CSTNode)  # an expression (checked above)
         rng = located.get(id(edit.node))
         if rng is None:
             return None
@@ -230,14 +247,20 @@ def _in_place(module: cst.Module, fix: Fix, located: dict[int, Any], starts: Seq
         if old is None or new is None or code[start:end] != old:
             return None
         spans.append((start, end, new))
-    kept, left = uses.after(fix, [(e.node, e.new) for e in fix.edits
-                                  if isinstance(e, Replace) and isinstance(e.new, cst.CSTNode)])
+    pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = [
+        (e.node, e.new) for e in fix.edits if isinstance(e, Replace) and isinstance(e.new, cst.CSTNode)
+        and id(e.node) not in whole]
+    pairs += [(module.body[index[key]], cst.Module(body=parts)) for key, parts in whole.items() if parts is not None]
+    kept, left = uses.after(fix, pairs)
     if not kept:
         return None  # an import goes: the whole module's rewrite decides how
-    if fix.imports:
+    if fix.imports or whole:
         if not tops.exact:
             return None
-        change = tops.splice(fixing.add_imports(module, fix.imports).body)
+        body: list[Any] = [part for s in module.body for part in (whole.get(id(s)) or [s])]
+        if fix.imports:  # added to the new body, as the whole module's rewrite adds them
+            body = list(fixing.add_imports(module.with_changes(body=body), fix.imports).body)
+        change = tops.splice(body)
         if change is not None:
             spans.append(change)
     spans.sort()

@@ -13,12 +13,13 @@ torch 2.13 (``torch/testing/_comparison.py``):
    check_dtype=False, check_stride=False, msg=msg or None)``.
 
 ``assert_close`` does none of 1 and 2 (a number against a tensor is a TypeError; its own default
-tolerances are tighter for float32 and looser in atol for float64), so the rewrite writes them out:
-each operand's kind (tensor or not) must be known (``syntax.provenance``, ``syntax.dtypes``), the
+tolerances are tighter for float32 and looser in atol for float64), so the rewrite does them too.
+Where the code shows each operand's kind (tensor or not: ``syntax.provenance``, with the project's
+index, so a function of another file annotated ``-> Tensor`` counts; ``syntax.dtypes``), the
 conversions are written around the operands known not to be tensors, and the tolerances are
 
-- those given, where they are evidently numbers (a name that may hold None is not enough: both None
-  make assert_allclose pick them; ``rtol=None, atol=None`` written out are taken as omitted);
+- those given, where they are evidently numbers (``rtol=None, atol=None`` written out are taken as
+  omitted);
 - else numbers, where the operands' dtypes are evident (``syntax.dtypes``: ``dtype=`` of a factory;
   a factory without it or a Python float has the default dtype, float32 in a project that never
   changes it; conversions; operations that keep a dtype; a float16 operand decides alone, its
@@ -27,16 +28,26 @@ conversions are written around the operands known not to be tensors, and the tol
   helper added once to the module (``HELPER``), given for each operand its dtype where known, else a
   tensor named in it whose dtype is the operand's (``syntax.dtypes.dtype_source``: ``x`` for
   ``x.clone()[0]``; for ``x.sum()`` too, integers and bools making int64, which has the same
-  tolerances). A name is read again with no effect; where an operand names no such tensor
-  (``f(x)``; ``torch.exp(x)``, an integer ``x`` giving the default dtype), both tensors go through a
-  second helper, ``**_allclose_inputs(actual, expected)`` (``INPUTS``), which returns them with the
-  tolerances, each operand run once. A number against such an operand (its conversion needs the
-  operand's dtype), and an operand not known to be a tensor or not, get no rewrite: the finding says
-  what ``assert_allclose`` did there and what to write (``Advice``).
+  tolerances). A name is read again with no effect.
+
+Everywhere else (``_at_run_time``): an operand not known to be a tensor or not (a fixture, a result
+of a function nothing says returns a tensor), a number against an operand whose dtype no name holds
+(``torch.exp(x)``, an integer ``x`` giving the default dtype), operands that name no tensor of their
+dtype (calls, which must run once), tolerances that may be None: the call becomes
+``assert_close(**_allclose_inputs(actual, expected[, rtol=, atol=]), equal_nan=, check_dtype=False,
+check_stride=False[, msg=])``, with a second helper (``INPUTS``, added once with ``HELPER``) that does
+1 and 2 when the code runs, exactly as assert_allclose did: each operand and tolerance read once, in
+the order written. Only ``equal_nan`` and ``msg`` are then read after the conversions, not before
+them, so they must be read with no effect (literals, names, attributes, f-strings of those); else,
+and where only one of rtol and atol is given (ValueError in both), the finding says what to write
+(``Advice``). The helpers go before the module's first statement that is not an import (after the
+last import, one edit shared by every fix of the module, where that statement has two blank lines
+above it already).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Optional, cast
 
 import libcst as cst
@@ -259,25 +270,43 @@ def _with_helpers(ctx: FixContext, call: cst.Call, new: cst.Call, names: tuple[s
     torch_name = A.code(expression).rsplit(".", 1)[0]
     texts = {HELPER_NAME: HELPER.format(name=HELPER_NAME, torch=torch_name),
              INPUTS_NAME: INPUTS.format(name=INPUTS_NAME, tolerances=HELPER_NAME, torch=torch_name)}
-    helpers = [(name, cst.parse_statement(texts[name])) for name in names]
-    missing = [helper for name, helper in helpers if not _defined(ctx, name, helper)]
+    helpers = [(name, _parsed(texts[name])) for name in names]
+    absent = [(name, helper) for name, helper in helpers if not _defined(ctx, name, helper)]
+    missing = [helper for _, helper in absent]
     edits: list[Edit] = []
     if not missing:
         edits.append(Replace(call, new))
     else:
         module = ctx.analysis.module
-        anchor = next(s for i, s in enumerate(module.body) if not _preamble(s, i))
-        inner = {id(n) for n in subtree(anchor)}
-        moved = cst.ensure_type(anchor.deep_replace(call, new), type(anchor)) if id(call) in inner else anchor
-        blank = next((i for i, line in enumerate(moved.leading_lines) if line.comment is not None),
-                     len(moved.leading_lines))
-        if blank < 2:  # two blank lines after the helpers, as between any two definitions
-            moved = moved.with_changes(leading_lines=[cst.EmptyLine()] * (2 - blank) + list(moved.leading_lines))
+        at = next(i for i, s in enumerate(module.body) if not _preamble(s, i))
+        anchor = module.body[at]
         added = [h.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for h in missing]
-        edits.append(Replace(anchor, cst.FlattenSentinel([*added, moved])))
-        if id(call) not in inner:
-            edits.append(Replace(call, new))
+        blank = next((i for i, line in enumerate(anchor.leading_lines) if line.comment is not None),
+                     len(anchor.leading_lines))
+        if at > 0 and blank >= 2:  # after the last import (or the docstring): the statement below stays as it is
+            before = module.body[at - 1]
+            # one edit object for every fix adding these helpers: the fix of an import line made of its
+            # uses' fixes (detect.matching) holds it once, and applies
+            key = f"_allclose_helpers:{torch_name}:" + ",".join(name for name, _ in absent)
+            shared = ctx.analysis.facts.get(key)
+            if not isinstance(shared, Replace):
+                shared = ctx.analysis.facts[key] = Replace(before, cst.FlattenSentinel([before, *added]))
+            edits += [shared, Replace(call, new)]
+        else:
+            inner = {id(n) for n in subtree(anchor)}
+            moved = cst.ensure_type(anchor.deep_replace(call, new), type(anchor)) if id(call) in inner else anchor
+            if blank < 2:  # two blank lines after the helpers, as between any two definitions
+                moved = moved.with_changes(leading_lines=[cst.EmptyLine()] * (2 - blank) + list(moved.leading_lines))
+            edits.append(Replace(anchor, cst.FlattenSentinel([*added, moved])))
+            if id(call) not in inner:
+                edits.append(Replace(call, new))
     return Fix(edits=list(edits), imports=tuple(dict.fromkeys(needs)), replacement=A.code(new))
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str) -> cst.BaseStatement:
+    """A helper's definition, parsed once (nodes are immutable: each fix copies it)."""
+    return cst.parse_statement(text)
 
 
 def _defined(ctx: FixContext, name: str, helper: cst.BaseStatement) -> bool:
