@@ -62,10 +62,14 @@ def _seen(outcome: Any) -> list[tuple[Any, ...]]:
              f.release, f.fix and (f.fix.safety, f.fix.reason)) for f in outcome.findings]
 
 
+_WHOLE = Analyzer(incremental=False)  # every text checked whole: the findings, every field, to equal
+
+
 def _same_as_fresh(outcome: Outcome, text: str, path: Path) -> None:
     fresh = torch_upgrade.scan_source(text, path=path)
     assert _seen(outcome) == _seen(fresh), text
     assert bool(outcome.problems) == bool(fresh.errors)
+    assert outcome.findings == _WHOLE.check(text, path).findings, text
 
 
 def _edits(text: str, rng: random.Random) -> list[str]:
@@ -313,3 +317,25 @@ def test_a_keystroke_that_adds_or_takes_away_a_finding_is_answered_alone(tmp_pat
     assert counts[-2] == counts[-1] + 1 == counts[0] + 1
     # each new text that parses (the others are answered from the results kept by content)
     assert analyzer._incremental.answered == len({text for text, count in zip(texts, counts) if count} - {MODULE})
+
+
+def test_a_keystroke_in_another_function_sees_the_project_files_edited_meanwhile(tmp_path: Path) -> None:
+    """The findings kept for the statements a keystroke left as they were rest on the project's other
+    files too (``fft2c_old``'s TU103 is info while ``__init__.py`` imports it only in compatibility
+    code): when one of those changed on disk, the keystroke is checked whole."""
+    (tmp_path / "requirements.txt").write_text("torch==1.6\n", encoding="utf-8")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    path = package / "fftc.py"
+    path.write_text(FFTC, encoding="utf-8")
+    (package / "__init__.py").write_text(COMPAT_INIT, encoding="utf-8")
+    analyzer = Analyzer()
+    assert _rfft(analyzer.check(FFTC, path)) == ("info", False)
+    typed = FFTC.replace("    return torch.fft.fft2(data)", "    x = 1\n    return torch.fft.fft2(data)")
+    assert _rfft(analyzer.check(typed, path)) == ("info", False)
+    assert analyzer._incremental.answered == 1
+    (package / "__init__.py").write_text("from .fftc import fft2c_old as fft2c\n", encoding="utf-8")
+    again = typed.replace("x = 1", "x = 12")
+    assert _rfft(analyzer.check(again, path)) == ("error", True)
+    _same_as_fresh(analyzer.check(again, path), again, path)
+    assert analyzer._incremental.answered == 1

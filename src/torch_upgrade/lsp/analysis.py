@@ -174,7 +174,7 @@ class Analyzer:
         report = api.report_of(result, resolved.notes)
         problems = tuple(_problem(text, error.message) for error in report.errors)
         if parsed is not None and self._answer_alone and not problems and not is_notebook(where):
-            self._incremental.remember(where, ctx, text, parsed, report.findings)
+            self._incremental.remember(where, ctx, text, parsed, report.findings, result.files[0].depends)
         # else the last text that was analysed stays the base: typing goes through code that does not parse
         return Outcome(report.findings, problems)
 

@@ -61,20 +61,22 @@ from torch_upgrade.detect.checkers import compile_opportunity
 from torch_upgrade.detect.checkers._training import training_facts
 from torch_upgrade.detect.checkers.channels_last import CONV2D
 from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.io import listing
 from torch_upgrade.io.source import SourceFile
 from torch_upgrade.pipeline.context import Context
+from torch_upgrade.rewrite.fixers.linalg_solve import PIVOTS
 from torch_upgrade.pipeline.unit import _analyse, file_unit, portable
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import subtree
 from torch_upgrade.syntax.parse import Parsed, on_big_stack
-from torch_upgrade.syntax.positions import _whole_module
+from torch_upgrade.syntax.positions import locate
 
 # checkers whose findings in a module-level function or class depend only on that statement and the
 # module's other statements that are not functions or classes (read for it: they look at one function
 # or class at a time, at module-level bindings, and at what ``syntax.provenance`` says of names bound
 # there); the module scope's own flow is glue only, except ``zero_grad``'s (see ``_checkers_allow``)
 LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtraction", "transpose_nd", "zero_grad",
-                            "zero_grad_zeros", "scalar_index"})
+                            "zero_grad_zeros", "scalar_index", "tensor_fft"})
 # checkers whose findings share one fix made of all of them (TU980's: every dead guard of the file goes
 # together), each finding decided by its own statement and the glue: allowed while the file has none
 # of their findings, before and after the keystroke
@@ -82,6 +84,14 @@ ALONE_CHECKERS = frozenset({"dead_shim"})
 # checkers with project-level facts only, each a fold over the file's references and calls: a statement
 # that holds none of their words adds nothing to it (through ``import torch`` and plain values only)
 FACT_CHECKERS = frozenset({"native_amp", "tf32", "tf32_conv", "channels_last", "compile_opportunity"})
+# fixers that look beyond the statement they fix (the file's references or nodes): a fix of one statement
+# may change with another's code
+FILEWIDE_FIXERS = frozenset({"default_tensor_type", "weight_norm", "functional_call", "torchdata_datapipes",
+                             "noop_assignment", "assert_allclose", "faithful_generator"})
+# fixers that ask whether a name a result is bound to is read again (``_results.unread``): in its function,
+# or, at the module level, in the whole file (the glue's fixes may change with a function's code); and
+# whether the name ``pivots`` is used anywhere in the file (``linalg_solve``)
+RESULT_FIXERS = frozenset({"linalg_eig", "linalg_svd", "linalg_symeig", "linalg_triangular_solve", "linalg_solve"})
 # package roots whose import line the matcher never reports for the uses it reads (``matching._EVERYWHERE``)
 _ROOTS = frozenset({"torch", *LIBRARIES})
 _WORD = re.compile(r"\w+")
@@ -99,7 +109,9 @@ class _Statement:
     lines: int  # line breaks in its code
     words: frozenset[str]
     classes: frozenset[str]  # the names of the classes it defines, at any depth (as words: a guess)
+    marked: bool  # whether its code may hold a suppression comment (``_MARKERS``)
     findings: tuple[Finding, ...] = ()  # lines counted from its first line (0)
+    placed: Optional[tuple[int, tuple[Finding, ...]]] = None  # its first line, and its findings placed there
     glue: Optional[dict[str, str]] = None  # for glue: the names it binds and how (``_glue_names``)
     anchors: Optional[frozenset[str]] = None  # for a function or class: see ``Incremental._anchored``
     facts: Optional[tuple[object, ...]] = None  # for a function or class: see ``_facts_of``
@@ -119,11 +131,19 @@ class _State:
     module: cst.Module
     statements: list[_Statement]
     kinds: frozenset[str]  # the rule ids of its findings
+    depends: frozenset[tuple[str, str]] = frozenset()  # the project's files its findings rest on (``FileIndex.used``)
 
 
 def _statement(module: cst.Module, node: cst.CSTNode) -> _Statement:
     code = module.code_for_node(node)
-    return _Statement(node, code, code.count("\n"), frozenset(_WORD.findall(code)), frozenset(_CLASS.findall(code)))
+    return _Statement(node, code, code.count("\n"), frozenset(_WORD.findall(code)), frozenset(_CLASS.findall(code)),
+                      _MARKERS.search(code) is not None)
+
+
+def _ends(module: cst.Module) -> str:
+    """The code of the module's header and footer (the comments and blank lines before its first
+    statement and after its last)."""
+    return "".join(module.code_for_node(line) for line in (*module.header, *module.footer))
 
 
 def _glue(module: cst.Module) -> list[int]:
@@ -232,7 +252,8 @@ class Incremental:
     def forget(self, where: Path) -> None:
         self._states.pop(str(where), None)
 
-    def remember(self, where: Path, ctx: Context, text: str, parsed: Parsed, findings: Sequence[Finding]) -> None:
+    def remember(self, where: Path, ctx: Context, text: str, parsed: Parsed, findings: Sequence[Finding],
+                 depends: Sequence[tuple[str, str]] = ()) -> None:
         """What a whole check of ``text`` found, kept per statement (nothing is kept for a text with
         suppression comments, or that no rule can match)."""
         own = ctx.for_text(text)
@@ -250,12 +271,13 @@ class Incremental:
             if statement is None or statement.node is not node:
                 statement = _statement(module, node)
             elif same:
-                statement = replace(statement, findings=())
+                statement = replace(statement, findings=(), placed=None)
             else:  # what it reads of the glue was found with other glue or rules
-                statement = replace(statement, findings=(), anchors=None, facts=None)
+                statement = replace(statement, findings=(), placed=None, anchors=None, facts=None)
             statements.append(statement)
         starts = _starts(module, statements)
         placed: list[list[Finding]] = [[] for _ in statements]
+        absolute: list[list[Finding]] = [[] for _ in statements]
         for finding in findings:
             at = bisect.bisect_right(starts, finding.line) - 1
             inside = at == len(statements) - 1 or finding.end_line < starts[at + 1]
@@ -263,9 +285,11 @@ class Incremental:
                 self.forget(where)  # not within one statement: not kept
                 return
             placed[at].append(replace(finding, line=finding.line - starts[at], end_line=finding.end_line - starts[at]))
-        for statement, found in zip(statements, placed):
-            statement.findings = tuple(found)
-        self._states[str(where)] = _State(ctx, rules, module, statements, frozenset(f.rule for f in findings))
+            absolute[at].append(finding)
+        for statement, found, start, there in zip(statements, placed, starts, absolute):
+            statement.findings, statement.placed = tuple(found), (start, tuple(there))
+        self._states[str(where)] = _State(ctx, rules, module, statements, frozenset(f.rule for f in findings),
+                                          frozenset(depends))
 
     def check(self, where: Path, rel: str, ctx: Context, text: str, parsed: Parsed,
               resolved: api.Resolved) -> Optional[tuple[Finding, ...]]:
@@ -275,7 +299,7 @@ class Incremental:
         new = parsed.module
         if state is None or state.ctx is not ctx or new is state.module:
             return self._whole("no state")
-        if _MARKERS.search(text):
+        if _MARKERS.search(_ends(new)):  # the statements' comments are looked at below
             return self._whole("suppression comments")
         old_body, new_body = state.module.body, new.body
         first = 0
@@ -291,6 +315,8 @@ class Incremental:
                 not all(isinstance(n, _DEFINITION) for n in after_nodes):
             return self._whole("not only functions and classes changed")
         after = [_statement(new, node) for node in after_nodes]
+        if any(s.marked for s in after):
+            return self._whole("suppression comments")
         names = sorted(str(s.name) for s in before)
         if names != sorted(str(s.name) for s in after):
             return self._whole("names defined changed")
@@ -300,8 +326,18 @@ class Incremental:
         own = ctx.for_text(text)
         if own is None or frozenset(r.id for r in own.rules) != state.rules:
             return self._whole("rules selected changed")
+        if not _unchanged(ctx, state.depends):
+            return self._whole("project files changed")
         if not _checkers_allow(own, before + after, kept, state.kinds):
             return self._whole("checkers")
+        if any(rule.fixer in FILEWIDE_FIXERS for rule in own.rules):
+            return self._whole("fixers")
+        results = {rule.id for rule in own.rules if rule.fixer in RESULT_FIXERS}
+        if results and any(s.name is None and any(f.rule in results for f in s.findings) for s in kept):
+            return self._whole("fixers")
+        if any(rule.fixer == "linalg_solve" for rule in own.rules) and \
+                any(PIVOTS in s.words for s in (*before, *after, *kept)):
+            return self._whole("fixers")
         imported = self._imports_read(before + after, kept)
         if imported is None or imported and not self._anchored(imported, own, new, kept, rel):
             return self._whole("module-level names read")
@@ -313,9 +349,10 @@ class Incremental:
             olds = {str(s.name): _facts_of(s, state.module, glue, own) for s in before}
             if any(_facts_of(s, new, glue, own) != olds[str(s.name)] for s in after):
                 return self._whole("project-level facts changed")
-        found = self._changed(where, rel, own, new, after, kept, first, resolved)
-        if found is None:
+        changed = self._changed(where, rel, own, new, after, kept, first, resolved)
+        if changed is None:
             return self._whole("errors")
+        found, depends = changed
         if facts:  # the project-level findings in a changed statement stay where they were in it
             was = {str(s.name): tuple(f for f in s.findings if f.rule in facts) for s in before}
             found = [tuple(sorted(own_findings + was[str(s.name)], key=lambda f: (f.line, f.column, f.rule)))
@@ -328,12 +365,15 @@ class Incremental:
             statement.findings = own_findings
         out: list[Finding] = []
         for statement, start in zip(statements, _starts(new, statements)):
-            out += [replace(f, line=f.line + start, end_line=f.end_line + start) for f in statement.findings]
+            if statement.placed is None or statement.placed[0] != start:  # moved: made again (the others kept)
+                statement.placed = (start, tuple(replace(f, line=f.line + start, end_line=f.end_line + start)
+                                                 for f in statement.findings))
+            out += statement.placed[1]
         kinds = frozenset(f.rule for f in out)
         if kinds != state.kinds and any(rule.yields_to for rule in own.matcher.checkers):
             return self._whole("project-level rules yield")
         out.sort(key=lambda f: (f.line, f.column, f.rule))
-        self._states[str(where)] = _State(ctx, state.rules, new, statements, kinds)
+        self._states[str(where)] = _State(ctx, state.rules, new, statements, kinds, state.depends | set(depends))
         self.answered += 1
         return tuple(out)
 
@@ -418,11 +458,17 @@ class Incremental:
 
     @staticmethod
     def _changed(where: Path, rel: str, own: Context, new: cst.Module, after: list[_Statement],
-                 kept: list[_Statement], first: int, resolved: api.Resolved) -> Optional[list[tuple[Finding, ...]]]:
+                 kept: list[_Statement], first: int, resolved: api.Resolved
+                 ) -> Optional[tuple[list[tuple[Finding, ...]], tuple[tuple[str, str], ...]]]:
         """The findings of the changed statements (``after``), each counted from its first line: an
         analysis of them with the glue, by the rules ``own`` holds (as the whole text's check runs)."""
         changed = {id(s.node) for s in after}
         statements = [s for s in kept[:first] if s.name is None] + after + [s for s in kept[first:] if s.name is None]
+        others = [str(s.name) for s in kept if s.name is not None]
+        if others:  # the module binds their names: a fix that would add an import of one must know it
+            bound = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n)) for n in others],
+                                                        cst.Name("None"))])
+            statements.append(_Statement(bound, "", 1, frozenset(), frozenset(), False))
         module = new.with_changes(body=[s.node for s in statements])
         text = module.code
         unit = file_unit(SourceFile(path=where, raw=text.encode("utf-8"), text=text, encoding="utf-8"), rel)
@@ -445,7 +491,32 @@ class Incremental:
                                              end_line=finding.end_line - starts[at]))
         for values in out.values():
             values.sort(key=lambda f: (f.line, f.column, f.rule))
-        return [tuple(out[id(s.node)]) for s in after]
+        return [tuple(out[id(s.node)]) for s in after], result.depends
+
+
+def _unchanged(ctx: Context, depends: frozenset[tuple[str, str]]) -> bool:
+    """Whether the project's files that findings kept rest on are as they were (their SHA-256, or
+    ``listing.combined`` of a folder's: a file the project index reads again when its stat changes)."""
+    project = ctx.project
+    for dependency, digest in depends:
+        folder = listing.folder_of(dependency)
+        if folder is None:
+            now = project.words(dependency)
+            if now is None or now[0] != digest:
+                return False
+            continue
+        files = project.python_files(folder)
+        if files is None:
+            return False
+        digests = []
+        for path in files:
+            known = project.words(path)
+            if known is None:
+                return False
+            digests.append((path, known[0]))
+        if listing.combined(digests) != digest:
+            return False
+    return True
 
 
 class _Part:
@@ -487,7 +558,8 @@ def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode]
                                            node.name if conv2d and isinstance(node, cst.ClassDef) else None,
                                            cast(Optional[cst.CSTNode], compiled.get("node")) if compiled else None]
     alone = module.with_changes(body=[node], header=[], footer=[])
-    where = _whole_module(alone, [p for p in places if p is not None])
+    wanted = [p for p in places if p is not None]
+    where = locate(alone, wanted, statement.code, lambda _: node, part.parent) if wanted else {}
     positions = [None if p is None else _place(where.get(id(p))) for p in places]
     statement.facts = (training["matmul"], training["cudnn"], training["mixed"], training["trains"],
                        training["conv"], conv2d, uses, bool(compiled and compiled["compiles"]), *positions)
