@@ -1,7 +1,7 @@
 """Benchmark torch-upgrade against TorchFix and against LibCST's bare parse, on real projects.
 
     python benchmarks/run.py [--projects SPEC ...] [--rounds N] [--jobs N] [--torchfix-on NAME ...]
-                             [--baseline REV]
+                             [--baseline REV] [--sample N]
 
 Downloads pinned pure-Python releases from PyPI (wheels, no dependencies,
 nothing installed) into benchmarks/.work/corpus, installs TorchFix 0.7.0
@@ -13,7 +13,10 @@ wall time, CPU time (user + system, all its processes) and peak RSS (the sum
 over its process tree, sampled every 20 ms) are measured. Prints a table and JSON (also
 written to benchmarks/.work/results.json). With ``--baseline REV`` the cold and warm scans of
 that commit of this repository (its src/ and rules/, exported with ``git archive``) run in the
-same rounds, interleaved, and the ratios say how much slower or faster this tree is. Not part of CI.
+same rounds, interleaved, and the ratios say how much slower or faster this tree is. With ``--sample N``
+every tool gets the same N torch files of each project (every k-th, in path order) as paths instead
+of the project's folder: what a pre-commit hook or an editor saving a few files pays, start-up
+included (issue 32's 40-file sample). Not part of CI.
 """
 
 from __future__ import annotations
@@ -180,6 +183,7 @@ def main() -> None:
                         help="projects (names) to run TorchFix on (default: all; it is slow)")
     parser.add_argument("--slope", default="transformers", help="project whose subsets give time vs files")
     parser.add_argument("--baseline", metavar="REV", help="also time this commit's cold and warm scans, interleaved")
+    parser.add_argument("--sample", type=int, metavar="N", help="only N of each project's torch files, given as paths")
     parser.add_argument("--no-torch-source", action="store_true",
                         help="skip the single-process scan of torch's own installed source")
     args = parser.parse_args()
@@ -201,8 +205,11 @@ def main() -> None:
     }
     for name, root in roots.items():
         files = torch_files(root)
+        if args.sample:
+            files = files[::max(1, len(files) // args.sample)][:args.sample]
+        targets = [str(p) for p in files] if args.sample else [str(root)]
         lines = sum(p.read_text(encoding="utf-8", errors="replace").count("\n") for p in files)
-        listing = WORK / f"{name}.files"
+        listing = WORK / (f"{name}-{args.sample}.files" if args.sample else f"{name}.files")
         listing.write_text("\n".join(map(str, files)))
         with_torchfix = torchfix is not None and (args.torchfix_on is None or name in args.torchfix_on)
         runs: dict[str, list] = {"ours_cold": [], "ours_warm": [], "libcst_parse": [], "torchfix": [],
@@ -212,13 +219,13 @@ def main() -> None:
             steps = ["ours", "baseline", "torchfix", "parse"] if i % 2 == 0 else ["parse", "torchfix", "baseline", "ours"]
             for step in steps:
                 if step == "ours":
-                    runs["ours_cold"].append(ours([str(root)], args.jobs, cache_home, cold=True))
-                    runs["ours_warm"].append(ours([str(root)], args.jobs, cache_home, cold=False))
+                    runs["ours_cold"].append(ours(targets, args.jobs, cache_home, cold=True))
+                    runs["ours_warm"].append(ours(targets, args.jobs, cache_home, cold=False))
                 elif step == "baseline" and baseline is not None:
-                    runs["baseline_cold"].append(ours([str(root)], args.jobs, cache_home, cold=True, tree=baseline))
-                    runs["baseline_warm"].append(ours([str(root)], args.jobs, cache_home, cold=False, tree=baseline))
+                    runs["baseline_cold"].append(ours(targets, args.jobs, cache_home, cold=True, tree=baseline))
+                    runs["baseline_warm"].append(ours(targets, args.jobs, cache_home, cold=False, tree=baseline))
                 elif step == "torchfix" and with_torchfix:
-                    runs["torchfix"].append(measure([str(torchfix), "--jobs", str(args.jobs), str(root)]))
+                    runs["torchfix"].append(measure([str(torchfix), "--jobs", str(args.jobs), *targets]))
                 elif step == "parse":
                     runs["libcst_parse"].append(
                         measure([sys.executable, "-c", PARSE_SCRIPT, str(args.jobs), str(listing)]))
