@@ -114,5 +114,6 @@ def _keeping_lu(ref: Reference, ctx: FixContext, matrix: cst.BaseExpression, rhs
               imports=tuple(dict.fromkeys(factor_imports + solve_imports)),
               replacement=f"{A.code(first.body[0])}; {A.code(second.body[0])}", requires=LU_STEPS)
     if ref.scope.kind != "function":
-        fix.safety, fix.reason = "unsafe", f"adds the name {PIVOTS} to the {ref.scope.kind}'s namespace, which other code may see"
+        fix.safety = "unsafe"
+        fix.reason = f"adds the name {PIVOTS} to the {ref.scope.kind}'s namespace, which other code may see"
     return fix
