@@ -216,6 +216,7 @@ def test_operands_not_known_to_be_tensors_from_imported_with_a_message(data):
             "check(A, B, 'x')\n")
     new = rewritten("import torch\n" + code)
     assert "assert_allclose(" not in new and "import assert_allclose" not in new, new
+    assert new.count("def _allclose_inputs(") == new.count("def _allclose_tolerances(") == 1, new
     check(code, **names)
 
 
