@@ -377,7 +377,8 @@ class Incremental:
         self.answered += 1
         return tuple(out)
 
-    def _whole(self, why: str) -> None:
+    def _whole(self, why: str) -> Optional[tuple[Finding, ...]]:
+        """None: the text is checked whole, for this reason (counted)."""
         self.whole[why] += 1
         return None
 
@@ -464,13 +465,15 @@ class Incremental:
         analysis of them with the glue, by the rules ``own`` holds (as the whole text's check runs)."""
         changed = {id(s.node) for s in after}
         statements = [s for s in kept[:first] if s.name is None] + after + [s for s in kept[first:] if s.name is None]
-        others = [str(s.name) for s in kept if s.name is not None]
+        others = tuple(str(s.name) for s in kept if s.name is not None)
         if others:  # the module binds their names: a fix that would add an import of one must know it
-            bound = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n)) for n in others],
-                                                        cst.Name("None"))])
-            statements.append(_Statement(bound, "", 1, frozenset(), frozenset(), False))
+            statements.append(_bound_names(others, new))
         module = new.with_changes(body=[s.node for s in statements])
-        text = module.code
+        if module.has_trailing_newline:  # its code, from the statements' (generated once each)
+            text = "".join(module.code_for_node(line) for line in module.header) + \
+                "".join(s.code for s in statements) + "".join(module.code_for_node(line) for line in module.footer)
+        else:
+            text = module.code
         unit = file_unit(SourceFile(path=where, raw=text.encode("utf-8"), text=text, encoding="utf-8"), rel)
         parsed = Parsed(module)
         with collector.paused():
@@ -492,6 +495,22 @@ class Incremental:
         for values in out.values():
             values.sort(key=lambda f: (f.line, f.column, f.rule))
         return [tuple(out[id(s.node)]) for s in after], result.depends
+
+
+_BOUND: dict[tuple[str, tuple[str, ...]], _Statement] = {}  # the last statement ``_bound_names`` made
+
+
+def _bound_names(names: tuple[str, ...], module: cst.Module) -> _Statement:
+    """One statement that binds ``names`` at module level (``a = b = None``), as the functions and
+    classes left out of an analysis bind them; the last one is kept (the names rarely change)."""
+    key = (module.default_newline, names)
+    known = _BOUND.get(key)
+    if known is None:
+        node = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n)) for n in names], cst.Name("None"))])
+        known = _statement(module, node)
+        _BOUND.clear()
+        _BOUND[key] = known
+    return known
 
 
 def _unchanged(ctx: Context, depends: frozenset[tuple[str, str]]) -> bool:
@@ -547,13 +566,12 @@ def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode]
         return statement.facts
     node = statement.node
     part = _Part(Analysis(module.with_changes(body=[*glue, node])), node)
-    training = training_facts(part)  # type: ignore[arg-type]  # what it asks of an analysis, for one statement
+    training = training_facts(cast(Analysis, part))  # what it asks of an analysis, for one statement
     conv2d = sum(1 for ref in part.references if ref.qualname in CONV2D and ref.call is not None
                  and isinstance(ref.top, cst.ClassDef))
     uses = any(ref.qualname in ("torch.channels_last", "torch.channels_last_3d") for ref in part.references)
     rule = next((r for r in own.matcher.checkers if r.checker == "compile_opportunity"), None)
-    compiled = compile_opportunity.collect(part, rule, own.settings.window) \
-        if rule is not None else None  # type: ignore[arg-type]
+    compiled = compile_opportunity.collect(cast(Analysis, part), rule, own.settings.window) if rule is not None else None
     places: list[Optional[cst.CSTNode]] = [training["cuda"], training["backward"],
                                            node.name if conv2d and isinstance(node, cst.ClassDef) else None,
                                            cast(Optional[cst.CSTNode], compiled.get("node")) if compiled else None]
