@@ -60,7 +60,7 @@ def test_text_report_marks_each_finding_and_counts_them(mixed):
     assert "1 fixable with --fix, 1 more with --unsafe-fixes, 2 need a person." in out  # apex: its import and its use
 
 
-def test_text_report_numbers_removed_lines_as_in_the_file_and_added_ones_as_in_the_fixed_file(tmp_path):
+def test_text_report_numbers_each_line_of_a_change(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["torch>=1.9"]\n')
     (tmp_path / "shim.py").write_text("import torch\n\nif hasattr(torch, 'inference_mode'):\n"
                                       "    mode = torch.inference_mode\n    ready = True\n")

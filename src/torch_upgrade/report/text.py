@@ -85,8 +85,9 @@ _FIX_LINES_SHOWN = 10  # lines of a fix's before/after shown under a finding
 
 
 def _fix_lines(finding: Finding) -> list[str]:
-    """What the fix changes, place by place: ``N - old line`` numbered as in the file, and ``N + new
-    line`` as in the fixed file (an import far from the finding is its own place, at its own line)."""
+    """What the fix changes, place by place: ``N - old line`` and ``N + new line``, each place's lines
+    numbered from the line it starts at, the old ones as in the file, the new ones as if this place were
+    the only change (an import far from the finding is its own place, at its own line)."""
     fix = finding.fix
     if fix is None:
         return []
@@ -97,13 +98,10 @@ def _fix_lines(finding: Finding) -> list[str]:
                     + (" …" if "\n" in fix.replacement else "")]
         return []
     rows: list[tuple[str, str, str]] = []
-    shift: dict[Optional[int], int] = {}  # per cell: lines the earlier changes added (removed: negative)
     for change in found:
         cell = f"{change.cell}:" if change.cell is not None else ""
-        new_line = change.line + shift.get(change.cell, 0)  # the line in the fixed file
         rows += [(f"{cell}{change.line + i}", "-", text) for i, text in enumerate(change.removed)]
-        rows += [(f"{cell}{new_line + i}", "+", text) for i, text in enumerate(change.added)]
-        shift[change.cell] = shift.get(change.cell, 0) + len(change.added) - len(change.removed)
+        rows += [(f"{cell}{change.line + i}", "+", text) for i, text in enumerate(change.added)]
     width = max(len(where) for where, _, _ in rows)
     out = [f"  [tu.lineno]{where:>{width}}[/] [{'tu.removed' if sign == '-' else 'tu.added'}]{sign} "
            f"{escape(text.rstrip())}[/]" for where, sign, text in rows[:_FIX_LINES_SHOWN]]
