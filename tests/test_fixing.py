@@ -241,6 +241,17 @@ def test_a_moved_import_joins_an_existing_import_of_its_new_module(tmp_path):
         "loader = DataLoader(d, collate_fn=default_collate)\n")
 
 
+def test_an_import_whose_name_is_only_stored_elsewhere_goes(tmp_path):
+    # yolov5's models/common.py: a class attribute of the same name is no use of the import
+    code = ("import torch\nfrom torch.cuda import amp\n\nclass AutoShape:\n    amp = False\n    flag: bool = amp\n\n"
+            "    def forward(self, x):\n        with amp.autocast(enabled=self.amp):\n            return x\n")
+    out = fixed(tmp_path, code)
+    assert "from torch.cuda import amp" in out  # `flag: bool = amp` reads it
+    out = fixed(tmp_path, code.replace("    flag: bool = amp\n", ""))
+    assert "from torch.cuda import amp" not in out and "    amp = False\n" in out
+    assert 'with torch.autocast("cuda", enabled=self.amp' in out
+
+
 def test_sdpa_kernel_imports_are_added_once(tmp_path):
     code = ("import torch\n"
             "with torch.backends.cuda.sdp_kernel(enable_math=False):\n    pass\n"

@@ -289,11 +289,14 @@ def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
 
 def _count_names(root: cst.CSTNode, names: set[str]) -> dict[str, int]:
     """How many times each of ``names`` is used under ``root`` (see ``uses``): one walk over the
-    nodes that matter (a LibCST visitor costs several times more on a whole module)."""
+    nodes that matter (a LibCST visitor costs several times more on a whole module). A plain
+    assignment to the name inside a class or function (``amp = False``: a class attribute, a local)
+    stores into that scope and is no use; one at module level rebinds the module's own name, which
+    other files may import, and counts."""
     count: dict[str, int] = defaultdict(int)
-    todo = [root]
+    todo: list[tuple[cst.CSTNode, bool]] = [(root, False)]  # (node, inside a class or function)
     while todo:
-        node = todo.pop()
+        node, nested = todo.pop()
         if isinstance(node, cst.Name):
             if node.value in names:
                 count[node.value] += 1
@@ -302,9 +305,14 @@ def _count_names(root: cst.CSTNode, names: set[str]) -> dict[str, int]:
             if text in names:  # e.g. listed in __all__
                 count[text] += 1
         elif isinstance(node, (cst.Attribute, cst.Arg)):
-            todo.append(node.value)  # `x.name` does not use a variable called `name`, nor `f(name=1)`
+            todo.append((node.value, nested))  # `x.name` does not use a variable called `name`, nor `f(name=1)`
+        elif nested and isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            continue
+        elif nested and isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name):
+            todo += [(node.annotation, nested)] + ([(node.value, nested)] if node.value is not None else [])
         elif not isinstance(node, (cst.Import, cst.ImportFrom)):
-            todo.extend(children(node))
+            inner = nested or isinstance(node, (cst.ClassDef, cst.FunctionDef, cst.Lambda))
+            todo.extend((child, inner) for child in children(node))
     return count
 
 
