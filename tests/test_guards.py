@@ -413,6 +413,18 @@ def test_probes_of_other_objects_guard_branches_but_not_remainders():
             else:
                 return torch.trtrs(K, K)[0]
         """) == [("TU235", 8)]
+    # lightning-bolts' AsynchronousLoader: a parameter assigned again in one branch is still data
+    assert found("""
+        import torch
+
+        def load(sample):
+            if torch.is_tensor(sample):
+                sample = sample.pin_memory()
+            elif isinstance(sample, tuple) and hasattr(sample, "_fields"):
+                return sample
+            elif isinstance(sample, list):
+                return torch.qr(sample[0])
+        """) == [("TU204", 10)]
 
 
 def test_an_optional_package_s_availability_check_guards_only_that_package_s_advice():

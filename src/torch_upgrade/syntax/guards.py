@@ -459,7 +459,10 @@ class GuardModel:
         if name is None:
             return False
         binding = self._names.qualify(name, scope)[1]
-        return binding is None or binding.kind != "local"
+        if binding is None:
+            return True
+        # a parameter assigned again in a branch (``sample = sample.pin_memory()``) is one of several locals
+        return any(b.kind != "local" for b in (binding.alternatives if binding.kind == "either" else (binding,)))
 
     def _chain(self, name: str, scope: Scope) -> int:
         qualname, binding = self._names.qualify(name, scope)
