@@ -19,7 +19,9 @@ again (1.6 s of a 2 s keystroke in transformers' ``modeling_utils.py``). Which f
 which module a name lives in are listed once per index: the contexts are built again when a
 document is opened or saved (``refresh``) and at least every ``CONTEXT_MAX_AGE`` seconds. And the
 positions of the nodes of a statement that a keystroke left as it was are not generated again
-(``syntax.positions.remember``).
+(``syntax.positions.remember``). A keystroke that changes only functions or classes nothing else in the
+file names is analysed alone, the other statements' findings kept (``lsp.incremental``, where the
+conditions that keep this exact are).
 """
 
 from __future__ import annotations
