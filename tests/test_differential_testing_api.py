@@ -2,7 +2,8 @@
 
 The old call and its rewrite are run on the same generated operands: tensors of float16/32/64 and
 int64 (NaN and inf among the floats), Python numbers and lists as expected, values apart by steps
-around every tolerance either function might use, tolerances given or not, ``equal_nan`` either way.
+around every tolerance either function might use, tolerances given or not, ``equal_nan`` either way;
+and operands whose tensor-ness or dtype the code does not show (the rewrite's ``_allclose_inputs``).
 Both must pass, or raise the same exception type.
 """
 
@@ -88,14 +89,51 @@ def test_two_python_values(actual, expected):
 
 
 @pytest.mark.parametrize("code", [
-    "def check(out, expected_value):\n    torch.testing.assert_allclose(out, expected_value)\n",
-    "def check(out):\n    torch.testing.assert_allclose(out, 0.5)\n",
-    # a number against a tensor whose dtype no name holds (exp of integers is of the default dtype)
-    "def check(x):\n    torch.testing.assert_allclose(torch.exp(x), 1.0)\n",
-    "torch.testing.assert_allclose(2.0, 2)\n",  # a float: the default dtype
     "x = torch.ones(3, dtype=torch.float64)\ntorch.testing.assert_allclose(x, y, rtol=1e-3)\n",  # one tolerance
-    # tolerances that may be None when the code runs (then assert_allclose picks them from the dtypes)
-    "def check(x: torch.Tensor, rtol=None, atol=None):\n    torch.testing.assert_allclose(x, x, rtol=rtol, atol=atol)\n",
+    # a message computed by a call: the helper that converts would run before it
+    "def check(out, expected, describe):\n    torch.testing.assert_allclose(out, expected, msg=describe(out))\n",
 ])
 def test_no_fix_where_the_behaviour_cannot_be_kept(code):
     rewrite("import torch\n" + code, "TU901", "1.9", changed=False)
+
+
+@st.composite
+def value(draw, values: list):
+    """``values`` (or their first) as a tensor of one of ``DTYPES``, a Python list or a Python number."""
+    scalar, form = draw(st.booleans()), draw(st.sampled_from(["tensor", "python"]))
+    dtype = draw(st.sampled_from(sorted(DTYPES)))
+    if form == "python" or dtype == "int64":
+        values = [int(v) if math.isfinite(v) else 0 for v in values] if dtype == "int64" else values
+    if form == "tensor":
+        return torch.tensor(values[0] if scalar else values, dtype=DTYPES[dtype])
+    return values[0] if scalar else values
+
+
+@pytest.mark.differential("TU901")
+@pytest.mark.parametrize("code", [
+    "def check(out, expected_value):\n    torch.testing.assert_allclose(out, expected_value)\ncheck(A, B)\n",
+    "def check(out):\n    torch.testing.assert_allclose(out, B)\ncheck(A)\n",
+    # a number against a tensor whose dtype no name holds (exp of integers is of the default dtype)
+    "def check(x):\n    torch.testing.assert_allclose(torch.exp(x), 1.0)\ncheck(A)\n",
+    # tolerances that may be None when the code runs (then assert_allclose picks them from the dtypes)
+    "def check(x, y, rtol=None, atol=None):\n    torch.testing.assert_allclose(x, y, rtol=rtol, atol=atol)\n"
+    "check(A, B, R, T)\n",
+])
+@given(data=st.data())
+def test_fixed_when_the_code_runs_where_it_does_not_show_it(code, data):
+    """Operands whose tensor-ness or dtype the code does not show, tolerances that may be None: the
+    rewrite's helper (_allclose_inputs) does assert_allclose's conversions and tolerances when the
+    code runs."""
+    a, b = data.draw(operands("float64"))
+    scale = data.draw(st.sampled_from([1.0, 1e-4, 1e-9]))  # torch.exp of small values is near 1.0
+    a = [v * scale for v in a] if "exp" in code else a
+    assert_same_behaviour("import torch\n" + code, rules="TU901", low="1.9", A=data.draw(value(a)),
+                          B=data.draw(value(b)), R=data.draw(st.sampled_from([None, 0.0, 1e-3])),
+                          T=data.draw(st.sampled_from([None, 0.0, 1e-6])))
+
+
+@pytest.mark.differential("TU901")
+def test_two_python_floats():
+    """``assert_allclose(2.0, 2)``: a float of the default dtype, not known here: the helper converts."""
+    assert_same_behaviour("torch.testing.assert_allclose(2.0, 2)\n", rules="TU901", low="1.9")
+    assert_same_behaviour("torch.testing.assert_allclose(2.0, 2.5)\n", rules="TU901", low="1.9")
