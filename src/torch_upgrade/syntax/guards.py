@@ -461,8 +461,12 @@ class GuardModel:
         binding = self._names.qualify(name, scope)[1]
         if binding is None:
             return True
-        # a parameter assigned again in a branch (``sample = sample.pin_memory()``) is one of several locals
-        return any(b.kind != "local" for b in (binding.alternatives if binding.kind == "either" else (binding,)))
+        if binding.kind == "either":
+            # a parameter assigned again in a branch (``sample = sample.pin_memory()``) is still the caller's
+            # data; a name only ever assigned values (``model = nn.Linear(...)`` then ``torch.compile(model)``)
+            # may hold what torch made, whose features a probe asks about
+            return not any(b.kind == "local" and b.value is None and b.statement is None for b in binding.alternatives)
+        return binding.kind != "local"
 
     def _chain(self, name: str, scope: Scope) -> int:
         qualname, binding = self._names.qualify(name, scope)
