@@ -82,3 +82,8 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None
+
+
+def names(node: cst.CSTNode) -> set[str]:
+    """The identifiers of the ``Name`` nodes under ``node`` (itself included)."""
+    return {n.value for n in subtree(node) if isinstance(n, cst.Name)}

@@ -30,6 +30,8 @@ from typing import Optional
 
 import libcst as cst
 
+from torch_upgrade.syntax.nodes import names as _names
+
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers._results import first_of_pair
 from torch_upgrade.core.model import Fix
@@ -70,17 +72,6 @@ BROADCAST = ("{lu} (the LU factor) is read here: torch.linalg.lu_factor(A) compu
              "dimensions. Write {lu}, pivots = torch.linalg.lu_factor(A.expand(*torch.broadcast_shapes(A.shape[:-2], "
              "B.shape[:-2]), *A.shape[-2:])) and {x} = torch.linalg.lu_solve({lu}, pivots, B) (torch >= 1.13), or "
              "lu_factor(A) alone where B never has more batch dimensions than A")
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(Names())
-    return found
 
 
 def _keeping_lu(ref: Reference, ctx: FixContext, matrix: cst.BaseExpression, rhs: cst.BaseExpression,

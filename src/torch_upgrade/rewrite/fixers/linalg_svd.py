@@ -28,6 +28,8 @@ from typing import Optional
 
 import libcst as cst
 
+from torch_upgrade.syntax.nodes import names as _names
+
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import parse_version
 from torch_upgrade.rewrite.context import FixContext
@@ -123,18 +125,6 @@ def _svdvals(ref: Reference, ctx: FixContext, assign: cst.Assign, s: cst.BaseExp
 
 
 MH = "1.11"  # Tensor.mH
-
-
-def _names(node: cst.BaseExpression) -> set[str]:
-    """The names a target expression mentions."""
-    found: set[str] = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(name.value)
-
-    node.visit(Names())
-    return found
 
 
 def _with_v(ref: Reference, ctx: FixContext, assign: cst.Assign, bound: dict[str, cst.Arg],
