@@ -11,6 +11,7 @@ import libcst as cst
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.guards import NONE
+from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
@@ -194,12 +195,26 @@ class Matcher:
         out += _read_optional_imports(optional_imports, uses + checked)
         if index is not None:
             _quiet_in_old_branches(out, analysis, index)
+        project = analysis.project
         for hit in out:  # one place decides every fix's safety, whoever proposed it
             if hit.fix is not None and not policy.fixes(hit.confidence):
                 hit.fix = None
+            if hit.fix is not None and isinstance(project, FileIndex) and hit.ref is not None and hit.ref.qualname:
+                _keep_patched(hit, hit.ref.qualname, project)
             if hit.fix is not None:
                 hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
         return out
+
+
+def _keep_patched(hit: Hit, qualname: str, project: FileIndex) -> None:
+    """No rewrite of a name the project's own code replaces by name (a test's ``patch("torch.cholesky",
+    new=mock)``): the code must keep calling it by that name for the mock to see the calls; advice
+    says where and what to change together."""
+    where = project.patched(qualname)
+    if where is not None:
+        hit.fix = None
+        hit.message = (f"{hit.message} (not rewritten: {where} patches {qualname} by name; change the calls "
+                       "and that patch together)")
 
 
 def _quiet_in_old_branches(hits: list[Hit], analysis: Analysis, index: ReturnIndex) -> None:

@@ -40,6 +40,9 @@ _KEPT_MODEL_BYTES = 1 << 20
 T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
+# the last name of a call that replaces a module's attribute: mock.patch, patch.object, mocker.spy,
+# monkeypatch.setattr, setattr
+_PATCHERS = rb"\b(?:patch|object|setattr|spy)"
 STAR = b"import *"  # among a file's words when it has a star import (``from ._compat import *``)
 # what marks the folder of a whole project (its tests, conftest.py files and package together)
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
@@ -88,6 +91,15 @@ class Words:
 def _hash(word: bytes) -> int:
     """A word's hash in this process, in 32 bits."""
     return hash(word) & 0xFFFFFFFF
+
+
+def _patch_pattern(qualname: str) -> "re.Pattern[bytes]":
+    """A call that replaces ``qualname`` by name (``_PATCHERS``): a string of the whole name as its first
+    argument (``patch("torch.cholesky"``, ``monkeypatch.setattr("torch.cholesky"``), or its module and a
+    string of its name as the first two (``patch.object(torch, "cholesky"``, ``mocker.spy(torch, "qr"``)."""
+    module, _, name = qualname.rpartition(".")
+    return re.compile(_PATCHERS + rb"\s*\(\s*(?:[rbu]?([\"'])" + re.escape(qualname.encode()) + rb"\1|"
+                      + re.escape(module.encode()) + rb"\s*,\s*[rbu]?([\"'])" + re.escape(name.encode()) + rb"\2)")
 
 
 def module_of(path: Path) -> tuple[Path, str]:
@@ -240,6 +252,7 @@ class FileIndex:
         self.module, self.is_package = "", False
         self.roots: tuple[str, ...] = ()
         self.path: Optional[str] = None  # the file's real path
+        self._patched: dict[str, Optional[str]] = {}  # qualified name -> where the project patches it
         if path is not None and path.suffix in (".py", ".ipynb") and path.parent.is_dir():
             self.path = os.path.realpath(path)
             root: Path
@@ -302,29 +315,38 @@ class FileIndex:
         self._rests_on_all(self.roots[0], files, read)
         return False
 
-    def named_anywhere(self, words: tuple[str, ...]) -> bool:
-        """Whether some other Python file of the whole project (read from the outermost folder above
-        this file that holds a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``; else this
-        file's package root, with the ``conftest.py`` of every folder above it) names one of ``words``
-        (``set_default_dtype``: a fact about the project, not one module). True where that cannot be
-        told (no project, too many files, a file that cannot be read). The files read are recorded."""
+    def _whole_project(self) -> Optional[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+        """The whole project around this file: its root (the outermost folder above this file that holds
+        a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``; else this file's package root), the
+        Python files listed under it, and those with the ``conftest.py`` of every folder above the file
+        where no marker was found. None where that cannot be told (no project, too many files)."""
         if self.path is None:
-            return True
+            return None
         folders = Path(self.path).parents
         marked = [f for f in folders if any((f / m).exists() for m in _PROJECT_MARKERS)]
         root = str(marked[-1]) if marked else (self.roots[0] if self.roots else None)
         if root is None:
-            return True
+            return None
         listed = self.project.python_files(root)
         if listed is None:
-            return True
+            return None
         files = listed
         if not marked:
             files = files + tuple(os.path.realpath(f / "conftest.py") for f in folders
                                   if (f / "conftest.py").is_file())
+        return root, listed, tuple(dict.fromkeys(files))
+
+    def named_anywhere(self, words: tuple[str, ...]) -> bool:
+        """Whether some other Python file of the whole project (``_whole_project``) names one of ``words``
+        (``set_default_dtype``: a fact about the project, not one module). True where that cannot be
+        told (no project, too many files, a file that cannot be read). The files read are recorded."""
+        whole = self._whole_project()
+        if whole is None:
+            return True
+        root, listed, files = whole
         wanted = {w.encode() for w in words}
         read: dict[str, str] = {}
-        for path in dict.fromkeys(files):
+        for path in files:
             if path == self.path:
                 continue
             known = self.project.words(path)
@@ -336,6 +358,45 @@ class FileIndex:
             read[path] = known[0]
         self._rests_on_all(root, listed, read)
         return False
+
+    def patched(self, qualname: str) -> Optional[str]:
+        """Where a file of the project (this one included) replaces ``qualname`` by name, as a test's mock
+        does (``patch("torch.cholesky", new=...)``, ``monkeypatch.setattr(torch, "cholesky", ...)``):
+        ``path:line`` of the first such place, None where no file does or that cannot be told. Calls of
+        a function the project patches must keep calling it by that name: gpytorch's tests count the
+        calls of ``torch.cholesky`` through a mock, and a rewrite to ``torch.linalg.cholesky`` hides
+        them. The files read are recorded."""
+        if qualname not in self._patched:
+            self._patched[qualname] = self._find_patch(qualname)
+        return self._patched[qualname]
+
+    def _find_patch(self, qualname: str) -> Optional[str]:
+        module, _, name = qualname.rpartition(".")
+        whole = self._whole_project()
+        if whole is None or not module:
+            return None
+        root, listed, files = whole
+        word = name.encode()
+        pattern = _patch_pattern(qualname)
+        read: dict[str, str] = {}
+        for path in dict.fromkeys(files + ((self.path,) if self.path else ())):
+            known = self.project.words(path)
+            if known is None:
+                return None
+            read[path] = known[0]
+            if word not in known[1]:
+                continue
+            try:
+                raw = read_bytes(Path(path))
+            except SourceError:
+                return None
+            found = pattern.search(raw)
+            if found is not None:
+                self.used[path] = known[0]  # that file alone can change the answer
+                line = raw.count(b"\n", 0, found.start()) + 1
+                return f"{os.path.relpath(path, root)}:{line}"
+        self._rests_on_all(root, listed, {p: d for p, d in read.items() if p != self.path})
+        return None
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only
