@@ -94,7 +94,7 @@ def code_digest() -> str:
                 continue
     package = Path(__file__).resolve().parent.parent  # the whole torch_upgrade package
     sources = []
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(package.rglob("*.py")) + sorted(package.glob("catalog/*.toml")):  # code, and its tables
         try:
             sources.append(path.read_bytes())
         except OSError:

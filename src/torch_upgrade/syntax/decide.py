@@ -21,7 +21,13 @@ of its forms, a comparison known where they agree); functions whose body is assi
 ``for`` over a known sequence, ``assert``, ``list.append``/``extend`` and a ``return`` (a project's own
 ``digit_version``), called with literal-valued arguments; ``hasattr``/``getattr(..., None)``
 probes of torch names, answered by the table of when names appeared (``catalog.names``: a name not
-in it is not known). Anything else is unknown, and an unknown anywhere leaves the guard undecided.
+in it is not known); the version helpers libraries export (MONAI's ``pytorch_after(2, 1)``,
+accelerate's and diffusers' ``is_torch_version(">=", "1.12")``, transformers'
+``is_torch_greater_or_equal("2.1")``), called with literal arguments, as the comparison the table
+``catalog.version_helpers`` says each makes (only those qualified names: a function of the same name
+elsewhere is evaluated as any other); signature probes, ``"weights_only" in
+inspect.signature(torch.load).parameters``, answered by the same table's dates of parameters.
+Anything else is unknown, and an unknown anywhere leaves the guard undecided.
 ``Decider.miscompares`` finds a comparison of torch's version as text or as a float that gives another
 answer than the comparison of versions it stands for on some release (TU981).
 """
@@ -37,6 +43,7 @@ import libcst as cst
 from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory
+from torch_upgrade.catalog.version_helpers import Helper, load_version_helpers
 from torch_upgrade.core.versions import RELEASES
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Scope
@@ -56,6 +63,7 @@ _PARSERS = {"packaging.version.parse", "packaging.version.Version", "pkg_resourc
 _LOOSE = {"distutils.version.LooseVersion", "looseversion.LooseVersion", "setuptools._distutils.version.LooseVersion"}
 _STRICT = {"distutils.version.StrictVersion", "setuptools._distutils.version.StrictVersion"}
 _METADATA = {"importlib.metadata.version", "importlib_metadata.version"}
+_SIGNATURE = {"inspect.signature"}  # "weights_only" in inspect.signature(torch.load).parameters
 # OpenMMLab's helper (mmcv 1.x, mmengine): a version string as a comparable sequence of numbers
 _DIGITS = {f"{package}{module}.digit_version" for package in ("mmcv", "mmengine")
            for module in ("", ".utils", ".utils.version_utils")}
@@ -266,6 +274,31 @@ class _Probed:
     class or module (the table's names), so true, and not None."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class _Helper:
+    """A library's version helper (``catalog.version_helpers``): called, the comparison it stands for."""
+
+    helper: Helper
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """``inspect.signature(torch.load)``; its ``.parameters`` are ``_Parameters``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class _Parameters:
+    """``inspect.signature(torch.load).parameters``: ``"weights_only" in`` it is answered by the table of
+    when parameters appeared (``catalog.version_helpers``); a parameter it does not date is not known."""
+
+    name: str
+
+
+_OPAQUE = (_Present, _Helper, _Signature, _Parameters)  # objects whose truth and comparisons are not known
 
 
 class _Return(Exception):
@@ -572,7 +605,7 @@ def _inert(expr: cst.BaseExpression, names: Names, scope: Scope) -> bool:
 def _truth(value: Any) -> Any:
     if isinstance(value, (LooseVersion, Version, _Probed)):
         return True
-    if isinstance(value, (_Present, _Function, _Builtin)):
+    if isinstance(value, (*_OPAQUE, _Function, _Builtin)):
         return UNKNOWN
     try:
         return bool(value)
@@ -680,6 +713,8 @@ class _Evaluation:
             return getattr(base, attr)
         if isinstance(base, (_Present, _Probed)):
             return _Present(f"{base.name}.{attr}")
+        if isinstance(base, _Signature) and attr == "parameters":
+            return _Parameters(base.name)
         return UNKNOWN
 
     def _named(self, name: str, names: Names, scope: Scope, depth: int) -> Any:
@@ -711,6 +746,11 @@ class _Evaluation:
             return torch_version(self.sample)
         if qualname.split(".", 1)[0] == "torch":
             return _Present(qualname)  # a torch object: only probes and the version say more
+        helper = load_version_helpers().helpers.get(qualname)
+        if helper is not None:  # before the project's own definition: inside the library too
+            return _Helper(helper)
+        if qualname in _SIGNATURE:
+            return _Builtin(qualname)
         if qualname in _PARSERS or qualname in _LOOSE or qualname in _STRICT or qualname in _METADATA \
                 or qualname in _DIGITS:
             return _Builtin(qualname)
@@ -734,12 +774,24 @@ class _Evaluation:
             right = self.eval(target.comparator, names, scope, env, depth)
             if right is UNKNOWN:
                 return UNKNOWN
-            outcome = _compare(target.operator, left, right)
+            outcome = self._parameter(target.operator, left, right) if isinstance(right, _Parameters) \
+                else _compare(target.operator, left, right)
             if outcome is UNKNOWN:
                 return UNKNOWN
             result = result and outcome
             left = right
         return result
+
+    def _parameter(self, operator: cst.BaseCompOp, left: Any, right: "_Parameters") -> Any:
+        """``"weights_only" in inspect.signature(torch.load).parameters`` on this torch: from the table of
+        when parameters appeared; unknown for a parameter it does not date."""
+        if not isinstance(left, str) or not isinstance(operator, (cst.In, cst.NotIn)):
+            return UNKNOWN
+        parameter = load_version_helpers().parameters.get((right.name, left))
+        if parameter is None:
+            return UNKNOWN
+        present = parameter.present_at(Version(self.sample))
+        return present if isinstance(operator, cst.In) else not present
 
     def _BooleanOperation(self, node: cst.BooleanOperation, names: Names, scope: Scope, env: dict[str, Any],
                           depth: int) -> Any:
@@ -868,6 +920,12 @@ class _Evaluation:
             if isinstance(receiver, (_Builtin, _Function)):
                 return UNKNOWN
         func = self.eval(node.func, names, scope, env, depth)
+        if isinstance(func, _Helper):  # pytorch_after(1, 13): the comparison the table says it makes
+            truth = func.helper.compare(Version(self.sample), positional, keywords)
+            return UNKNOWN if truth is None else truth
+        if isinstance(func, _Builtin) and func.qualname in _SIGNATURE:
+            subject = positional[0] if len(positional) == 1 and not keywords else None
+            return _Signature(subject.name) if isinstance(subject, (_Present, _Probed)) else UNKNOWN
         if isinstance(func, _Builtin):
             if func.qualname in _METADATA:  # importlib.metadata.version("torch"): the plain string
                 return self.sample if positional == ["torch"] and not keywords else UNKNOWN
@@ -1070,7 +1128,7 @@ def _compare(operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
     object) and where Python would raise."""
     if isinstance(operator, (cst.Is, cst.IsNot)) and (isinstance(left, _Probed) or isinstance(right, _Probed)):
         return isinstance(operator, cst.IsNot)  # getattr(..., None) of a name that is there: not None
-    if any(isinstance(v, (_Present, _Probed, _Function, _Builtin)) for v in (left, right)):
+    if any(isinstance(v, (*_OPAQUE, _Probed, _Function, _Builtin)) for v in (left, right)):
         return UNKNOWN
     if isinstance(left, _Digits) or isinstance(right, _Digits):
         order = _ORDER.get(type(operator))

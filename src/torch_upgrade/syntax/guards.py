@@ -14,11 +14,15 @@ by what they ask (``GuardModel.level``), from most to least:
   (``packaging.version.parse(torch.__version__) >= ...``, ``LooseVersion(...)``,
   ``tuple(int(p) for p in torch.__version__.split("."))``, ``.startswith``, string
   compares, ``importlib.metadata.version("torch")``); the same of a library that moves
-  with torch (``torchvision.__version__``: ``core.versions.LIBRARIES``).
+  with torch (``torchvision.__version__``: ``core.versions.LIBRARIES``); a call of a
+  version helper a library exports (``catalog.version_helpers``: ``monai.utils.pytorch_after(2,
+  1)``, ``accelerate.utils.is_torch_version(">=", "1.12")``; not one passing what such a check
+  never passes, ``compare_versions("numpy", ...)``).
 - ``FEATURE``: another question about torch: a probe of torch or something in it
   (``hasattr(torch, "linalg")``, ``getattr(F, "scaled_dot_product_attention",
-  None) is not None``); a name whose value cannot be seen here (imported, or
-  defined by a function) that reads as a version flag
+  None) is not None``, ``"weights_only" in inspect.signature(torch.load).parameters``);
+  a name whose value cannot be seen here (imported, or defined by a function) that reads
+  as a version flag
   (``is_torch_greater_or_equal_than_1_13``, ``_TORCH_GREATER_EQUAL_1_7``,
   ``is_torch_version(">=", "1.11")``).
 - ``PROBE``: a question about the environment that is not about torch's
@@ -57,6 +61,7 @@ from typing import Optional, Protocol, Sequence, Union, cast
 
 import libcst as cst
 
+from torch_upgrade.catalog.version_helpers import Helper, load_version_helpers
 from torch_upgrade.core.versions import LIBRARIES, TORCH
 from torch_upgrade.syntax.nodes import children, dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Guard, Scope
@@ -89,6 +94,7 @@ _AVAILABLE_WORDS = re.compile(r"is_torch_|_available_|_AVAILABLE")
 _LIBRARY_FEATURE = re.compile(rf"^is_(?:{'|'.join(LIBRARIES)})_\w+_available$")
 _DISTRIBUTION_LOOKUPS = {"get_distribution", "distribution", "version", "require"}
 _FINDERS = {"importlib.util.find_spec", "importlib.find_loader", "pkgutil.find_loader"}
+_SIGNATURES = {"inspect.signature"}  # "weights_only" in inspect.signature(torch.load).parameters
 _PASS_THROUGH = {"all", "any", "bool"}  # builtins whose answer is their argument's
 _PACKAGES = (TORCH, *LIBRARIES)  # the distributions whose version a guard may look up by name
 
@@ -426,8 +432,14 @@ class GuardModel:
                 if self._of_torch(args[0], scope):
                     return FEATURE
                 return PROBE if self._of_a_module(args[0], scope) else NONE
-        if func is not None and self._names.qualify(func, scope)[0] in _FINDERS:
+        qualified = self._names.qualify(func, scope)[0] if func is not None else None
+        if qualified in _FINDERS:
             return PROBE  # importlib.util.find_spec("torchtext") is not None
+        if qualified in _SIGNATURES and len(args) == 1 and self._of_torch(args[0], scope):
+            return FEATURE  # inspect.signature(torch.load).parameters: which torch this is
+        helper = load_version_helpers().helpers.get(qualified) if qualified is not None else None
+        if helper is not None:  # a library's torch version helper (monai.utils.pytorch_after), not a same-named one
+            return VERSION if _may_check_torch(helper, call) else NONE
         if func is not None and any(isinstance(a, cst.SimpleString) and a.evaluated_value in _PACKAGES for a in args):
             last = func.rsplit(".", 1)[-1]
             if last in _DISTRIBUTION_LOOKUPS or _VERSION_WORDS.search(last):
@@ -529,6 +541,26 @@ class GuardModel:
             else:
                 found = max(found, self.level(guard.test, guard.scope))
         return found
+
+
+def _may_check_torch(helper: Helper, call: cst.Call) -> bool:
+    """Whether a call of a library's version helper can be the torch version check the table describes:
+    not when it passes a parameter such a check never passes (``pytorch_after(2, 1,
+    current_ver_string=v)`` compares ``v``), nor a literal other than the one required
+    (``compare_versions("numpy", ">=", "1.20")``)."""
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return True  # not known: a guard by its name, as before
+        name = arg.keyword.value if arg.keyword is not None else \
+            helper.params[position] if position < len(helper.params) else None
+        if name is None:
+            return False
+        if name in helper.unset and not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+            return False
+        required = helper.require.get(name)
+        if required is not None and isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value != required:
+            return False
+    return True
 
 
 def _names_in(expr: cst.CSTNode) -> list[cst.BaseExpression]:

@@ -1,0 +1,200 @@
+"""Torch version checks that the code does not write out: ``catalog/version_helpers.toml``.
+
+Libraries export helpers that compare the installed torch's version with one made from their
+arguments (MONAI's ``pytorch_after(1, 13)``, accelerate's and diffusers' ``is_torch_version(">=",
+"1.12")``, transformers' ``is_torch_greater_or_equal("2.1")``); projects call them with literal
+arguments as version guards. Their bodies are too involved to evaluate (environment variables,
+fallbacks between parsers, metadata read at import), so the table says what each computes, with the
+source it was checked against; ``syntax.decide`` evaluates a call of one of these qualified names
+(and of no other function of the same name) as that comparison.
+
+The table also dates the parameters of torch functions that signature probes ask about
+(``"weights_only" in inspect.signature(torch.load).parameters``: since 1.13).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from torch_upgrade.core import toml as tomllib
+
+TABLE_FILE = Path(__file__).with_name("version_helpers.toml")
+OPERATORS: dict[str, Any] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+_HELPER_KEYS = {"also", "params", "defaults", "unset", "require", "operator", "version", "reference", "note"}
+_PARAMETER_KEYS = {"added", "reference", "note"}
+_FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_QUALNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+
+class VersionHelpersError(ValueError):
+    """The table is malformed; the message names the entry."""
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A library function that compares torch's version (``[helpers."qualified.name"]``)."""
+
+    name: str
+    params: tuple[str, ...]
+    operator: str
+    version: str
+    reference: str
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    unset: frozenset[str] = frozenset()
+    require: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+    def compare(self, torch: Version, positional: list[Any], keywords: Mapping[str, Any]) -> Optional[bool]:
+        """What a call with these argument values gives on ``torch``; None where the call is not a torch
+        version check the table describes (an argument it cannot bind, one that compares something else,
+        a version or operator that is not one)."""
+        if len(positional) > len(self.params):
+            return None
+        bound = dict(zip(self.params, positional))
+        for name, value in keywords.items():
+            if name in bound or name not in self.params:
+                return None
+            bound[name] = value
+        if any(name in bound and bound[name] is not None for name in self.unset):
+            return None
+        if any(bound.get(name) != value for name, value in self.require.items()):
+            return None
+        values = {**self.defaults, **bound}
+        operator = _fill(self.operator, values)
+        other = _fill(self.version, values)
+        if operator not in OPERATORS or other is None:
+            return None
+        try:
+            return bool(OPERATORS[operator](torch, Version(other)))
+        except InvalidVersion:
+            return None
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """When a parameter of a torch callable appeared (``[parameters."torch.load".weights_only]``)."""
+
+    callable: str
+    name: str
+    added: Version
+    reference: str
+    note: str = ""
+
+    def present_at(self, version: Version) -> bool:
+        return Version(version.base_version) >= self.added
+
+
+@dataclass(frozen=True)
+class VersionHelpers:
+    """The table: helpers by every qualified name they have, parameters by (callable, parameter)."""
+
+    helpers: Mapping[str, Helper]
+    parameters: Mapping[tuple[str, str], Parameter]
+
+
+def _fill(template: str, values: Mapping[str, Any]) -> Optional[str]:
+    """The template with each ``{param}`` replaced by its value's text (a bool or None is no version)."""
+    missing = False
+
+    def one(match: "re.Match[str]") -> str:
+        nonlocal missing
+        value = values.get(match.group(1))
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, str)):
+            missing = True
+            return ""
+        return str(value)
+
+    text = _FIELD.sub(one, template)
+    return None if missing else text
+
+
+def _fail(entry: str, problem: str) -> VersionHelpersError:
+    return VersionHelpersError(f"{TABLE_FILE.name}: {entry}: {problem}")
+
+
+def _strings(raw: Any, entry: str, key: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise _fail(entry, f"'{key}' must be a list of strings")
+    return tuple(raw)
+
+
+def _helper(name: str, raw: Any) -> Helper:
+    entry = f'helpers."{name}"'
+    if not _QUALNAME.match(name) or not isinstance(raw, dict):
+        raise _fail(entry, "must be a table keyed by a dotted qualified name")
+    unknown = set(raw) - _HELPER_KEYS
+    if unknown:
+        raise _fail(entry, f"unknown key(s): {', '.join(sorted(unknown))}")
+    params = _strings(raw.get("params", []), entry, "params")
+    for key in ("operator", "version", "reference"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise _fail(entry, f"missing or empty '{key}'")
+    operator, version = raw["operator"], raw["version"]
+    named = set(_FIELD.findall(operator)) | set(_FIELD.findall(version))
+    if named - set(params):
+        raise _fail(entry, f"'operator'/'version' name parameters it does not have: {sorted(named - set(params))}")
+    if not _FIELD.fullmatch(operator) and operator not in OPERATORS:
+        raise _fail(entry, f"'operator' must be one of {', '.join(OPERATORS)} or a {{param}}, not {operator!r}")
+    defaults = raw.get("defaults", {})
+    require = raw.get("require", {})
+    unset = frozenset(_strings(raw.get("unset", []), entry, "unset"))
+    for key, table in (("defaults", defaults), ("require", require)):
+        if not isinstance(table, dict) or set(table) - set(params):
+            raise _fail(entry, f"'{key}' must be a table of its parameters")
+    if unset - set(params):
+        raise _fail(entry, f"'unset' names parameters it does not have: {sorted(unset - set(params))}")
+    return Helper(name=name, params=params, operator=operator, version=version, reference=raw["reference"].strip(),
+                  defaults=dict(defaults), unset=unset, require=dict(require), note=str(raw.get("note", "")).strip())
+
+
+def _parameter(callable_: str, name: str, raw: Any) -> Parameter:
+    entry = f'parameters."{callable_}".{name}'
+    if not isinstance(raw, dict) or set(raw) - _PARAMETER_KEYS:
+        raise _fail(entry, f"must be a table of {', '.join(sorted(_PARAMETER_KEYS))}")
+    added, reference = raw.get("added"), raw.get("reference")
+    if not isinstance(added, str) or not re.fullmatch(r"\d+\.\d+", added):
+        raise _fail(entry, "'added' must be a major.minor release such as \"1.13\"")
+    if not isinstance(reference, str) or not reference.strip():
+        raise _fail(entry, "missing or empty 'reference'")
+    return Parameter(callable=callable_, name=name, added=Version(added), reference=reference.strip(),
+                     note=str(raw.get("note", "")).strip())
+
+
+def parse_table(text: str) -> VersionHelpers:
+    """The table in a TOML text."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise VersionHelpersError(f"{TABLE_FILE.name}: invalid TOML: {exc}") from None
+    unknown = set(data) - {"helpers", "parameters"}
+    if unknown:
+        raise VersionHelpersError(f"{TABLE_FILE.name}: unknown top-level key(s): {', '.join(sorted(unknown))}")
+    helpers: dict[str, Helper] = {}
+    for name, raw in data.get("helpers", {}).items():
+        helper = _helper(name, raw)
+        for path in (name, *_strings(raw.get("also", []), f'helpers."{name}"', "also")):
+            if path in helpers:
+                raise _fail(f'helpers."{name}"', f"{path} is listed twice")
+            helpers[path] = helper
+    parameters: dict[tuple[str, str], Parameter] = {}
+    for callable_, table in data.get("parameters", {}).items():
+        if not isinstance(table, dict):
+            raise _fail(f'parameters."{callable_}"', "must be a table of parameters")
+        for name, raw in table.items():
+            parameters[(callable_, name)] = _parameter(callable_, name, raw)
+    return VersionHelpers(helpers=helpers, parameters=parameters)
+
+
+@functools.lru_cache(maxsize=1)
+def load_version_helpers() -> VersionHelpers:
+    """The shipped table."""
+    return parse_table(TABLE_FILE.read_text(encoding="utf-8"))

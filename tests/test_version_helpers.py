@@ -1,0 +1,546 @@
+"""Torch version checks through the helpers libraries export, and signature probes (issue 31 item 4).
+
+MONAI's ``pytorch_after(2, 1)``, accelerate's and diffusers' ``is_torch_version(">=", "1.12")``,
+transformers' ``is_torch_greater_or_equal("2.1")``: the table ``catalog/version_helpers.toml`` says what
+each computes. A call of one of those qualified names with literal arguments is a version guard (no finding
+in its old branch), and ``scan --fix`` (TU980) and ``upgrade --to X`` remove it where the window's floor
+decides it, in projects that import the library and in the library's own code. ``"weights_only" in
+inspect.signature(torch.load).parameters`` is a probe for the release that added the parameter (the table
+dates it), else a guard the floor does not decide. A function of the same name from anywhere else is
+nothing of the kind. Each test project carries a small module at the library's path, so that the names
+resolve and the fixed program runs on the installed torch."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+import torch_upgrade
+from torch_upgrade.catalog.version_helpers import VersionHelpersError, load_version_helpers, parse_table
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+OLD = "torch.symeig(x, eigenvectors=True)"  # TU202 (removed in 1.9 ... reported on a window from 1.6)
+
+# the libraries' helpers, written for these tests with the semantics the table states (installed torch's
+# version compared with packaging); enough for the fixed programs to import what they still import
+MONAI = {
+    "monai/__init__.py": "",
+    "monai/utils/__init__.py": "from .module import optional_import, pytorch_after\n",
+    "monai/utils/module.py": '''
+        import os
+
+        import torch
+        from packaging.version import Version
+
+
+        def optional_import(module, name=""):
+            return None, False
+
+
+        def pytorch_after(major, minor, patch=0, current_ver_string=None):
+            """Whether torch is at least major.minor.patch."""
+            if current_ver_string is None:
+                current_ver_string = os.environ.get("PYTORCH_VER", "") or torch.__version__
+            try:
+                return Version(f"{major}.{minor}.{patch}") <= Version(current_ver_string)
+            except ValueError:
+                parts = current_ver_string.split("+")[0].split(".")
+                return (int(parts[0]), int(parts[1])) >= (int(major), int(minor))
+        ''',
+}
+ACCELERATE = {
+    "accelerate/__init__.py": "",
+    "accelerate/utils/__init__.py": "from .versions import compare_versions, is_torch_version\n",
+    "accelerate/utils/versions.py": '''
+        import importlib.metadata
+        import operator
+
+        from packaging.version import parse
+
+        OPERATIONS = {">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
+                      "<=": operator.le, "<": operator.lt}
+        torch_version = parse(importlib.metadata.version("torch"))
+
+
+        def compare_versions(library_or_version, operation, requirement_version):
+            if isinstance(library_or_version, str):
+                library_or_version = parse(importlib.metadata.version(library_or_version))
+            return OPERATIONS[operation](library_or_version, parse(requirement_version))
+
+
+        def is_torch_version(operation, version):
+            return compare_versions(torch_version, operation, version)
+        ''',
+}
+DIFFUSERS = {
+    "diffusers/__init__.py": "",
+    "diffusers/utils/__init__.py": '''
+        import importlib.metadata
+        import operator
+
+        from packaging.version import parse
+
+
+        def is_torch_version(operation, version):
+            ops = {">=": operator.ge, "<": operator.lt, ">": operator.gt, "<=": operator.le}
+            return ops[operation](parse(importlib.metadata.version("torch")), parse(version))
+        ''',
+}
+TRANSFORMERS = {
+    "transformers/__init__.py": "",
+    "transformers/utils/__init__.py": '''
+        import importlib.metadata
+
+        from packaging import version
+
+
+        def is_torch_greater_or_equal(library_version, accept_dev=False):
+            installed = version.parse(importlib.metadata.version("torch"))
+            if accept_dev:
+                installed = version.parse(installed.base_version)
+            return installed >= version.parse(library_version)
+        ''',
+}
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, code in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
+
+
+# name -> (floor, files, the entry file, its text once the floor removed the check)
+FORMS: dict[str, tuple[str, dict[str, str], str, str]] = {
+    # MONAI's engines: `if pytorch_after(2, 1): <new> else: <old>`, the helper from monai.utils
+    "pytorch_after, positional, in a project using MONAI": ("2.0", {**MONAI, "app/ops.py": f'''
+        import torch
+        from monai.utils import pytorch_after
+
+
+        def eigh(x):
+            if pytorch_after(1, 9):
+                return torch.linalg.eigh(x)
+            else:
+                return {OLD}
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # MONAI's attention blocks: keywords out of order, negated, after a flag of the caller's
+    "pytorch_after with keywords under not, beside a parameter": ("2.0", {**MONAI, "app/ops.py": f'''
+        import torch
+        from monai.utils import optional_import, pytorch_after
+
+        einops, has_einops = optional_import("einops")
+
+
+        def eigh(x, legacy=True):
+            if legacy and not pytorch_after(minor=9, major=1, patch=0):
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "app/ops.py", '''
+        import torch
+        from monai.utils import optional_import
+
+        einops, has_einops = optional_import("einops")
+
+
+        def eigh(x, legacy=True):
+            return torch.linalg.eigh(x)
+        '''),
+    # inside MONAI itself: a relative import of its own helper (monai/networks/blocks/upsample.py)
+    "pytorch_after inside the library, relative import": ("2.0", {**MONAI, "monai/networks/__init__.py": "",
+                                                                  "monai/networks/ops.py": f'''
+        import torch
+
+        from ..utils import pytorch_after
+
+
+        def eigh(x):
+            if pytorch_after(major=1, minor=9):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''}, "monai/networks/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # monai/engines/evaluator.py: from the defining module, beside another name it keeps
+    "pytorch_after from monai.utils.module": ("2.0", {**MONAI, "monai/engines/__init__.py": "",
+                                                      "monai/engines/ops.py": f'''
+        import torch
+
+        from monai.utils.module import optional_import, pytorch_after
+
+        einops, _ = optional_import("einops")
+        eigh = torch.linalg.eigh if pytorch_after(1, 9, 0) else (lambda x: {OLD})
+        '''}, "monai/engines/ops.py", '''
+        import torch
+
+        from monai.utils.module import optional_import
+
+        einops, _ = optional_import("einops")
+        eigh = torch.linalg.eigh
+        '''),
+    "accelerate's is_torch_version": ("2.0", {**ACCELERATE, "app/ops.py": f'''
+        import torch
+        from accelerate.utils import is_torch_version
+
+
+        def eigh(x):
+            if is_torch_version("<", "1.9.0"):
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "accelerate's compare_versions of torch": ("2.0", {**ACCELERATE, "app/ops.py": f'''
+        import torch
+        from accelerate.utils import compare_versions
+
+        if compare_versions("torch", ">=", "1.9"):
+            eigh = torch.linalg.eigh
+        else:
+            def eigh(x):
+                return {OLD}
+        '''}, "app/ops.py", '''
+        import torch
+
+        eigh = torch.linalg.eigh
+        '''),
+    # diffusers' models: `if is_torch_version(">=", "1.11.0"):` around checkpointing calls
+    "diffusers' is_torch_version through the module": ("2.0", {**DIFFUSERS, "app/ops.py": f'''
+        import torch
+
+        from diffusers import utils
+
+
+        def eigh(x):
+            if utils.is_torch_version(">=", "1.9"):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "transformers' is_torch_greater_or_equal": ("2.0", {**TRANSFORMERS, "app/ops.py": f'''
+        import torch
+        from transformers.utils import is_torch_greater_or_equal
+
+        NEW_EIGH = is_torch_greater_or_equal("1.9", accept_dev=True)
+
+
+        def eigh(x):
+            if not NEW_EIGH:
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+}
+
+# MONAI's data/dataset.py: the parameter torch.load gained in 1.13 (its old branch: a torch.load that the
+# 2.6 default change affects, TU803); `signature` imported from inspect, and inspect.signature itself
+PROBES: dict[str, tuple[str, dict[str, str], str, str]] = {
+    "signature imported from inspect": ("2.0", {"app/cache.py": '''
+        from inspect import signature
+
+        import torch
+
+
+        def load(path):
+            if "weights_only" in signature(torch.load).parameters:
+                return torch.load(path, weights_only=False)
+            else:
+                return torch.load(path)
+        '''}, "app/cache.py", '''
+        import torch
+
+
+        def load(path):
+            return torch.load(path, weights_only=False)
+        '''),
+    "inspect.signature, negated": ("1.13", {"app/cache.py": '''
+        import inspect
+
+        import torch
+
+        LOAD_KWARGS = {}
+        if "weights_only" not in inspect.signature(torch.load).parameters:
+            old_load = torch.load
+        else:
+            LOAD_KWARGS["weights_only"] = False
+        '''}, "app/cache.py", '''
+        LOAD_KWARGS = {}
+        LOAD_KWARGS["weights_only"] = False
+        '''),
+}
+
+ALL = {**FORMS, **PROBES}
+
+
+def _scan(root: Path, low: str, **kw) -> list[tuple[str, str, int]]:
+    report = torch_upgrade.scan([root], from_version=low, **kw)
+    assert not report.errors, report.errors
+    return sorted((Path(f.path).name, f.rule, f.line) for f in report.findings)
+
+
+@pytest.mark.parametrize("name", list(FORMS))
+def test_a_helper_call_guards_its_old_branch(tmp_path, name):
+    _, files, _, _ = FORMS[name]
+    write(tmp_path, files)
+    assert [f for f in _scan(tmp_path, "1.6", ignore=["TU980"]) if f[1] == "TU202"] == []
+
+
+@pytest.mark.parametrize("name", list(PROBES))
+def test_a_signature_probe_guards_its_old_branch(tmp_path, name):
+    _, files, _, _ = PROBES[name]
+    write(tmp_path, files)
+    assert _scan(tmp_path, "1.6", ignore=["TU980"]) == []
+
+
+def test_the_old_calls_alone_are_reported(tmp_path):
+    write(tmp_path, {"mod.py": f"import torch\n\n\ndef eigh(x):\n    return {OLD}\n\n\ndef load(p):\n"
+                               "    return torch.load(p)\n"})
+    found = {rule for _, rule, _ in _scan(tmp_path, "1.6")}
+    assert {"TU202", "TU803"} <= found
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_scan_fix_removes_the_check_the_floor_decides(tmp_path, name):
+    floor, files, entry, after = ALL[name]
+    write(tmp_path, files)
+    report = torch_upgrade.fix([tmp_path], from_version=floor, select=["TU980"])
+    assert not report.errors and report.fixed >= 1
+    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
+    for other, code in files.items():  # the library's module is left as it is
+        if other != entry:
+            assert (tmp_path / other).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+    assert torch_upgrade.scan([tmp_path], from_version=floor, select=["TU980"]).findings == ()
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_upgrade_to_the_floor_removes_it(tmp_path, name):
+    floor, files, entry, after = ALL[name]
+    write(tmp_path, {**files, "requirements.txt": "torch>=1.6\n"})
+    report = torch_upgrade.upgrade([tmp_path], to=floor, select=["TU980"])
+    assert not report.errors
+    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
+    assert (tmp_path / "requirements.txt").read_text(encoding="utf-8") == f"torch>={floor}\n"
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_a_window_from_below_the_version_keeps_it(tmp_path, name):
+    _, files, entry, _ = ALL[name]
+    write(tmp_path, files)
+    report = torch_upgrade.fix([tmp_path], from_version="1.7", select=["TU980"])
+    assert not report.errors and report.fixed == 0
+    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(files[entry]).lstrip("\n")
+
+
+def test_the_fixed_programs_run_on_torch(tmp_path):
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed")
+    roots = []
+    for index, (floor, files, entry, _) in enumerate(ALL.values()):
+        root = tmp_path / f"case{index}"
+        write(root, files)
+        report = torch_upgrade.fix([root], from_version=floor, select=["TU980"])
+        assert not report.errors and report.fixed >= 1
+        roots.append((str(root), entry[:-3].replace("/", ".")))
+    code = textwrap.dedent(f"""
+        import importlib, sys
+        import torch
+        x = torch.randn(4, 4, dtype=torch.float64)
+        x = x @ x.T
+        for root, module in {roots!r}:
+            sys.path.insert(0, root)
+            loaded = importlib.import_module(module)
+            if hasattr(loaded, "eigh"):
+                w, v = loaded.eigh(x)
+                assert torch.allclose(w, torch.linalg.eigvalsh(x))
+            if hasattr(loaded, "load"):
+                path = root + "/state.pt"
+                torch.save({{"w": x}}, path)
+                assert torch.equal(loaded.load(path)["w"], x)
+            if hasattr(loaded, "LOAD_KWARGS"):
+                assert loaded.LOAD_KWARGS == {{"weights_only": False}}
+            for name in [m for m in sys.modules if m.split(".")[0] in
+                         ("app", "monai", "accelerate", "diffusers", "transformers")]:
+                del sys.modules[name]
+            sys.path.pop(0)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+# ------------------------------------------------------------------ what is not such a check: untouched
+NOT_HELPERS: dict[str, dict[str, str]] = {
+    # a project's own function of the same name, which asks something else
+    "another package's pytorch_after": {"tools/__init__.py": '''
+        import os
+
+
+        def pytorch_after(major, minor):
+            return os.environ.get("BACKEND", "") == f"pt{major}{minor}"
+        ''', "app/ops.py": f'''
+        import torch
+        from tools import pytorch_after
+
+
+        def eigh(x):
+            if pytorch_after(1, 9):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''},
+    "a module-level function of the file named like the helper": {"app/ops.py": f'''
+        import os
+
+        import torch
+
+
+        def pytorch_after(major, minor):
+            return os.environ.get("MODE") == "%d.%d" % (major, minor)
+
+
+        def eigh(x):
+            if pytorch_after(1, 9):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''},
+    "compare_versions of another library": {**ACCELERATE, "app/ops.py": f'''
+        import torch
+        from accelerate.utils import compare_versions
+
+
+        def eigh(x):
+            if compare_versions("numpy", ">=", "1.20"):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''},
+    "pytorch_after of another version string": {**MONAI, "app/ops.py": f'''
+        import torch
+        from monai.utils import pytorch_after
+
+
+        def eigh(x, reported):
+            if pytorch_after(1, 9, current_ver_string=reported):
+                return torch.linalg.eigh(x)
+            return {OLD}
+        '''},
+    "a signature probe of the project's own function": {"app/ops.py": f'''
+        import inspect
+
+        import torch
+
+
+        def decompose(x, eigenvectors=True):
+            return torch.linalg.eigh(x)
+
+
+        def eigh(x):
+            if "eigenvectors" in inspect.signature(decompose).parameters:
+                return decompose(x)
+            return {OLD}
+        '''},
+}
+
+
+@pytest.mark.parametrize("name", list(NOT_HELPERS))
+def test_what_is_no_torch_version_check_is_untouched(tmp_path, name):
+    files = NOT_HELPERS[name]
+    write(tmp_path, files)
+    found = _scan(tmp_path, "1.6")
+    assert ("ops.py", "TU202", next(i for i, line in enumerate(
+        textwrap.dedent(files["app/ops.py"]).lstrip("\n").splitlines(), 1) if "symeig" in line)) in found
+    assert not [f for f in found if f[1] == "TU980"]
+    report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU980"])
+    assert not report.errors and report.fixed == 0
+    for path, code in files.items():
+        assert (tmp_path / path).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+
+
+def test_a_probe_of_a_parameter_the_table_does_not_date_is_kept_quietly(tmp_path):
+    code = '''
+        import inspect
+
+        import torch
+
+
+        def load(path):
+            if "no_such_option" in inspect.signature(torch.load).parameters:
+                return torch.load(path, no_such_option=True, weights_only=True)
+            return torch.load(path)
+        '''
+    write(tmp_path, {"app/cache.py": code})
+    assert _scan(tmp_path, "1.6") == []  # a guard: its fallback's torch.load is compatibility code
+    report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU980"])
+    assert not report.errors and report.fixed == 0
+    assert (tmp_path / "app/cache.py").read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+
+
+# ------------------------------------------------------------------ the table
+def test_every_helper_has_a_reference_and_compares_as_its_source_does():
+    table = load_version_helpers()
+    assert {"monai.utils.pytorch_after", "monai.utils.module.pytorch_after", "accelerate.utils.is_torch_version",
+            "diffusers.utils.is_torch_version", "transformers.utils.is_torch_greater_or_equal"} <= set(table.helpers)
+    for helper in table.helpers.values():
+        assert helper.reference.startswith("https://github.com/")
+    after = table.helpers["monai.utils.pytorch_after"]
+    assert after.compare(Version("2.1.0"), [2, 1], {}) is True
+    assert after.compare(Version("2.0.1+cu118"), [2, 1], {}) is False
+    assert after.compare(Version("2.1.0"), [], {"minor": 1, "major": 2, "patch": 1}) is False
+    assert after.compare(Version("2.1.0"), [2, 1], {"current_ver_string": "2.0"}) is None
+    assert after.compare(Version("2.1.0"), [2, 1, 0, None, 5], {}) is None
+    version = table.helpers["accelerate.utils.is_torch_version"]
+    assert version.compare(Version("1.12.1"), ["<", "1.13"], {}) is True
+    assert version.compare(Version("1.12.1"), ["~=", "1.13"], {}) is None  # raises in accelerate
+    compare = table.helpers["accelerate.utils.compare_versions"]
+    assert compare.compare(Version("2.0.0"), ["torch", ">=", "1.9"], {}) is True
+    assert compare.compare(Version("2.0.0"), ["numpy", ">=", "1.9"], {}) is None
+
+
+def test_the_dated_parameters_are_in_the_installed_torch():
+    if not HAS_TORCH:
+        pytest.skip("torch is not installed")
+    import inspect
+
+    import torch
+
+    for (callable_, name), parameter in load_version_helpers().parameters.items():
+        target = torch
+        for part in callable_.split(".")[1:]:
+            target = getattr(target, part)
+        if Version(torch.__version__.split("+")[0]) >= parameter.added:
+            assert name in inspect.signature(target).parameters, (callable_, name)
+        assert parameter.reference.startswith("https://github.com/pytorch/pytorch/blob/v")
+
+
+def test_a_malformed_entry_is_refused():
+    with pytest.raises(VersionHelpersError, match="operator"):
+        parse_table('[helpers."lib.after"]\nparams = ["v"]\noperator = "~="\nversion = "{v}"\nreference = "x"\n')
+    with pytest.raises(VersionHelpersError, match="does not have"):
+        parse_table('[helpers."lib.after"]\nparams = ["v"]\noperator = ">="\nversion = "{w}"\nreference = "x"\n')
