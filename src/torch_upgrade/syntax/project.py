@@ -93,13 +93,23 @@ def _hash(word: bytes) -> int:
     return hash(word) & 0xFFFFFFFF
 
 
-def _patch_pattern(qualname: str) -> "re.Pattern[bytes]":
-    """A call that replaces ``qualname`` by name (``_PATCHERS``): a string of the whole name as its first
-    argument (``patch("torch.cholesky"``, ``monkeypatch.setattr("torch.cholesky"``), or its module and a
-    string of its name as the first two (``patch.object(torch, "cholesky"``, ``mocker.spy(torch, "qr"``)."""
-    module, _, name = qualname.rpartition(".")
-    return re.compile(_PATCHERS + rb"\s*\(\s*(?:[rbu]?([\"'])" + re.escape(qualname.encode()) + rb"\1|"
-                      + re.escape(module.encode()) + rb"\s*,\s*[rbu]?([\"'])" + re.escape(name.encode()) + rb"\2)")
+# a call that replaces a module's attribute by name (``_PATCHERS``): a string of the whole dotted name as its
+# first argument (``patch("torch.cholesky"``, ``monkeypatch.setattr("torch.cholesky"``), or the module and a
+# string of the name as the first two (``patch.object(torch, "cholesky"``, ``mocker.spy(torch, "qr"``)
+_PATCH = re.compile(_PATCHERS + rb"\s*\(\s*(?:[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1"
+                    rb"|([A-Za-z_][\w.]*)\s*,\s*[rbu]?([\"'])(\w+)\4)")
+
+
+def patch_targets(raw: bytes) -> dict[str, int]:
+    """The dotted names a file's text replaces by name (``_PATCH``), each with the line of its first patch."""
+    found: dict[str, int] = {}
+    if b"patch" not in raw and b"setattr" not in raw and b"spy" not in raw:
+        return found
+    for match in _PATCH.finditer(raw):
+        whole, module, name = match.group(2), match.group(3), match.group(5)
+        target = (whole if whole is not None else module + b"." + name).decode("ascii", "replace")
+        found.setdefault(target, raw.count(b"\n", 0, match.start()) + 1)
+    return found
 
 
 def module_of(path: Path) -> tuple[Path, str]:
@@ -168,6 +178,8 @@ class ProjectIndex:
         # real path -> (its stat when read, SHA-256, the words it names): who names a flag (dead shims)
         self._words: dict[str, tuple[tuple[int, int], str, Optional[Words]]] = {}
         self._listed: dict[str, Optional[tuple[str, ...]]] = {}  # root -> its Python files
+        # real path -> (its stat when read, SHA-256, the names it patches by name): calls left unrewritten
+        self._patches: dict[str, tuple[tuple[int, int], str, Optional[dict[str, int]]]] = {}
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
         return FileIndex(self, path)
@@ -237,6 +249,11 @@ class ProjectIndex:
         if root not in self._listed:
             self._listed[root] = listing.python_files(root)
         return self._listed[root]
+
+    def patches(self, path: str) -> Optional[tuple[str, dict[str, int]]]:
+        """The names a file replaces by name (``patch_targets``, and the SHA-256 of its bytes); None if
+        unreadable."""
+        return self._read(self._patches, path, patch_targets)
 
     def words(self, path: str) -> Optional[tuple[str, Words]]:
         """The identifiers a file's text names (and the SHA-256 of its bytes); None if unreadable."""
@@ -371,30 +388,20 @@ class FileIndex:
         return self._patched[qualname]
 
     def _find_patch(self, qualname: str) -> Optional[str]:
-        module, _, name = qualname.rpartition(".")
         whole = self._whole_project()
-        if whole is None or not module:
+        if whole is None:
             return None
         root, listed, files = whole
-        word = name.encode()
-        pattern = _patch_pattern(qualname)
         read: dict[str, str] = {}
         for path in dict.fromkeys(files + ((self.path,) if self.path else ())):
-            known = self.project.words(path)
+            known = self.project.patches(path)
             if known is None:
                 return None
-            read[path] = known[0]
-            if word not in known[1]:
-                continue
-            try:
-                raw = read_bytes(Path(path))
-            except SourceError:
-                return None
-            found = pattern.search(raw)
-            if found is not None:
+            line = known[1].get(qualname)
+            if line is not None:
                 self.used[path] = known[0]  # that file alone can change the answer
-                line = raw.count(b"\n", 0, found.start()) + 1
                 return f"{os.path.relpath(path, root)}:{line}"
+            read[path] = known[0]
         self._rests_on_all(root, listed, {p: d for p, d in read.items() if p != self.path})
         return None
 
