@@ -37,13 +37,14 @@ from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers.pin_keyword import with_keyword
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
-from torch_upgrade.syntax.scopes import visible_bindings
+from torch_upgrade.syntax.scopes import Scope, visible_bindings
 
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")
-STATE, OBJECT = "state", "object"
+STATE, OBJECT, PICKLED = "state", "object", "pickled"
 _NUMBER_CALLS = ("int", "float", "str", "bool", "len")
 _SEEN_TRUE = "True"
+_ALLOW_LISTS = ("torch.serialization.add_safe_globals", "torch.serialization.safe_globals")
 
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -64,6 +65,44 @@ def _bound_name(loaded: cst.BaseExpression, analysis: Analysis) -> Optional[str]
             or not isinstance(assign.targets[0].target, cst.Name):
         return None
     return assign.targets[0].target.value
+
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+_LOOPS = (cst.For, cst.While)
+
+
+def _earlier(statement: cst.CSTNode, analysis: Analysis) -> set[int]:
+    """The statements of the function that have run, and will not run again, by the time ``statement``
+    runs: the earlier siblings of it and of each statement around it, outside every loop around it (in a
+    loop's body, an earlier statement runs again after it, on the next pass). The ids of the nodes."""
+    chain: list[cst.CSTNode] = [statement]
+    node = analysis.parent(statement)
+    while node is not None and not isinstance(node, _SCOPES):
+        chain.append(node)
+        node = analysis.parent(node)
+    if node is not None:
+        chain.append(node)
+    loops = [i for i, n in enumerate(chain) if isinstance(n, _LOOPS)]
+    start = loops[-1] + 1 if loops else 0  # the blocks above the outermost loop
+    out: set[int] = set()
+    for child, block in zip(chain[start:], chain[start + 1:]):
+        body = getattr(block, "body", None)
+        if isinstance(body, (list, tuple)) and any(item is child for item in body):
+            for item in body:
+                if item is child:
+                    break
+                out.add(id(item))
+    return out
+
+
+def _inside(node: cst.CSTNode, statements: set[int], analysis: Analysis) -> bool:
+    """Whether ``node`` lies in one of ``statements`` (ids), within its function."""
+    current: Optional[cst.CSTNode] = node
+    while current is not None and not isinstance(current, _SCOPES):
+        if id(current) in statements:
+            return True
+        current = analysis.parent(current)
+    return False
+
 
 def _state_value(node: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether ``node`` evidently holds only what weights_only=True loads: a ``.state_dict()``, a literal
@@ -87,10 +126,14 @@ def _state_value(node: cst.BaseExpression, depth: int = 0) -> bool:
     return False
 
 
-def _saved(analysis: Analysis) -> dict[str, set[str]]:
-    """What the file's ``torch.save`` calls write, per path expression: STATE, OBJECT or "other"."""
+Saves = dict[str, list[tuple[Scope, str]]]
+
+
+def _saved(analysis: Analysis) -> Saves:
+    """What the file's ``torch.save`` calls write, per path expression: the scope of each call and what
+    it writes (STATE, OBJECT or "other")."""
     provenance = provenance_of(analysis)
-    out: dict[str, set[str]] = {}
+    out: Saves = {}
     for ref in analysis.references:
         call = ref.call
         if ref.qualname != "torch.save" or call is None or ref.ctx != "load" or any(a.star for a in call.args):
@@ -106,12 +149,32 @@ def _saved(analysis: Analysis) -> dict[str, set[str]]:
             kind = OBJECT
         else:
             kind = "other"
-        out.setdefault(path, set()).add(kind)
+        out.setdefault(path, []).append((analysis.scope_at(call), kind))
     return out
 
 
-def _content(ref: Reference, analysis: Analysis, saved: dict[str, set[str]]) -> tuple[Optional[str], str]:
-    """What the loaded file evidently holds (STATE, OBJECT or None), and the evidence in words."""
+def _explicit(ref: Reference, path: Optional[str], analysis: Analysis) -> Optional[str]:
+    """``True``/``False`` when the other ``torch.load`` calls of the same path expression in the same
+    function all pass that ``weights_only=`` literal (``if "weights_only" in signature(torch.load).parameters:
+    torch.load(f, weights_only=False) else: torch.load(f)``): the code's own word on what the file holds."""
+    if path is None:
+        return None
+    said = set()
+    assert ref.call is not None
+    scope = analysis.scope_at(ref.call)
+    for other in analysis.references:
+        call = other.call
+        if other is ref or other.qualname != "torch.load" or call is None or _path(call, 0) != path \
+                or analysis.scope_at(call) is not scope:
+            continue
+        arg = _keyword(call, "weights_only")
+        if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+            said.add(arg.value.value)
+    return said.pop() if len(said) == 1 else None
+
+
+def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
+    """What the code does with the loaded object in its function: STATE or OBJECT, with the evidence."""
     call = ref.call
     assert call is not None
     loaded: cst.BaseExpression = F.entry(call, analysis) or call  # torch.load(p)["model"]: only an entry is read
@@ -125,6 +188,9 @@ def _content(ref: Reference, analysis: Analysis, saved: dict[str, set[str]]) -> 
         return OBJECT, "the result is used as a module"
     name = _bound_name(loaded, analysis)
     reads = F.reads(name, ref.scope, analysis) if name is not None else None
+    if reads:  # what the name held before the load is another object (torch.save(obj, path) ... obj = torch.load(path))
+        earlier = _earlier(ref.statement, analysis)
+        reads = [read for read in reads if not _inside(read, earlier, analysis)]
     kinds = {F.kind(read, analysis, ref.scope) for read in reads or ()}
     if kinds and kinds <= {F.STRICT} and whole:
         return STATE, f"`{name}` is only passed to load_state_dict(...)"
@@ -132,12 +198,34 @@ def _content(ref: Reference, analysis: Analysis, saved: dict[str, set[str]]) -> 
         return OBJECT, f"`{name}` is used as a module"
     if kinds & {F.STRICT, F.STATE} and kinds <= {F.STRICT, F.STATE, F.DICT}:
         return STATE, f"`{name}` or an entry of it goes into load_state_dict(...), and it is otherwise used as a dict"
+    return None, ""
+
+
+def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional[str], str]:
+    """What the loaded file evidently holds (STATE, OBJECT - a fix writes weights_only=False -, PICKLED -
+    advice for it - or None), and the evidence in words."""
+    call = ref.call
+    assert call is not None
     path = _path(call, 0)
-    kinds = saved.get(path or "", set())
+    content, evidence = _flow(ref, analysis)
+    said = _explicit(ref, path, analysis)
+    if said is not None:
+        other = STATE if said == _SEEN_TRUE else OBJECT
+        if content is not None and content != other:
+            return None, ""  # the code says both
+        if content is None:
+            content, evidence = other, f"another torch.load of `{path}` in this function passes weights_only={said}"
+    if content is not None:
+        return content, evidence
+    writes = saved.get(path or "", [])
+    here = [kind for scope, kind in writes if scope is analysis.scope_at(call)]
+    kinds = set(here or [kind for _, kind in writes])
+    where = "this function" if here else "this file"
     if kinds == {STATE}:
-        return STATE, f"this file writes `{path}` only with torch.save of state dicts"
-    if OBJECT in kinds and whole:
-        return OBJECT, f"this file writes `{path}` with torch.save of a whole nn.Module"
+        return STATE, f"{where} writes `{path}` only with torch.save of state dicts"
+    if OBJECT in kinds and F.entry(call, analysis) is None:
+        return OBJECT if kinds == {OBJECT} and here else PICKLED, \
+            f"{where} writes `{path}` with torch.save of a whole nn.Module"
     return None, ""
 
 def _extra_state(analysis: Analysis) -> bool:
@@ -152,6 +240,20 @@ def _fix(call: cst.Call, evidence: str) -> Fix:
                reason=f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written "
                       f"also loaded what weights_only=True refuses (a module's extra state of another type, entries "
                       f"the code does not read, a checkpoint written by other code at that path)")
+
+
+def _pickle_fix(call: cst.Call, evidence: str) -> Fix:
+    new = with_keyword(call, "weights_only", cst.Name("False"))
+    return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe",
+               reason=f"the file holds a pickled object ({evidence}), which weights_only=True refuses: "
+                      f"weights_only=False keeps what the call did before torch 2.6, and unpickling runs the file's "
+                      f"code: keep it only for files you trust (or save and load a state dict instead)")
+
+
+def _allow_lists(analysis: Analysis) -> bool:
+    """Whether the file allow-lists classes for weights_only=True (``torch.serialization.add_safe_globals``,
+    ``safe_globals``): a pickled object of those classes then loads with it too."""
+    return any(ref.qualname in _ALLOW_LISTS for ref in analysis.references)
 
 
 def _state_message(evidence: str) -> str:
@@ -180,7 +282,8 @@ def _advice(call: cst.Call) -> str:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    saved: Optional[dict[str, set[str]]] = None
+    saved: Optional[Saves] = None
+    allow_lists: Optional[bool] = None
     for ref in analysis.references:
         call = ref.call
         if ref.qualname != "torch.load" or call is None or ref.guarded or not call.args:
@@ -195,13 +298,20 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         content, evidence = _content(ref, analysis, saved)
         if content == STATE and _extra_state(analysis):
             content = None  # a module of this file may keep extra state that weights_only=True refuses
+        if content == OBJECT:
+            if allow_lists is None:
+                allow_lists = _allow_lists(analysis)
+            if allow_lists:
+                content = PICKLED  # its classes may be allow-listed: weights_only=True may load it
         hit = Hit(rule, call, ref.statement, ref=ref)
         if content == STATE:
             hit.message = _state_message(evidence)
             if rule.fixable:
                 hit.fix = _fix(call, evidence)
-        elif content == OBJECT:
+        elif content in (OBJECT, PICKLED):
             hit.message = _object_message(call, evidence)
+            if content == OBJECT and rule.fixable:
+                hit.fix = _pickle_fix(call, evidence)
         else:
             hit.message = _advice(call)
         out.append(hit)
