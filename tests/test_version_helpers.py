@@ -297,6 +297,27 @@ PROBES: dict[str, tuple[str, dict[str, str], str, str]] = {
         LOAD_KWARGS = {}
         LOAD_KWARGS["weights_only"] = False
         '''),
+    # diffusers' unCLIP pipelines: a keyword added only where interpolate takes it (1.11)
+    "antialias of interpolate": ("1.11", {"app/resize.py": '''
+        import inspect
+
+        import torch.nn.functional as F
+
+
+        def upsample(image, size):
+            options = {}
+            if "antialias" in inspect.signature(F.interpolate).parameters:
+                options["antialias"] = True
+            return F.interpolate(image, size=size, mode="bicubic", align_corners=False, **options)
+        '''}, "app/resize.py", '''
+        import torch.nn.functional as F
+
+
+        def upsample(image, size):
+            options = {}
+            options["antialias"] = True
+            return F.interpolate(image, size=size, mode="bicubic", align_corners=False, **options)
+        '''),
 }
 
 ALL = {**FORMS, **PROBES}
@@ -386,6 +407,8 @@ def test_the_fixed_programs_run_on_torch(tmp_path):
                 path = root + "/state.pt"
                 torch.save({{"w": x}}, path)
                 assert torch.equal(loaded.load(path)["w"], x)
+            if hasattr(loaded, "upsample"):
+                assert loaded.upsample(x[None, None].float(), (2, 2)).shape == (1, 1, 2, 2)
             if hasattr(loaded, "LOAD_KWARGS"):
                 assert loaded.LOAD_KWARGS == {{"weights_only": False}}
             for name in [m for m in sys.modules if m.split(".")[0] in
