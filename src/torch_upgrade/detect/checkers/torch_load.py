@@ -8,17 +8,27 @@ what the file holds, which value the call needs:
   ``x.load_state_dict(...)`` (strict, the default: a checkpoint holding other entries fails there anyway), or
   is bound to a name only ever passed to it; or an entry of it goes into ``load_state_dict`` and the rest
   of what the function does with it is what one does with a dict of tensors (``_load_flow``: keys, entries
-  renamed or deleted, ``sd[k].shape``); or the same file writes that path only with ``torch.save`` of state
-  dicts (``m.state_dict()``, or a dict of those and of Python numbers and strings). torch >= 2.6 loads
-  such a file exactly so. On torch < 2.6 (and under ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1``) the call as
-  written also loads what weights_only=True refuses (``UnpicklingError``): a module's extra state
+  renamed or deleted, ``sd[k].shape``); or another ``torch.load`` of the same path in the function passes
+  ``weights_only=True``; or the same file writes that path only with ``torch.save`` of state dicts
+  (``m.state_dict()``, or a dict of those and of Python numbers and strings). The name is followed from the
+  load on: what it held before (``torch.save(objs, path)`` ... ``objs = torch.load(path)``) is another object;
+  in a loop, a read before the load sees the previous pass's object and counts. torch >= 2.6 loads such a
+  file exactly so. On torch < 2.6 (and under ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1``) the call as written
+  also loads what weights_only=True refuses (``UnpicklingError``): a module's extra state
   (``get_extra_state``; a file that defines one gets advice) of another type, entries the code does not
   read, or a checkpoint written by other code at that path - so the fix is unsafe, with that reason.
-- **a pickled object** - advice to write ``weights_only=False``, the behaviour before 2.6 on every torch
-  that has the parameter, for trusted files only (never inserted: loading a pickle runs code): the same
-  file writes that path with ``torch.save`` of an ``nn.Module``, or the loaded object (or an entry of it)
-  is used as a module (``.eval()``, ``.parameters()``, ``.state_dict()``, called).
+- **a pickled object** - ``weights_only=False`` is written (an unsafe fix): the behaviour before 2.6 on every
+  torch that has the parameter, which weights_only=True refuses; unsafe because unpickling runs the file's
+  code (trusted files only). The evidence: the loaded object (or an entry of it) is used as a module
+  (``.eval()``, ``.parameters()``, called), another ``torch.load`` of the same path in the function passes
+  ``weights_only=False``, or the same function (module body) writes that path only with ``torch.save`` of
+  an ``nn.Module``. Where another function of the file saves the module there, or the file allow-lists
+  classes (``torch.serialization.add_safe_globals``/``safe_globals``: weights_only=True may then load them),
+  the message says so and nothing is written.
 - anything else: advice (the rule's message), naming ``weights_only=True`` for state dicts.
+
+Where the evidence disagrees (a flow that shows a state dict, a call of the same path with
+``weights_only=False``), the call gets advice.
 """
 
 from __future__ import annotations
@@ -39,7 +49,9 @@ from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
 from torch_upgrade.syntax.scopes import Scope, visible_bindings
 
-WORDS = (("torch", "load"),)
+# the allow-list names are context (a file that allow-lists classes gets advice), not findings; a file
+# holding them without torch.load runs the checker for nothing
+WORDS = (("torch", "load"), ("torch", "add_safe_globals"), ("torch", "safe_globals"))
 SKIP = ("weights_only", "pickle_module")
 STATE, OBJECT, PICKLED = "state", "object", "pickled"
 _NUMBER_CALLS = ("int", "float", "str", "bool", "len")
