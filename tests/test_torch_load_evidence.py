@@ -1,0 +1,305 @@
+"""TU803: the shapes of code that show what a ``torch.load`` file holds, through the public API.
+
+Each case is a small program in the shape real upgrade commits had to change by hand: what
+``torch_upgrade.scan`` says of it, what ``torch_upgrade.fix(..., unsafe=True)`` writes, and, for every
+rewrite, the fixed program run on the installed torch (2.13, where ``weights_only=True`` is the default)
+against a checkpoint saved here. ``weights_only=True`` is written where the code shows a state dict (the
+loaded name followed from the load on, so a dict saved to the same path just before is no other use);
+``weights_only=False`` where it shows a pickled object (used as a module, saved as an ``nn.Module`` in the
+same function, or loaded with ``weights_only=False`` by another call of the same path there). Both are unsafe
+fixes; anything the code does not explain stays advice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import runpy
+from pathlib import Path
+
+import pytest
+
+import torch_upgrade
+
+torch = pytest.importorskip("torch")
+
+
+def _program(tmp_path: Path, code: str) -> Path:
+    path = tmp_path / "prog.py"
+    path.write_text(code)
+    return path
+
+
+def _found(path: Path) -> list:
+    report = torch_upgrade.scan(path, from_version="2.0", to_version="2.13", select=["TU803"])
+    assert not report.errors, report.errors
+    return list(report.findings)
+
+
+def _fixed(path: Path) -> str:
+    report = torch_upgrade.fix(path, unsafe=True, from_version="2.0", to_version="2.13", select=["TU803"])
+    assert not report.errors, report.errors
+    return path.read_text()
+
+
+def _run(path: Path) -> dict:
+    return runpy.run_path(str(path))
+
+
+# ------------------------------------------------------------------ state dicts: weights_only=True
+TRIAL_RUN = '''\
+import os
+import tempfile
+import torch
+
+
+def trial_run(model, optimizer, steps):
+    """Train a few steps to see what happens, then put everything back."""
+    with tempfile.TemporaryDirectory() as tmp:
+        snapshot = os.path.join(tmp, "snapshot.pt")
+        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+        torch.save(state, snapshot)
+        losses = []
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = model(torch.ones(4, 3)).pow(2).sum()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        state = torch.load(snapshot)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        return losses
+'''
+
+
+def test_a_dict_saved_then_read_back_in_the_same_function_is_a_state_dict(tmp_path):
+    """The name is read before the load (``torch.save(state, ...)``): that read is of the dict just
+    built, not of what is loaded; from the load on, only entries into load_state_dict."""
+    path = _program(tmp_path, TRIAL_RUN)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert finding.fix.replacement == "torch.load(snapshot, weights_only=True)"
+    assert "state dict" in finding.message
+    assert "        state = torch.load(snapshot, weights_only=True)\n" in _fixed(path)
+    trial_run = _run(path)["trial_run"]
+    model = torch.nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    losses = trial_run(model, optimizer, 3)
+    assert len(losses) == 3 and losses[0] != losses[-1]
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert not optimizer.state  # the momentum buffers of the trial are gone again
+
+
+SCHEDULERS = '''\
+import tempfile
+from pathlib import Path
+import torch
+
+
+def simulate(schedulers, optimizer, events):
+    """The learning rates the schedulers would give, without moving them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "schedulers.pt"
+        objs = {f"scheduler_{i}": s.state_dict() for i, s in enumerate(schedulers)}
+        objs["optimizer"] = optimizer.state_dict()
+        torch.save(objs, cache.as_posix())
+        values = []
+        for _ in range(events):
+            optimizer.step()
+            for s in schedulers:
+                s.step()
+            values.append(optimizer.param_groups[0]["lr"])
+        objs = torch.load(cache.as_posix())
+        for i, s in enumerate(schedulers):
+            s.load_state_dict(objs[f"scheduler_{i}"])
+        optimizer.load_state_dict(objs["optimizer"])
+        return values
+'''
+
+
+def test_entries_read_back_into_schedulers_and_optimizer(tmp_path):
+    path = _program(tmp_path, SCHEDULERS)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == "torch.load(cache.as_posix(), weights_only=True)"
+    assert "objs = torch.load(cache.as_posix(), weights_only=True)\n" in _fixed(path)
+    simulate = _run(path)["simulate"]
+    param = torch.nn.Parameter(torch.ones(2))
+    optimizer = torch.optim.SGD([param], lr=1.0)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    assert simulate([scheduler], optimizer, 3) == [0.5, 0.25, 0.125]
+    assert optimizer.param_groups[0]["lr"] == 1.0 and scheduler.last_epoch == 0
+
+
+RESTORE_ALL = '''\
+import torch
+
+
+def restore(trainer, to_save, cache_file):
+    torch.save({"trainer": trainer.state_dict(), **{k: o.state_dict() for k, o in to_save.items()}}, cache_file)
+    trainer.step()
+    obj = torch.load(cache_file)
+    trainer.load_state_dict(obj["trainer"])
+    for k, o in obj.items():
+        if k in to_save:
+            to_save[k].load_state_dict(o)
+'''
+
+
+def test_a_loop_over_the_items_into_load_state_dict(tmp_path):
+    path = _program(tmp_path, RESTORE_ALL)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == "torch.load(cache_file, weights_only=True)"
+    _fixed(path)
+    restore = _run(path)["restore"]
+    model = torch.nn.Linear(2, 2)
+    trainer = torch.optim.Adam(model.parameters(), lr=0.1)
+    model(torch.ones(1, 2)).sum().backward()
+    before = model.weight.detach().clone()
+    restore(trainer, {"model": model}, str(tmp_path / "cache.pt"))  # the trainer's step moved the weights
+    assert torch.equal(model.weight, before) and not trainer.state
+
+
+@pytest.mark.parametrize("code", [
+    # a read before the load in a loop sees the previous pass's object: passed to another function
+    "import torch\ndef average(paths, model):\n    total = None\n    for path in paths:\n"
+    "        total = merge(total, state)\n        state = torch.load(path)\n        model.load_state_dict(state)\n",
+    # saved just before, then returned: what the caller does is not known
+    "import torch\ndef roundtrip(obj, path):\n    torch.save(obj, path)\n    obj = torch.load(path)\n    return obj\n",
+    # an entry goes into load_state_dict, another is read as an attribute of an unknown object
+    "import torch\ndef resume(model, path):\n    ckpt = torch.load(path)\n    model.load_state_dict(ckpt['model'])\n"
+    "    return ckpt['args'].lr\n",
+])
+def test_what_the_code_does_not_explain_stays_advice(tmp_path, code):
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.fix is None and "weights_only=True" in finding.message
+    assert _fixed(path) == code
+
+
+# ------------------------------------------------------------------ pickled objects: weights_only=False
+ROUND_TRIP = '''\
+import io
+import torch
+
+
+def check_serializes(module, data):
+    buffer = io.BytesIO()
+    torch.save(module, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    return loaded(data)
+'''
+
+
+def test_a_module_saved_and_loaded_back_then_called(tmp_path):
+    """A pickled module: weights_only=True refuses it on torch >= 2.6; weights_only=False loads it as
+    every torch before 2.6 did. Unsafe: unpickling runs code from the file."""
+    path = _program(tmp_path, ROUND_TRIP)
+    old = _run(path)["check_serializes"]
+    with pytest.raises(pickle.UnpicklingError):  # the call as written, on torch 2.13
+        old(torch.nn.Linear(2, 1), torch.ones(1, 2))
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert finding.fix.replacement == "torch.load(buffer, weights_only=False)"
+    assert "trust" in finding.fix.reason and "pickled object" in finding.message
+    assert "    loaded = torch.load(buffer, weights_only=False)\n" in _fixed(path)
+    module = torch.nn.Linear(2, 1)
+    assert torch.equal(_run(path)["check_serializes"](module, torch.ones(1, 2)), module(torch.ones(1, 2)))
+
+
+SAVED_MODULE = '''\
+import torch
+
+
+def export(path):
+    net = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU())
+    torch.save(net, path)
+    again = torch.load(path, map_location="cpu")
+    return net, again
+'''
+
+
+def test_a_module_saved_to_the_same_path_in_the_same_function(tmp_path):
+    path = _program(tmp_path, SAVED_MODULE)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == 'torch.load(path, map_location="cpu", weights_only=False)'
+    _fixed(path)
+    net, again = _run(path)["export"](str(tmp_path / "net.pt"))
+    assert isinstance(again, torch.nn.Sequential) and torch.equal(again[0].weight, net[0].weight)
+
+
+def test_a_module_saved_by_another_function_of_the_file_is_advice(tmp_path):
+    code = ("import torch\ndef save(net, path):\n    torch.save(net, 'net.pt')\n"
+            "def load():\n    return torch.load('net.pt')\nsave(torch.nn.Linear(2, 2), None)\n")
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.fix is None and "weights_only=False" in finding.message
+    assert _fixed(path) == code
+
+
+SIBLING = '''\
+import torch
+
+
+def read_cache(path, device=None):
+    if device is None:
+        return torch.load(path, weights_only=False)
+    return torch.load(path, map_location=device)
+'''
+
+
+def test_another_call_of_the_same_path_says_weights_only_false(tmp_path):
+    path = _program(tmp_path, SIBLING)
+    [finding] = _found(path)
+    assert finding.line == 7 and finding.fix is not None
+    assert finding.fix.replacement == "torch.load(path, map_location=device, weights_only=False)"
+    _fixed(path)
+    cache = tmp_path / "item.pt"
+    torch.save(argparse.Namespace(lr=0.1, weights=torch.ones(2)), cache)  # what weights_only=True refuses
+    item = _run(path)["read_cache"](str(cache), "cpu")
+    assert item.lr == 0.1 and torch.equal(item.weights, torch.ones(2))
+
+
+@pytest.mark.parametrize("code", [
+    # the code says both: straight into a strict load_state_dict, and weights_only=False for the same path
+    "import torch\ndef load(model, path, legacy):\n    if legacy:\n        return torch.load(path, weights_only=False)\n"
+    "    model.load_state_dict(torch.load(path))\n",
+    # the file allow-lists classes for weights_only=True: a module of those may load with it
+    "import torch\ntorch.serialization.add_safe_globals([Net])\nmodel = torch.load(path)\nmodel.eval()\n",
+    "import torch\nfrom torch.serialization import safe_globals\nwith safe_globals([Net]):\n"
+    "    model = torch.load(path)\nmodel.eval()\n",
+])
+def test_conflicting_or_allow_listed_evidence_is_advice(tmp_path, code):
+    path = _program(tmp_path, code)
+    findings = _found(path)
+    assert findings and all(f.fix is None for f in findings)
+    assert _fixed(path) == code
+
+
+def test_safe_fixes_alone_write_neither_value(tmp_path):
+    for i, code in enumerate((TRIAL_RUN, ROUND_TRIP)):
+        path = tmp_path / f"prog{i}.py"
+        path.write_text(code)
+    report = torch_upgrade.fix(tmp_path, from_version="2.0", to_version="2.13", select=["TU803"])
+    assert report.fixed == 0
+    assert (tmp_path / "prog0.py").read_text() == TRIAL_RUN and (tmp_path / "prog1.py").read_text() == ROUND_TRIP
+
+
+def test_from_2_6_nothing_is_said(tmp_path):
+    path = _program(tmp_path, ROUND_TRIP)
+    report = torch_upgrade.scan(path, from_version="2.6", to_version="2.13", select=["TU803"])
+    assert report.findings == ()
+
+
+def test_an_in_memory_buffer_written_elsewhere_is_not_this_one(tmp_path):
+    """``buffer`` of another function is another object: a module saved there says nothing of this one."""
+    code = ("import io\nimport torch\ndef a(net):\n    buffer = io.BytesIO()\n    torch.save(net.state_dict(), buffer)\n"
+            "def b(net):\n    buffer = io.BytesIO()\n    torch.save(torch.nn.Linear(2, 2), buffer)\n"
+            "    buffer.seek(0)\n    return torch.load(buffer)\n")
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == "torch.load(buffer, weights_only=False)"
+    _fixed(path)
+    assert isinstance(_run(path)["b"](None), torch.nn.Linear)
