@@ -107,6 +107,44 @@ TRANSFORMERS = {
             return installed >= version.parse(library_version)
         ''',
 }
+LIGHTNING = {
+    "lightning/__init__.py": "",
+    "lightning/fabric/__init__.py": "",
+    "lightning/fabric/utilities/__init__.py": "",
+    "lightning/fabric/utilities/imports.py": '''
+        import operator
+
+        import torch
+        from packaging.version import Version
+
+
+        def compare_version(op, version):
+            return op(Version(torch.__version__), Version(version))
+
+
+        _TORCH_GREATER_EQUAL_1_10 = compare_version(operator.ge, "1.10.0")
+        ''',
+}
+PYTORCH_LIGHTNING = {
+    "pytorch_lightning/__init__.py": "",
+    "pytorch_lightning/utilities/__init__.py": '''
+        import torch
+        from packaging.version import Version
+
+        _TORCH_GREATER_EQUAL_1_9 = Version(torch.__version__) >= Version("1.9.0")
+        ''',
+}
+TORCHMETRICS = {
+    "torchmetrics/__init__.py": "",
+    "torchmetrics/utilities/__init__.py": "",
+    "torchmetrics/utilities/imports.py": '''
+        import importlib.metadata
+
+        from packaging.version import Version
+
+        _TORCH_GREATER_EQUAL_1_9 = Version(importlib.metadata.version("torch")) >= Version("1.9.0")
+        ''',
+}
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -251,6 +289,52 @@ FORMS: dict[str, tuple[str, dict[str, str], str, str]] = {
 
         def eigh(x):
             if not NEW_EIGH:
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # Lightning's flags, imported by the projects built on it (lightning_lite's FSDP tests: `if
+    # _TORCH_GREATER_EQUAL_1_12: from torch.distributed.fsdp... import MixedPrecision`)
+    "Lightning's _TORCH_GREATER_EQUAL_1_10": ("2.0", {**LIGHTNING, "app/ops.py": f'''
+        import torch
+        from lightning.fabric.utilities.imports import _TORCH_GREATER_EQUAL_1_10
+
+        if _TORCH_GREATER_EQUAL_1_10:
+            eigh = torch.linalg.eigh
+        else:
+            def eigh(x):
+                return {OLD}
+        '''}, "app/ops.py", '''
+        import torch
+
+        eigh = torch.linalg.eigh
+        '''),
+    "pytorch_lightning.utilities' flag, in a conditional expression": ("2.0", {**PYTORCH_LIGHTNING, "app/ops.py": f'''
+        import torch
+        from pytorch_lightning.utilities import _TORCH_GREATER_EQUAL_1_9
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x) if _TORCH_GREATER_EQUAL_1_9 else {OLD}
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    "torchmetrics' flag, negated": ("2.0", {**TORCHMETRICS, "app/ops.py": f'''
+        import torch
+        from torchmetrics.utilities.imports import _TORCH_GREATER_EQUAL_1_9
+
+
+        def eigh(x):
+            if not _TORCH_GREATER_EQUAL_1_9:
                 return {OLD}
             return torch.linalg.eigh(x)
         '''}, "app/ops.py", '''
@@ -412,7 +496,8 @@ def test_the_fixed_programs_run_on_torch(tmp_path):
             if hasattr(loaded, "LOAD_KWARGS"):
                 assert loaded.LOAD_KWARGS == {{"weights_only": False}}
             for name in [m for m in sys.modules if m.split(".")[0] in
-                         ("app", "monai", "accelerate", "diffusers", "transformers")]:
+                         ("app", "monai", "accelerate", "diffusers", "transformers", "lightning",
+                                                      "pytorch_lightning", "torchmetrics")]:
                 del sys.modules[name]
             sys.path.pop(0)
     """)
@@ -506,6 +591,29 @@ def test_what_is_no_torch_version_check_is_untouched(tmp_path, name):
         assert (tmp_path / path).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
 
 
+def test_a_flag_of_the_same_name_elsewhere_is_not_decided(tmp_path):
+    # a project's own flag named like Lightning's: a guard by its name, as before, but no table says its value
+    files = {"mylib/__init__.py": "", "mylib/imports.py": '''
+        import os
+
+        _TORCH_GREATER_EQUAL_1_10 = os.environ.get("FORCE_NEW", "0") == "1"
+        ''', "app/ops.py": f'''
+        import torch
+        from mylib.imports import _TORCH_GREATER_EQUAL_1_10
+
+        if _TORCH_GREATER_EQUAL_1_10:
+            eigh = torch.linalg.eigh
+        else:
+            def eigh(x):
+                return {OLD}
+        '''}
+    write(tmp_path, files)
+    report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU980"])
+    assert not report.errors and report.fixed == 0
+    for path, code in files.items():
+        assert (tmp_path / path).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
+
+
 def test_a_probe_of_a_parameter_the_table_does_not_date_is_kept_quietly(tmp_path):
     code = '''
         import inspect
@@ -544,6 +652,17 @@ def test_every_helper_has_a_reference_and_compares_as_its_source_does():
     compare = table.helpers["accelerate.utils.compare_versions"]
     assert compare.compare(Version("2.0.0"), ["torch", ">=", "1.9"], {}) is True
     assert compare.compare(Version("2.0.0"), ["numpy", ">=", "1.9"], {}) is None
+
+
+def test_a_flag_says_what_its_module_defines():
+    flags = load_version_helpers().flags
+    assert flags["lightning.fabric.utilities.imports._TORCH_GREATER_EQUAL_2_1"].value(Version("2.1.0")) is True
+    assert flags["lightning_lite.utilities.imports._TORCH_GREATER_EQUAL_1_10"].value(Version("1.9.1")) is False
+    # the name says 1.4, the module compares with 1.5.0
+    assert flags["pytorch_lightning.utilities.imports._TORCH_LOWER_EQUAL_1_4"].value(Version("1.5.0")) is True
+    equal = flags["lightning.fabric.utilities.imports._TORCH_EQUAL_2_0"]
+    assert [equal.value(Version(v)) for v in ("1.13.1", "2.0.1+cu118", "2.1.0")] == [False, True, False]
+    assert all(r.startswith("https://github.com/Lightning-AI/") for f in flags.values() for r in f.references)
 
 
 def test_the_dated_parameters_are_in_the_installed_torch():

@@ -8,8 +8,11 @@ fallbacks between parsers, metadata read at import), so the table says what each
 source it was checked against; ``syntax.decide`` evaluates a call of one of these qualified names
 (and of no other function of the same name) as that comparison.
 
-The table also dates the parameters of torch functions that signature probes ask about
-(``"weights_only" in inspect.signature(torch.load).parameters``: since 1.13).
+The table also says what the version flags libraries export stand for (Lightning's and torchmetrics'
+``_TORCH_GREATER_EQUAL_2_1``, imported by the projects built on them: each name as its module
+defines it, since a name alone can mislead, ``_TORCH_LOWER_EQUAL_1_4`` comparing with 1.5.0), and dates
+the parameters of torch functions that signature probes ask about (``"weights_only" in
+inspect.signature(torch.load).parameters``: since 1.13).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ OPERATORS: dict[str, Any] = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
 }
+_FLAG_KEYS = {"also", "references", "note", "values"}
+_COMPARISON = re.compile(r"^\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$")
 _HELPER_KEYS = {"also", "params", "defaults", "unset", "require", "operator", "version", "reference", "note"}
 _PARAMETER_KEYS = {"added", "reference", "note"}
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -94,11 +99,25 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A library's module-level torch version flag (``[flags."module".values]``): true where torch's
+    version meets every comparison (``_TORCH_EQUAL_2_0``: ``>= 2.0.0, < 2.1.0``)."""
+
+    name: str
+    comparisons: tuple[tuple[str, Version], ...]
+    references: tuple[str, ...]
+
+    def value(self, torch: Version) -> bool:
+        return all(OPERATORS[operator](torch, version) for operator, version in self.comparisons)
+
+
+@dataclass(frozen=True)
 class VersionHelpers:
-    """The table: helpers by every qualified name they have, parameters by (callable, parameter)."""
+    """The table: helpers and flags by every qualified name they have, parameters by (callable, parameter)."""
 
     helpers: Mapping[str, Helper]
     parameters: Mapping[tuple[str, str], Parameter]
+    flags: Mapping[str, Flag] = field(default_factory=dict)
 
 
 def _fill(template: str, values: Mapping[str, Any]) -> Optional[str]:
@@ -169,13 +188,41 @@ def _parameter(callable_: str, name: str, raw: Any) -> Parameter:
                      note=str(raw.get("note", "")).strip())
 
 
+def _flags(module: str, raw: Any) -> dict[str, Flag]:
+    entry = f'flags."{module}"'
+    if not _QUALNAME.match(module) or not isinstance(raw, dict) or set(raw) - _FLAG_KEYS:
+        raise _fail(entry, f"must be a table of {', '.join(sorted(_FLAG_KEYS))} keyed by a module's dotted name")
+    references = _strings(raw.get("references", []), entry, "references")
+    if not references:
+        raise _fail(entry, "missing 'references' (the module's source at the tags that define these names)")
+    values = raw.get("values")
+    if not isinstance(values, dict) or not values:
+        raise _fail(entry, "'values' must be a table of NAME = \">= 2.1.0\" (comparisons joined by commas)")
+    out: dict[str, Flag] = {}
+    for name, text in values.items():
+        comparisons = []
+        for part in str(text).split(",") if isinstance(text, str) else [None]:
+            match = _COMPARISON.match(part) if part is not None else None
+            try:
+                version = Version(match.group(2)) if match else None
+            except InvalidVersion:
+                version = None
+            if match is None or version is None:
+                raise _fail(f"{entry}.values.{name}", f"not a comparison such as \">= 2.1.0\": {text!r}")
+            comparisons.append((match.group(1), version))
+        flag = Flag(name=name, comparisons=tuple(comparisons), references=references)
+        for path in (module, *_strings(raw.get("also", []), entry, "also")):
+            out[f"{path}.{name}"] = flag
+    return out
+
+
 def parse_table(text: str) -> VersionHelpers:
     """The table in a TOML text."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise VersionHelpersError(f"{TABLE_FILE.name}: invalid TOML: {exc}") from None
-    unknown = set(data) - {"helpers", "parameters"}
+    unknown = set(data) - {"helpers", "parameters", "flags"}
     if unknown:
         raise VersionHelpersError(f"{TABLE_FILE.name}: unknown top-level key(s): {', '.join(sorted(unknown))}")
     helpers: dict[str, Helper] = {}
@@ -191,7 +238,13 @@ def parse_table(text: str) -> VersionHelpers:
             raise _fail(f'parameters."{callable_}"', "must be a table of parameters")
         for name, raw in table.items():
             parameters[(callable_, name)] = _parameter(callable_, name, raw)
-    return VersionHelpers(helpers=helpers, parameters=parameters)
+    flags: dict[str, Flag] = {}
+    for module, raw in data.get("flags", {}).items():
+        for path, flag in _flags(module, raw).items():
+            if path in flags:
+                raise _fail(f'flags."{module}"', f"{path} is listed twice")
+            flags[path] = flag
+    return VersionHelpers(helpers=helpers, parameters=parameters, flags=flags)
 
 
 @functools.lru_cache(maxsize=1)

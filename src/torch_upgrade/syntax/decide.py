@@ -25,7 +25,8 @@ in it is not known); the version helpers libraries export (MONAI's ``pytorch_aft
 accelerate's and diffusers' ``is_torch_version(">=", "1.12")``, transformers'
 ``is_torch_greater_or_equal("2.1")``), called with literal arguments, as the comparison the table
 ``catalog.version_helpers`` says each makes (only those qualified names: a function of the same name
-elsewhere is evaluated as any other); signature probes, ``"weights_only" in
+elsewhere is evaluated as any other), and the flags they define (Lightning's and torchmetrics'
+``_TORCH_GREATER_EQUAL_2_1``) as the same table says; signature probes, ``"weights_only" in
 inspect.signature(torch.load).parameters``, answered by the same table's dates of parameters.
 Anything else is unknown, and an unknown anywhere leaves the guard undecided.
 ``Decider.miscompares`` finds a comparison of torch's version as text or as a float that gives another
@@ -746,9 +747,13 @@ class _Evaluation:
             return torch_version(self.sample)
         if qualname.split(".", 1)[0] == "torch":
             return _Present(qualname)  # a torch object: only probes and the version say more
-        helper = load_version_helpers().helpers.get(qualname)
+        table = load_version_helpers()
+        helper = table.helpers.get(qualname)
         if helper is not None:  # before the project's own definition: inside the library too
             return _Helper(helper)
+        flag = table.flags.get(qualname)
+        if flag is not None:  # lightning.fabric.utilities.imports._TORCH_GREATER_EQUAL_2_1
+            return flag.value(Version(self.sample))
         if qualname in _SIGNATURE:
             return _Builtin(qualname)
         if qualname in _PARSERS or qualname in _LOOSE or qualname in _STRICT or qualname in _METADATA \

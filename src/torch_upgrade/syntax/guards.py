@@ -493,6 +493,8 @@ class GuardModel:
     def _qualified(self, qualname: str) -> int:
         if qualname in TORCH_VERSIONS or qualname.startswith(tuple(v + "." for v in TORCH_VERSIONS)):
             return VERSION
+        if qualname in load_version_helpers().flags:
+            return VERSION  # a library's torch version flag (Lightning's _TORCH_GREATER_EQUAL_2_1)
         parts = qualname.split(".")
         if parts[0] in _VERSION_TOOLS or parts[-1] in _NOT_FLAGS:
             return NONE
