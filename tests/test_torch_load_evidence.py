@@ -167,9 +167,10 @@ def test_a_loop_over_the_items_into_load_state_dict(tmp_path):
     "        total = merge(total, state)\n        state = torch.load(path)\n        model.load_state_dict(state)\n",
     # saved just before, then returned: what the caller does is not known
     "import torch\ndef roundtrip(obj, path):\n    torch.save(obj, path)\n    obj = torch.load(path)\n    return obj\n",
-    # an entry goes into load_state_dict, another is read as an attribute of an unknown object
-    "import torch\ndef resume(model, path):\n    ckpt = torch.load(path)\n    model.load_state_dict(ckpt['model'])\n"
-    "    return ckpt['args'].lr\n",
+    # bound again before the attribute is read: that may be another object
+    "import torch\ndef wrapped(path):\n    obj = torch.load(path)\n    obj = Wrapper(obj)\n    return obj.predict()\n",
+    # a private attribute (a state dict's _metadata) and tensor attributes are no evidence
+    "import torch\ndef keys(path):\n    sd = torch.load(path)\n    meta = sd._metadata\n    return sd['w'].shape, meta\n",
 ])
 def test_what_the_code_does_not_explain_stays_advice(tmp_path, code):
     path = _program(tmp_path, code)
@@ -179,6 +180,73 @@ def test_what_the_code_does_not_explain_stays_advice(tmp_path, code):
 
 
 # ------------------------------------------------------------------ pickled objects: weights_only=False
+RESUME = '''\
+import torch
+
+
+def resume(model, path):
+    ckpt = torch.load(path, map_location="cpu")
+    model.load_state_dict(ckpt["model"])
+    return ckpt["args"].lr
+'''
+
+
+def test_an_attribute_no_tensor_or_container_has_is_read_of_an_entry(tmp_path):
+    """``ckpt["args"].lr``: the checkpoint holds an object of another class (an argparse.Namespace),
+    which weights_only=True refuses, even though another entry goes into load_state_dict."""
+    path = _program(tmp_path, RESUME)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert finding.fix.replacement == 'torch.load(path, map_location="cpu", weights_only=False)'
+    assert "`.lr`" in finding.message
+    checkpoint = tmp_path / "ckpt.pt"
+    source = torch.nn.Linear(2, 2)
+    torch.save({"model": source.state_dict(), "args": argparse.Namespace(lr=0.01)}, checkpoint)
+    with pytest.raises(pickle.UnpicklingError):
+        _run(path)["resume"](torch.nn.Linear(2, 2), str(checkpoint))
+    _fixed(path)
+    model = torch.nn.Linear(2, 2)
+    assert _run(path)["resume"](model, str(checkpoint)) == 0.01 and torch.equal(model.weight, source.weight)
+
+
+WHOLE_MODEL = '''\
+import torch
+
+
+def best(path):
+    with open(path, "rb") as f:
+        model = torch.load(f)
+        model.rnn.flatten_parameters()
+    return model
+'''
+
+
+def test_an_attribute_of_the_whole_object_no_tensor_or_container_has(tmp_path):
+    path = _program(tmp_path, WHOLE_MODEL)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == "torch.load(f, weights_only=False)"
+    _fixed(path)
+    net = torch.nn.Module()
+    net.rnn = torch.nn.GRU(3, 4)
+    torch.save(net, tmp_path / "net.pt")
+    model = _run(path)["best"](str(tmp_path / "net.pt"))
+    assert torch.equal(model.rnn.weight_ih_l0, net.rnn.weight_ih_l0)
+
+
+def test_the_attribute_table_covers_what_weights_only_rebuilds():
+    """catalog.loadable against the installed torch: every public attribute of a tensor, a parameter,
+    a size, dtype, device or storage, and of Python's containers, counts as one a loaded file may have."""
+    from torch_upgrade.catalog.loadable import loadable_attribute
+
+    kinds = (torch.Tensor, torch.nn.Parameter, torch.Size, torch.dtype, torch.device, torch.UntypedStorage,
+             torch.TypedStorage, dict, list, tuple, str, int, float, bytes, set)
+    missing = sorted({name for kind in kinds for name in dir(kind) if not loadable_attribute(name)})
+    assert not missing, missing
+    state = torch.nn.Linear(2, 2).state_dict()
+    assert all(loadable_attribute(name) for name in vars(state))  # _metadata
+    assert not any(loadable_attribute(name) for name in ("eval", "rnn", "lr", "args", "predict", "ite"))
+
+
 ROUND_TRIP = '''\
 import io
 import torch

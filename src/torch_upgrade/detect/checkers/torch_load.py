@@ -20,9 +20,10 @@ what the file holds, which value the call needs:
 - **a pickled object** - ``weights_only=False`` is written (an unsafe fix): the behaviour before 2.6 on every
   torch that has the parameter, which weights_only=True refuses; unsafe because unpickling runs the file's
   code (trusted files only). The evidence: the loaded object (or an entry of it) is used as a module
-  (``.eval()``, ``.parameters()``, called), another ``torch.load`` of the same path in the function passes
-  ``weights_only=False``, or the same function (module body) writes that path only with ``torch.save`` of
-  an ``nn.Module``. Where another function of the file saves the module there, or the file allow-lists
+  (``.eval()``, ``.parameters()``, called); an attribute of it (or of an entry: ``ckpt["args"].lr``) is read
+  that nothing weights_only=True rebuilds has (``catalog.loadable``; only while the name is not bound again
+  after the load); another ``torch.load`` of the same path in the function passes ``weights_only=False``; or
+  the same function (module body) writes that path only with ``torch.save`` of an ``nn.Module``. Where another function of the file saves the module there, or the file allow-lists
   classes (``torch.serialization.add_safe_globals``/``safe_globals``: weights_only=True may then load them),
   the message says so and nothing is written.
 - anything else: advice (the rule's message), naming ``weights_only=True`` for state dicts.
@@ -37,6 +38,7 @@ from typing import Optional
 
 import libcst as cst
 
+from torch_upgrade.catalog.loadable import loadable_attribute
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
@@ -113,6 +115,37 @@ def _inside(node: cst.CSTNode, statements: set[int], analysis: Analysis) -> bool
         if id(current) in statements:
             return True
         current = analysis.parent(current)
+    return False
+
+
+def _foreign_attribute(node: cst.BaseExpression, analysis: Analysis) -> Optional[str]:
+    """The attribute read of ``node`` (or of an entry of it: ``ckpt["args"].lr``) that nothing
+    weights_only=True rebuilds has (``catalog.loadable``), if there is one."""
+    for value in (node, F.entry(node, analysis)):
+        parent = analysis.parent(value) if value is not None else None
+        if isinstance(parent, cst.Attribute) and parent.value is value and not loadable_attribute(parent.attr.value):
+            return parent.attr.value
+    return None
+
+
+def _rebound(name: str, loaded: cst.BaseExpression, earlier: set[int], analysis: Analysis) -> bool:
+    """Whether ``name`` may be bound again after ``name = <loaded>`` in the same function (an
+    assignment, a loop or ``with`` target, ``del``): then a later read may be of another object."""
+    scope = analysis.scope_at(loaded)
+    own = analysis.parent(loaded)
+    for node in analysis.nodes(cst.Name):
+        assert isinstance(node, cst.Name)
+        if node.value != name or analysis.scope_at(node) is not scope or _inside(node, earlier, analysis):
+            continue
+        parent = analysis.parent(node)
+        target = isinstance(parent, (cst.AssignTarget, cst.AsName, cst.For, cst.AugAssign, cst.Del, cst.CompFor,
+                                     cst.NamedExpr, cst.AnnAssign))
+        if isinstance(parent, (cst.For, cst.CompFor)):
+            target = parent.target is node
+        elif isinstance(parent, (cst.AugAssign, cst.NamedExpr, cst.AnnAssign)):
+            target = parent.target is node
+        if target and not (isinstance(parent, cst.AssignTarget) and analysis.parent(parent) is own):
+            return True
     return False
 
 
@@ -198,11 +231,19 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
         return STATE, "an entry of it goes straight into load_state_dict(...), the others are not read"
     if F.module_use(loaded, analysis):
         return OBJECT, "the result is used as a module"
+    foreign = _foreign_attribute(loaded, analysis)
+    if foreign is not None:
+        return OBJECT, f"`.{foreign}` is read of it, which no tensor or container has"
     name = _bound_name(loaded, analysis)
     reads = F.reads(name, ref.scope, analysis) if name is not None else None
     if reads:  # what the name held before the load is another object (torch.save(obj, path) ... obj = torch.load(path))
         earlier = _earlier(ref.statement, analysis)
         reads = [read for read in reads if not _inside(read, earlier, analysis)]
+        assert name is not None
+        if not _rebound(name, loaded, earlier, analysis):
+            foreign = next(filter(None, (_foreign_attribute(read, analysis) for read in reads)), None)
+            if foreign is not None:
+                return OBJECT, f"`{name}` or an entry of it has `.{foreign}`, which no tensor or container has"
     kinds = {F.kind(read, analysis, ref.scope) for read in reads or ()}
     if kinds and kinds <= {F.STRICT} and whole:
         return STATE, f"`{name}` is only passed to load_state_dict(...)"
