@@ -215,11 +215,15 @@ class Cache:
         return all(self._digest_of(path) == digest for path, digest in result.depends)
 
     def _digest_of(self, dependency: str) -> Optional[str]:
-        """The SHA-256 of a file now, or ``listing.combined`` of every file of a folder (an
-        ``listing.every_file`` dependency); None where one cannot be read. Once a run each."""
+        """The SHA-256 of a file now, ``listing.combined`` of every file of a folder (an
+        ``listing.every_file`` dependency), or ``listing.patches_now`` of a folder (a ``listing.patched_in``
+        one); None where one cannot be read. Once a run each."""
         if dependency not in self._digests:
             folder = listing.folder_of(dependency)
-            if folder is None:
+            patched = listing.patches_folder(dependency)
+            if patched is not None:
+                self._digests[dependency] = listing.patches_now(patched)
+            elif folder is None:
                 try:
                     self._digests[dependency] = hashlib.sha256(Path(dependency).read_bytes()).hexdigest()
                 except OSError:

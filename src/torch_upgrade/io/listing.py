@@ -6,17 +6,29 @@ Recording each of those files with its SHA-256 in every result that asked made t
 result cache) grow with the square of the project's size; such a result records one entry instead,
 ``every_file(folder)`` with ``combined`` of the folder's files and their digests, which the result
 cache checks by listing and hashing the folder again (``io.cache``).
+
+"This function is patched by name somewhere in the project" rests on less: on the names each file
+patches (``patch_targets``), not on its whole text, so that editing any file does not make every result
+that asked stale; ``patched_in(folder)`` stands for those, with ``patch_digest`` of them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from typing import Iterable, Optional
 
 MOST_FILES = 20000  # a folder with more Python files than this is not listed (its files are not searched)
 SKIPPED_DIRS = frozenset({"node_modules", "venv", "env", "build", "dist", "__pycache__", "site-packages"})
 EVERY_FILE = "every Python file under "  # how a dependency on all of a folder's files is named
+PATCHED_IN = "the names patched by name in the Python files under "  # ... on what they patch
+# a call that replaces a module's attribute by name (mock.patch, patch.object, mocker.spy,
+# monkeypatch.setattr, setattr): a string of the whole dotted name as its first argument
+# (``patch("torch.cholesky"``), or the module and a string of the name as its first two
+# (``patch.object(torch, "cholesky"``, ``mocker.spy(torch, "qr"``)
+_PATCH = re.compile(rb"\b(?:patch|object|setattr|spy)\s*\(\s*(?:[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1"
+                    rb"|([A-Za-z_][\w.]*)\s*,\s*[rbu]?([\"'])(\w+)\4)")
 
 
 def python_files(root: str) -> Optional[tuple[str, ...]]:
@@ -37,8 +49,57 @@ def every_file(root: str) -> str:
 
 
 def folder_of(dependency: str) -> Optional[str]:
-    """The folder an ``every_file`` dependency names; None for a dependency on one file."""
+    """The folder an ``every_file`` dependency names; None for another dependency."""
     return dependency[len(EVERY_FILE):] if dependency.startswith(EVERY_FILE) else None
+
+
+def patched_in(root: str) -> str:
+    """The name of a dependency on what every file ``python_files(root)`` lists patches by name."""
+    return PATCHED_IN + root
+
+
+def patches_folder(dependency: str) -> Optional[str]:
+    """The folder a ``patched_in`` dependency names; None for another dependency."""
+    return dependency[len(PATCHED_IN):] if dependency.startswith(PATCHED_IN) else None
+
+
+def patch_targets(raw: bytes) -> dict[str, int]:
+    """The dotted names a file's text replaces by name (``_PATCH``), each with the line of its first patch."""
+    found: dict[str, int] = {}
+    if b"patch" not in raw and b"setattr" not in raw and b"spy" not in raw:
+        return found
+    for match in _PATCH.finditer(raw):
+        whole, module, name = match.group(2), match.group(3), match.group(5)
+        target = (whole if whole is not None else module + b"." + name).decode("ascii", "replace")
+        found.setdefault(target, raw.count(b"\n", 0, match.start()) + 1)
+    return found
+
+
+def patches_now(root: str) -> Optional[str]:
+    """``patch_digest`` of the files under ``root`` as they are now; None where they cannot all be read or
+    listed (the result cache's check of a ``patched_in`` dependency)."""
+    files = python_files(root)
+    if files is None:
+        return None
+    found = []
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                found.append((path, patch_targets(handle.read())))
+        except OSError:
+            return None
+    return patch_digest(found)
+
+
+def patch_digest(files: Iterable[tuple[str, dict[str, int]]]) -> str:
+    """One digest of what files (path, ``patch_targets`` of it) patch, in their listing order: the files
+    that patch nothing leave it as it is."""
+    digest = hashlib.sha256()
+    for path, targets in files:
+        if targets:
+            digest.update(path.encode("utf-8", "surrogateescape") + b"\0"
+                          + repr(sorted(targets.items())).encode() + b"\n")
+    return digest.hexdigest()
 
 
 def combined(files: Iterable[tuple[str, str]]) -> str:

@@ -40,9 +40,6 @@ _KEPT_MODEL_BYTES = 1 << 20
 T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
-# the last name of a call that replaces a module's attribute: mock.patch, patch.object, mocker.spy,
-# monkeypatch.setattr, setattr
-_PATCHERS = rb"\b(?:patch|object|setattr|spy)"
 STAR = b"import *"  # among a file's words when it has a star import (``from ._compat import *``)
 # what marks the folder of a whole project (its tests, conftest.py files and package together)
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
@@ -91,25 +88,6 @@ class Words:
 def _hash(word: bytes) -> int:
     """A word's hash in this process, in 32 bits."""
     return hash(word) & 0xFFFFFFFF
-
-
-# a call that replaces a module's attribute by name (``_PATCHERS``): a string of the whole dotted name as its
-# first argument (``patch("torch.cholesky"``, ``monkeypatch.setattr("torch.cholesky"``), or the module and a
-# string of the name as the first two (``patch.object(torch, "cholesky"``, ``mocker.spy(torch, "qr"``)
-_PATCH = re.compile(_PATCHERS + rb"\s*\(\s*(?:[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1"
-                    rb"|([A-Za-z_][\w.]*)\s*,\s*[rbu]?([\"'])(\w+)\4)")
-
-
-def patch_targets(raw: bytes) -> dict[str, int]:
-    """The dotted names a file's text replaces by name (``_PATCH``), each with the line of its first patch."""
-    found: dict[str, int] = {}
-    if b"patch" not in raw and b"setattr" not in raw and b"spy" not in raw:
-        return found
-    for match in _PATCH.finditer(raw):
-        whole, module, name = match.group(2), match.group(3), match.group(5)
-        target = (whole if whole is not None else module + b"." + name).decode("ascii", "replace")
-        found.setdefault(target, raw.count(b"\n", 0, match.start()) + 1)
-    return found
 
 
 def module_of(path: Path) -> tuple[Path, str]:
@@ -253,7 +231,7 @@ class ProjectIndex:
     def patches(self, path: str) -> Optional[tuple[str, dict[str, int]]]:
         """The names a file replaces by name (``patch_targets``, and the SHA-256 of its bytes); None if
         unreadable."""
-        return self._read(self._patches, path, patch_targets)
+        return self._read(self._patches, path, listing.patch_targets)
 
     def words(self, path: str) -> Optional[tuple[str, Words]]:
         """The identifiers a file's text names (and the SHA-256 of its bytes); None if unreadable."""
@@ -392,18 +370,21 @@ class FileIndex:
         if whole is None:
             return None
         root, listed, files = whole
-        read: dict[str, str] = {}
+        found: Optional[str] = None
+        targets: list[tuple[str, dict[str, int]]] = []  # of the listed files: the answer rests on them
         for path in dict.fromkeys(files + ((self.path,) if self.path else ())):
             known = self.project.patches(path)
             if known is None:
                 return None
             line = known[1].get(qualname)
-            if line is not None:
-                self.used[path] = known[0]  # that file alone can change the answer
-                return f"{os.path.relpath(path, root)}:{line}"
-            read[path] = known[0]
-        self._rests_on_all(root, listed, {p: d for p, d in read.items() if p != self.path})
-        return None
+            if line is not None and found is None:
+                found = f"{os.path.relpath(path, root)}:{line}"
+            targets.append((path, known[1]))
+            if path not in listed and path != self.path:
+                self.used[path] = known[0]  # a conftest.py above the package
+        in_listing = dict(targets)
+        self.used[listing.patched_in(root)] = listing.patch_digest((p, in_listing.get(p, {})) for p in listed)
+        return found
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only
