@@ -233,6 +233,67 @@ def test_an_attribute_of_the_whole_object_no_tensor_or_container_has(tmp_path):
     assert torch.equal(model.rnn.weight_ih_l0, net.rnn.weight_ih_l0)
 
 
+EITHER_ARM = '''\
+import io
+import torch
+
+
+def reload(module, scripted):
+    f = io.BytesIO()
+    if scripted:
+        torch.jit.save(torch.jit.script(module), f)
+        f.seek(0)
+        loaded = torch.jit.load(f)
+    else:
+        torch.save(module, f)
+        f.seek(0)
+        loaded = torch.load(f)
+    return loaded.extra_repr()
+'''
+
+
+def test_the_name_bound_in_the_other_arm_of_an_if_is_no_rebinding(tmp_path):
+    path = _program(tmp_path, EITHER_ARM)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == "torch.load(f, weights_only=False)"
+    _fixed(path)
+    assert _run(path)["reload"](torch.nn.Linear(2, 3), False) == "in_features=2, out_features=3, bias=True"
+
+
+MODULE_LEVEL = '''\
+import sys
+import torch
+
+
+def evaluate(data):
+    return model(data)
+
+
+with open(sys.argv[-1], "rb") as f:
+    model = torch.load(f)
+    model.encoder.requires_grad_(False)
+'''
+
+
+def test_an_attribute_read_at_module_level_where_functions_read_the_name_too(tmp_path):
+    path = _program(tmp_path, MODULE_LEVEL)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.replacement == "torch.load(f, weights_only=False)"
+    _fixed(path)
+    net = torch.nn.Module()
+    net.encoder = torch.nn.Linear(2, 2)
+    torch.save(net, tmp_path / "net.pt")
+    import sys
+
+    argv = sys.argv
+    sys.argv = [str(path), str(tmp_path / "net.pt")]
+    try:
+        model = _run(path)["model"]
+    finally:
+        sys.argv = argv
+    assert not model.encoder.weight.requires_grad
+
+
 def test_the_attribute_table_covers_what_weights_only_rebuilds():
     """catalog.loadable against the installed torch: every public attribute of a tensor, a parameter,
     a size, dtype, device or storage, and of Python's containers, counts as one a loaded file may have."""

@@ -128,14 +128,59 @@ def _foreign_attribute(node: cst.BaseExpression, analysis: Analysis) -> Optional
     return None
 
 
+def _own_reads(name: str, loaded: cst.BaseExpression, analysis: Analysis) -> list[cst.Name]:
+    """The reads of ``name`` in the function (module body) of ``loaded``, nested functions left out."""
+    scope = analysis.scope_at(loaded)
+    out = []
+    for node in analysis.nodes(cst.Name):
+        assert isinstance(node, cst.Name)
+        if node.value != name or analysis.scope_at(node) is not scope:
+            continue
+        parent = analysis.parent(node)
+        if (isinstance(parent, cst.Attribute) and parent.attr is node) or \
+                (isinstance(parent, cst.Arg) and parent.keyword is node) or \
+                isinstance(parent, (cst.AssignTarget, cst.Param, cst.FunctionDef, cst.ClassDef)):
+            continue
+        out.append(node)
+    return out
+
+
+def _ancestors(node: cst.CSTNode, analysis: Analysis) -> list[cst.CSTNode]:
+    """``node`` and what contains it, up to its function (module body), innermost first."""
+    out = [node]
+    current = analysis.parent(node)
+    while current is not None and not isinstance(current, _SCOPES):
+        out.append(current)
+        current = analysis.parent(current)
+    return out
+
+
+def _exclusive(a: cst.CSTNode, b: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether ``a`` and ``b`` lie in the two arms of the same ``if`` (outside any loop around it): one
+    pass runs at most one of them."""
+    up_a, up_b = _ancestors(a, analysis), _ancestors(b, analysis)
+    ids_b = {id(n): i for i, n in enumerate(up_b)}
+    for i, node in enumerate(up_a):
+        j = ids_b.get(id(node))
+        if j is None:
+            continue
+        if not isinstance(node, cst.If) or i == 0 or j == 0 or up_a[i - 1] is up_b[j - 1] \
+                or any(isinstance(n, _LOOPS) for n in up_a[i:]):
+            return False
+        return {id(up_a[i - 1]), id(up_b[j - 1])} == {id(node.body), id(node.orelse)}
+    return False
+
+
 def _rebound(name: str, loaded: cst.BaseExpression, earlier: set[int], analysis: Analysis) -> bool:
     """Whether ``name`` may be bound again after ``name = <loaded>`` in the same function (an
-    assignment, a loop or ``with`` target, ``del``): then a later read may be of another object."""
+    assignment, a loop or ``with`` target, ``del``): then a later read may be of another object. A
+    binding in the other arm of an ``if`` is not."""
     scope = analysis.scope_at(loaded)
     own = analysis.parent(loaded)
     for node in analysis.nodes(cst.Name):
         assert isinstance(node, cst.Name)
-        if node.value != name or analysis.scope_at(node) is not scope or _inside(node, earlier, analysis):
+        if node.value != name or analysis.scope_at(node) is not scope or _inside(node, earlier, analysis) \
+                or _exclusive(node, loaded, analysis):
             continue
         parent = analysis.parent(node)
         target = isinstance(parent, (cst.AssignTarget, cst.AsName, cst.For, cst.AugAssign, cst.Del, cst.CompFor,
@@ -236,14 +281,15 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
         return OBJECT, f"`.{foreign}` is read of it, which no tensor or container has"
     name = _bound_name(loaded, analysis)
     reads = F.reads(name, ref.scope, analysis) if name is not None else None
+    earlier = _earlier(ref.statement, analysis)
     if reads:  # what the name held before the load is another object (torch.save(obj, path) ... obj = torch.load(path))
-        earlier = _earlier(ref.statement, analysis)
         reads = [read for read in reads if not _inside(read, earlier, analysis)]
-        assert name is not None
-        if not _rebound(name, loaded, earlier, analysis):
-            foreign = next(filter(None, (_foreign_attribute(read, analysis) for read in reads)), None)
-            if foreign is not None:
-                return OBJECT, f"`{name}` or an entry of it has `.{foreign}`, which no tensor or container has"
+    if name is not None and not _rebound(name, loaded, earlier, analysis):
+        # an attribute read is evidence wherever else the name goes (a function of the module may read it too)
+        later = [read for read in _own_reads(name, loaded, analysis) if not _inside(read, earlier, analysis)]
+        foreign = next(filter(None, (_foreign_attribute(read, analysis) for read in later)), None)
+        if foreign is not None:
+            return OBJECT, f"`{name}` or an entry of it has `.{foreign}`, which no tensor or container has"
     kinds = {F.kind(read, analysis, ref.scope) for read in reads or ()}
     if kinds and kinds <= {F.STRICT} and whole:
         return STATE, f"`{name}` is only passed to load_state_dict(...)"
