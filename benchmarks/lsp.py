@@ -15,6 +15,15 @@ time of ``torch_upgrade.scan_source`` on the same text for comparison.
     python benchmarks/lsp.py --lines 4000 --in-process          # the server's check alone, CPU and wall
     python benchmarks/lsp.py --lines 4000 --in-process --whole  # ... with every text checked whole
 
+``--places N`` (with ``--file``: a real module, copied to a temporary folder with the generated file's
+torch pin) types at N places instead of one, spread over the file: into the name an assignment inside a
+module-level function or method binds (``x = ...`` becomes ``xa = ...``, ``xab = ...``), ``--rounds / N``
+characters at each place, top to bottom, what was typed left in place (the findings may change as the
+code does: no count is compared; ``--verify`` with ``--in-process`` compares each keystroke's findings
+with a whole check's instead).
+
+    python benchmarks/lsp.py --file timm/models/efficientnet.py --places 8 --rounds 200 --in-process --verify
+
 ``--in-process`` calls the server's ``Analyzer.check`` on the same keystrokes in this process (no
 JSON-RPC, no thread switches to the server's event loop): the CPU time of the process per keystroke
 (the measure to compare on a loaded machine) and the wall time, and how many keystrokes were answered
@@ -24,7 +33,9 @@ from the last text's findings (``lsp.incremental``); ``--whole`` checks every te
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
+import shutil
 import json
 import math
 import os
@@ -111,7 +122,64 @@ def generated(lines: int = 1000) -> str:
     return text
 
 
-async def measure(text: str, path: Path, rounds: int, warmup: int) -> dict:
+Edit = tuple[int, int, str]  # a keystroke: the 0-based line and column a character is typed at, and the character
+
+
+def typing_plan(text: str, count: int, places: int = 1) -> tuple[list[Edit], int]:
+    """The keystrokes to type: ``count`` characters (after what goes before the first measured one, the
+    second value: a comment's start) into one name in the middle of ``text`` (``places`` 1: "correct = 0"
+    becomes "correcta = 0", ..., or a comment after a ``return``), or spread over ``places`` places
+    (``_places``)."""
+    lines = text.splitlines(keepends=True)
+    if places > 1:
+        edits: list[Edit] = []
+        rows = _places(text, places)
+        for number, (row, column) in enumerate(rows):
+            share = count // len(rows) + (number < count % len(rows))
+            edits += [(row, column + i, chr(ord("a") + i % 26)) for i in range(share)]
+        return edits, 0
+    middle = len(lines) // 2
+    while not lines[middle].lstrip().startswith(("correct = ", "return ")) and middle < len(lines) - 1:
+        middle += 1
+    name_end = len(lines[middle]) - len(lines[middle].lstrip()) + len(lines[middle].lstrip().split()[0])
+    prefix = ""
+    if lines[middle].lstrip().startswith("return "):  # --file: type into a comment after "return"
+        name_end, prefix = len(lines[middle].rstrip("\r\n")), "  # "
+    typed = prefix + "".join(chr(ord("a") + i % 26) for i in range(count))
+    return [(middle, name_end + i, char) for i, char in enumerate(typed)], len(prefix)
+
+
+def _places(text: str, places: int) -> list[tuple[int, int]]:
+    """``places`` places spread evenly over ``text``, top to bottom: the end of the name a one-line
+    assignment binds (``x = ...``) inside a module-level function or method, as (line, column)."""
+    found = []
+    lines = text.splitlines(keepends=True)
+    for top in ast.parse(text).body:
+        if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for node in ast.walk(top):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and node.lineno == node.end_lineno:
+                row, end = node.lineno - 1, node.targets[0].end_col_offset  # UTF-8 bytes
+                found.append((row, len(lines[row].encode("utf-8")[:end].decode("utf-8"))))
+    found.sort()
+    if not found:
+        raise SystemExit("no assignment inside a function or method to type into")
+    step = len(found) / min(places, len(found))
+    return [found[int(i * step + step / 2)] for i in range(min(places, len(found)))]
+
+
+def _typed(text: str, edits: list[Edit]) -> list[str]:
+    """The text after each keystroke (columns count code points)."""
+    lines = text.splitlines(keepends=True)
+    out = []
+    for row, column, char in edits:
+        lines[row] = lines[row][:column] + char + lines[row][column:]
+        out.append("".join(lines))
+    return out
+
+
+async def measure(text: str, path: Path, rounds: int, warmup: int, places: int = 1) -> dict:
     client = LanguageClient("torch-upgrade-benchmark", "1")
     published: dict[int, int] = {}  # version -> diagnostics count
     arrived = asyncio.Event()
@@ -143,22 +211,13 @@ async def measure(text: str, path: Path, rounds: int, warmup: int) -> dict:
 
     # type into a name in the middle of the file, a character per change: "correct = 0" becomes
     # "correcta = 0", "correctab = 0", ... (valid code at every keystroke, and a new text each time)
+    edits, prefix = typing_plan(text, rounds + warmup, places)
     lines = text.splitlines(keepends=True)
-    middle = len(lines) // 2
-    while not lines[middle].lstrip().startswith(("correct = ", "return ")) and middle < len(lines) - 1:
-        middle += 1
-    name_end = len(lines[middle]) - len(lines[middle].lstrip()) + len(lines[middle].lstrip().split()[0])
-    if lines[middle].lstrip().startswith("return "):  # --file: type into a comment after "return"
-        lines_end = len(lines[middle].rstrip("\r\n"))
-        name_end, prefix = lines_end, "  # "
-    else:
-        prefix = ""
-    typed = prefix + "".join(chr(ord("a") + i % 26) for i in range(rounds + warmup))
     times = []
     cpu = client_cpu = 0.0
-    for index, char in enumerate(typed):
+    for index, (row, column, char) in enumerate(edits):
         version = index + 2
-        position = types.Position(middle, name_end + index)
+        position = types.Position(row, column)
         before = _cpu(client)
         own = time.process_time()
         start = time.perf_counter()
@@ -168,11 +227,11 @@ async def measure(text: str, path: Path, rounds: int, warmup: int) -> dict:
                 range=types.Range(start=position, end=position), text=char)]))
         count = await diagnostics_of(version)
         elapsed = time.perf_counter() - start
-        if index >= warmup + len(prefix):
+        if index >= warmup + prefix:
             times.append(elapsed)
             cpu += _cpu(client) - before
             client_cpu += time.process_time() - own
-        assert count == findings, f"version {version}: {count} diagnostics, expected {findings}"
+        assert places > 1 or count == findings, f"version {version}: {count} diagnostics, expected {findings}"
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -189,50 +248,45 @@ async def measure(text: str, path: Path, rounds: int, warmup: int) -> dict:
     }
 
 
-def keystrokes(text: str, count: int) -> tuple[list[str], int]:
-    """The texts of ``count`` keystrokes typed into a name in the middle of ``text`` (as ``measure``
-    types), and how many characters go before the first measured one (a comment's start)."""
-    lines = text.splitlines(keepends=True)
-    middle = len(lines) // 2
-    while not lines[middle].lstrip().startswith(("correct = ", "return ")) and middle < len(lines) - 1:
-        middle += 1
-    name_end = len(lines[middle]) - len(lines[middle].lstrip()) + len(lines[middle].lstrip().split()[0])
-    prefix = ""
-    if lines[middle].lstrip().startswith("return "):  # --file: type into a comment after "return"
-        name_end, prefix = len(lines[middle].rstrip("\r\n")), "  # "
-    at = sum(map(len, lines[:middle])) + name_end
-    typed = prefix + "".join(chr(ord("a") + i % 26) for i in range(count))
-    return [text[:at] + typed[:n] + text[at:] for n in range(1, len(typed) + 1)], len(prefix)
-
-
-def measure_in_process(text: str, path: Path, rounds: int, warmup: int, whole: bool) -> dict:
-    """``Analyzer.check`` per keystroke in this process: CPU time of the process (every thread) and wall."""
+def measure_in_process(text: str, path: Path, rounds: int, warmup: int, whole: bool, places: int = 1,
+                       verify: bool = False) -> dict:
+    """``Analyzer.check`` per keystroke in this process: CPU time of the process (every thread) and wall;
+    with ``verify``, each keystroke's findings compared with a whole check's (not timed)."""
     sys.path.insert(0, str(REPO / "src"))
     from torch_upgrade.lsp.analysis import Analyzer
 
     analyzer = Analyzer(incremental=not whole)
+    checker = Analyzer(incremental=False) if verify else None
     started = time.perf_counter()
     findings = len(analyzer.check(text, path).findings)
     opened = time.perf_counter()
-    texts, prefix = keystrokes(text, rounds + warmup)
+    edits, prefix = typing_plan(text, rounds + warmup, places)
     cpu, wall = [], []
-    for index, typed in enumerate(texts):
+    differ = 0
+    for index, typed in enumerate(_typed(text, edits)):
         before, start = time.process_time(), time.perf_counter()
         outcome = analyzer.check(typed, path)
         elapsed, spent = time.perf_counter() - start, time.process_time() - before
-        assert len(outcome.findings) == findings, f"keystroke {index}: {len(outcome.findings)} findings, expected {findings}"
+        assert places > 1 or len(outcome.findings) == findings, \
+            f"keystroke {index}: {len(outcome.findings)} findings, expected {findings}"
+        if checker is not None and checker.check(typed, path) != outcome:
+            differ += 1
         if index >= warmup + prefix:
             cpu.append(spent)
             wall.append(elapsed)
     answered = analyzer._incremental.answered
-    return {
-        "lines": text.count("\n"), "findings": findings, "rounds": len(cpu), "whole": whole,
+    out = {
+        "lines": text.count("\n"), "findings": findings, "rounds": len(cpu), "whole": whole, "places": places,
         "first_check_s": round(opened - started, 3),
         "cpu_median_ms": round(statistics.median(cpu) * 1000, 1), "cpu_p95_ms": round(_quantile(cpu, 0.95) * 1000, 1),
+        "cpu_mean_ms": round(statistics.mean(cpu) * 1000, 1),
         "wall_median_ms": round(statistics.median(wall) * 1000, 1),
         "wall_p95_ms": round(_quantile(wall, 0.95) * 1000, 1),
         "answered_alone": answered, "checked_whole": dict(analyzer._incremental.whole),
     }
+    if checker is not None:
+        out["differ_from_whole"] = differ
+    return out
 
 
 def _quantile(times: list[float], q: float) -> float:
@@ -279,21 +333,30 @@ def main() -> None:
                         help="time the server's check in this process instead of the server (CPU and wall)")
     parser.add_argument("--whole", action="store_true",
                         help="with --in-process: check every text whole (no answer from the last text's findings)")
+    parser.add_argument("--places", type=int, default=1,
+                        help="type at this many places spread over the file (default 1; see above)")
+    parser.add_argument("--verify", action="store_true",
+                        help="with --in-process: compare each keystroke's findings with a whole check's")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="torch-upgrade-lsp-bench-") as work:
-        if args.file:
+        root = Path(work)
+        if args.file and args.places > 1:  # a real module, alone in a project that pins the torch of --from
+            (root / "requirements.txt").write_text(f"torch=={args.low}\n", encoding="utf-8")
+            path = root / args.file.name
+            shutil.copyfile(args.file, path)
+            text = path.read_text(encoding="utf-8")
+        elif args.file:
             path = args.file.resolve()
             text = path.read_text(encoding="utf-8")
         else:
-            root = Path(work)
             (root / "requirements.txt").write_text(f"torch=={args.low}\n", encoding="utf-8")
             path = root / "train_module.py"
             text = generated(args.lines)
         if args.in_process:
-            result = measure_in_process(text, path, args.rounds, args.warmup, args.whole)
+            result = measure_in_process(text, path, args.rounds, args.warmup, args.whole, args.places, args.verify)
         else:
-            result = asyncio.run(measure(text, path, args.rounds, args.warmup))
+            result = asyncio.run(measure(text, path, args.rounds, args.warmup, args.places))
         if args.scan_source:
             result["scan_source_ms"] = scan_source_ms(text, path)
     result["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
@@ -306,8 +369,9 @@ def main() -> None:
               f"{result['first_check_s']} s")
         print(f"Analyzer.check over {result['rounds']} keystrokes{' (whole)' if args.whole else ''}: CPU median "
               f"{result['cpu_median_ms']} ms (p95 {result['cpu_p95_ms']}), wall median {result['wall_median_ms']} ms "
-              f"(p95 {result['wall_p95_ms']}); answered alone {result['answered_alone']}, checked whole "
-              f"{result['checked_whole']}")
+              f"(p95 {result['wall_p95_ms']}), CPU mean {result['cpu_mean_ms']} ms; answered alone "
+              f"{result['answered_alone']}, checked whole {result['checked_whole']}"
+              + (f"; {result['differ_from_whole']} differ from a whole check" if "differ_from_whole" in result else ""))
         print(result["machine"])
         return
     print(f"{path.name}: {result['lines']} lines, {result['findings']} diagnostics")

@@ -69,6 +69,8 @@ from torch_upgrade.pipeline.unit import _analyse, file_unit, portable
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import subtree
 from torch_upgrade.syntax.parse import Parsed, on_big_stack
+from torch_upgrade.syntax.project import FileIndex
+from torch_upgrade.syntax.provenance import Provenance, provenance_of
 from torch_upgrade.syntax.positions import locate
 
 # checkers whose findings in a module-level function or class depend only on that statement and the
@@ -76,14 +78,33 @@ from torch_upgrade.syntax.positions import locate
 # or class at a time, at module-level bindings, and at what ``syntax.provenance`` says of names bound
 # there); the module scope's own flow is glue only, except ``zero_grad``'s (see ``_checkers_allow``)
 LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtraction", "transpose_nd", "zero_grad",
-                            "zero_grad_zeros", "scalar_index", "tensor_fft"})
+                            "zero_grad_zeros", "scalar_index", "tensor_fft",
+                            # each hit at a reference or node of one scope's flow (``_flow``), with what
+                            # provenance and the guards say there; TU981's comparisons as ``syntax.decide``
+                            # evaluates them (following the file's functions they call: analysed with them)
+                            "data_update", "byte_mask", "checkpoint_reentrant", "version_text", "softmax_dim",
+                            "typed_storage", "log1p", "expm1", "logsumexp", "load_pickle_module",
+                            "meshgrid_indexing", "cross_dim", "accelerator_api",
+                            # hits at the glue's imports only (autoload's: an import no one reads; a changed
+                            # statement reads an import only where another statement reads it too, see
+                            # ``Incremental._anchored``)
+                            "autoload", "vision_module_import"})
+# checkers whose hits are each in one scope's flow, unless the file calls a fused attention anywhere (then
+# none): allowed while the changed statements, and what they name, hold no such name
+# (``Incremental._fused_kept``)
+FILE_QUIET_CHECKERS = frozenset({"attention"})
+_FUSED = ("scaled_dot_product_attention", "flex_attention", "memory_efficient_attention", "flash_attn")
 # checkers whose findings share one fix made of all of them (TU980's: every dead guard of the file goes
 # together), each finding decided by its own statement and the glue: allowed while the file has none
 # of their findings, before and after the keystroke
 ALONE_CHECKERS = frozenset({"dead_shim"})
 # checkers with project-level facts only, each a fold over the file's references and calls: a statement
 # that holds none of their words adds nothing to it (through ``import torch`` and plain values only)
-FACT_CHECKERS = frozenset({"native_amp", "tf32", "tf32_conv", "channels_last", "compile_opportunity"})
+FACT_CHECKERS = frozenset({"native_amp", "tf32", "tf32_conv", "channels_last", "compile_opportunity", "regional",
+                           "cudnn_sdpa"})
+# of those, the ones whose facts of a statement are what their ``collect`` gives for it and the glue
+# (``_facts_of``)
+_COLLECTED = ("regional", "cudnn_sdpa")
 # fixers that look beyond the statement they fix (the file's references or nodes): a fix of one statement
 # may change with another's code
 FILEWIDE_FIXERS = frozenset({"default_tensor_type", "weight_norm", "functional_call", "torchdata_datapipes",
@@ -96,6 +117,15 @@ RESULT_FIXERS = frozenset({"linalg_eig", "linalg_svd", "linalg_symeig", "linalg_
 _ROOTS = frozenset({"torch", *LIBRARIES})
 _WORD = re.compile(r"\w+")
 _CLASS = re.compile(r"\bclass\s+(\w+)")
+# words that may make a function a version check, or a feature probe, of torch or a library that moves with
+# it (``syntax.guards``: its ``_VERSION_WORDS``, ``_AVAILABLE_WORDS``, probes, version look-ups; and the
+# version helpers libraries export, ``catalog/version_helpers.toml``): a superset, as words go
+_VERSIONISH = re.compile(r"^(?:signature|find_spec|find_loader|get_distribution|distribution|require|metadata)$|"
+                         r"(?i:version)|(?i:available)|"
+                         r"(?i:torch_?(?:\d|greater|less|ge|gt|le|lt|after|before))|TORCH_|_TORCH|is_torch|"
+                         + "|".join(sorted({n.upper() for n in LIBRARIES} | set(LIBRARIES))))
+# at most so many lines of unchanged functions and classes are analysed with the changed ones (``_named``)
+MAX_NAMED_LINES = 1500
 _MARKERS = re.compile(r"torch-upgrade|noqa", re.IGNORECASE)  # io.suppress's: a comment that may suppress
 _DEFINITION = (cst.FunctionDef, cst.ClassDef)
 
@@ -115,6 +145,8 @@ class _Statement:
     glue: Optional[dict[str, str]] = None  # for glue: the names it binds and how (``_glue_names``)
     anchors: Optional[frozenset[str]] = None  # for a function or class: see ``Incremental._anchored``
     facts: Optional[tuple[object, ...]] = None  # for a function or class: see ``_facts_of``
+    outward: Optional[tuple[object, ...]] = None  # for a function or class: see ``_outward``
+    versionish: Optional[bool] = None  # see ``_versionish``
 
     @property
     def name(self) -> Optional[str]:
@@ -162,8 +194,9 @@ def _starts(module: cst.Module, statements: Sequence[_Statement]) -> list[int]:
 
 def _glue_names(statement: _Statement) -> dict[str, str]:
     """The names a glue statement binds at module level, each with how: ``root`` (``import torch``, a
-    package root, at the top level), ``import`` (another import, at the top level: ``import torch.nn as
-    nn``), ``plain`` (a value that is no name or attribute, assigned at the top level: ``EPS = 1e-8``) or
+    package root, at the top level), ``relative`` (``from .layers import Block``, at the top level: a
+    local of the analysis, no import it reports), ``import:<what it binds>`` (another import, at the top
+    level: ``import:torch.nn`` for ``import torch.nn as nn``), ``plain`` (a value that is no name or attribute, assigned at the top level: ``EPS = 1e-8``) or
     ``other`` (anything else, or bound twice in two ways). A star import binds ``*``."""
     if statement.glue is not None:
         return statement.glue
@@ -186,8 +219,12 @@ def _glue_names(statement: _Statement) -> dict[str, str]:
                         bind("*", "other")
                     elif isinstance(top, ast.Import) and alias.asname is None and alias.name in _ROOTS:
                         bind(alias.name, "root")
+                    elif isinstance(top, ast.ImportFrom) and top.level:
+                        bind(alias.asname or alias.name, "relative")
                     else:
-                        bind(alias.asname or alias.name.split(".", 1)[0], "import")
+                        what = f"{top.module}.{alias.name}" if isinstance(top, ast.ImportFrom) else \
+                            alias.name if alias.asname else alias.name.split(".", 1)[0]
+                        bind(alias.asname or alias.name.split(".", 1)[0], "import:" + what)
                 continue
             plain = isinstance(top, (ast.Assign, ast.AnnAssign)) and top.value is not None and \
                 not isinstance(top.value, (ast.Name, ast.Attribute))
@@ -270,10 +307,10 @@ class Incremental:
             statement = known.get(id(node))
             if statement is None or statement.node is not node:
                 statement = _statement(module, node)
-            elif same:
-                statement = replace(statement, findings=(), placed=None)
+            elif same:  # (what others read of it was found with definitions that may have changed since)
+                statement = replace(statement, findings=(), placed=None, outward=None)
             else:  # what it reads of the glue was found with other glue or rules
-                statement = replace(statement, findings=(), placed=None, anchors=None, facts=None)
+                statement = replace(statement, findings=(), placed=None, anchors=None, facts=None, outward=None)
             statements.append(statement)
         starts = _starts(module, statements)
         placed: list[list[Finding]] = [[] for _ in statements]
@@ -321,14 +358,23 @@ class Incremental:
         if names != sorted(str(s.name) for s in after):
             return self._whole("names defined changed")
         kept = state.statements[:first] + state.statements[len(old_body) - last:]
-        if not self._separate(before + after, kept):
+        if "global" in frozenset().union(*(s.words for s in before + after)):
+            return self._whole("global")
+        reached = _named(before + after, kept)
+        if reached is None:
+            return self._whole("too many definitions named")
+        named, reached_statements, words = reached
+        readers = _readers(before + after, kept)
+        if readers is None:
             return self._whole("names shared with other statements")
+        if readers and any(_versionish(s) for s in (*before, *after, *reached_statements)):
+            return self._whole("version checks")  # a test calling one may be a guard (see ``_outward``)
         own = ctx.for_text(text)
         if own is None or frozenset(r.id for r in own.rules) != state.rules:
             return self._whole("rules selected changed")
         if not _unchanged(ctx, state.depends):
             return self._whole("project files changed")
-        if not _checkers_allow(own, before + after, kept, state.kinds):
+        if not _checkers_allow(own, before + after, kept, state.kinds, words):
             return self._whole("checkers")
         if any(rule.fixer in FILEWIDE_FIXERS for rule in own.rules):
             return self._whole("fixers")
@@ -338,7 +384,7 @@ class Incremental:
         if any(rule.fixer == "linalg_solve" for rule in own.rules) and \
                 any(PIVOTS in s.words for s in (*before, *after, *kept)):
             return self._whole("fixers")
-        imported = self._imports_read(before + after, kept)
+        imported = self._imports_read(before + after, kept, own, state.kinds)
         if imported is None or imported and not self._anchored(imported, own, new, kept, rel):
             return self._whole("module-level names read")
         facts = {rule.id for rule in own.matcher.checkers if rule.checker in FACT_CHECKERS}
@@ -349,10 +395,20 @@ class Incremental:
             olds = {str(s.name): _facts_of(s, state.module, glue, own) for s in before}
             if any(_facts_of(s, new, glue, own) != olds[str(s.name)] for s in after):
                 return self._whole("project-level facts changed")
-        changed = self._changed(where, rel, own, new, after, kept, first, resolved)
+        index = ctx.project.for_file(where)
+        if readers and not self._same_outward(before, after, named, kept, first, state.module, new, index):
+            return self._whole("what other statements read changed")
+        changed = self._changed(where, rel, own, new, after, kept, first, resolved, named)
         if changed is None:
             return self._whole("errors")
         found, depends = changed
+        if not self._reads_kept(before, after, found, kept, named, readers, own, index):
+            return self._whole("shim functions read")
+        if not self._fused_kept(found, kept, named, own):
+            return self._whole("checkers")
+        if any(f.rule in _replacing(own) and f.rule not in state.kinds for found_here in found for f in found_here):
+            return self._whole("module-level names read")  # an import read there may be flagged (``_flaggable``)
+        depends = (*depends, *index.used.items())
         if facts:  # the project-level findings in a changed statement stay where they were in it
             was = {str(s.name): tuple(f for f in s.findings if f.rule in facts) for s in before}
             found = [tuple(sorted(own_findings + was[str(s.name)], key=lambda f: (f.line, f.column, f.rule)))
@@ -383,29 +439,65 @@ class Incremental:
         return None
 
     @staticmethod
-    def _separate(changed: list[_Statement], kept: list[_Statement]) -> bool:
-        """Whether no unchanged statement names what the changed ones define, nor they what an
-        unchanged function or class defines, and they bind no module-level name with ``global``."""
-        words = frozenset().union(*(s.words for s in changed))
-        classes = frozenset().union(*(s.classes for s in changed))
-        bound = {str(s.name) for s in changed}
-        if "global" in words:
-            return False
-        for other in kept:
-            if not other.words.isdisjoint(bound) or not other.words.isdisjoint(classes) or \
-                    not other.classes.isdisjoint(words):
-                return False
-            if other.name is not None and other.name in words:
-                return False
-        return True
+    def _same_outward(before: list[_Statement], after: list[_Statement], named: set[int], kept: list[_Statement],
+                      first: int, old: cst.Module, new: cst.Module, index: FileIndex) -> bool:
+        """Whether what the other statements of the file can read of the changed ones is the same before
+        and after the keystroke (``_outward``), each side found in a module of the changed statements,
+        the glue and the definitions they name (what it rests on: ``_named``)."""
+        sides = []
+        for module, statements in ((old, before), (new, after)):
+            if all(s.outward is not None for s in statements):
+                sides.append([s.outward for s in statements])
+                continue
+            mini = module.with_changes(body=[s.node for s in _mini(kept, first, statements, named)])
+            provenance = provenance_of(Analysis(mini, {}, index), index)
+            for statement in statements:
+                statement.outward = _outward(statement, mini, provenance)
+            sides.append([s.outward for s in statements])
+        return sides[0] == sides[1]
 
     @staticmethod
-    def _imports_read(changed: list[_Statement], kept: list[_Statement]) -> Optional[set[str]]:
+    def _reads_kept(before: list[_Statement], after: list[_Statement], found: list[tuple[Finding, ...]],
+                    kept: list[_Statement], named: set[int], readers: bool, own: Context, index: FileIndex) -> bool:
+        """Whether whether the file reads a function (``detect.matching._quiet_in_old_branches``: the
+        findings of removed APIs in a function the file never reads that other files import only in
+        compatibility code) stays as the findings kept and found say: it matters only for a function
+        with such findings that other files import so (rare); then the file's reads of it must be seen
+        whole: it must be no changed function that other statements read, nor a function that the
+        changed ones name."""
+        removed = {rule.id for rule in own.rules if rule.kind == "removed"}
+        if not removed:
+            return True
+        asked = []
+        if readers:
+            asked += [str(s.name) for s, own_findings in zip(after, found)
+                      if any(f.rule in removed for f in own_findings)]
+        words = frozenset().union(*(s.words for s in before + after))
+        asked += [str(s.name) for s in kept if id(s) in named and s.name in words
+                  and any(f.rule in removed for f in s.findings)]
+        return not any(isinstance(name, str) and index.imported_only_in_compat(name) for name in asked)
+
+    @staticmethod
+    def _fused_kept(found: list[tuple[Finding, ...]], kept: list[_Statement], named: set[int], own: Context) -> bool:
+        """Whether the attention checker's findings in the changed statements are the whole module's: none
+        where the file calls a fused attention. The statements left out of their analysis may call one
+        (they hold its name): then the analysis must have found none either."""
+        quiet = {rule.id for rule in own.matcher.checkers if rule.checker in FILE_QUIET_CHECKERS}
+        if not quiet or not any(f.rule in quiet for found_here in found for f in found_here):
+            return True
+        return not any(s.name is not None and id(s) not in named and any(w.startswith(_FUSED) for w in s.words)
+                       for s in kept)
+
+    @staticmethod
+    def _imports_read(changed: list[_Statement], kept: list[_Statement], own: Context,
+                      kinds: frozenset[str]) -> Optional[set[str]]:
         """The names of the glue's imports other than package roots that the changed statements may
-        read (as words), None when they may read a glue name that allows no keystroke alone (see the
-        module's docstring)."""
+        read (as words) and that a rule may flag a read of (``_flaggable``; ``kinds``: the rule ids
+        of the last text's findings), None when they may read a glue name that allows no keystroke
+        alone (see the module's docstring)."""
         words = frozenset().union(*(s.words for s in changed))
         imported: set[str] = set()
+        seen: set[str] = set()
         defined = {s.name for s in kept if s.name is not None}
         for other in kept:
             if other.name is not None:
@@ -417,10 +509,14 @@ class Incremental:
                     continue
                 if how == "other" or other.findings:
                     return None  # a catalogued import: its fix may be made of its uses' (``_together``)
-                if how == "import":
-                    if name in imported or name in defined:
+                if how == "relative" and name in defined:
+                    return None
+                if how.startswith("import:"):
+                    if name in seen or name in defined:
                         return None  # bound twice: which binding a read goes through is the analysis's
-                    imported.add(name)
+                    seen.add(name)
+                    if _flaggable(how.partition(":")[2], own, kinds):
+                        imported.add(name)
         return imported
 
     @staticmethod
@@ -459,13 +555,14 @@ class Incremental:
 
     @staticmethod
     def _changed(where: Path, rel: str, own: Context, new: cst.Module, after: list[_Statement],
-                 kept: list[_Statement], first: int, resolved: api.Resolved
+                 kept: list[_Statement], first: int, resolved: api.Resolved, named: set[int]
                  ) -> Optional[tuple[list[tuple[Finding, ...]], tuple[tuple[str, str], ...]]]:
         """The findings of the changed statements (``after``), each counted from its first line: an
-        analysis of them with the glue, by the rules ``own`` holds (as the whole text's check runs)."""
+        analysis of them with the glue and the definitions they name (``named``: ``_named``), by the rules
+        ``own`` holds (as the whole text's check runs); the others' findings there are left out."""
         changed = {id(s.node) for s in after}
-        statements = [s for s in kept[:first] if s.name is None] + after + [s for s in kept[first:] if s.name is None]
-        others = tuple(str(s.name) for s in kept if s.name is not None)
+        statements = _mini(kept, first, after, named)
+        others = tuple(str(s.name) for s in kept if s.name is not None and id(s) not in named)
         if others:  # the module binds their names: a fix that would add an import of one must know it
             statements.append(_bound_names(others, new))
         module = new.with_changes(body=[s.node for s in statements])
@@ -495,6 +592,135 @@ class Incremental:
         for values in out.values():
             values.sort(key=lambda f: (f.line, f.column, f.rule))
         return [tuple(out[id(s.node)]) for s in after], result.depends
+
+
+def _flaggable(target: str, own: Context, kinds: frozenset[str]) -> bool:
+    """Whether a rule may flag a read of what an import binds (``torch.nn.functional``): a name of the
+    matcher's under it, or one it is under (``Matcher._candidates``, for a read with a qualified name);
+    or, where the file has findings of a checker that flags reads of names it replaces (``replaces_name``:
+    torch's legacy tensor types, ``Variable``, torchvision's ``model_urls``; ``kinds``, the last text's
+    rule ids: the changed statements' are looked at after their analysis, ``Incremental._replacing``),
+    torch or a library that moves with it."""
+    matcher = own.matcher
+    if target.split(".", 1)[0] in _ROOTS and _replacing(own) & kinds:
+        return True
+    under = target + "."
+    return any(name == target or name.startswith(under) for name in matcher.exact) or \
+        any(name == target or name.startswith(under) or target.startswith(name + ".") for name in matcher.prefix)
+
+
+def _replacing(own: Context) -> set[str]:
+    """The ids of the rules whose checkers flag reads of names they replace (``replaces_name``)."""
+    return {rule.id for rule in own.matcher.checkers if get_checker(rule).replaces_name}
+
+
+def _versionish(statement: _Statement) -> bool:
+    """Whether a statement may read a version or a feature of torch, or of a library that moves with it,
+    as ``syntax.guards`` and ``syntax.decide`` do (a superset): a word that says version or availability
+    (``_VERSIONISH``), or ``hasattr``/``getattr`` of something other than ``self``, ``cls`` or a parameter
+    of a function in it (a probe of those asks about the data)."""
+    if statement.versionish is not None:
+        return statement.versionish
+    found = any(_VERSIONISH.search(word) for word in statement.words)
+    if not found and not statement.words.isdisjoint(("hasattr", "getattr")):
+        try:
+            tree: Optional[ast.Module] = ast.parse(statement.code.strip("\n") + "\n")
+        except SyntaxError:
+            tree = None
+        if tree is None:
+            found = True
+        else:
+            data = {"self", "cls"} | {a.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
+                                      for a in (*node.posonlyargs, *node.args, *node.kwonlyargs)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                        node.func.id in ("hasattr", "getattr"):
+                    subject = node.args[0] if node.args else None
+                    while isinstance(subject, (ast.Attribute, ast.Subscript)):
+                        subject = subject.value
+                    if not isinstance(subject, ast.Name) or subject.id not in data:
+                        found = True
+                        break
+    statement.versionish = found
+    return found
+
+
+def _named(changed: list[_Statement], kept: list[_Statement]
+           ) -> Optional[tuple[set[int], list[_Statement], set[str]]]:
+    """The unchanged functions and classes an analysis of the changed statements must hold to see what
+    the whole module's does (by ``id`` of their ``_Statement``): those the changed statements name (a
+    function they call, a class they derive from or build, a class defined inside one), and those
+    that these, or the glue statements binding a name the changed ones read, name in turn; all the
+    statements so reached (glue too), and the words of these and the changed ones. None when they are more than ``MAX_NAMED_LINES`` lines (an
+    analysis of them costs about as much as the whole check's)."""
+    words = set().union(*(s.words for s in changed))
+    out: set[int] = set()
+    reached: set[int] = set()
+    statements = []
+    lines = 0
+    grown = True
+    while grown:
+        grown = False
+        for statement in kept:
+            if id(statement) in reached:
+                continue
+            name = statement.name
+            if name is None:
+                hit = not words.isdisjoint(_glue_names(statement))
+            else:
+                hit = name in words or not statement.classes.isdisjoint(words)
+            if not hit:
+                continue
+            reached.add(id(statement))
+            statements.append(statement)
+            words |= statement.words
+            grown = True
+            if name is not None:
+                out.add(id(statement))
+                lines += statement.lines
+                if lines > MAX_NAMED_LINES:
+                    return None
+    return out, statements, words
+
+
+def _readers(changed: list[_Statement], kept: list[_Statement]) -> Optional[bool]:
+    """Whether an unchanged statement names a function or class the changed statements define at the
+    module level (as a word: a call, a base class, an ``__all__`` entry); None when one names a class
+    they define inside a function or class (which ``syntax.provenance`` finds by name: not compared)."""
+    names = {str(s.name) for s in changed}
+    nested = frozenset().union(*(s.classes for s in changed)) - names
+    out = False
+    for other in kept:
+        if not other.words.isdisjoint(nested):
+            return None
+        out = out or not other.words.isdisjoint(names)
+    return out
+
+
+def _mini(kept: list[_Statement], first: int, changed: list[_Statement], named: set[int]) -> list[_Statement]:
+    """The statements of the module the changed ones are analysed in, in the order of the text: the
+    glue, the unchanged definitions they name (``named``), the changed ones."""
+    def taken(s: _Statement) -> bool:
+        return s.name is None or id(s) in named
+
+    return [s for s in kept[:first] if taken(s)] + changed + [s for s in kept[first:] if taken(s)]
+
+
+def _outward(statement: _Statement, module: cst.Module, provenance: Provenance) -> tuple[object, ...]:
+    """What the file's other statements can read of a module-level function or class through
+    ``syntax.provenance`` (which their findings rest on): its kind (a function, async, a class), what
+    calling it returns (``Provenance.outward``: a function's return, an instance's forward), and a
+    class's bases (provenance asks whether a class derives from a torch class through the file's
+    classes). The other thing read of a function, whether a test calling it is a version guard
+    (``syntax.guards`` and ``syntax.decide`` follow its body), is kept the same otherwise: no
+    keystroke is answered alone in a function that others name when it, or anything it names, may
+    read a version or feature of torch (``_VERSIONISH``)."""
+    node = statement.node
+    if isinstance(node, cst.FunctionDef):
+        return ("def", node.asynchronous is not None, provenance.outward(node))
+    assert isinstance(node, cst.ClassDef)
+    bases = tuple(module.code_for_node(arg) for arg in (*node.bases, *node.keywords))
+    return ("class", bases, provenance.outward(node))
 
 
 _BOUND: dict[tuple[str, tuple[str, ...]], _Statement] = {}  # the last statement ``_bound_names`` made
@@ -546,10 +772,10 @@ class _Part:
         self.analysis, self.module = analysis, analysis.module
         self.references = [ref for ref in analysis.references if ref.top is node]
         self.facts: dict[str, object] = {}
-        self._inside = {id(n) for n in subtree(node)}
+        self.inside = {id(n) for n in subtree(node)}
 
     def nodes(self, *kinds: type) -> list[cst.CSTNode]:
-        return [n for n in self.analysis.nodes(*kinds) if id(n) in self._inside]
+        return [n for n in self.analysis.nodes(*kinds) if id(n) in self.inside]
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.analysis.parent(node)
@@ -575,13 +801,40 @@ def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode]
     places: list[Optional[cst.CSTNode]] = [training["cuda"], training["backward"],
                                            node.name if conv2d and isinstance(node, cst.ClassDef) else None,
                                            cast(Optional[cst.CSTNode], compiled.get("node")) if compiled else None]
+    collected = [(r.checker, get_checker(r).collect) for r in own.matcher.checkers if r.checker in _COLLECTED]
+    gathered = [(name, collect(part.analysis, rule, own.settings.window) if collect is not None else None)
+                for rule in own.matcher.checkers for name, collect in collected if rule.checker == name]
+    nested = [n for _, fact in gathered for n in _nodes_in(fact) if id(n) in part.inside]  # (not the glue's)
     alone = module.with_changes(body=[node], header=[], footer=[])
-    wanted = [p for p in places if p is not None]
+    wanted = [p for p in places if p is not None] + nested
     where = locate(alone, wanted, statement.code, lambda _: node, part.parent) if wanted else {}
     positions = [None if p is None else _place(where.get(id(p))) for p in places]
     statement.facts = (training["matmul"], training["cudnn"], training["mixed"], training["trains"],
-                       training["conv"], conv2d, uses, bool(compiled and compiled["compiles"]), *positions)
+                       training["conv"], conv2d, uses, bool(compiled and compiled["compiles"]), *positions,
+                       *((name, _plain(fact, where)) for name, fact in gathered))
     return statement.facts
+
+
+def _nodes_in(fact: object) -> list[cst.CSTNode]:
+    """The syntax nodes a checker's fact holds (``Fact``: dicts and lists of plain values and nodes)."""
+    if isinstance(fact, cst.CSTNode):
+        return [fact]
+    if isinstance(fact, dict):
+        return [n for value in fact.values() for n in _nodes_in(value)]
+    if isinstance(fact, (list, tuple)):
+        return [n for value in fact for n in _nodes_in(value)]
+    return []
+
+
+def _plain(fact: object, where: dict[int, CodeRange]) -> object:
+    """A checker's fact with each node as its place in its statement (None: not in it, in the glue)."""
+    if isinstance(fact, cst.CSTNode):
+        return ("node", _place(where.get(id(fact))))
+    if isinstance(fact, dict):
+        return tuple(sorted((str(k), _plain(v, where)) for k, v in fact.items()))
+    if isinstance(fact, (list, tuple)):
+        return tuple(_plain(v, where) for v in fact)
+    return fact
 
 
 def _place(rng: Optional[CodeRange]) -> Optional[tuple[int, int, int, int]]:
@@ -591,9 +844,10 @@ def _place(rng: Optional[CodeRange]) -> Optional[tuple[int, int, int, int]]:
 
 
 def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[_Statement],
-                    kinds: frozenset[str]) -> bool:
+                    kinds: frozenset[str], words: set[str]) -> bool:
     """Whether every checker the rules hold leaves the unchanged statements' findings as they were
-    and finds in the changed ones what it finds in the whole module (see the module's docstring)."""
+    and finds in the changed ones what it finds in the whole module (see the module's docstring);
+    ``words``: those of the changed statements and of what they name (``_named``)."""
     for rule in own.matcher.checkers:
         checker = get_checker(rule)
         name = rule.checker
@@ -602,6 +856,9 @@ def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[
         elif name in ALONE_CHECKERS and checker.collect is None:
             if rule.id in kinds:
                 return False
+        elif name in FILE_QUIET_CHECKERS and checker.collect is None:
+            if any(word.startswith(_FUSED) for word in words):
+                return False  # they may make the file call one, or stop calling it
         elif name in LOCAL_CHECKERS and checker.collect is None:
             if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
                 return False  # the module scope's own flow runs across the functions between

@@ -548,6 +548,15 @@ class Provenance:
         self._returns[id(function)] = kind
         return kind
 
+    def outward(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> str:
+        """What the file's other statements learn of a module-level function or class of it by calling
+        it: how sure it is that the call (of an instance, for a class) returns a tensor (``returns``;
+        ``_forward_output``). The language server compares it before and after a keystroke in the
+        definition (``lsp.incremental``)."""
+        if isinstance(node, cst.FunctionDef):
+            return self.returns(node)
+        return self._forward_output(node, _At(self.analysis.root_scope, node))
+
     # ------------------------------------------------------------------ module calls
     def _module_output(self, callee: cst.BaseExpression, ref: _Site, depth: int) -> Optional[str]:
         """How sure it is that calling ``callee`` returns a tensor, when ``callee`` is known to be an
