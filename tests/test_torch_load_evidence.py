@@ -170,7 +170,8 @@ def test_a_loop_over_the_items_into_load_state_dict(tmp_path):
     # bound again before the attribute is read: that may be another object
     "import torch\ndef wrapped(path):\n    obj = torch.load(path)\n    obj = Wrapper(obj)\n    return obj.predict()\n",
     # a private attribute (a state dict's _metadata) and tensor attributes are no evidence
-    "import torch\ndef keys(path):\n    sd = torch.load(path)\n    meta = sd._metadata\n    return sd['w'].shape, meta\n",
+    "import torch\ndef keys(path):\n    sd = torch.load(path)\n    meta = sd._metadata\n"
+    "    return sd['w'].shape, meta\n",
 ])
 def test_what_the_code_does_not_explain_stays_advice(tmp_path, code):
     path = _program(tmp_path, code)
@@ -353,7 +354,8 @@ def export(path):
 def test_a_module_saved_to_the_same_path_in_the_same_function(tmp_path):
     path = _program(tmp_path, SAVED_MODULE)
     [finding] = _found(path)
-    assert finding.fix is not None and finding.fix.replacement == 'torch.load(path, map_location="cpu", weights_only=False)'
+    assert finding.fix is not None
+    assert finding.fix.replacement == 'torch.load(path, map_location="cpu", weights_only=False)'
     _fixed(path)
     net, again = _run(path)["export"](str(tmp_path / "net.pt"))
     assert isinstance(again, torch.nn.Sequential) and torch.equal(again[0].weight, net[0].weight)
@@ -393,7 +395,8 @@ def test_another_call_of_the_same_path_says_weights_only_false(tmp_path):
 
 @pytest.mark.parametrize("code", [
     # the code says both: straight into a strict load_state_dict, and weights_only=False for the same path
-    "import torch\ndef load(model, path, legacy):\n    if legacy:\n        return torch.load(path, weights_only=False)\n"
+    "import torch\ndef load(model, path, legacy):\n    if legacy:\n"
+    "        return torch.load(path, weights_only=False)\n"
     "    model.load_state_dict(torch.load(path))\n",
     # the file allow-lists classes for weights_only=True: a module of those may load with it
     "import torch\ntorch.serialization.add_safe_globals([Net])\nmodel = torch.load(path)\nmodel.eval()\n",
@@ -424,7 +427,8 @@ def test_from_2_6_nothing_is_said(tmp_path):
 
 def test_an_in_memory_buffer_written_elsewhere_is_not_this_one(tmp_path):
     """``buffer`` of another function is another object: a module saved there says nothing of this one."""
-    code = ("import io\nimport torch\ndef a(net):\n    buffer = io.BytesIO()\n    torch.save(net.state_dict(), buffer)\n"
+    code = ("import io\nimport torch\ndef a(net):\n    buffer = io.BytesIO()\n"
+            "    torch.save(net.state_dict(), buffer)\n"
             "def b(net):\n    buffer = io.BytesIO()\n    torch.save(torch.nn.Linear(2, 2), buffer)\n"
             "    buffer.seek(0)\n    return torch.load(buffer)\n")
     path = _program(tmp_path, code)

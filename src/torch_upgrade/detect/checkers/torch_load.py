@@ -23,9 +23,10 @@ what the file holds, which value the call needs:
   (``.eval()``, ``.parameters()``, called); an attribute of it (or of an entry: ``ckpt["args"].lr``) is read
   that nothing weights_only=True rebuilds has (``catalog.loadable``; only while the name is not bound again
   after the load); another ``torch.load`` of the same path in the function passes ``weights_only=False``; or
-  the same function (module body) writes that path only with ``torch.save`` of an ``nn.Module``. Where another function of the file saves the module there, or the file allow-lists
-  classes (``torch.serialization.add_safe_globals``/``safe_globals``: weights_only=True may then load them),
-  the message says so and nothing is written.
+  the same function (module body) writes that path only with ``torch.save`` of an ``nn.Module``. Where
+  another function of the file saves the module there, or the file allow-lists classes
+  (``torch.serialization.add_safe_globals``/``safe_globals``: weights_only=True may then load them), the
+  message says so and nothing is written.
 - anything else: advice (the rule's message), naming ``weights_only=True`` for state dicts.
 
 Where the evidence disagrees (a flow that shows a state dict, a call of the same path with
