@@ -213,8 +213,8 @@ def _keep_patched(hit: Hit, qualname: str, project: FileIndex) -> None:
     where = project.patched(qualname)
     if where is not None:
         hit.fix = None
-        hit.message = (f"{hit.message} (not rewritten: {where} patches {qualname} by name; change the calls "
-                       "and that patch together)")
+        hit.message = (f"{hit.message or hit.rule.message} (not rewritten: {where} patches {qualname} by "
+                       "name; change the calls and that patch together)")
 
 
 def _quiet_in_old_branches(hits: list[Hit], analysis: Analysis, index: ReturnIndex) -> None:
