@@ -300,8 +300,10 @@ def test_the_attribute_table_covers_what_weights_only_rebuilds():
     a size, dtype, device or storage, and of Python's containers, counts as one a loaded file may have."""
     from torch_upgrade.catalog.loadable import loadable_attribute
 
+    from torch.nested._internal.nested_tensor import NestedTensor
+
     kinds = (torch.Tensor, torch.nn.Parameter, torch.Size, torch.dtype, torch.device, torch.UntypedStorage,
-             torch.TypedStorage, dict, list, tuple, str, int, float, bytes, set)
+             torch.TypedStorage, NestedTensor, dict, list, tuple, str, int, float, bytes, set)
     missing = sorted({name for kind in kinds for name in dir(kind) if not loadable_attribute(name)})
     assert not missing, missing
     state = torch.nn.Linear(2, 2).state_dict()

@@ -1,15 +1,16 @@
 """The attribute names of what ``torch.load(..., weights_only=True)`` rebuilds (for TU803).
 
 ``weights_only=True`` unpickles only tensors (``torch.Tensor``, ``nn.Parameter``), their storages,
-``torch.Size``, ``torch.dtype``, ``torch.device``, layouts, memory formats and quantization schemes,
-Python's primitive types and containers (``dict``, ``OrderedDict``, ``Counter``, ``list``, ``tuple``,
-``set``, ``str``, ``bytes``, numbers, ``None``) and classes a program allow-lists. Code that reads an
+``torch.Size``, ``torch.dtype``, ``torch.device``, layouts, memory formats, quantization schemes, the
+nested (jagged) tensors torch allow-lists itself, Python's primitive types and containers (``dict``,
+``OrderedDict``, ``Counter``, ``list``, ``tuple``, ``set``, ``str``, ``bytes``, numbers, ``None``) and
+classes a program allow-lists. Code that reads an
 attribute no such object has (``ckpt["args"].lr``, ``loaded.rnn``, ``guide.call()``) shows that the file
 holds a pickled object of another class, which weights_only=True refuses.
 
 :data:`TORCH_ATTRIBUTES`: the public attribute names (no leading underscore) of those torch classes,
-from ``dir()`` on torch 2.13.0, 2.14.1 and 2.15.0 (the same 624 names on each), with the tensor methods
-``rules/names.toml`` records as removed earlier (``btrifact``, ``gesv``, ``Tensor.fft``, ...): old code
+from ``dir()`` on torch 2.13.0, 2.14.1 and 2.15.0 (the same 624 names on each; ``lengths`` and
+``offsets`` are a nested tensor's own), with the tensor methods ``rules/names.toml`` records as removed earlier (``btrifact``, ``gesv``, ``Tensor.fft``, ...): old code
 may still call them on a loaded tensor. tests/test_torch_load_evidence.py checks the table against the
 installed torch. :func:`loadable_attribute` adds the Python types' own names (from ``dir()`` here).
 """
@@ -20,6 +21,7 @@ import collections
 from functools import lru_cache
 
 TORCH_ATTRIBUTES = frozenset("""
+lengths offsets
 H T abbr abs abs_ absolute absolute_ acos acos_ acosh acosh_ add add_ addbmm addbmm_ addcdiv addcdiv_ addcmul
 addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint all allclose amax amin aminmax angle any apply_ arccos
 arccos_ arccosh arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_ arctanh arctanh_ argmax
