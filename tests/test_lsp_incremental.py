@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 
@@ -255,7 +255,8 @@ LINES = ["    global EPS\n", "import torch.nn.functional as G\n", "EPS = 2e-8\n"
          "    z = old_qr\n", "DEVICE = torch.device('cuda')\n"]
 
 
-def _module_edits(text: str, rng: random.Random) -> list[str]:
+def _module_edits(text: str, rng: random.Random, snippets: Sequence[str] = SNIPPETS,
+                  pastes: Sequence[str] = LINES) -> list[str]:
     """Keystrokes into a big class's methods, into functions that read imports and module-level values,
     into the imports and values themselves, and lines that add or take away a finding."""
     lines = text.splitlines(keepends=True)
@@ -265,7 +266,7 @@ def _module_edits(text: str, rng: random.Random) -> list[str]:
                           or line.startswith(("import", "from", "EPS", "DEVICE"))])
         line = lines[row]
         at = sum(map(len, lines[:row])) + len(line.rstrip("\n"))
-        snippet = rng.choice(SNIPPETS)
+        snippet = rng.choice(snippets)
         start = text[:at] + ("  # " if line.startswith(("import", "from")) else " + ")
         if line.strip().startswith(("def ", "class ", "return", "@")) or line.rstrip().endswith(":"):
             start = text[:at] + "  # "
@@ -274,7 +275,7 @@ def _module_edits(text: str, rng: random.Random) -> list[str]:
     if kind < 0.8:  # paste a line, then maybe cut it again
         row = rng.randrange(len(lines) + 1)
         indented = lines[row - 1].startswith(" ") if 0 < row <= len(lines) else False
-        choice = rng.choice([line for line in LINES if line.startswith(" ") == indented] or LINES)
+        choice = rng.choice([line for line in pastes if line.startswith(" ") == indented] or pastes)
         pasted = "".join(lines[:row] + [choice] + lines[row:])
         return [pasted, text] if rng.random() < 0.5 else [pasted]
     row = rng.randrange(len(lines))  # cut a line
@@ -339,3 +340,159 @@ def test_a_keystroke_in_another_function_sees_the_project_files_edited_meanwhile
     assert _rfft(analyzer.check(again, path)) == ("error", True)
     _same_as_fresh(analyzer.check(again, path), again, path)
     assert analyzer._incremental.answered == 1
+
+
+# a module shaped as library modules are (timm's, diffusers'): functions that call each other, classes that
+# derive from and build the file's classes, a version helper a guard calls, a class nested in another and
+# named elsewhere, module-level values computed by a function of the file, relative imports, an
+# import of another package read by one class, a hand-written attention and (typed in) a fused one
+REAL = '''"""A module shaped as the libraries' are."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from functools import partial
+
+from .layers import Mlp
+
+__all__ = ["Net", "make", "use"]
+
+EPS = 1e-6
+
+
+def make(x):
+    return torch.zeros(2, 2)
+
+
+def plain(x):
+    return x
+
+
+def new_torch():
+    return torch.__version__ >= "1.8"
+
+
+def spectrum(x):
+    if new_torch():
+        return torch.fft.rfft(x)
+    return torch.rfft(x, 1)
+
+
+class Block(nn.Module):
+    class Inner:
+        pass
+
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.act = partial(F.gelu, approximate="none")
+
+    def forward(self, x):
+        weight = make(x)
+        return self.proj(x) + weight
+
+
+class Deeper(Block):
+    def attend(self, q, k, v):
+        weight = torch.softmax(q @ k.transpose(-2, -1) * 0.125, dim=-1)
+        return weight @ v
+
+
+class Net(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.block = Deeper(dim)
+        self.mlp = Mlp(dim)
+
+    def forward(self, x):
+        correct = self.block(x)
+        return correct.symeig()
+
+
+def use(weight):
+    a = make(weight).symeig()
+    b = plain(weight).symeig()
+    c = Deeper(4)(weight).symeig()
+    return a, b, c
+
+
+DEFAULT = make(None)
+
+
+def build(weight):
+    inner = Block.Inner()
+    return use(weight) if inner else spectrum(weight)
+'''
+REAL_SNIPPETS = ["torch.zeros(1)", "plain(weight)", "make(weight)", "torch.__version__ >= '1.8'",
+                 "hasattr(torch, 'fft')", "F.scaled_dot_product_attention(weight, weight, weight)", "Block.Inner()",
+                 "new_torch()", "weight.symeig()", "torch.rfft(weight, 1)", "EPS", "partial(make)", "Deeper(2)",
+                 "Mlp(2)", "self.block(weight)"]
+REAL_LINES = ["    return weight\n", "    return torch.ones(1)\n", "    return torch.__version__ >= '1.6'\n",
+              "    weight = torch.zeros(3).symeig()\n", "class Inner:\n    pass\n",
+              "def helper2(x):\n    return make(x)\n", "    if new_torch():\n        return torch.zeros(1)\n",
+              "    q = F.scaled_dot_product_attention(x, x, x)\n", "class Make(Block):\n    pass\n",
+              "    def forward(self, x):\n        return (x,)\n", "    global EPS\n", "from .other import plain\n"]
+
+
+def _returns_typed(text: str, rng: random.Random) -> list[str]:
+    """What a function or method returns, typed over a character at a time (and taken back)."""
+    lines = text.splitlines(keepends=True)
+    row = rng.choice([i for i, line in enumerate(lines) if line.lstrip().startswith("return ")])
+    indent = lines[row][:len(lines[row]) - len(lines[row].lstrip())]
+    before, after = "".join(lines[:row]), "".join(lines[row + 1:])
+    snippet = rng.choice(REAL_SNIPPETS + ["x", "weight", "None", "torch.ones(1)", "(x, x)"])
+    typed = [before + indent + "return " + snippet[:n] + "\n" + after for n in range(1, len(snippet) + 1)]
+    return typed[:: max(1, len(typed) // 5)] + [typed[-1], text]
+
+
+def _real_project(tmp_path: Path) -> Path:
+    (tmp_path / "requirements.txt").write_text("torch==1.6\n", encoding="utf-8")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .net import Net\n", encoding="utf-8")
+    (package / "layers.py").write_text("import torch.nn as nn\n\n\nclass Mlp(nn.Module):\n"
+                                       "    def __init__(self, dim):\n        super().__init__()\n", encoding="utf-8")
+    return package / "net.py"
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_keystrokes_in_functions_and_classes_that_name_each_other_report_what_a_fresh_scan_does(
+        tmp_path: Path, seed: int) -> None:
+    path = _real_project(tmp_path)
+    analyzer = Analyzer()
+    text = REAL
+    _same_as_fresh(analyzer.check(text, path), text, path)
+    rng = random.Random(seed)
+    checked = 0
+    while checked < 70:
+        edits = _returns_typed(text, rng) if rng.random() < 0.3 else \
+            _module_edits(text, rng, REAL_SNIPPETS, REAL_LINES)
+        for new in edits:
+            _same_as_fresh(analyzer.check(new, path), new, path)
+            checked += 1
+            if not analyzer.check(new, path).problems:
+                text = new
+    assert analyzer._incremental.answered >= 6, analyzer._incremental.whole
+
+
+def test_a_function_others_call_is_answered_alone_while_what_they_read_of_it_stays(tmp_path: Path) -> None:
+    """``use`` calls ``make`` and ``plain``: a keystroke in either leaves ``use``'s findings as they were
+    while what it returns is as sure to be a tensor as before; one that changes that is checked whole
+    (``plain`` returning a tensor makes ``plain(weight).symeig()`` a finding)."""
+    path = _real_project(tmp_path)
+    analyzer = Analyzer()
+    _same_as_fresh(analyzer.check(REAL, path), REAL, path)
+    body = "def plain(x):\n    return x\n"
+    typed = [REAL.replace(body, f"def plain(x):\n    y{'z' * n} = x\n    return x\n") for n in range(3)]
+    for text in typed:
+        _same_as_fresh(analyzer.check(text, path), text, path)
+    assert analyzer._incremental.answered == 3
+    counts = len(analyzer.check(typed[-1], path).findings)
+    tensor = typed[-1].replace("    return x\n", "    return torch.ones(1)\n", 1)
+    _same_as_fresh(analyzer.check(tensor, path), tensor, path)
+    assert len(analyzer.check(tensor, path).findings) == counts + 1
+    assert analyzer._incremental.answered == 3  # what use reads of plain changed: checked whole
+    # a method of a class that others build and derive from, and that names classes and functions of the file
+    method = tensor.replace("        correct = self.block(x)\n", "        correct = self.block(x) + EPS\n")
+    _same_as_fresh(analyzer.check(method, path), method, path)
+    assert analyzer._incremental.answered == 4

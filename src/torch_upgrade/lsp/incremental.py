@@ -42,7 +42,9 @@ from __future__ import annotations
 
 import ast
 import bisect
+import io
 import re
+import tokenize
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -116,6 +118,7 @@ RESULT_FIXERS = frozenset({"linalg_eig", "linalg_svd", "linalg_symeig", "linalg_
 # package roots whose import line the matcher never reports for the uses it reads (``matching._EVERYWHERE``)
 _ROOTS = frozenset({"torch", *LIBRARIES})
 _WORD = re.compile(r"\w+")
+_FSTRING = re.compile(r"[a-zA-Z]*[fF]")  # the prefix of an f-string's token
 _CLASS = re.compile(r"\bclass\s+(\w+)")
 # words that may make a function a version check, or a feature probe, of torch or a library that moves with
 # it (``syntax.guards``: its ``_VERSION_WORDS``, ``_AVAILABLE_WORDS``, probes, version look-ups; and the
@@ -147,6 +150,7 @@ class _Statement:
     facts: Optional[tuple[object, ...]] = None  # for a function or class: see ``_facts_of``
     outward: Optional[tuple[object, ...]] = None  # for a function or class: see ``_outward``
     versionish: Optional[bool] = None  # see ``_versionish``
+    idents: Optional[frozenset[str]] = None  # see ``_idents``
 
     @property
     def name(self) -> Optional[str]:
@@ -364,6 +368,7 @@ class Incremental:
         if reached is None:
             return self._whole("too many definitions named")
         named, reached_statements, words = reached
+        taken = _taken(kept, before + after, named, reached_statements)
         readers = _readers(before + after, kept)
         if readers is None:
             return self._whole("names shared with other statements")
@@ -388,20 +393,20 @@ class Incremental:
         if imported is None or imported and not self._anchored(imported, own, new, kept, rel):
             return self._whole("module-level names read")
         facts = {rule.id for rule in own.matcher.checkers if rule.checker in FACT_CHECKERS}
-        if facts:
-            glue = [s.node for s in kept if s.name is None]
-            if len(set(names)) != len(names):
-                return self._whole("names defined twice")
-            olds = {str(s.name): _facts_of(s, state.module, glue, own) for s in before}
-            if any(_facts_of(s, new, glue, own) != olds[str(s.name)] for s in after):
-                return self._whole("project-level facts changed")
-        index = ctx.project.for_file(where)
-        if readers and not self._same_outward(before, after, named, kept, first, state.module, new, index):
-            return self._whole("what other statements read changed")
-        changed = self._changed(where, rel, own, new, after, kept, first, resolved, named)
+        if facts and len(set(names)) != len(names):
+            return self._whole("names defined twice")
+        changed = self._changed(where, rel, own, new, after, kept, first, resolved, taken)
         if changed is None:
             return self._whole("errors")
-        found, depends = changed
+        found, depends, analysis = changed
+        if facts:  # (the changed statements' found in their analysis: ``_Part``)
+            glue = [s.node for s in kept if s.name is None and id(s) in taken]
+            olds = {str(s.name): _facts_of(s, state.module, glue, own) for s in before}
+            if any(_facts_of(s, new, glue, own, analysis) != olds[str(s.name)] for s in after):
+                return self._whole("project-level facts changed")
+        index = ctx.project.for_file(where)
+        if readers and not self._same_outward(before, after, taken, kept, first, state.module, analysis, index):
+            return self._whole("what other statements read changed")
         if not self._reads_kept(before, after, found, kept, named, readers, own, index):
             return self._whole("shim functions read")
         if not self._fused_kept(found, kept, named, own):
@@ -439,22 +444,22 @@ class Incremental:
         return None
 
     @staticmethod
-    def _same_outward(before: list[_Statement], after: list[_Statement], named: set[int], kept: list[_Statement],
-                      first: int, old: cst.Module, new: cst.Module, index: FileIndex) -> bool:
+    def _same_outward(before: list[_Statement], after: list[_Statement], taken: set[int], kept: list[_Statement],
+                      first: int, old: cst.Module, analysis: Analysis, index: FileIndex) -> bool:
         """Whether what the other statements of the file can read of the changed ones is the same before
         and after the keystroke (``_outward``), each side found in a module of the changed statements,
-        the glue and the definitions they name (what it rests on: ``_named``)."""
-        sides = []
-        for module, statements in ((old, before), (new, after)):
-            if all(s.outward is not None for s in statements):
-                sides.append([s.outward for s in statements])
-                continue
-            mini = module.with_changes(body=[s.node for s in _mini(kept, first, statements, named)])
-            provenance = provenance_of(Analysis(mini, {}, index), index)
-            for statement in statements:
-                statement.outward = _outward(statement, mini, provenance)
-            sides.append([s.outward for s in statements])
-        return sides[0] == sides[1]
+        the glue and the definitions they name (what it rests on: ``_named``, ``_taken``): after, the
+        analysis their findings were found in; before, what was found so at the last keystroke, else
+        an analysis of that module of the last text."""
+        provenance = provenance_of(analysis, index)
+        for statement in after:
+            statement.outward = _outward(statement, analysis.module, provenance)
+        if any(s.outward is None for s in before):
+            mini = old.with_changes(body=[s.node for s in _mini(kept, first, before, taken)])
+            earlier = provenance_of(Analysis(mini, {}, index), index)
+            for statement in before:
+                statement.outward = _outward(statement, mini, earlier)
+        return [s.outward for s in before] == [s.outward for s in after]
 
     @staticmethod
     def _reads_kept(before: list[_Statement], after: list[_Statement], found: list[tuple[Finding, ...]],
@@ -555,14 +560,15 @@ class Incremental:
 
     @staticmethod
     def _changed(where: Path, rel: str, own: Context, new: cst.Module, after: list[_Statement],
-                 kept: list[_Statement], first: int, resolved: api.Resolved, named: set[int]
-                 ) -> Optional[tuple[list[tuple[Finding, ...]], tuple[tuple[str, str], ...]]]:
+                 kept: list[_Statement], first: int, resolved: api.Resolved, taken: set[int]
+                 ) -> Optional[tuple[list[tuple[Finding, ...]], tuple[tuple[str, str], ...], Analysis]]:
         """The findings of the changed statements (``after``), each counted from its first line: an
-        analysis of them with the glue and the definitions they name (``named``: ``_named``), by the rules
-        ``own`` holds (as the whole text's check runs); the others' findings there are left out."""
+        analysis of them with the glue and the definitions they name (``taken``: ``_taken``), by the
+        rules ``own`` holds (as the whole text's check runs); the others' findings there are left out."""
         changed = {id(s.node) for s in after}
-        statements = _mini(kept, first, after, named)
-        others = tuple(str(s.name) for s in kept if s.name is not None and id(s) not in named)
+        statements = _mini(kept, first, after, taken)
+        others = tuple(dict.fromkeys(name for s in kept if id(s) not in taken
+                                     for name in ([str(s.name)] if s.name is not None else _glue_names(s))))
         if others:  # the module binds their names: a fix that would add an import of one must know it
             statements.append(_bound_names(others, new))
         module = new.with_changes(body=[s.node for s in statements])
@@ -571,11 +577,13 @@ class Incremental:
                 "".join(s.code for s in statements) + "".join(module.code_for_node(line) for line in module.footer)
         else:
             text = module.code
-        unit = file_unit(SourceFile(path=where, raw=text.encode("utf-8"), text=text, encoding="utf-8"), rel)
+        analysed: list[Analysis] = []
+        unit = replace(file_unit(SourceFile(path=where, raw=text.encode("utf-8"), text=text, encoding="utf-8"), rel),
+                       analysed=analysed.append)
         parsed = Parsed(module)
         with collector.paused():
             result: FileResult = portable(on_big_stack(_analyse, unit, own, lambda _: parsed))
-        if result.errors:
+        if result.errors or len(analysed) != 1:
             return None
         facts = {rule.id for rule in own.matcher.checkers if get_checker(rule).collect is not None}
         engine = [f for f in result.findings if f.rule_id not in facts]
@@ -591,7 +599,28 @@ class Incremental:
                                              end_line=finding.end_line - starts[at]))
         for values in out.values():
             values.sort(key=lambda f: (f.line, f.column, f.rule))
-        return [tuple(out[id(s.node)]) for s in after], result.depends
+        return [tuple(out[id(s.node)]) for s in after], result.depends, analysed[0]
+
+
+def _idents(statement: _Statement) -> frozenset[str]:
+    """The names in a statement's code, strings and comments left out (those of f-strings kept: they
+    may hold expressions); its words where it does not tokenize."""
+    if statement.idents is None:
+        found: set[str] = set()
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(statement.code).readline):
+                if token.type == tokenize.NAME:
+                    found.add(token.string)
+                elif token.type == tokenize.STRING and _FSTRING.match(token.string):
+                    found.update(_WORD.findall(token.string))
+                elif token.type not in (tokenize.STRING, tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE,
+                                        tokenize.INDENT, tokenize.DEDENT, tokenize.OP, tokenize.NUMBER,
+                                        tokenize.ENDMARKER):
+                    found.update(_WORD.findall(token.string))  # (3.12's f-string parts, anything else)
+        except (tokenize.TokenError, SyntaxError):
+            found = set(statement.words)
+        statement.idents = frozenset(found)
+    return statement.idents
 
 
 def _flaggable(target: str, own: Context, kinds: frozenset[str]) -> bool:
@@ -649,10 +678,12 @@ def _named(changed: list[_Statement], kept: list[_Statement]
            ) -> Optional[tuple[set[int], list[_Statement], set[str]]]:
     """The unchanged functions and classes an analysis of the changed statements must hold to see what
     the whole module's does (by ``id`` of their ``_Statement``): those the changed statements name (a
-    function they call, a class they derive from or build, a class defined inside one), and those
-    that these, or the glue statements binding a name the changed ones read, name in turn; all the
-    statements so reached (glue too), and the words of these and the changed ones. None when they are more than ``MAX_NAMED_LINES`` lines (an
-    analysis of them costs about as much as the whole check's)."""
+    function they call, a class they derive from or build, a class defined inside one: names of the
+    code, ``_idents``), and those that these, or the glue statements binding a name the changed ones
+    read, name in turn; all the statements so reached (glue too), and the words of these and the
+    changed ones. None when they are more than ``MAX_NAMED_LINES`` lines (an analysis of them costs
+    about as much as the whole check's)."""
+    names = set().union(*(_idents(s) for s in changed))
     words = set().union(*(s.words for s in changed))
     out: set[int] = set()
     reached: set[int] = set()
@@ -666,13 +697,14 @@ def _named(changed: list[_Statement], kept: list[_Statement]
                 continue
             name = statement.name
             if name is None:
-                hit = not words.isdisjoint(_glue_names(statement))
+                hit = not names.isdisjoint(_glue_names(statement))
             else:
-                hit = name in words or not statement.classes.isdisjoint(words)
+                hit = name in names or not statement.classes.isdisjoint(names)
             if not hit:
                 continue
             reached.add(id(statement))
             statements.append(statement)
+            names |= _idents(statement)
             words |= statement.words
             grown = True
             if name is not None:
@@ -685,25 +717,46 @@ def _named(changed: list[_Statement], kept: list[_Statement]
 
 def _readers(changed: list[_Statement], kept: list[_Statement]) -> Optional[bool]:
     """Whether an unchanged statement names a function or class the changed statements define at the
-    module level (as a word: a call, a base class, an ``__all__`` entry); None when one names a class
+    module level (a name of its code, ``_idents``: a call, a base class; not an ``__all__`` entry, a
+    string, which no analysis reads as the definition); None when one names a class
     they define inside a function or class (which ``syntax.provenance`` finds by name: not compared)."""
     names = {str(s.name) for s in changed}
     nested = frozenset().union(*(s.classes for s in changed)) - names
     out = False
     for other in kept:
-        if not other.words.isdisjoint(nested):
+        idents = _idents(other)
+        if not idents.isdisjoint(nested):
             return None
-        out = out or not other.words.isdisjoint(names)
+        out = out or not idents.isdisjoint(names)
     return out
 
 
-def _mini(kept: list[_Statement], first: int, changed: list[_Statement], named: set[int]) -> list[_Statement]:
+def _mini(kept: list[_Statement], first: int, changed: list[_Statement], taken: set[int]) -> list[_Statement]:
     """The statements of the module the changed ones are analysed in, in the order of the text: the
-    glue, the unchanged definitions they name (``named``), the changed ones."""
-    def taken(s: _Statement) -> bool:
-        return s.name is None or id(s) in named
+    unchanged ones ``taken`` (``_taken``), the changed ones."""
+    return [s for s in kept[:first] if id(s) in taken] + changed + [s for s in kept[first:] if id(s) in taken]
 
-    return [s for s in kept[:first] if taken(s)] + changed + [s for s in kept[first:] if taken(s)]
+
+def _taken(kept: list[_Statement], changed: list[_Statement], named: set[int], reached: list[_Statement]) -> set[int]:
+    """The unchanged statements the changed ones are analysed with: the definitions they name
+    (``named``) and the glue, less the glue statements that only bind plain values no statement of
+    the analysis reads (``default_cfgs = generate_default_cfgs({...})``, hundreds of lines of a
+    library's module): names of the changed ones and no fused attention in their code (the whole
+    file's question, ``FILE_QUIET_CHECKERS``), no finding, only names bound (``_glue_names``: a
+    value that is no name or attribute, no import). Nothing of the analysis reads what they bind
+    (else they were reached, ``_named``), and their names stay bound (``_bound_names``)."""
+    reached_ids = {id(s) for s in reached}
+    names = {str(s.name) for s in changed}
+    out = set(named)
+    for statement in kept:
+        if statement.name is not None:
+            continue
+        bound = _glue_names(statement)
+        if id(statement) in reached_ids or not isinstance(statement.node, cst.SimpleStatementLine) or not bound \
+                or any(how != "plain" for how in bound.values()) or statement.findings \
+                or not _idents(statement).isdisjoint(names) or any(w.startswith(_FUSED) for w in statement.words):
+            out.add(id(statement))
+    return out
 
 
 def _outward(statement: _Statement, module: cst.Module, provenance: Provenance) -> tuple[object, ...]:
@@ -768,8 +821,8 @@ class _Part:
     """One statement of an analysis, as the project-level checkers' facts ask of a file's analysis:
     its references, its nodes (of the walk of the module they are in), their parents."""
 
-    def __init__(self, analysis: Analysis, node: cst.CSTNode) -> None:
-        self.analysis, self.module = analysis, analysis.module
+    def __init__(self, analysis: Analysis, node: cst.CSTNode, module: Optional[cst.Module] = None) -> None:
+        self.analysis, self.module = analysis, module or analysis.module
         self.references = [ref for ref in analysis.references if ref.top is node]
         self.facts: dict[str, object] = {}
         self.inside = {id(n) for n in subtree(node)}
@@ -781,7 +834,8 @@ class _Part:
         return self.analysis.parent(node)
 
 
-def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode], own: Context) -> tuple[object, ...]:
+def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode], own: Context,
+              analysis: Optional[Analysis] = None) -> tuple[object, ...]:
     """What a function or class adds to the file's project-level facts (``FACT_CHECKERS``), each node
     as its place counted from the statement's first line: the training facts (``_training``: each a
     flag or-ed over the file, or the first call of a kind in the order of the text), the Conv2d layers
@@ -791,7 +845,7 @@ def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode]
     if statement.facts is not None:
         return statement.facts
     node = statement.node
-    part = _Part(Analysis(module.with_changes(body=[*glue, node])), node)
+    part = _Part(analysis or Analysis(module.with_changes(body=[*glue, node])), node)
     training = training_facts(cast(Analysis, part))  # what it asks of an analysis, for one statement
     conv2d = sum(1 for ref in part.references if ref.qualname in CONV2D and ref.call is not None
                  and isinstance(ref.top, cst.ClassDef))
@@ -801,11 +855,12 @@ def _facts_of(statement: _Statement, module: cst.Module, glue: list[cst.CSTNode]
     places: list[Optional[cst.CSTNode]] = [training["cuda"], training["backward"],
                                            node.name if conv2d and isinstance(node, cst.ClassDef) else None,
                                            cast(Optional[cst.CSTNode], compiled.get("node")) if compiled else None]
-    collected = [(r.checker, get_checker(r).collect) for r in own.matcher.checkers if r.checker in _COLLECTED]
-    gathered = [(name, collect(part.analysis, rule, own.settings.window) if collect is not None else None)
-                for rule in own.matcher.checkers for name, collect in collected if rule.checker == name]
-    nested = [n for _, fact in gathered for n in _nodes_in(fact) if id(n) in part.inside]  # (not the glue's)
     alone = module.with_changes(body=[node], header=[], footer=[])
+    single = _Part(part.analysis, node, alone)  # the statement's flows alone (``_flow.scopes``)
+    gathered = [(rule.checker, collect(cast(Analysis, single), rule, own.settings.window))
+                for rule in own.matcher.checkers if rule.checker in _COLLECTED
+                for collect in [get_checker(rule).collect] if collect is not None]
+    nested = [n for _, fact in gathered for n in _nodes_in(fact)]
     wanted = [p for p in places if p is not None] + nested
     where = locate(alone, wanted, statement.code, lambda _: node, part.parent) if wanted else {}
     positions = [None if p is None else _place(where.get(id(p))) for p in places]

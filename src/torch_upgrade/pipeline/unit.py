@@ -73,6 +73,9 @@ class Unit:
     # file's, so the edits are the program's)
     file_edits: Optional[Callable[[str, str], list[tuple[TextEdit, str]]]] = None
     file_edit: Optional[Callable[[str, TextEdit], Optional[tuple[TextEdit, str]]]] = None
+    # told the program's analysis once it is matched (the language server reads what other statements see of
+    # the statements it analysed alone there: ``lsp.incremental``)
+    analysed: Optional[Callable[[Analysis], None]] = None
 
     @property
     def package(self) -> Optional[str]:
@@ -260,6 +263,8 @@ def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
         suppressions = Suppressions.of(text)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, unit.package, index, hidden)
+        if unit.analysed is not None:
+            unit.analysed(analysis)
         if hidden is not None:
             witness(ctx, analysis, unit.package, index, hidden)
         result.findings = findings_for(module, text, rel, hits, ctx, analysis, suppressions)
