@@ -22,7 +22,10 @@ _LINE = re.compile(r"#\s*torch-upgrade\s*:\s*ignore(?!-)(?:\[([^\]]*)\])?", re.I
 _NOQA = re.compile(r"#\s*noqa(?::\s*([A-Za-z][A-Za-z0-9_\-]*(?:[,\s]+[A-Za-z][A-Za-z0-9_\-]*)*))?",
                    re.IGNORECASE)
 _FILE = re.compile(r"#\s*torch-upgrade\s*:\s*ignore-file(?:\[([^\]]*)\])?", re.IGNORECASE)
-_MARKERS = re.compile(r"torch-upgrade|noqa", re.IGNORECASE)
+# a comment that may hold a directive: each directive above starts at a "#", so this searches from each "#"
+# (a literal first character lets the search skip ahead at C speed; a pattern starting with a letter, case
+# ignored, made this search a tenth of a cold scan of transformers)
+_MARKERS = re.compile(r"#[^\n]*?(?i:torch-upgrade|noqa)")
 _NOQA_OURS = re.compile(r"#\s*noqa:[^\n]*\bTU[VATDL]?\d", re.IGNORECASE)
 
 ALL = None  # a suppression without a list silences every rule
