@@ -161,6 +161,44 @@ def test_a_loop_over_the_items_into_load_state_dict(tmp_path):
     assert torch.equal(model.weight, before) and not trainer.state
 
 
+SAME_FILE = '''\
+import torch
+
+
+def restore(scheduler, path):
+    state = torch.load(path, map_location="cpu")
+    if state.get("scale_fn") == "weak":
+        scheduler.scale_fn = None
+    scheduler.load_state_dict(torch.load(path, map_location="cpu"))
+'''
+
+
+def test_another_load_of_the_same_path_in_the_function_shows_a_state_dict(tmp_path):
+    """The second load goes straight into a strict load_state_dict: the file at ``path`` holds a state
+    dict, so the first load (whose own uses say nothing) gets weights_only=True too - in the scan as in
+    the fix, which does not lean on its own first rewrite."""
+    path = _program(tmp_path, SAME_FILE)
+    found = _found(path)
+    assert [f.line for f in found] == [5, 8] and all(f.fix is not None for f in found)
+    assert "another torch.load of `path` in this function" in found[0].message
+    text = _fixed(path)
+    assert text.count('map_location="cpu", weights_only=True)') == 2
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    checkpoint = tmp_path / "sched.pt"
+    torch.save(dict(scheduler.state_dict(), scale_fn="weak", last_epoch=4), checkpoint)
+    _run(path)["restore"](scheduler, str(checkpoint))
+    assert scheduler.last_epoch == 4
+
+
+def test_a_path_bound_again_between_two_loads_names_another_file(tmp_path):
+    code = ("import torch\ndef two(model, path):\n    first = torch.load(path)\n    path = path + '.bak'\n"
+            "    model.load_state_dict(torch.load(path))\n    return first\n")
+    path = _program(tmp_path, code)
+    first, second = _found(path)
+    assert first.fix is None and second.fix is not None
+
+
 @pytest.mark.parametrize("code", [
     # a read before the load in a loop sees the previous pass's object: passed to another function
     "import torch\ndef average(paths, model):\n    total = None\n    for path in paths:\n"

@@ -8,8 +8,9 @@ what the file holds, which value the call needs:
   ``x.load_state_dict(...)`` (strict, the default: a checkpoint holding other entries fails there anyway), or
   is bound to a name only ever passed to it; or an entry of it goes into ``load_state_dict`` and the rest
   of what the function does with it is what one does with a dict of tensors (``_load_flow``: keys, entries
-  renamed or deleted, ``sd[k].shape``); or another ``torch.load`` of the same path in the function passes
-  ``weights_only=True``; or the same file writes that path only with ``torch.save`` of state dicts
+  renamed or deleted, ``sd[k].shape``); or another ``torch.load`` of the same path expression in the function
+  (its names bound once there) passes ``weights_only=True`` or shows a state dict by these uses, so that
+  ``scan`` and ``--fix`` say the same; or the same file writes that path only with ``torch.save`` of state dicts
   (``m.state_dict()``, or a dict of those and of Python numbers and strings). The name is followed from the
   load on: what it held before (``torch.save(objs, path)`` ... ``objs = torch.load(path)``) is another object;
   in a loop, a read before the load sees the previous pass's object and counts. torch >= 2.6 loads such a
@@ -49,6 +50,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers.pin_keyword import with_keyword
 from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import names
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
 from torch_upgrade.syntax.scopes import Scope, visible_bindings
 
@@ -56,7 +58,7 @@ from torch_upgrade.syntax.scopes import Scope, visible_bindings
 # holding them without torch.load runs the checker for nothing
 WORDS = (("torch", "load"), ("torch", "add_safe_globals"), ("torch", "safe_globals"))
 SKIP = ("weights_only", "pickle_module")
-STATE, OBJECT, PICKLED = "state", "object", "pickled"
+STATE, OBJECT, PICKLED, CONFLICT = "state", "object", "pickled", "conflict"
 _NUMBER_CALLS = ("int", "float", "str", "bool", "len")
 _SEEN_TRUE = "True"
 _ALLOW_LISTS = ("torch.serialization.add_safe_globals", "torch.serialization.safe_globals")
@@ -244,24 +246,65 @@ def _saved(analysis: Analysis) -> Saves:
     return out
 
 
-def _explicit(ref: Reference, path: Optional[str], analysis: Analysis) -> Optional[str]:
-    """``True``/``False`` when the other ``torch.load`` calls of the same path expression in the same
-    function all pass that ``weights_only=`` literal (``if "weights_only" in signature(torch.load).parameters:
-    torch.load(f, weights_only=False) else: torch.load(f)``): the code's own word on what the file holds."""
-    if path is None:
-        return None
-    said = set()
-    assert ref.call is not None
-    scope = analysis.scope_at(ref.call)
-    for other in analysis.references:
-        call = other.call
-        if other is ref or other.qualname != "torch.load" or call is None or _path(call, 0) != path \
-                or analysis.scope_at(call) is not scope:
+def _stable(expr: cst.BaseExpression, analysis: Analysis) -> bool:
+    """Whether each name in ``expr`` is bound at most once in its function (a parameter, or one
+    assignment): the same expression then means the same file everywhere in the function."""
+    scope = analysis.scope_at(expr)
+    wanted = names(expr)
+    seen: dict[str, int] = {}
+    for node in analysis.nodes(cst.Name):
+        assert isinstance(node, cst.Name)
+        if node.value not in wanted or analysis.scope_at(node) is not scope:
             continue
-        arg = _keyword(call, "weights_only")
-        if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
-            said.add(arg.value.value)
-    return said.pop() if len(said) == 1 else None
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.For, cst.AugAssign, cst.CompFor, cst.NamedExpr,
+                               cst.AnnAssign)):
+            bound = parent.target is node
+        else:
+            bound = isinstance(parent, (cst.AsName, cst.Param)) and parent.name is node
+        if bound:
+            seen[node.value] = seen.get(node.value, 0) + 1
+    return all(n <= 1 for n in seen.values())
+
+
+def _siblings(ref: Reference, path: Optional[str], analysis: Analysis) -> tuple[Optional[str], str]:
+    """What the other ``torch.load`` calls of the same path expression in the same function say the file
+    holds: a ``weights_only=`` literal they pass (``if "weights_only" in signature(torch.load).parameters:
+    torch.load(f, weights_only=False) else: torch.load(f)``: the code's own word), or what their own flow
+    shows (``state = torch.load(p)`` ... ``model.load_state_dict(torch.load(p))``). CONFLICT where they
+    disagree; None where nothing is said, or where a name of the path is bound more than once there."""
+    call = ref.call
+    assert call is not None
+    if path is None:
+        return None, ""
+    scope = analysis.scope_at(call)
+    said: dict[str, str] = {}
+    for other in analysis.references:
+        found = other.call
+        if other is ref or other.qualname != "torch.load" or found is None or _path(found, 0) != path \
+                or analysis.scope_at(found) is not scope or any(a.star for a in found.args):
+            continue
+        arg = _keyword(found, "weights_only")
+        if arg is not None:
+            if isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False"):
+                kind = STATE if arg.value.value == _SEEN_TRUE else OBJECT
+                said.setdefault(kind, f"another torch.load of `{path}` in this function passes "
+                                      f"weights_only={arg.value.value}")
+            continue
+        if _keyword(found, "pickle_module") is not None:
+            continue
+        kind_of, evidence = _flow(other, analysis)
+        if kind_of is not None:
+            said.setdefault(kind_of, f"another torch.load of `{path}` in this function: {evidence}")
+    if not said:
+        return None, ""
+    positional = [a for a in call.args if a.keyword is None]
+    file_arg = positional[0] if positional else _keyword(call, "f")
+    if file_arg is None or not _stable(file_arg.value, analysis):
+        return None, ""
+    if len(said) > 1:
+        return CONFLICT, ""
+    return next(iter(said.items()))
 
 
 def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
@@ -308,13 +351,11 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional
     assert call is not None
     path = _path(call, 0)
     content, evidence = _flow(ref, analysis)
-    said = _explicit(ref, path, analysis)
-    if said is not None:
-        other = STATE if said == _SEEN_TRUE else OBJECT
-        if content is not None and content != other:
-            return None, ""  # the code says both
-        if content is None:
-            content, evidence = other, f"another torch.load of `{path}` in this function passes weights_only={said}"
+    other, said = _siblings(ref, path, analysis)
+    if other == CONFLICT or (other is not None and content is not None and content != other):
+        return None, ""  # the code says both
+    if content is None and other is not None:
+        content, evidence = other, said
     if content is not None:
         return content, evidence
     writes = saved.get(path or "", [])
