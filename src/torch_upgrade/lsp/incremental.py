@@ -61,6 +61,7 @@ from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.versions import LIBRARIES
 from torch_upgrade.detect.checkers import compile_opportunity
 from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.checkers.attention import FUSED
 from torch_upgrade.detect.checkers.channels_last import CONV2D
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.io import listing
@@ -151,6 +152,8 @@ class _Statement:
     outward: Optional[tuple[object, ...]] = None  # for a function or class: see ``_outward``
     versionish: Optional[bool] = None  # see ``_versionish``
     idents: Optional[frozenset[str]] = None  # see ``_idents``
+    outer: Optional[frozenset[str]] = None  # see ``_idents``
+    fused: Optional[bool] = None  # whether it calls a fused attention (``Incremental._fused_elsewhere``)
 
     @property
     def name(self) -> Optional[str]:
@@ -314,7 +317,8 @@ class Incremental:
             elif same:  # (what others read of it was found with definitions that may have changed since)
                 statement = replace(statement, findings=(), placed=None, outward=None)
             else:  # what it reads of the glue was found with other glue or rules
-                statement = replace(statement, findings=(), placed=None, anchors=None, facts=None, outward=None)
+                statement = replace(statement, findings=(), placed=None, anchors=None, facts=None, outward=None,
+                                    fused=None)
             statements.append(statement)
         starts = _starts(module, statements)
         placed: list[list[Finding]] = [[] for _ in statements]
@@ -362,7 +366,7 @@ class Incremental:
         if names != sorted(str(s.name) for s in after):
             return self._whole("names defined changed")
         kept = state.statements[:first] + state.statements[len(old_body) - last:]
-        if "global" in frozenset().union(*(s.words for s in before + after)):
+        if any("global" in _idents(s) for s in before + after):
             return self._whole("global")
         reached = _named(before + after, kept)
         if reached is None:
@@ -379,7 +383,8 @@ class Incremental:
             return self._whole("rules selected changed")
         if not _unchanged(ctx, state.depends):
             return self._whole("project files changed")
-        if not _checkers_allow(own, before + after, kept, state.kinds, words):
+        fused = _Fused(kept, new)
+        if not _checkers_allow(own, before + after, kept, state.kinds, words, fused):
             return self._whole("checkers")
         if any(rule.fixer in FILEWIDE_FIXERS for rule in own.rules):
             return self._whole("fixers")
@@ -399,6 +404,9 @@ class Incremental:
         if changed is None:
             return self._whole("errors")
         found, depends, analysis = changed
+        if fused.known:  # the file calls a fused attention elsewhere, before and after: none of their findings
+            quiet = {rule.id for rule in own.matcher.checkers if rule.checker in FILE_QUIET_CHECKERS}
+            found = [tuple(f for f in found_here if f.rule not in quiet) for found_here in found]
         if facts:  # (the changed statements' found in their analysis: ``_Part``)
             glue = [s.node for s in kept if s.name is None and id(s) in taken]
             olds = {str(s.name): _facts_of(s, state.module, glue, own) for s in before}
@@ -604,22 +612,34 @@ class Incremental:
 
 def _idents(statement: _Statement) -> frozenset[str]:
     """The names in a statement's code, strings and comments left out (those of f-strings kept: they
-    may hold expressions); its words where it does not tokenize."""
+    may hold expressions); its words where it does not tokenize. Also kept (``outer``): those of them
+    that are not attributes of ``self`` or ``cls`` (``self._available_processors`` is no flag a guard
+    reads: the instance's data)."""
     if statement.idents is None:
         found: set[str] = set()
+        outer: set[str] = set()
+        root, dotted = "", False  # the first name of the dotted name being read, whether a "." came last
         try:
             for token in tokenize.generate_tokens(io.StringIO(statement.code).readline):
-                if token.type == tokenize.NAME:
-                    found.add(token.string)
-                elif token.type == tokenize.STRING and _FSTRING.match(token.string):
-                    found.update(_WORD.findall(token.string))
-                elif token.type not in (tokenize.STRING, tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE,
-                                        tokenize.INDENT, tokenize.DEDENT, tokenize.OP, tokenize.NUMBER,
-                                        tokenize.ENDMARKER):
-                    found.update(_WORD.findall(token.string))  # (3.12's f-string parts, anything else)
+                kind, string = token.type, token.string
+                if kind == tokenize.NAME:
+                    found.add(string)
+                    if not dotted:
+                        root = string
+                    if root not in ("self", "cls") or not dotted:
+                        outer.add(string)
+                    dotted = False
+                    continue
+                dotted = kind == tokenize.OP and string == "."
+                if kind == tokenize.STRING and _FSTRING.match(string) or kind not in (
+                        tokenize.STRING, tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                        tokenize.DEDENT, tokenize.OP, tokenize.NUMBER, tokenize.ENDMARKER):
+                    parts = _WORD.findall(string)  # an f-string (3.12's parts of one), anything else
+                    found.update(parts)
+                    outer.update(parts)
         except (tokenize.TokenError, SyntaxError):
-            found = set(statement.words)
-        statement.idents = frozenset(found)
+            found = outer = set(statement.words)
+        statement.idents, statement.outer = frozenset(found), frozenset(outer)
     return statement.idents
 
 
@@ -645,12 +665,13 @@ def _replacing(own: Context) -> set[str]:
 
 def _versionish(statement: _Statement) -> bool:
     """Whether a statement may read a version or a feature of torch, or of a library that moves with it,
-    as ``syntax.guards`` and ``syntax.decide`` do (a superset): a word that says version or availability
-    (``_VERSIONISH``), or ``hasattr``/``getattr`` of something other than ``self``, ``cls`` or a parameter
+    as ``syntax.guards`` and ``syntax.decide`` do (a superset): a name that says version or availability
+    (``_VERSIONISH``; not an attribute of ``self``: ``_idents``), or ``hasattr``/``getattr`` of something other than ``self``, ``cls`` or a parameter
     of a function in it (a probe of those asks about the data)."""
     if statement.versionish is not None:
         return statement.versionish
-    found = any(_VERSIONISH.search(word) for word in statement.words)
+    _idents(statement)
+    found = any(_VERSIONISH.search(word) for word in statement.outer or statement.words)
     if not found and not statement.words.isdisjoint(("hasattr", "getattr")):
         try:
             tree: Optional[ast.Module] = ast.parse(statement.code.strip("\n") + "\n")
@@ -817,6 +838,34 @@ def _unchanged(ctx: Context, depends: frozenset[tuple[str, str]]) -> bool:
     return True
 
 
+class _Fused:
+    """Whether an unchanged statement calls a fused attention (then the file does, before and after the
+    keystroke: ``FILE_QUIET_CHECKERS`` find nothing in it), found once per statement (an analysis of it
+    with the glue), only for those that name one, and only when asked."""
+
+    def __init__(self, kept: list[_Statement], module: cst.Module) -> None:
+        self.kept, self.module = kept, module
+        self.known = False
+
+    def elsewhere(self) -> bool:
+        glue: Optional[list[cst.CSTNode]] = None
+        for statement in self.kept:
+            if statement.fused is None:
+                if not any(name.startswith(_FUSED) for name in _idents(statement)):
+                    statement.fused = False
+                    continue
+                if glue is None:
+                    glue = [s.node for s in self.kept if s.name is None]
+                body = glue if statement.name is None else [*glue, statement.node]
+                analysis = Analysis(self.module.with_changes(body=body))
+                statement.fused = any(ref.top is statement.node and ref.qualname is not None and
+                                      ref.qualname.startswith(FUSED) for ref in analysis.references)
+            if statement.fused:
+                self.known = True
+                return True
+        return False
+
+
 class _Part:
     """One statement of an analysis, as the project-level checkers' facts ask of a file's analysis:
     its references, its nodes (of the walk of the module they are in), their parents."""
@@ -899,7 +948,7 @@ def _place(rng: Optional[CodeRange]) -> Optional[tuple[int, int, int, int]]:
 
 
 def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[_Statement],
-                    kinds: frozenset[str], words: set[str]) -> bool:
+                    kinds: frozenset[str], words: set[str], fused: "_Fused") -> bool:
     """Whether every checker the rules hold leaves the unchanged statements' findings as they were
     and finds in the changed ones what it finds in the whole module (see the module's docstring);
     ``words``: those of the changed statements and of what they name (``_named``)."""
@@ -912,7 +961,7 @@ def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[
             if rule.id in kinds:
                 return False
         elif name in FILE_QUIET_CHECKERS and checker.collect is None:
-            if any(word.startswith(_FUSED) for word in words):
+            if any(word.startswith(_FUSED) for word in words) and not fused.elsewhere():
                 return False  # they may make the file call one, or stop calling it
         elif name in LOCAL_CHECKERS and checker.collect is None:
             if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
