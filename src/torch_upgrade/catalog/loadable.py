@@ -10,7 +10,9 @@ holds a pickled object of another class, which weights_only=True refuses.
 
 :data:`TORCH_ATTRIBUTES`: the public attribute names (no leading underscore) of those torch classes,
 from ``dir()`` on torch 2.13.0, 2.14.1 and 2.15.0 (the same 624 names on each; ``lengths`` and
-``offsets`` are a nested tensor's own), with the tensor methods ``rules/names.toml`` records as removed earlier (``btrifact``, ``gesv``, ``Tensor.fft``, ...): old code
+``offsets`` are a nested tensor's own), with the named-tensor API that 2.13 removed (``names``, ``rename``,
+``align_to``, ...: in the type stubs of 2.10 to 2.12) and the tensor methods ``rules/names.toml`` records as
+removed earlier (``btrifact``, ``gesv``, ``Tensor.fft``, ...): old code
 may still call them on a loaded tensor. tests/test_torch_load_evidence.py checks the table against the
 installed torch. :func:`loadable_attribute` adds the Python types' own names (from ``dir()`` here).
 """
@@ -22,6 +24,7 @@ from functools import lru_cache
 
 TORCH_ATTRIBUTES = frozenset("""
 lengths offsets
+align_as align_to has_names names refine_names rename rename_
 H T abbr abs abs_ absolute absolute_ acos acos_ acosh acosh_ add add_ addbmm addbmm_ addcdiv addcdiv_ addcmul
 addcmul_ addmm addmm_ addmv addmv_ addr addr_ adjoint all allclose amax amin aminmax angle any apply_ arccos
 arccos_ arccosh arccosh_ arcsin arcsin_ arcsinh arcsinh_ arctan arctan2 arctan2_ arctan_ arctanh arctanh_ argmax
