@@ -476,3 +476,32 @@ def test_an_in_memory_buffer_written_elsewhere_is_not_this_one(tmp_path):
     assert finding.fix is not None and finding.fix.replacement == "torch.load(buffer, weights_only=False)"
     _fixed(path)
     assert isinstance(_run(path)["b"](None), torch.nn.Linear)
+
+
+# ------------------------------------------------------------------ the old torch's behaviour kept
+@pytest.mark.parametrize("program, call", [
+    (RESUME, lambda ns, d: ns["resume"](torch.nn.Linear(2, 2), str(d / "ckpt.pt"))),
+    (WHOLE_MODEL, lambda ns, d: ns["best"](str(d / "net.pt")).rnn.hidden_size),
+    (SIBLING, lambda ns, d: ns["read_cache"](str(d / "item.pt"), "cpu").lr),
+    (ROUND_TRIP, lambda ns, d: ns["check_serializes"](torch.nn.Linear(2, 1).requires_grad_(False),
+                                                      torch.ones(1, 2)).shape),
+])
+def test_weights_only_false_loads_what_the_old_default_loaded(tmp_path, monkeypatch, program, call):
+    """The window's older torch (before 2.6) is emulated with TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1, torch's
+    switch back to the old default: there the call as written and the rewritten one give the same; on
+    torch 2.13's own default only the rewritten one loads these files."""
+    data = tmp_path / "data"
+    data.mkdir()
+    torch.save({"model": torch.nn.Linear(2, 2).state_dict(), "args": argparse.Namespace(lr=0.01)}, data / "ckpt.pt")
+    net = torch.nn.Module()
+    net.rnn = torch.nn.GRU(3, 4)
+    torch.save(net, data / "net.pt")
+    torch.save(argparse.Namespace(lr=0.1), data / "item.pt")
+    path = _program(tmp_path, program)
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    old = call(_run(path), data)
+    _fixed(path)
+    assert "weights_only=False" in path.read_text()
+    assert call(_run(path), data) == old
+    monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
+    assert call(_run(path), data) == old
