@@ -1,41 +1,53 @@
-"""A keystroke's findings from the last text's, where the keystroke changed only functions or classes
-that nothing else in the file names: only those are analysed again.
+"""A keystroke's findings from the last text's, where the keystroke changed only module-level functions
+or classes: only those are analysed again, with what they name.
 
 A whole check of a 4,000-line module costs 300-700 ms of CPU, nearly all of it in the analysis of
 statements the keystroke left as they were (``syntax.reparse`` hands back the very statement objects
 of the pieces it did not parse again). ``Incremental`` keeps, per document, the findings of each
 module-level statement (lines counted from the statement's first line). After a keystroke the
 statements that are not the same objects as before are the changed ones; when every condition below
-holds, they are analysed in a module made of them and the module's other statements that are not
-functions or classes (imports, assignments, ``if``/``try`` blocks: the "glue"), with the rules the
-whole text selects (``Context.for_text``), and their findings replace the old ones; the other
-statements' findings are moved by the lines the change added or removed. Anything else checks the
-whole text again (``None`` from ``check``).
+holds, they are analysed in a module made of them, the module's other statements that are not
+functions or classes (imports, assignments, ``if``/``try`` blocks: the "glue"; less the glue that only
+binds plain values nothing analysed reads, ``_taken``), and the unchanged functions and classes they
+name, transitively (``_named``: what one they call returns, which class a class derives from; at most
+``MAX_NAMED_LINES`` lines of them), with the rules the whole text selects (``Context.for_text``); the
+changed statements' findings there replace their old ones; the other statements' findings are moved
+by the lines the change added or removed. Anything else checks the whole text again (``None`` from
+``check``; ``Incremental.whole`` counts why).
 
 Exactness, as the engine reports the whole text (``tests/test_lsp_incremental.py`` compares every
 keystroke of random editing with a fresh ``scan_source``), rests on these conditions, each
-conservative (names are compared as words of the code, strings and comments included):
+conservative (names are the names of the code, strings and comments left out: ``_idents``; words,
+strings and comments included, where a superset is wanted):
 
 - the changed statements, before and after, are module-level functions and classes, binding the same
-  names; no other statement names them (no call of them, no ``__all__`` entry, no compatibility shim
-  reading them: the matcher's ``_quiet_in_old_branches`` asks whether the file reads a function), nor
-  a class they define at any depth (``syntax.provenance`` finds the file's classes by name);
-- they name no function or class defined elsewhere in the file (what one returns, which class a
-  class derives from), no ``global``, and of the glue's names only these: ``import torch`` (a package
-  root, whose import line the matcher never reports for its uses), plain module-level values
-  (``EPS = 1e-8``), and other imports (``import torch.nn as nn``) that some unchanged function or class
-  reads where no rule can flag the read (``Incremental._anchored``): an import whose every read is
-  flagged has its import line reported (``detect.matching._import_lines``); an import with a
-  finding of its own may carry its uses' fixes, and a star import binds names no one can tell;
+  names, with no ``global``; no other statement names a class they define inside a function or class
+  (``syntax.provenance`` finds the file's classes by name);
+- where other statements name them (call them, derive from them), what those can read of them is the
+  same before and after (``_outward``: what calling them returns, as provenance says; a class's
+  bases), and neither they nor what they name may read a version or feature of torch (``_versionish``:
+  a test calling one may be a version guard); whether the file reads a function matters only for a
+  function other files import only in compatibility code (``Incremental._reads_kept``);
+- of the glue's names they read only these: ``import torch`` (a package root, whose import line the
+  matcher never reports for its uses), relative imports (locals of the analysis), plain module-level
+  values (``EPS = 1e-8``), imports no rule can flag a read of (``_flaggable``), and other imports
+  (``import torch.nn as nn``) that some unchanged function or class reads where no rule can flag the
+  read (``Incremental._anchored``): an import whose every read is flagged has its import line reported
+  (``detect.matching._import_lines``); an import with a finding of its own may carry its uses' fixes,
+  and a star import binds names no one can tell;
 - the file has no suppression comment (``# torch-upgrade: ignore``, ``# noqa``): they make unused
   suppressions findings of the whole file;
 - the rules the first pass selects are the same as for the last text, and every checker among them
-  is one whose findings in a function or class depend on that statement and the glue alone
-  (``LOCAL_CHECKERS``, read for that), or one with project-level facts only (``FACT_CHECKERS``: a
-  fold over the file's references) whose words the changed statements do not hold, before or after:
-  they then add nothing to the file's facts, which stay as they were (the project-level findings
-  move with the statement they point at);
+  is one whose findings in a function or class depend on that statement, what it names and the glue
+  alone (``LOCAL_CHECKERS``, read for that), the attention checker while the file's question (does it
+  call a fused attention anywhere) cannot change (``FILE_QUIET_CHECKERS``), or one with project-level
+  facts only (``FACT_CHECKERS``: a fold over the file's references) whose facts of the changed
+  statements are the same before and after (``_facts_of``): the file's facts stay as they were (the
+  project-level findings move with the statement they point at);
 - no project-level rule yields to another (``yields_to``) while the rules with findings change.
+
+Edits of the glue itself (imports, module-level values), or of a file with a checker that looks
+across functions (``torch_load``), are checked whole.
 """
 
 from __future__ import annotations
@@ -371,12 +383,13 @@ class Incremental:
         reached = _named(before + after, kept)
         if reached is None:
             return self._whole("too many definitions named")
-        named, reached_statements, words = reached
+        named, reached_statements, idents = reached
         taken = _taken(kept, before + after, named, reached_statements)
         readers = _readers(before + after, kept)
         if readers is None:
             return self._whole("names shared with other statements")
-        if readers and any(_versionish(s) for s in (*before, *after, *reached_statements)):
+        if any(isinstance(s.node, cst.FunctionDef) and s.name in readers for s in before + after) and \
+                any(_versionish(s) for s in (*before, *after, *reached_statements)):
             return self._whole("version checks")  # a test calling one may be a guard (see ``_outward``)
         own = ctx.for_text(text)
         if own is None or frozenset(r.id for r in own.rules) != state.rules:
@@ -384,7 +397,7 @@ class Incremental:
         if not _unchanged(ctx, state.depends):
             return self._whole("project files changed")
         fused = _Fused(kept, new)
-        if not _checkers_allow(own, before + after, kept, state.kinds, words, fused):
+        if not _checkers_allow(own, before + after, kept, state.kinds, idents, fused):
             return self._whole("checkers")
         if any(rule.fixer in FILEWIDE_FIXERS for rule in own.rules):
             return self._whole("fixers")
@@ -471,8 +484,8 @@ class Incremental:
 
     @staticmethod
     def _reads_kept(before: list[_Statement], after: list[_Statement], found: list[tuple[Finding, ...]],
-                    kept: list[_Statement], named: set[int], readers: bool, own: Context, index: FileIndex) -> bool:
-        """Whether whether the file reads a function (``detect.matching._quiet_in_old_branches``: the
+                    kept: list[_Statement], named: set[int], readers: set[str], own: Context, index: FileIndex) -> bool:
+        """Whether the file's reads of a function (``detect.matching._quiet_in_old_branches``: the
         findings of removed APIs in a function the file never reads that other files import only in
         compatibility code) stays as the findings kept and found say: it matters only for a function
         with such findings that other files import so (rare); then the file's reads of it must be seen
@@ -482,9 +495,8 @@ class Incremental:
         if not removed:
             return True
         asked = []
-        if readers:
-            asked += [str(s.name) for s, own_findings in zip(after, found)
-                      if any(f.rule in removed for f in own_findings)]
+        asked += [str(s.name) for s, own_findings in zip(after, found)
+                  if s.name in readers and any(f.rule in removed for f in own_findings)]
         words = frozenset().union(*(s.words for s in before + after))
         asked += [str(s.name) for s in kept if id(s) in named and s.name in words
                   and any(f.rule in removed for f in s.findings)]
@@ -498,7 +510,7 @@ class Incremental:
         quiet = {rule.id for rule in own.matcher.checkers if rule.checker in FILE_QUIET_CHECKERS}
         if not quiet or not any(f.rule in quiet for found_here in found for f in found_here):
             return True
-        return not any(s.name is not None and id(s) not in named and any(w.startswith(_FUSED) for w in s.words)
+        return not any(s.name is not None and id(s) not in named and any(w.startswith(_FUSED) for w in _idents(s))
                        for s in kept)
 
     @staticmethod
@@ -701,11 +713,10 @@ def _named(changed: list[_Statement], kept: list[_Statement]
     the whole module's does (by ``id`` of their ``_Statement``): those the changed statements name (a
     function they call, a class they derive from or build, a class defined inside one: names of the
     code, ``_idents``), and those that these, or the glue statements binding a name the changed ones
-    read, name in turn; all the statements so reached (glue too), and the words of these and the
-    changed ones. None when they are more than ``MAX_NAMED_LINES`` lines (an analysis of them costs
+    read, name in turn; all the statements so reached (glue too), and the names of these and the
+    changed ones (``_idents``). None when they are more than ``MAX_NAMED_LINES`` lines (an analysis of them costs
     about as much as the whole check's)."""
     names = set().union(*(_idents(s) for s in changed))
-    words = set().union(*(s.words for s in changed))
     out: set[int] = set()
     reached: set[int] = set()
     statements = []
@@ -726,29 +737,28 @@ def _named(changed: list[_Statement], kept: list[_Statement]
             reached.add(id(statement))
             statements.append(statement)
             names |= _idents(statement)
-            words |= statement.words
             grown = True
             if name is not None:
                 out.add(id(statement))
                 lines += statement.lines
                 if lines > MAX_NAMED_LINES:
                     return None
-    return out, statements, words
+    return out, statements, names
 
 
-def _readers(changed: list[_Statement], kept: list[_Statement]) -> Optional[bool]:
-    """Whether an unchanged statement names a function or class the changed statements define at the
-    module level (a name of its code, ``_idents``: a call, a base class; not an ``__all__`` entry, a
-    string, which no analysis reads as the definition); None when one names a class
+def _readers(changed: list[_Statement], kept: list[_Statement]) -> Optional[set[str]]:
+    """The names of the functions and classes the changed statements define at the module level that
+    an unchanged statement names (a name of its code, ``_idents``: a call, a base class; not an
+    ``__all__`` entry, a string, which no analysis reads as the definition); None when one names a class
     they define inside a function or class (which ``syntax.provenance`` finds by name: not compared)."""
     names = {str(s.name) for s in changed}
     nested = frozenset().union(*(s.classes for s in changed)) - names
-    out = False
+    out: set[str] = set()
     for other in kept:
         idents = _idents(other)
         if not idents.isdisjoint(nested):
             return None
-        out = out or not idents.isdisjoint(names)
+        out |= idents & names
     return out
 
 
@@ -775,7 +785,7 @@ def _taken(kept: list[_Statement], changed: list[_Statement], named: set[int], r
         bound = _glue_names(statement)
         if id(statement) in reached_ids or not isinstance(statement.node, cst.SimpleStatementLine) or not bound \
                 or any(how != "plain" for how in bound.values()) or statement.findings \
-                or not _idents(statement).isdisjoint(names) or any(w.startswith(_FUSED) for w in statement.words):
+                or not _idents(statement).isdisjoint(names) or any(w.startswith(_FUSED) for w in _idents(statement)):
             out.add(id(statement))
     return out
 
@@ -786,9 +796,9 @@ def _outward(statement: _Statement, module: cst.Module, provenance: Provenance) 
     calling it returns (``Provenance.outward``: a function's return, an instance's forward), and a
     class's bases (provenance asks whether a class derives from a torch class through the file's
     classes). The other thing read of a function, whether a test calling it is a version guard
-    (``syntax.guards`` and ``syntax.decide`` follow its body), is kept the same otherwise: no
-    keystroke is answered alone in a function that others name when it, or anything it names, may
-    read a version or feature of torch (``_VERSIONISH``)."""
+    (``syntax.guards`` and ``syntax.decide`` follow its body; of a class, only its name), is kept the
+    same otherwise: no keystroke is answered alone in a function that others name when it, or anything
+    it names, may read a version or feature of torch (``_versionish``)."""
     node = statement.node
     if isinstance(node, cst.FunctionDef):
         return ("def", node.asynchronous is not None, provenance.outward(node))
@@ -948,10 +958,10 @@ def _place(rng: Optional[CodeRange]) -> Optional[tuple[int, int, int, int]]:
 
 
 def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[_Statement],
-                    kinds: frozenset[str], words: set[str], fused: "_Fused") -> bool:
+                    kinds: frozenset[str], names: set[str], fused: "_Fused") -> bool:
     """Whether every checker the rules hold leaves the unchanged statements' findings as they were
     and finds in the changed ones what it finds in the whole module (see the module's docstring);
-    ``words``: those of the changed statements and of what they name (``_named``)."""
+    ``names``: those of the changed statements and of what they name (``_named``)."""
     for rule in own.matcher.checkers:
         checker = get_checker(rule)
         name = rule.checker
@@ -961,7 +971,7 @@ def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[
             if rule.id in kinds:
                 return False
         elif name in FILE_QUIET_CHECKERS and checker.collect is None:
-            if any(word.startswith(_FUSED) for word in words) and not fused.elsewhere():
+            if any(name.startswith(_FUSED) for name in names) and not fused.elsewhere():
                 return False  # they may make the file call one, or stop calling it
         elif name in LOCAL_CHECKERS and checker.collect is None:
             if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
