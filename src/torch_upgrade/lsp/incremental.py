@@ -106,7 +106,8 @@ LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtract
                             "autoload", "vision_module_import"})
 # checkers whose hits are each in one scope's flow, unless the file calls a fused attention anywhere (then
 # none): allowed while the changed statements, and what they name, hold no such name
-# (``Incremental._fused_kept``)
+# (``Incremental._fused_kept``), or an unchanged statement calls one, or the changed ones call one after
+# the keystroke as before (``_Fused``)
 FILE_QUIET_CHECKERS = frozenset({"attention"})
 _FUSED = ("scaled_dot_product_attention", "flex_attention", "memory_efficient_attention", "flash_attn")
 # checkers whose findings share one fix made of all of them (TU980's: every dead guard of the file goes
@@ -417,6 +418,8 @@ class Incremental:
         if changed is None:
             return self._whole("errors")
         found, depends, analysis = changed
+        if fused.pending and not fused.same(before, after, state.module, analysis):
+            return self._whole("checkers")
         if fused.known:  # the file calls a fused attention elsewhere, before and after: none of their findings
             quiet = {rule.id for rule in own.matcher.checkers if rule.checker in FILE_QUIET_CHECKERS}
             found = [tuple(f for f in found_here if f.rule not in quiet) for found_here in found]
@@ -430,7 +433,7 @@ class Incremental:
             return self._whole("what other statements read changed")
         if not self._reads_kept(before, after, found, kept, named, readers, own, index):
             return self._whole("shim functions read")
-        if not self._fused_kept(found, kept, named, own):
+        if not fused.pending and not self._fused_kept(found, kept, named, own):  # (pending: none calls one)
             return self._whole("checkers")
         if any(f.rule in _replacing(own) and f.rule not in state.kinds for found_here in found for f in found_here):
             return self._whole("module-level names read")  # an import read there may be flagged (``_flaggable``)
@@ -855,25 +858,35 @@ class _Fused:
 
     def __init__(self, kept: list[_Statement], module: cst.Module) -> None:
         self.kept, self.module = kept, module
-        self.known = False
+        self.known = False  # an unchanged statement calls one
+        self.pending = False  # none does, and the changed ones name one: ``same`` must hold
 
     def elsewhere(self) -> bool:
-        glue: Optional[list[cst.CSTNode]] = None
         for statement in self.kept:
-            if statement.fused is None:
-                if not any(name.startswith(_FUSED) for name in _idents(statement)):
-                    statement.fused = False
-                    continue
-                if glue is None:
-                    glue = [s.node for s in self.kept if s.name is None]
-                body = glue if statement.name is None else [*glue, statement.node]
-                analysis = Analysis(self.module.with_changes(body=body))
-                statement.fused = any(ref.top is statement.node and ref.qualname is not None and
-                                      ref.qualname.startswith(FUSED) for ref in analysis.references)
-            if statement.fused:
+            if self._calls(statement, self.module):
                 self.known = True
                 return True
         return False
+
+    def same(self, before: list[_Statement], after: list[_Statement], old: cst.Module, analysis: Analysis) -> bool:
+        """Whether the changed statements call a fused attention after the keystroke as before (no
+        unchanged one does: the file's question is theirs); after, as their analysis says."""
+        for statement in after:
+            statement.fused = any(ref.top is statement.node and ref.qualname is not None and
+                                  ref.qualname.startswith(FUSED) for ref in analysis.references)
+        return any(self._calls(s, old) for s in before) == any(s.fused for s in after)
+
+    def _calls(self, statement: _Statement, module: cst.Module) -> bool:
+        if statement.fused is None:
+            if not any(name.startswith(_FUSED) for name in _idents(statement)):
+                statement.fused = False
+                return False
+            glue = [s.node for s in self.kept if s.name is None]
+            body = glue if statement.name is None else [*glue, statement.node]
+            analysis = Analysis(module.with_changes(body=body))
+            statement.fused = any(ref.top is statement.node and ref.qualname is not None and
+                                  ref.qualname.startswith(FUSED) for ref in analysis.references)
+        return statement.fused
 
 
 class _Part:
@@ -972,7 +985,7 @@ def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[
                 return False
         elif name in FILE_QUIET_CHECKERS and checker.collect is None:
             if any(name.startswith(_FUSED) for name in names) and not fused.elsewhere():
-                return False  # they may make the file call one, or stop calling it
+                fused.pending = True  # they may make the file call one, or stop calling it: ``_Fused.same``
         elif name in LOCAL_CHECKERS and checker.collect is None:
             if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
                 return False  # the module scope's own flow runs across the functions between
