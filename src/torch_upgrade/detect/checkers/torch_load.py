@@ -383,14 +383,6 @@ def _fix(call: cst.Call, evidence: str) -> Fix:
                       f"the code does not read, a checkpoint written by other code at that path)")
 
 
-def _pickle_fix(call: cst.Call, evidence: str) -> Fix:
-    new = with_keyword(call, "weights_only", cst.Name("False"))
-    return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe",
-               reason=f"the file holds a pickled object ({evidence}), which weights_only=True refuses: "
-                      f"weights_only=False keeps what the call did before torch 2.6, and unpickling runs the file's "
-                      f"code: keep it only for files you trust (or save and load a state dict instead)")
-
-
 def _allow_lists(analysis: Analysis) -> bool:
     """Whether the file allow-lists classes for weights_only=True (``torch.serialization.add_safe_globals``,
     ``safe_globals``): a pickled object of those classes then loads with it too."""
@@ -450,9 +442,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             if rule.fixable:
                 hit.fix = _fix(call, evidence)
         elif content in (OBJECT, PICKLED):
+            # advice, never a fix: weights_only=False makes loading run the file's code, a choice only the
+            # user can make for their files (the catalog: "do not auto-insert weights_only=False")
             hit.message = _object_message(call, evidence)
-            if content == OBJECT and rule.fixable:
-                hit.fix = _pickle_fix(call, evidence)
         else:
             hit.message = _advice(call)
         out.append(hit)
