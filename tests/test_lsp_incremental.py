@@ -346,7 +346,8 @@ def test_a_keystroke_in_another_function_sees_the_project_files_edited_meanwhile
 # derive from and build the file's classes, a version helper a guard calls, a class nested in another and
 # named elsewhere, module-level values computed by a function of the file, relative imports, an
 # import of another package read by one class, a hand-written attention and (typed in) a fused one, a
-# table of configurations (left out of the analysis of the changed statements while none reads it)
+# table of configurations (left out of the analysis of the changed statements while none reads it), two
+# functions calling each other
 REAL = '''"""A module shaped as the libraries' are."""
 
 import torch
@@ -371,6 +372,14 @@ def make(x):
 
 def plain(x):
     return x
+
+
+def walk_a(x):
+    return walk_b(x[1:]) if x else torch.zeros(1)
+
+
+def walk_b(x):
+    return walk_a(x)
 
 
 def new_torch():
@@ -431,7 +440,7 @@ def build(weight):
 REAL_SNIPPETS = ["torch.zeros(1)", "plain(weight)", "make(weight)", "torch.__version__ >= '1.8'",
                  "hasattr(torch, 'fft')", "F.scaled_dot_product_attention(weight, weight, weight)", "Block.Inner()",
                  "new_torch()", "weight.symeig()", "torch.rfft(weight, 1)", "EPS", "partial(make)", "Deeper(2)",
-                 "Mlp(2)", "self.block(weight)", "CFGS['net.small']"]
+                 "Mlp(2)", "self.block(weight)", "CFGS['net.small']", "walk_a(weight).symeig()"]
 REAL_LINES = ["    return weight\n", "    return torch.ones(1)\n", "    return torch.__version__ >= '1.6'\n",
               "    weight = torch.zeros(3).symeig()\n", "class Inner:\n    pass\n",
               "def helper2(x):\n    return make(x)\n", "    if new_torch():\n        return torch.zeros(1)\n",

@@ -82,10 +82,10 @@ from torch_upgrade.pipeline.context import Context
 from torch_upgrade.rewrite.fixers.linalg_solve import PIVOTS
 from torch_upgrade.pipeline.unit import _analyse, file_unit, portable
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.nodes import subtree
+from torch_upgrade.syntax.nodes import names as names_under, subtree
 from torch_upgrade.syntax.parse import Parsed, on_big_stack
 from torch_upgrade.syntax.project import FileIndex
-from torch_upgrade.syntax.provenance import Provenance, provenance_of
+from torch_upgrade.syntax.provenance import Members, Provenance, provenance_of
 from torch_upgrade.syntax.positions import locate
 
 # checkers whose findings in a module-level function or class depend only on that statement and the
@@ -166,7 +166,8 @@ class _Statement:
     versionish: Optional[bool] = None  # see ``_versionish``
     idents: Optional[frozenset[str]] = None  # see ``_idents``
     outer: Optional[frozenset[str]] = None  # see ``_idents``
-    fused: Optional[bool] = None  # whether it calls a fused attention (``Incremental._fused_elsewhere``)
+    fused: Optional[bool] = None  # whether it calls a fused attention (``_Fused``)
+    followed: Optional[frozenset[str]] = None  # see ``_followed``
 
     @property
     def name(self) -> Optional[str]:
@@ -389,6 +390,10 @@ class Incremental:
         readers = _readers(before + after, kept)
         if readers is None:
             return self._whole("names shared with other statements")
+        if _cyclic([s for s in kept if id(s) in named] + after):
+            # provenance decides a cycle of functions (or classes) calling each other by where it was
+            # entered (its sentinel), which need not be where the whole module's analysis enters it
+            return self._whole("definitions naming each other")
         if any(isinstance(s.node, cst.FunctionDef) and s.name in readers for s in before + after) and \
                 any(_versionish(s) for s in (*before, *after, *reached_statements)):
             return self._whole("version checks")  # a test calling one may be a guard (see ``_outward``)
@@ -747,6 +752,57 @@ def _named(changed: list[_Statement], kept: list[_Statement]
                 if lines > MAX_NAMED_LINES:
                     return None
     return out, statements, names
+
+
+def _cyclic(statements: list[_Statement]) -> bool:
+    """Whether two or more of these functions and classes name each other in a cycle where provenance
+    follows names (``_followed``; one naming itself is no cycle of two: provenance enters it only by
+    itself)."""
+    by_name: dict[str, list[int]] = {}
+    for number, statement in enumerate(statements):
+        for name in {str(statement.name), *statement.classes}:
+            by_name.setdefault(name, []).append(number)
+    edges = [{other for name in _followed(s) for other in by_name.get(name, ()) if other != number}
+             for number, s in enumerate(statements)]
+    state = [0] * len(statements)  # 0 unseen, 1 on the path, 2 done
+    for start in range(len(statements)):
+        if state[start]:
+            continue
+        path = [(start, iter(edges[start]))]
+        state[start] = 1
+        while path:
+            node, todo = path[-1]
+            following = next(todo, None)
+            if following is None:
+                state[node] = 2
+                path.pop()
+            elif state[following] == 1:
+                return True
+            elif state[following] == 0:
+                state[following] = 1
+                path.append((following, iter(edges[following])))
+    return False
+
+
+def _followed(statement: _Statement) -> frozenset[str]:
+    """The names through which provenance may go from a function or class to another of the file: any
+    name of a function's code (what it returns may be any value it computes); of a class, its bases,
+    the names in its ``forward`` and ``__call__`` (what calling an instance returns) and in the values
+    it assigns to ``self.<attr>`` (the modules ``forward`` calls: ``Members``)."""
+    if statement.followed is None:
+        node = statement.node
+        if isinstance(node, cst.ClassDef):
+            found = set().union(*(names_under(arg) for arg in (*node.bases, *node.keywords)))
+            for method in node.body.body:
+                if isinstance(method, cst.FunctionDef) and method.name.value in ("forward", "__call__"):
+                    found |= names_under(method)
+            for values in Members.of(node).values.values():
+                for value in values:
+                    found |= names_under(value)
+            statement.followed = frozenset(found)
+        else:
+            statement.followed = _idents(statement)
+    return statement.followed
 
 
 def _readers(changed: list[_Statement], kept: list[_Statement]) -> Optional[set[str]]:
