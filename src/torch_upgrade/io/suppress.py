@@ -112,6 +112,11 @@ def _directive(kind: str, line: int, match: re.Match) -> Directive:
     return Directive(kind, line, _ids(match.group(1)), *match.span(), *listed)
 
 
+def may_suppress(text: str) -> bool:
+    """Whether ``text`` may hold a suppression comment (a quick test: the directives are read after)."""
+    return _MARKERS.search(text) is not None
+
+
 @dataclass
 class Suppressions:
     """The suppression comments of one file; ``suppressed`` records which ids were used."""
@@ -124,7 +129,7 @@ class Suppressions:
 
     @classmethod
     def of(cls, text: str) -> "Suppressions":
-        out = cls(text if _MARKERS.search(text) else "")
+        out = cls(text if may_suppress(text) else "")
         if out.text and _FILE.search(text):
             out.file_ids = [d.ids for d in out.file_directives]
         return out

@@ -78,6 +78,7 @@ from torch_upgrade.detect.checkers.channels_last import CONV2D
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.io import listing
 from torch_upgrade.io.source import SourceFile
+from torch_upgrade.io.suppress import may_suppress
 from torch_upgrade.pipeline.context import Context
 from torch_upgrade.rewrite.fixers.linalg_solve import PIVOTS
 from torch_upgrade.pipeline.unit import _analyse, file_unit, portable
@@ -143,7 +144,6 @@ _VERSIONISH = re.compile(r"^(?:signature|find_spec|find_loader|get_distribution|
                          + "|".join(sorted({n.upper() for n in LIBRARIES} | set(LIBRARIES))))
 # at most so many lines of unchanged functions and classes are analysed with the changed ones (``_named``)
 MAX_NAMED_LINES = 1500
-_MARKERS = re.compile(r"torch-upgrade|noqa", re.IGNORECASE)  # io.suppress's: a comment that may suppress
 _DEFINITION = (cst.FunctionDef, cst.ClassDef)
 
 
@@ -156,7 +156,7 @@ class _Statement:
     lines: int  # line breaks in its code
     words: frozenset[str]
     classes: frozenset[str]  # the names of the classes it defines, at any depth (as words: a guess)
-    marked: bool  # whether its code may hold a suppression comment (``_MARKERS``)
+    marked: bool  # whether its code may hold a suppression comment (``io.suppress.may_suppress``)
     findings: tuple[Finding, ...] = ()  # lines counted from its first line (0)
     placed: Optional[tuple[int, tuple[Finding, ...]]] = None  # its first line, and its findings placed there
     glue: Optional[dict[str, str]] = None  # for glue: the names it binds and how (``_glue_names``)
@@ -190,7 +190,7 @@ class _State:
 def _statement(module: cst.Module, node: cst.CSTNode) -> _Statement:
     code = module.code_for_node(node)
     return _Statement(node, code, code.count("\n"), frozenset(_WORD.findall(code)), frozenset(_CLASS.findall(code)),
-                      _MARKERS.search(code) is not None)
+                      may_suppress(code))
 
 
 def _ends(module: cst.Module) -> str:
@@ -316,7 +316,7 @@ class Incremental:
         suppression comments, or that no rule can match)."""
         own = ctx.for_text(text)
         module = parsed.module
-        if own is None or _MARKERS.search(text):
+        if own is None or may_suppress(text):
             self.forget(where)
             return
         rules = frozenset(r.id for r in own.rules)
@@ -358,7 +358,7 @@ class Incremental:
         new = parsed.module
         if state is None or state.ctx is not ctx or new is state.module:
             return self._whole("no state")
-        if _MARKERS.search(_ends(new)):  # the statements' comments are looked at below
+        if may_suppress(_ends(new)):  # the statements' comments are looked at below
             return self._whole("suppression comments")
         old_body, new_body = state.module.body, new.body
         first = 0
