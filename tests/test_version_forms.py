@@ -10,25 +10,18 @@ import importlib.util
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import libcst as cst
 import pytest
 
 import torch_upgrade
+from shim_cases import check_scan_fix_removes_it, check_upgrade_removes_it, found, write
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import Decider
 from torch_upgrade.syntax.guards import GuardModel
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 OLD = "torch.symeig(x, eigenvectors=True)"  # TU202 (removed in 1.9 ... reported on a window from 1.6)
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, code in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
 
 
 # name -> (floor, files, the entry file, its text once the floor removed the shim)
@@ -317,45 +310,26 @@ FORMS: dict[str, tuple[str, dict[str, str], str, str]] = {
 }
 
 
-def _scan(root: Path, low: str, **kw) -> list[tuple[str, str, int]]:
-    report = torch_upgrade.scan([root], from_version=low, **kw)
-    assert not report.errors, report.errors
-    return sorted((Path(f.path).name, f.rule, f.line) for f in report.findings)
-
-
 @pytest.mark.parametrize("name", list(FORMS))
 def test_a_version_check_guards_its_old_branch(tmp_path, name):
     _, files, _, _ = FORMS[name]
     write(tmp_path, files)
-    assert [f for f in _scan(tmp_path, "1.6", ignore=["TU980", "TU981"]) if f[1] == "TU202"] == []
+    assert [f for f in found(tmp_path, "1.6", ignore=["TU980", "TU981"]) if f[1] == "TU202"] == []
 
 
 def test_the_old_call_alone_is_reported(tmp_path):
     write(tmp_path, {"mod.py": f"import torch\n\n\ndef eigh(x):\n    return {OLD}\n"})
-    assert ("mod.py", "TU202", 5) in _scan(tmp_path, "1.6")
+    assert ("mod.py", "TU202", 5) in found(tmp_path, "1.6")
 
 
 @pytest.mark.parametrize("name", list(FORMS))
 def test_scan_fix_removes_the_shim_the_floor_decides(tmp_path, name):
-    floor, files, entry, after = FORMS[name]
-    write(tmp_path, files)
-    report = torch_upgrade.fix([tmp_path], from_version=floor, select=["TU980"])
-    assert not report.errors and report.fixed >= 1
-    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
-    for other, code in files.items():  # a helper or a flag of another file is the project's: kept
-        if other != entry:
-            assert (tmp_path / other).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
-    assert torch_upgrade.scan([tmp_path], from_version=floor, select=["TU980"]).findings == ()
+    check_scan_fix_removes_it(tmp_path, FORMS[name])
 
 
 @pytest.mark.parametrize("name", list(FORMS))
 def test_upgrade_to_the_floor_removes_it(tmp_path, name):
-    floor, files, entry, after = FORMS[name]
-    write(tmp_path, {**files, "requirements.txt": "torch>=1.6\n"})
-    report = torch_upgrade.upgrade([tmp_path], to=floor, select=["TU980"])
-    assert not report.errors
-    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
-    assert (tmp_path / "requirements.txt").read_text(encoding="utf-8") == f"torch>={floor}\n"
+    check_upgrade_removes_it(tmp_path, FORMS[name])
 
 
 # a window from 1.7 starts below each form's threshold (torch.linalg.eigh came in 1.8, the versions compared
@@ -526,9 +500,9 @@ def test_a_wrong_textual_guard_guards_and_is_not_removed_as_dead(tmp_path):
             return torch.linalg.eigh(x)
         '''
     write(tmp_path, {"mod.py": code})
-    assert _scan(tmp_path, "1.6", ignore=["TU980"]) == [("mod.py", "TU981", 5)]
+    assert found(tmp_path, "1.6", ignore=["TU980"]) == [("mod.py", "TU981", 5)]
     # "2.1" < "1.9" is false too: right on every release from 2.0, where the guard is dead
-    assert _scan(tmp_path, "2.0") == [("mod.py", "TU980", 5)]
+    assert found(tmp_path, "2.0") == [("mod.py", "TU980", 5)]
     torch_upgrade.fix([tmp_path], from_version="1.9", select=["TU980"])
     assert (tmp_path / "mod.py").read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
 

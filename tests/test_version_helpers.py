@@ -16,12 +16,12 @@ import importlib.util
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
 import torch_upgrade
+from shim_cases import check_scan_fix_removes_it, check_upgrade_removes_it, found, write
 from torch_upgrade.catalog.version_helpers import VersionHelpersError, load_version_helpers, parse_table
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -145,13 +145,6 @@ TORCHMETRICS = {
         _TORCH_GREATER_EQUAL_1_9 = Version(importlib.metadata.version("torch")) >= Version("1.9.0")
         ''',
 }
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, code in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
 
 
 # name -> (floor, files, the entry file, its text once the floor removed the check)
@@ -407,54 +400,35 @@ PROBES: dict[str, tuple[str, dict[str, str], str, str]] = {
 ALL = {**FORMS, **PROBES}
 
 
-def _scan(root: Path, low: str, **kw) -> list[tuple[str, str, int]]:
-    report = torch_upgrade.scan([root], from_version=low, **kw)
-    assert not report.errors, report.errors
-    return sorted((Path(f.path).name, f.rule, f.line) for f in report.findings)
-
-
 @pytest.mark.parametrize("name", list(FORMS))
 def test_a_helper_call_guards_its_old_branch(tmp_path, name):
     _, files, _, _ = FORMS[name]
     write(tmp_path, files)
-    assert [f for f in _scan(tmp_path, "1.6", ignore=["TU980"]) if f[1] == "TU202"] == []
+    assert [f for f in found(tmp_path, "1.6", ignore=["TU980"]) if f[1] == "TU202"] == []
 
 
 @pytest.mark.parametrize("name", list(PROBES))
 def test_a_signature_probe_guards_its_old_branch(tmp_path, name):
     _, files, _, _ = PROBES[name]
     write(tmp_path, files)
-    assert _scan(tmp_path, "1.6", ignore=["TU980"]) == []
+    assert found(tmp_path, "1.6", ignore=["TU980"]) == []
 
 
 def test_the_old_calls_alone_are_reported(tmp_path):
     write(tmp_path, {"mod.py": f"import torch\n\n\ndef eigh(x):\n    return {OLD}\n\n\ndef load(p):\n"
                                "    return torch.load(p)\n"})
-    found = {rule for _, rule, _ in _scan(tmp_path, "1.6")}
-    assert {"TU202", "TU803"} <= found
+    rules = {rule for _, rule, _ in found(tmp_path, "1.6")}
+    assert {"TU202", "TU803"} <= rules
 
 
 @pytest.mark.parametrize("name", list(ALL))
 def test_scan_fix_removes_the_check_the_floor_decides(tmp_path, name):
-    floor, files, entry, after = ALL[name]
-    write(tmp_path, files)
-    report = torch_upgrade.fix([tmp_path], from_version=floor, select=["TU980"])
-    assert not report.errors and report.fixed >= 1
-    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
-    for other, code in files.items():  # the library's module is left as it is
-        if other != entry:
-            assert (tmp_path / other).read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
-    assert torch_upgrade.scan([tmp_path], from_version=floor, select=["TU980"]).findings == ()
+    check_scan_fix_removes_it(tmp_path, ALL[name])
 
 
 @pytest.mark.parametrize("name", list(ALL))
 def test_upgrade_to_the_floor_removes_it(tmp_path, name):
-    floor, files, entry, after = ALL[name]
-    write(tmp_path, {**files, "requirements.txt": "torch>=1.6\n"})
-    report = torch_upgrade.upgrade([tmp_path], to=floor, select=["TU980"])
-    assert not report.errors
-    assert (tmp_path / entry).read_text(encoding="utf-8") == textwrap.dedent(after).lstrip("\n")
-    assert (tmp_path / "requirements.txt").read_text(encoding="utf-8") == f"torch>={floor}\n"
+    check_upgrade_removes_it(tmp_path, ALL[name])
 
 
 @pytest.mark.parametrize("name", list(ALL))
@@ -581,10 +555,10 @@ NOT_HELPERS: dict[str, dict[str, str]] = {
 def test_what_is_no_torch_version_check_is_untouched(tmp_path, name):
     files = NOT_HELPERS[name]
     write(tmp_path, files)
-    found = _scan(tmp_path, "1.6")
+    seen = found(tmp_path, "1.6")
     assert ("ops.py", "TU202", next(i for i, line in enumerate(
-        textwrap.dedent(files["app/ops.py"]).lstrip("\n").splitlines(), 1) if "symeig" in line)) in found
-    assert not [f for f in found if f[1] == "TU980"]
+        textwrap.dedent(files["app/ops.py"]).lstrip("\n").splitlines(), 1) if "symeig" in line)) in seen
+    assert not [f for f in seen if f[1] == "TU980"]
     report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU980"])
     assert not report.errors and report.fixed == 0
     for path, code in files.items():
@@ -627,7 +601,7 @@ def test_a_probe_of_a_parameter_the_table_does_not_date_is_kept_quietly(tmp_path
             return torch.load(path)
         '''
     write(tmp_path, {"app/cache.py": code})
-    assert _scan(tmp_path, "1.6") == []  # a guard: its fallback's torch.load is compatibility code
+    assert found(tmp_path, "1.6") == []  # a guard: its fallback's torch.load is compatibility code
     report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU980"])
     assert not report.errors and report.fixed == 0
     assert (tmp_path / "app/cache.py").read_text(encoding="utf-8") == textwrap.dedent(code).lstrip("\n")
