@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ _HOPS = 3  # re-exports followed (pkg/__init__.py: from .utils import make_mask)
 # with the project. Beyond the newest, at most this many and this much text (about 50 MB of models).
 _KEPT_MODELS = 16
 _KEPT_MODEL_BYTES = 1 << 20
+_PATCH_MAP_SECONDS = 2.0  # how long what the project patches is taken as known (``ProjectIndex.patch_map``)
 T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
@@ -158,6 +160,8 @@ class ProjectIndex:
         self._listed: dict[str, Optional[tuple[str, ...]]] = {}  # root -> its Python files
         # real path -> (its stat when read, SHA-256, the names it patches by name): calls left unrewritten
         self._patches: dict[str, tuple[tuple[int, int], str, Optional[dict[str, int]]]] = {}
+        # root -> (when built, the files listed, what they patch: patch_map)
+        self._patch_maps: dict[str, tuple[float, tuple[str, ...], Optional[tuple[dict[str, tuple[str, int]], str]]]] = {}
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
         return FileIndex(self, path)
@@ -232,6 +236,31 @@ class ProjectIndex:
         """The names a file replaces by name (``patch_targets``, and the SHA-256 of its bytes); None if
         unreadable."""
         return self._read(self._patches, path, listing.patch_targets)
+
+    def patch_map(self, root: str, listed: tuple[str, ...]) -> Optional[tuple[dict[str, tuple[str, int]], str]]:
+        """What the files ``listed`` under ``root`` patch by name: each name -> (the first file patching it, the
+        line), and ``listing.patch_digest`` of them; None where a file cannot be read. Built once and kept for
+        ``_PATCH_MAP_SECONDS``: every analysed file with a fix asks, and looking at every file of the project
+        each time grew with the square of its size (a long-lived process, the editor server, sees edits after
+        that long)."""
+        now = time.monotonic()
+        known = self._patch_maps.get(root)
+        if known is not None and known[1] == listed and now - known[0] < _PATCH_MAP_SECONDS:
+            return known[2]
+        where: dict[str, tuple[str, int]] = {}
+        files: list[tuple[str, dict[str, int]]] = []
+        result: Optional[tuple[dict[str, tuple[str, int]], str]] = None
+        for path in listed:
+            got = self.patches(path)
+            if got is None:
+                break
+            files.append((path, got[1]))
+            for target, line in got[1].items():
+                where.setdefault(target, (path, line))
+        else:
+            result = (where, listing.patch_digest(files))
+        self._patch_maps[root] = (now, listed, result)
+        return result
 
     def words(self, path: str) -> Optional[tuple[str, Words]]:
         """The identifiers a file's text names (and the SHA-256 of its bytes); None if unreadable."""
@@ -370,21 +399,27 @@ class FileIndex:
         if whole is None:
             return None
         root, listed, files = whole
-        found: Optional[str] = None
-        targets: list[tuple[str, dict[str, int]]] = []  # of the listed files: the answer rests on them
+        known = self.project.patch_map(root, listed)
+        if known is None:
+            return None
+        where, digest = known
+        self.used[listing.patched_in(root)] = digest  # the answer rests on what every listed file patches
+        found = where.get(qualname)
+        if found is not None:
+            return f"{os.path.relpath(found[0], root)}:{found[1]}"
+        listed_set = set(listed)
         for path in dict.fromkeys(files + ((self.path,) if self.path else ())):
-            known = self.project.patches(path)
-            if known is None:
+            if path in listed_set:
+                continue
+            extra = self.project.patches(path)  # a conftest.py above the package, or this file outside the root
+            if extra is None:
                 return None
-            line = known[1].get(qualname)
-            if line is not None and found is None:
-                found = f"{os.path.relpath(path, root)}:{line}"
-            targets.append((path, known[1]))
-            if path not in listed and path != self.path:
-                self.used[path] = known[0]  # a conftest.py above the package
-        in_listing = dict(targets)
-        self.used[listing.patched_in(root)] = listing.patch_digest((p, in_listing.get(p, {})) for p in listed)
-        return found
+            if path != self.path:
+                self.used[path] = extra[0]
+            line = extra[1].get(qualname)
+            if line is not None:
+                return f"{os.path.relpath(path, root)}:{line}"
+        return None
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only
