@@ -883,10 +883,18 @@ def _bound_names(names: tuple[str, ...], module: cst.Module) -> _Statement:
 
 
 def _unchanged(ctx: Context, depends: frozenset[tuple[str, str]]) -> bool:
-    """Whether the project's files that findings kept rest on are as they were (their SHA-256, or
-    ``listing.combined`` of a folder's: a file the project index reads again when its stat changes)."""
+    """Whether the project's files that findings kept rest on are as they were (their SHA-256, ``listing.combined``
+    of a folder's: a file the project index reads again when its stat changes; or what a folder's files patch by
+    name)."""
     project = ctx.project
     for dependency, digest in depends:
+        patched = listing.patches_folder(dependency)
+        if patched is not None:  # what the folder's files patch by name (``ProjectIndex.patch_map``)
+            listed = project.python_files(patched)
+            patches = project.patch_map(patched, listed) if listed is not None else None
+            if patches is None or patches[1] != digest:
+                return False
+            continue
         folder = listing.folder_of(dependency)
         if folder is None:
             now = project.words(dependency)
