@@ -18,16 +18,14 @@ what the file holds, which value the call needs:
   also loads what weights_only=True refuses (``UnpicklingError``): a module's extra state
   (``get_extra_state``; a file that defines one gets advice) of another type, entries the code does not
   read, or a checkpoint written by other code at that path - so the fix is unsafe, with that reason.
-- **a pickled object** - ``weights_only=False`` is written (an unsafe fix): the behaviour before 2.6 on every
-  torch that has the parameter, which weights_only=True refuses; unsafe because unpickling runs the file's
-  code (trusted files only). The evidence: the loaded object (or an entry of it) is used as a module
-  (``.eval()``, ``.parameters()``, called); an attribute of it (or of an entry: ``ckpt["args"].lr``) is read
-  that nothing weights_only=True rebuilds has (``catalog.loadable``; only while the name is not bound again
-  after the load); another ``torch.load`` of the same path in the function passes ``weights_only=False``; or
-  the same function (module body) writes that path only with ``torch.save`` of an ``nn.Module``. Where
-  another function of the file saves the module there, or the file allow-lists classes
-  (``torch.serialization.add_safe_globals``/``safe_globals``: weights_only=True may then load them), the
-  message says so and nothing is written.
+- **a pickled object** - advice naming the call with ``weights_only=False``, never a fix (the catalog: do
+  not insert it; unpickling runs the file's code, a choice for the user's trusted files): the behaviour
+  before 2.6 on every torch that has the parameter, which weights_only=True refuses. The evidence: the loaded
+  object (or an entry of it) is used as a module (``.eval()``, ``.parameters()``, called); an attribute of it
+  (or of an entry: ``ckpt["args"].lr``) is read that nothing weights_only=True rebuilds has
+  (``catalog.loadable``; only while the name is not bound again after the load); another ``torch.load`` of
+  the same path in the function passes ``weights_only=False``; or the file writes that path with
+  ``torch.save`` of an ``nn.Module``.
 - anything else: advice (the rule's message), naming ``weights_only=True`` for state dicts.
 
 Where the evidence disagrees (a flow that shows a state dict, a call of the same path with
@@ -54,14 +52,11 @@ from torch_upgrade.syntax.nodes import names
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
 from torch_upgrade.syntax.scopes import Scope, visible_bindings
 
-# the allow-list names are context (a file that allow-lists classes gets advice), not findings; a file
-# holding them without torch.load runs the checker for nothing
-WORDS = (("torch", "load"), ("torch", "add_safe_globals"), ("torch", "safe_globals"))
+WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")
-STATE, OBJECT, PICKLED, CONFLICT = "state", "object", "pickled", "conflict"
+STATE, OBJECT, CONFLICT = "state", "object", "conflict"
 _NUMBER_CALLS = ("int", "float", "str", "bool", "len")
 _SEEN_TRUE = "True"
-_ALLOW_LISTS = ("torch.serialization.add_safe_globals", "torch.serialization.safe_globals")
 
 
 def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
@@ -345,8 +340,8 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
 
 
 def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional[str], str]:
-    """What the loaded file evidently holds (STATE, OBJECT - a fix writes weights_only=False -, PICKLED -
-    advice for it - or None), and the evidence in words."""
+    """What the loaded file evidently holds (STATE: a fix writes weights_only=True; OBJECT, a pickled object:
+    advice to write weights_only=False; or None), and the evidence in words."""
     call = ref.call
     assert call is not None
     path = _path(call, 0)
@@ -365,8 +360,7 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional
     if kinds == {STATE}:
         return STATE, f"{where} writes `{path}` only with torch.save of state dicts"
     if OBJECT in kinds and F.entry(call, analysis) is None:
-        return OBJECT if kinds == {OBJECT} and here else PICKLED, \
-            f"{where} writes `{path}` with torch.save of a whole nn.Module"
+        return OBJECT, f"{where} writes `{path}` with torch.save of a whole nn.Module"
     return None, ""
 
 def _extra_state(analysis: Analysis) -> bool:
@@ -381,12 +375,6 @@ def _fix(call: cst.Call, evidence: str) -> Fix:
                reason=f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written "
                       f"also loaded what weights_only=True refuses (a module's extra state of another type, entries "
                       f"the code does not read, a checkpoint written by other code at that path)")
-
-
-def _allow_lists(analysis: Analysis) -> bool:
-    """Whether the file allow-lists classes for weights_only=True (``torch.serialization.add_safe_globals``,
-    ``safe_globals``): a pickled object of those classes then loads with it too."""
-    return any(ref.qualname in _ALLOW_LISTS for ref in analysis.references)
 
 
 def _state_message(evidence: str) -> str:
@@ -416,7 +404,6 @@ def _advice(call: cst.Call) -> str:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     saved: Optional[Saves] = None
-    allow_lists: Optional[bool] = None
     for ref in analysis.references:
         call = ref.call
         if ref.qualname != "torch.load" or call is None or ref.guarded or not call.args:
@@ -431,17 +418,12 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         content, evidence = _content(ref, analysis, saved)
         if content == STATE and _extra_state(analysis):
             content = None  # a module of this file may keep extra state that weights_only=True refuses
-        if content == OBJECT:
-            if allow_lists is None:
-                allow_lists = _allow_lists(analysis)
-            if allow_lists:
-                content = PICKLED  # its classes may be allow-listed: weights_only=True may load it
         hit = Hit(rule, call, ref.statement, ref=ref)
         if content == STATE:
             hit.message = _state_message(evidence)
             if rule.fixable:
                 hit.fix = _fix(call, evidence)
-        elif content in (OBJECT, PICKLED):
+        elif content == OBJECT:
             # advice, never a fix: weights_only=False makes loading run the file's code, a choice only the
             # user can make for their files (the catalog: "do not auto-insert weights_only=False")
             hit.message = _object_message(call, evidence)
