@@ -133,6 +133,20 @@ def summarize(text: str, module: str, is_package: bool) -> Summary:
     return Summary(functions, exports)
 
 
+def _listing_folders(path: Path) -> list[Path]:
+    """The folders above ``path``, nearest first, whose ``listing.python_files`` holds it: up to the first
+    hidden or skipped one (``.work``, ``venv``), which lists what is under it but is not listed from
+    above. A project copied into a hidden folder of another (a benchmark's ``benchmarks/.work/...`` inside
+    this repository) is a project of its own: taking the outer one made that one's files (never listed,
+    its tests' patches unseen) answer for the other's, and the outer repository's text decide for it."""
+    out: list[Path] = []
+    for folder in path.parents:
+        out.append(folder)
+        if folder.name.startswith(".") or folder.name in listing.SKIPPED_DIRS:
+            break
+    return out
+
+
 def _absolute(module: str, is_package: bool, level: int, source: str) -> str:
     """The absolute module a relative import names (``from ..a import b`` in ``p.q.m``: ``p.a``)."""
     parts = module.split(".") if module else []
@@ -341,12 +355,13 @@ class FileIndex:
 
     def _whole_project(self) -> Optional[tuple[str, tuple[str, ...], tuple[str, ...]]]:
         """The whole project around this file: its root (the outermost folder above this file that holds
-        a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg``; else this file's package root), the
+        a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg`` and whose listing holds this file
+        (``_listing_folders``); else this file's package root), the
         Python files listed under it, and those with the ``conftest.py`` of every folder above the file
         where no marker was found. None where that cannot be told (no project, too many files)."""
         if self.path is None:
             return None
-        folders = Path(self.path).parents
+        folders = _listing_folders(Path(self.path))
         marked = [f for f in folders if any((f / m).exists() for m in _PROJECT_MARKERS)]
         root = str(marked[-1]) if marked else (self.roots[0] if self.roots else None)
         if root is None:

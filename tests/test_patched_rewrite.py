@@ -1,0 +1,42 @@
+"""Calls of a function the project patches by name, and the project those patches are looked for in.
+
+A project copied into a hidden folder of another (``benchmarks/.work/...`` inside this repository) is a project
+of its own: the outer one's files never list it, so its own tests' patches were unseen and the outer
+repository's text (this project's docstrings name ``patch("torch.cholesky"``) decided for it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import torch_upgrade
+
+CALLS = "import torch\n\ndef factor(A):\n    return torch.cholesky(A)\n"
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def test_a_project_in_a_hidden_folder_of_another_is_its_own(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    inner = outer / ".work" / "copy"
+    write(outer, {"pyproject.toml": "[project]\nname = 'outer'\n",
+                  "src/notes.py": 'import torch\nfrom unittest.mock import patch\npatch("torch.cholesky")\n'})
+    write(inner, {"setup.py": "", "pkg/__init__.py": "", "pkg/linalg.py": CALLS})
+    torch_upgrade.fix([inner / "pkg" / "linalg.py"], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.linalg.cholesky(A)" in (inner / "pkg" / "linalg.py").read_text()  # the outer text decides nothing
+
+
+def test_a_project_in_a_hidden_folder_sees_its_own_patches(tmp_path: Path) -> None:
+    inner = tmp_path / "outer" / ".work" / "copy"
+    write(tmp_path / "outer", {"pyproject.toml": "[project]\nname = 'outer'\n"})
+    write(inner, {"setup.py": "", "pkg/__init__.py": "", "pkg/linalg.py": CALLS,
+                  "tests/test_linalg.py": 'import torch\nfrom unittest.mock import patch\n\n'
+                                          'def test_counts():\n    patch("torch.cholesky")\n'})
+    report = torch_upgrade.fix([inner / "pkg" / "linalg.py"], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.cholesky(A)" in (inner / "pkg" / "linalg.py").read_text()
+    assert any("tests/test_linalg.py:5 patches torch.cholesky" in (f.message or "") for f in report.findings)
