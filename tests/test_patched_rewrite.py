@@ -40,3 +40,30 @@ def test_a_project_in_a_hidden_folder_sees_its_own_patches(tmp_path: Path) -> No
     report = torch_upgrade.fix([inner / "pkg" / "linalg.py"], from_version="1.9", to_version="2.13", unsafe=True)
     assert "torch.cholesky(A)" in (inner / "pkg" / "linalg.py").read_text()
     assert any("tests/test_linalg.py:5 patches torch.cholesky" in (f.message or "") for f in report.findings)
+
+
+def test_a_target_named_through_a_constant_is_patched(tmp_path: Path) -> None:
+    """gpytorch (2021): ``CHOLESKY_METHOD = "torch.cholesky"`` in its package, ``patch(CHOLESKY_METHOD,
+    new=_wrapped_cholesky)`` in its tests: the calls stay, and the finding says where the patch is."""
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/linalg.py": CALLS,
+                     "pkg/methods.py": 'try:\n    from torch.linalg import cholesky_ex\n'
+                                       '    CHOLESKY_METHOD = "torch.linalg.cholesky_ex"\n'
+                                       'except ImportError:\n    CHOLESKY_METHOD = "torch.cholesky"  # counted\n',
+                     "tests/test_linalg.py": 'from unittest.mock import MagicMock, patch\n'
+                                             'from pkg.methods import CHOLESKY_METHOD\n\n'
+                                             'def test_counts():\n'
+                                             '    with patch(CHOLESKY_METHOD, new=MagicMock()) as mock:\n'
+                                             '        pass\n'})
+    report = torch_upgrade.fix([tmp_path / "pkg"], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.cholesky(A)" in (tmp_path / "pkg" / "linalg.py").read_text()
+    assert any("tests/test_linalg.py:5 patches torch.cholesky" in (f.message or "") for f in report.findings)
+
+
+def test_a_constant_no_patch_names_decides_nothing(tmp_path: Path) -> None:
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/linalg.py": CALLS,
+                     "pkg/methods.py": 'CHOLESKY_METHOD = "torch.cholesky"\n',
+                     "tests/test_linalg.py": 'from unittest.mock import patch\n\n'
+                                             'def test_counts():\n    patch(OTHER, new=None)\n'
+                                             '    setattr(obj, "CHOLESKY_METHOD", 1)\n'})
+    torch_upgrade.fix([tmp_path / "pkg"], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.linalg.cholesky(A)" in (tmp_path / "pkg" / "linalg.py").read_text()

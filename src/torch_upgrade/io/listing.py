@@ -29,6 +29,14 @@ PATCHED_IN = "the names patched by name in the Python files under "  # ... on wh
 # (``patch.object(torch, "cholesky"``, ``mocker.spy(torch, "qr"``)
 _PATCH = re.compile(rb"\b(?:patch|object|setattr|spy)\s*\(\s*(?:[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1"
                     rb"|([A-Za-z_][\w.]*)\s*,\s*[rbu]?([\"'])(\w+)\4)")
+# the target named by a constant (gpytorch: ``CHOLESKY_METHOD = "torch.cholesky"`` in one module,
+# ``patch(CHOLESKY_METHOD, new=...)`` in its tests): a patch whose first argument is a bare name (not followed
+# by a string: ``setattr(torch, "qr", f)`` is the module form), and a
+# string of a dotted name assigned to a bare name (at any indentation: gpytorch's is under ``try:``)
+_PATCH_BY_NAME = re.compile(rb"\b(?:patch|setattr)\s*\(\s*([A-Za-z_]\w*)\s*(?:\)|,(?!\s*[rbu]?[\"']))")
+_CONSTANT = re.compile(rb"^[ \t]*([A-Za-z_]\w*)\s*=\s*[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\2\s*(?:#.*)?$", re.M)
+BY_NAME = "("  # a ``patch_targets`` key: "(" + the name a patch's first argument is
+CONSTANT = "="  # a ``patch_targets`` key: the name + "=" + the dotted name assigned to it (its line: 0)
 
 
 def python_files(root: str) -> Optional[tuple[str, ...]]:
@@ -64,15 +72,43 @@ def patches_folder(dependency: str) -> Optional[str]:
 
 
 def patch_targets(raw: bytes) -> dict[str, int]:
-    """The dotted names a file's text replaces by name (``_PATCH``), each with the line of its first patch."""
+    """The dotted names a file's text replaces by name (``_PATCH``), each with the line of its first patch;
+    and, for targets named through a constant, its patches by a bare name (``BY_NAME`` + the name, at the
+    line of the first) and its dotted string constants (the name, ``CONSTANT``, the value; line 0, so that
+    moving one changes nothing): ``by_constant`` joins them across the project's files."""
     found: dict[str, int] = {}
+    if b"." in raw:
+        for match in _CONSTANT.finditer(raw):
+            found.setdefault((match.group(1) + CONSTANT.encode() + match.group(3)).decode("ascii", "replace"), 0)
     if b"patch" not in raw and b"setattr" not in raw and b"spy" not in raw:
         return found
     for match in _PATCH.finditer(raw):
         whole, module, name = match.group(2), match.group(3), match.group(5)
         target = (whole if whole is not None else module + b"." + name).decode("ascii", "replace")
         found.setdefault(target, raw.count(b"\n", 0, match.start()) + 1)
+    for match in _PATCH_BY_NAME.finditer(raw):
+        found.setdefault(BY_NAME + match.group(1).decode("ascii", "replace"), raw.count(b"\n", 0, match.start()) + 1)
     return found
+
+
+def by_constant(files: Iterable[tuple[str, dict[str, int]]]) -> dict[str, tuple[str, int]]:
+    """The dotted names that files (path, ``patch_targets`` of it) patch through a constant: each value of a
+    constant some file patches by its name (``patch(CHOLESKY_METHOD, ...)``), with the first such patch (path,
+    line). A name bound to several values (``try:`` one, ``except ImportError:`` another) is each of them."""
+    values: dict[str, list[str]] = {}
+    patches: dict[str, tuple[str, int]] = {}
+    for path, targets in files:
+        for key, line in targets.items():
+            if key.startswith(BY_NAME):
+                patches.setdefault(key[len(BY_NAME):], (path, line))
+            elif CONSTANT in key:
+                name, _, value = key.partition(CONSTANT)
+                values.setdefault(name, []).append(value)
+    out: dict[str, tuple[str, int]] = {}
+    for name, where in patches.items():
+        for value in values.get(name, ()):
+            out.setdefault(value, where)
+    return out
 
 
 def patches_now(root: str) -> Optional[str]:

@@ -133,6 +133,19 @@ def summarize(text: str, module: str, is_package: bool) -> Summary:
     return Summary(functions, exports)
 
 
+def _patched_names(files: list[tuple[str, dict[str, int]]]) -> dict[str, tuple[str, int]]:
+    """Each dotted name files (path, ``listing.patch_targets`` of it) patch -> (the first file patching it,
+    the line): by a string of the name, or through a constant (``listing.by_constant``)."""
+    where: dict[str, tuple[str, int]] = {}
+    for path, targets in files:
+        for target, line in targets.items():
+            if not target.startswith(listing.BY_NAME) and listing.CONSTANT not in target:
+                where.setdefault(target, (path, line))
+    for target, place in listing.by_constant(files).items():
+        where.setdefault(target, place)
+    return where
+
+
 def _listing_folders(path: Path) -> list[Path]:
     """The folders above ``path``, nearest first, whose ``listing.python_files`` holds it: up to the first
     hidden or skipped one (``.work``, ``venv``), which lists what is under it but is not listed from
@@ -261,7 +274,6 @@ class ProjectIndex:
         known = self._patch_maps.get(root)
         if known is not None and known[1] == listed and now - known[0] < _PATCH_MAP_SECONDS:
             return known[2]
-        where: dict[str, tuple[str, int]] = {}
         files: list[tuple[str, dict[str, int]]] = []
         result: Optional[tuple[dict[str, tuple[str, int]], str]] = None
         for path in listed:
@@ -269,10 +281,8 @@ class ProjectIndex:
             if got is None:
                 break
             files.append((path, got[1]))
-            for target, line in got[1].items():
-                where.setdefault(target, (path, line))
         else:
-            result = (where, listing.patch_digest(files))
+            result = (_patched_names(files), listing.patch_digest(files))
         self._patch_maps[root] = (now, listed, result)
         return result
 
@@ -423,6 +433,7 @@ class FileIndex:
         if found is not None:
             return f"{os.path.relpath(found[0], root)}:{found[1]}"
         listed_set = set(listed)
+        extras: list[tuple[str, dict[str, int]]] = []
         for path in dict.fromkeys(files + ((self.path,) if self.path else ())):
             if path in listed_set:
                 continue
@@ -431,9 +442,13 @@ class FileIndex:
                 return None
             if path != self.path:
                 self.used[path] = extra[0]
-            line = extra[1].get(qualname)
-            if line is not None:
-                return f"{os.path.relpath(path, root)}:{line}"
+            extras.append((path, extra[1]))
+        if extras:  # their own targets, and constants joined with the listed files' (either side may be here)
+            listed_files = [(path, self.project.patches(path)) for path in listed]
+            joined = _patched_names([(p, got[1]) for p, got in listed_files if got is not None] + extras)
+            found = joined.get(qualname)
+            if found is not None:
+                return f"{os.path.relpath(found[0], root)}:{found[1]}"
         return None
 
     def imported_only_in_compat(self, name: str) -> bool:
