@@ -122,3 +122,34 @@ def test_findings_inside_a_huge_table_keep_their_places() -> None:
     report = torch_upgrade.scan_source(text, from_version="1.6", to_version="2.13")
     assert sorted(f.line for f in report.findings) == [6_004, 6_006]
     assert not report.errors
+
+
+def _tokenizer_count(text: str) -> int:
+    import io
+    import tokenize
+
+    return sum(1 for _ in tokenize.generate_tokens(io.StringIO(text).readline))
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1\n" * 500,                                          # short lines: one NEWLINE each
+    "def f(a, b):\n    return a[b] + (a * -b)\n" * 200,        # punctuation, INDENT and DEDENT
+    '"""doc with many words, commas; and marks!"""\n' * 200,  # strings: one token each
+    "# a comment with many words, commas; and marks!\n" * 200,
+    "y = f'{a} and {b!r}' + r'\\d+' + b'\\x00'\n" * 200,
+])
+def test_the_token_estimate_never_lets_a_file_over_the_bound_through_whole(text: str) -> None:
+    """``parse_in_pieces`` skips the tokenizer where the estimate is under ``_SURELY_WHOLE`` of the
+    bound: the real count must then be under the bound, on code of every shape."""
+    assert _tokenizer_count(text) <= pieces.rough_tokens(text) / pieces._SURELY_WHOLE
+
+
+def test_the_token_estimate_holds_on_this_package_s_own_source() -> None:
+    root = torch_upgrade.__file__.rsplit("/", 1)[0]
+    from pathlib import Path
+
+    for path in Path(root).rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if len(text) < 2_000:  # the estimate is for big files: a few tokens (ENDMARKER) are not counted
+            continue
+        assert _tokenizer_count(text) <= pieces.rough_tokens(text) / pieces._SURELY_WHOLE, path
