@@ -8,6 +8,11 @@ fallbacks between parsers, metadata read at import), so the table says what each
 source it was checked against; ``syntax.decide`` evaluates a call of one of these qualified names
 (and of no other function of the same name) as that comparison.
 
+Some helpers compare two versions they are given (MONAI's ``version_leq(torch.__version__, "1.10")``: the
+evaluation supplies torch's), take the comparison as a function of the ``operator`` module
+(lightning_utilities' ``compare_version("torch", operator.ge, "2.1.0")``), or a requirement of torch
+(``RequirementCache("torch>=2.1")``, an object whose truth is the check); the table says which.
+
 The table also says what the version flags libraries export stand for (Lightning's and torchmetrics'
 ``_TORCH_GREATER_EQUAL_2_1``, imported by the projects built on them: each name as its module
 defines it, since a name alone can mislead, ``_TORCH_LOWER_EQUAL_1_4`` comparing with 1.5.0), and dates
@@ -23,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.core import toml as tomllib
@@ -32,9 +39,15 @@ OPERATORS: dict[str, Any] = {
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
 }
-_FLAG_KEYS = {"also", "references", "note", "values"}
+# the functions of the operator module a helper may take for its comparison (compare_version's op)
+OPERATOR_FUNCTIONS = {f"operator.{name}": symbol for name, symbol in
+                      (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!="))}
+_FLAG_KEYS = {"also", "references", "note", "values", "base"}
 _COMPARISON = re.compile(r"^\s*(<=|>=|==|!=|<|>)\s*(\S+)\s*$")
-_HELPER_KEYS = {"also", "params", "defaults", "unset", "require", "operator", "version", "reference", "note"}
+_HELPER_KEYS = {"also", "params", "defaults", "unset", "require", "operator", "version", "reference", "note",
+                "functions", "subject", "fallback", "requirement", "returns"}
+_FALLBACKS = {"leading-digits"}
+_RETURNS = {"bool", "truth"}
 _PARAMETER_KEYS = {"added", "reference", "note"}
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _QUALNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -42,6 +55,13 @@ _QUALNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
 class VersionHelpersError(ValueError):
     """The table is malformed; the message names the entry."""
+
+
+@dataclass(frozen=True)
+class OperatorFunction:
+    """A function of the ``operator`` module passed as a helper's comparison (``operator.ge``: ``">="``)."""
+
+    symbol: str
 
 
 @dataclass(frozen=True)
@@ -57,11 +77,16 @@ class Helper:
     unset: frozenset[str] = frozenset()
     require: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
+    functions: frozenset[str] = frozenset()
+    subject: str = ""
+    fallback: str = ""
+    requirement: str = ""
+    returns: str = "bool"
 
     def compare(self, torch: Version, positional: list[Any], keywords: Mapping[str, Any]) -> Optional[bool]:
         """What a call with these argument values gives on ``torch``; None where the call is not a torch
         version check the table describes (an argument it cannot bind, one that compares something else,
-        a version or operator that is not one)."""
+        a version or operator that is not one), or where the forms the helper may compute in disagree."""
         if len(positional) > len(self.params):
             return None
         bound = dict(zip(self.params, positional))
@@ -74,14 +99,67 @@ class Helper:
         if any(bound.get(name) != value for name, value in self.require.items()):
             return None
         values = {**self.defaults, **bound}
+        for name, value in values.items():  # operator.ge where the helper takes one, and only there
+            if (name in self.functions) != isinstance(value, OperatorFunction):
+                return None
+            if name in self.functions:
+                values[name] = value.symbol
+        if self.requirement:
+            text = _fill(self.requirement, values)
+            return None if text is None else requirement_holds(text, torch)
         operator = _fill(self.operator, values)
         other = _fill(self.version, values)
-        if operator not in OPERATORS or other is None:
+        mine = _fill(self.subject, values) if self.subject else str(torch)
+        if operator not in OPERATORS or other is None or mine is None:
             return None
         try:
-            return bool(OPERATORS[operator](torch, Version(other)))
+            result = bool(OPERATORS[operator](Version(mine), Version(other)))
         except InvalidVersion:
             return None
+        if self.fallback == "leading-digits" and leading_digits(operator, mine, other) != result:
+            return None  # where packaging is not installed the helper answers otherwise
+        return result
+
+
+def requirement_holds(text: str, torch: Version) -> Optional[bool]:
+    """Whether torch's version meets a requirement of torch (``"torch>=2.1"``), as packaging's specifiers say
+    with pre-releases allowed (lightning_utilities' ``RequirementCache``); None for a requirement of another
+    distribution, or one with extras, a marker or a URL (not only a version check), or not one at all."""
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return None
+    if canonicalize_name(requirement.name) != "torch" or requirement.extras or requirement.marker \
+            or requirement.url:
+        return None
+    return requirement.specifier.contains(torch, prereleases=True)
+
+
+def names_torch(text: str) -> bool:
+    """Whether a requirement's text is a version requirement of torch alone (see ``requirement_holds``)."""
+    return requirement_holds(text, Version("0")) is not None
+
+
+def leading_digits(operator: str, left: str, right: str) -> Optional[bool]:
+    """MONAI's ``version_leq``/``version_geq`` without packaging: the local labels dropped, the dot-separated
+    parts compared pairwise (a part's leading digits as a number, else its text) up to the shorter's end, the
+    first that differ deciding (strictly), equal parts giving True; None for another operator."""
+    if operator not in ("<=", ">="):
+        return None
+
+    def parts(text: str) -> list[Any]:
+        out: list[Any] = []
+        for part in text.split("+", 1)[0].split("."):
+            digits = re.match(r"(\d+)", part.strip())
+            out.append(int(digits.group(1)) if digits else part.strip())
+        return out
+
+    for mine, theirs in zip(parts(left), parts(right)):
+        if mine != theirs:
+            if not (isinstance(mine, int) and isinstance(theirs, int)):
+                mine, theirs = str(mine), str(theirs)
+            return bool(mine < theirs) if operator == "<=" else bool(mine > theirs)
+    return True
 
 
 @dataclass(frozen=True)
@@ -106,9 +184,11 @@ class Flag:
     name: str
     comparisons: tuple[tuple[str, Version], ...]
     references: tuple[str, ...]
+    base: bool = False  # compared on torch's base version (transformers': 2.1.0a0 counts as 2.1.0)
 
     def value(self, torch: Version) -> bool:
-        return all(OPERATORS[operator](torch, version) for operator, version in self.comparisons)
+        mine = Version(torch.base_version) if self.base else torch
+        return all(OPERATORS[operator](mine, version) for operator, version in self.comparisons)
 
 
 @dataclass(frozen=True)
@@ -154,25 +234,45 @@ def _helper(name: str, raw: Any) -> Helper:
     if unknown:
         raise _fail(entry, f"unknown key(s): {', '.join(sorted(unknown))}")
     params = _strings(raw.get("params", []), entry, "params")
-    for key in ("operator", "version", "reference"):
+    requirement = raw.get("requirement", "")
+    if not isinstance(requirement, str) or requirement and not _FIELD.fullmatch(requirement):
+        raise _fail(entry, "'requirement' must be the {param} holding a requirement of torch")
+    for key in ("reference",) if requirement else ("operator", "version", "reference"):
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise _fail(entry, f"missing or empty '{key}'")
-    operator, version = raw["operator"], raw["version"]
-    named = set(_FIELD.findall(operator)) | set(_FIELD.findall(version))
+    if requirement and ("operator" in raw or "version" in raw or "subject" in raw):
+        raise _fail(entry, "a 'requirement' says the comparison: no 'operator', 'version' or 'subject'")
+    operator, version = str(raw.get("operator", "")), str(raw.get("version", ""))
+    subject = raw.get("subject", "")
+    if not isinstance(subject, str) or subject and not _FIELD.fullmatch(subject):
+        raise _fail(entry, "'subject' must be the {param} holding the version compared")
+    named = set(_FIELD.findall(operator)) | set(_FIELD.findall(version)) | set(_FIELD.findall(subject)) \
+        | set(_FIELD.findall(requirement))
     if named - set(params):
-        raise _fail(entry, f"'operator'/'version' name parameters it does not have: {sorted(named - set(params))}")
-    if not _FIELD.fullmatch(operator) and operator not in OPERATORS:
+        raise _fail(entry, f"'operator'/'version'/'subject'/'requirement' name parameters it does not have: "
+                           f"{sorted(named - set(params))}")
+    if not requirement and not _FIELD.fullmatch(operator) and operator not in OPERATORS:
         raise _fail(entry, f"'operator' must be one of {', '.join(OPERATORS)} or a {{param}}, not {operator!r}")
     defaults = raw.get("defaults", {})
     require = raw.get("require", {})
     unset = frozenset(_strings(raw.get("unset", []), entry, "unset"))
+    functions = frozenset(_strings(raw.get("functions", []), entry, "functions"))
     for key, table in (("defaults", defaults), ("require", require)):
         if not isinstance(table, dict) or set(table) - set(params):
             raise _fail(entry, f"'{key}' must be a table of its parameters")
-    if unset - set(params):
-        raise _fail(entry, f"'unset' names parameters it does not have: {sorted(unset - set(params))}")
+    for key, names in (("unset", unset), ("functions", functions)):
+        if names - set(params):
+            raise _fail(entry, f"'{key}' names parameters it does not have: {sorted(names - set(params))}")
+    fallback = raw.get("fallback", "")
+    if fallback and (fallback not in _FALLBACKS or operator not in ("<=", ">=")):
+        raise _fail(entry, f"'fallback' must be one of {', '.join(sorted(_FALLBACKS))}, with '<=' or '>='")
+    returns = raw.get("returns", "bool")
+    if returns not in _RETURNS:
+        raise _fail(entry, f"'returns' must be one of {', '.join(sorted(_RETURNS))}")
     return Helper(name=name, params=params, operator=operator, version=version, reference=raw["reference"].strip(),
-                  defaults=dict(defaults), unset=unset, require=dict(require), note=str(raw.get("note", "")).strip())
+                  defaults=dict(defaults), unset=unset, require=dict(require), note=str(raw.get("note", "")).strip(),
+                  functions=functions, subject=subject, fallback=str(fallback), requirement=requirement,
+                  returns=str(returns))
 
 
 def _parameter(callable_: str, name: str, raw: Any) -> Parameter:
@@ -195,6 +295,9 @@ def _flags(module: str, raw: Any) -> dict[str, Flag]:
     references = _strings(raw.get("references", []), entry, "references")
     if not references:
         raise _fail(entry, "missing 'references' (the module's source at the tags that define these names)")
+    base = raw.get("base", False)
+    if not isinstance(base, bool):
+        raise _fail(entry, "'base' must be true or false")
     values = raw.get("values")
     if not isinstance(values, dict) or not values:
         raise _fail(entry, "'values' must be a table of NAME = \">= 2.1.0\" (comparisons joined by commas)")
@@ -210,7 +313,7 @@ def _flags(module: str, raw: Any) -> dict[str, Flag]:
             if match is None or version is None:
                 raise _fail(f"{entry}.values.{name}", f"not a comparison such as \">= 2.1.0\": {text!r}")
             comparisons.append((match.group(1), version))
-        flag = Flag(name=name, comparisons=tuple(comparisons), references=references)
+        flag = Flag(name=name, comparisons=tuple(comparisons), references=references, base=base)
         for path in (module, *_strings(raw.get("also", []), entry, "also")):
             out[f"{path}.{name}"] = flag
     return out

@@ -44,7 +44,7 @@ import libcst as cst
 from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory
-from torch_upgrade.catalog.version_helpers import Helper, load_version_helpers
+from torch_upgrade.catalog.version_helpers import OPERATOR_FUNCTIONS, Helper, OperatorFunction, load_version_helpers
 from torch_upgrade.core.versions import RELEASES
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Scope
@@ -299,7 +299,15 @@ class _Parameters:
     name: str
 
 
-_OPAQUE = (_Present, _Helper, _Signature, _Parameters)  # objects whose truth and comparisons are not known
+@dataclass(frozen=True)
+class _Truth:
+    """What a helper returning an object whose truth is the check gives (``RequirementCache("torch>=2.1")``):
+    that truth, and nothing else (its comparisons and its text are not known)."""
+
+    value: bool
+
+
+_OPAQUE = (_Present, _Helper, _Signature, _Parameters, OperatorFunction)  # their truth and comparisons: unknown
 
 
 class _Return(Exception):
@@ -606,6 +614,8 @@ def _inert(expr: cst.BaseExpression, names: Names, scope: Scope) -> bool:
 def _truth(value: Any) -> Any:
     if isinstance(value, (LooseVersion, Version, _Probed)):
         return True
+    if isinstance(value, _Truth):
+        return value.value
     if isinstance(value, (*_OPAQUE, _Function, _Builtin)):
         return UNKNOWN
     try:
@@ -667,8 +677,8 @@ class _Evaluation:
             elif isinstance(part, cst.FormattedStringExpression) and part.format_spec is None \
                     and part.conversion is None:
                 value = self.eval(part.expression, names, scope, env, depth)
-                if value is UNKNOWN:
-                    return UNKNOWN
+                if value is UNKNOWN or isinstance(value, (*_OPAQUE, _Truth, _Probed)):
+                    return UNKNOWN  # the text of an object known only by its name or truth
                 out.append(str(value))
             else:
                 return UNKNOWN
@@ -754,6 +764,9 @@ class _Evaluation:
         flag = table.flags.get(qualname)
         if flag is not None:  # lightning.fabric.utilities.imports._TORCH_GREATER_EQUAL_2_1
             return flag.value(Version(self.sample))
+        symbol = OPERATOR_FUNCTIONS.get(qualname)
+        if symbol is not None:  # operator.ge, passed to compare_version (a helper taking one)
+            return OperatorFunction(symbol)
         if qualname in _SIGNATURE:
             return _Builtin(qualname)
         if qualname in _PARSERS or qualname in _LOOSE or qualname in _STRICT or qualname in _METADATA \
@@ -927,7 +940,9 @@ class _Evaluation:
         func = self.eval(node.func, names, scope, env, depth)
         if isinstance(func, _Helper):  # pytorch_after(1, 13): the comparison the table says it makes
             truth = func.helper.compare(Version(self.sample), positional, keywords)
-            return UNKNOWN if truth is None else truth
+            if truth is None:
+                return UNKNOWN
+            return _Truth(truth) if func.helper.returns == "truth" else truth
         if isinstance(func, _Builtin) and func.qualname in _SIGNATURE:
             subject = positional[0] if len(positional) == 1 and not keywords else None
             return _Signature(subject.name) if isinstance(subject, (_Present, _Probed)) else UNKNOWN
@@ -1092,6 +1107,8 @@ def _call_builtin(name: str, positional: list[Any], keywords: dict[str, Any]) ->
         return int(positional[0])
     if name == "float" and len(positional) == 1 and isinstance(positional[0], (str, int, float)):
         return float(positional[0])
+    if any(isinstance(v, (*_OPAQUE, _Truth, _Probed)) for v in positional):
+        return _truth(positional[0]) if name == "bool" and len(positional) == 1 else UNKNOWN
     if name == "str" and len(positional) == 1:
         return str(positional[0])
     if name in ("tuple", "list") and len(positional) == 1 and isinstance(positional[0], (str, tuple, list)):
@@ -1106,7 +1123,10 @@ def _call_builtin(name: str, positional: list[Any], keywords: dict[str, Any]) ->
         if name == "bool":
             return _truth(value)
         if isinstance(value, (tuple, list)):
-            return all(value) if name == "all" else any(value)
+            truths = [_truth(v) for v in value]
+            if UNKNOWN in truths:
+                return UNKNOWN
+            return all(truths) if name == "all" else any(truths)
     return UNKNOWN
 
 
@@ -1133,7 +1153,7 @@ def _compare(operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
     object) and where Python would raise."""
     if isinstance(operator, (cst.Is, cst.IsNot)) and (isinstance(left, _Probed) or isinstance(right, _Probed)):
         return isinstance(operator, cst.IsNot)  # getattr(..., None) of a name that is there: not None
-    if any(isinstance(v, (*_OPAQUE, _Probed, _Function, _Builtin)) for v in (left, right)):
+    if any(isinstance(v, (*_OPAQUE, _Probed, _Function, _Builtin, _Truth)) for v in (left, right)):
         return UNKNOWN
     if isinstance(left, _Digits) or isinstance(right, _Digits):
         order = _ORDER.get(type(operator))

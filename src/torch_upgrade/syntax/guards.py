@@ -16,8 +16,10 @@ by what they ask (``GuardModel.level``), from most to least:
   compares, ``importlib.metadata.version("torch")``); the same of a library that moves
   with torch (``torchvision.__version__``: ``core.versions.LIBRARIES``); a call of a
   version helper a library exports (``catalog.version_helpers``: ``monai.utils.pytorch_after(2,
-  1)``, ``accelerate.utils.is_torch_version(">=", "1.12")``; not one passing what such a check
-  never passes, ``compare_versions("numpy", ...)``).
+  1)``, ``accelerate.utils.is_torch_version(">=", "1.12")``, ``lightning_utilities``'
+  ``compare_version("torch", operator.ge, "2.1")`` and ``RequirementCache("torch>=2.1")``, MONAI's
+  ``version_leq(torch.__version__, "1.10")``; not one passing what such a check never passes,
+  ``compare_versions("numpy", ...)``, ``RequirementCache("numpy")``).
 - ``FEATURE``: another question about torch: a probe of torch or something in it
   (``hasattr(torch, "linalg")``, ``getattr(F, "scaled_dot_product_attention",
   None) is not None``, ``"weights_only" in inspect.signature(torch.load).parameters``);
@@ -61,7 +63,7 @@ from typing import Optional, Protocol, Sequence, Union, cast
 
 import libcst as cst
 
-from torch_upgrade.catalog.version_helpers import Helper, load_version_helpers
+from torch_upgrade.catalog.version_helpers import Helper, load_version_helpers, names_torch
 from torch_upgrade.core.versions import LIBRARIES, TORCH
 from torch_upgrade.syntax.nodes import children, dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Guard, Scope
@@ -438,12 +440,18 @@ class GuardModel:
         if qualified in _SIGNATURES and len(args) == 1 and self._of_torch(args[0], scope):
             return FEATURE  # inspect.signature(torch.load).parameters: which torch this is
         helper = load_version_helpers().helpers.get(qualified) if qualified is not None else None
-        if helper is not None:  # a library's torch version helper (monai.utils.pytorch_after), not a same-named one
-            return VERSION if _may_check_torch(helper, call) else NONE
+        if helper is not None and helper.subject:  # version_leq(lhs, rhs): a torch check where given torch's version
+            if self._most(args, scope) == VERSION:
+                return VERSION
+            helper = None  # of something else: judged as any function named so, as before
+        if helper is not None and _may_check_torch(helper, call):
+            return VERSION  # a library's torch version helper (monai.utils.pytorch_after), not a same-named one
         if func is not None and any(isinstance(a, cst.SimpleString) and a.evaluated_value in _PACKAGES for a in args):
             last = func.rsplit(".", 1)[-1]
             if last in _DISTRIBUTION_LOOKUPS or _VERSION_WORDS.search(last):
                 return VERSION  # importlib.metadata.version("torch"), _compare_version("torchvision", ...)
+        if helper is not None:
+            return NONE  # compare_versions("numpy", ">=", "1.20"), RequirementCache("numpy>=1.20")
         # what the function says (is_torch_version(">=", "1.11"), torch.__version__.split), and
         # torch's version passed through (packaging.version.parse(torch.__version__), int(...));
         # an argument that is only a flag says nothing of the result (f(x, TORCH_GE_2))
@@ -549,7 +557,8 @@ def _may_check_torch(helper: Helper, call: cst.Call) -> bool:
     """Whether a call of a library's version helper can be the torch version check the table describes:
     not when it passes a parameter such a check never passes (``pytorch_after(2, 1,
     current_ver_string=v)`` compares ``v``), nor a literal other than the one required
-    (``compare_versions("numpy", ">=", "1.20")``)."""
+    (``compare_versions("numpy", ">=", "1.20")``), nor a requirement other than one of torch written out
+    (``RequirementCache("numpy>=1.20")``; ``RequirementCache(name)`` says nothing)."""
     for position, arg in enumerate(call.args):
         if arg.star:
             return True  # not known: a guard by its name, as before
@@ -562,6 +571,10 @@ def _may_check_torch(helper: Helper, call: cst.Call) -> bool:
         required = helper.require.get(name)
         if required is not None and isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value != required:
             return False
+        if helper.requirement == f"{{{name}}}" and not (isinstance(arg.value, cst.SimpleString) and
+                                                      isinstance(arg.value.evaluated_value, str) and
+                                                      names_torch(arg.value.evaluated_value)):
+            return False  # RequirementCache("torch>=2.1"): a requirement of torch alone, written out
     return True
 
 
