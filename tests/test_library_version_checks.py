@@ -90,6 +90,20 @@ LIGHTNING_UTILITIES = {
         ''',
 }
 
+PYTORCH_LIGHTNING = {
+    "pytorch_lightning/__init__.py": "",
+    "pytorch_lightning/utilities/__init__.py": "",
+    "pytorch_lightning/utilities/imports.py": '''
+        import importlib
+
+        from packaging.version import Version
+
+
+        def _compare_version(package, op, version):
+            pkg = importlib.import_module(package)
+            return op(Version(pkg.__version__), Version(version))
+        ''',
+}
 
 # name -> (floor, files, the entry file, its text once the floor removed the check)
 FORMS: dict[str, Case] = {
@@ -236,6 +250,23 @@ FORMS: dict[str, Case] = {
         def eigh(x):
             return torch.linalg.eigh(x)
         '''),
+    # Lightning 1.x's own, imported by loggers and callbacks built on it; keywords
+    "pytorch_lightning's _compare_version, keywords": ("2.0", {**PYTORCH_LIGHTNING, "app/ops.py": f'''
+        import operator
+
+        import torch
+        from pytorch_lightning.utilities.imports import _compare_version
+
+        if _compare_version("torch", op=operator.lt, version="1.9.0"):
+            def eigh(x):
+                return {OLD}
+        else:
+            eigh = torch.linalg.eigh
+        '''}, "app/ops.py", '''
+        import torch
+
+        eigh = torch.linalg.eigh
+        '''),
     # torchmetrics' imports.py shape: the RequirementCache kept in a module constant, tested by its truth
     "RequirementCache of torch in a module flag": ("2.0", {**LIGHTNING_UTILITIES, "app/ops.py": f'''
         import torch
@@ -318,7 +349,7 @@ def test_the_fixed_programs_run_on_torch(tmp_path):
             w, v = importlib.import_module(module).eigh(x)
             assert torch.allclose(w, torch.linalg.eigvalsh(x))
             for name in [m for m in sys.modules if m.split(".")[0] in
-                         ("app", "monai", "transformers", "lightning_utilities")]:
+                         ("app", "monai", "transformers", "lightning_utilities", "pytorch_lightning")]:
                 del sys.modules[name]
             sys.path.pop(0)
     """)
