@@ -20,7 +20,7 @@ import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Iterable, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from packaging.version import Version
 
@@ -40,8 +40,9 @@ from torch_upgrade.io import pins
 from torch_upgrade.io.discovery import discover
 from torch_upgrade.report import merge as merging
 from torch_upgrade.report.summary import baseline_note
-from torch_upgrade.verify import runtime, session
-from torch_upgrade.verify.command import Command, CommandError
+
+if TYPE_CHECKING:  # --verify's modules are imported by run_verify: a scan does not need them
+    from torch_upgrade.verify import session
 
 VERIFY_TIMEOUT = 30 * 60.0  # seconds for one run of the --verify command
 
@@ -252,6 +253,9 @@ def run_verify(paths: Sequence[PathLike], resolved: Resolved, command: str, time
     ``verify.session``), what it took back reported as needing a person, and what torch said at run
     time merged into the findings (``runtime``). CMD's output goes to ``stream`` (default stderr).
     Raises UsageError for a command that cannot be parsed or run."""
+    from torch_upgrade.verify import runtime, session
+    from torch_upgrade.verify.command import Command, CommandError
+
     try:
         command_line = Command.parse(command)
     except CommandError as exc:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Optional, Sequence
 
 import click
-from rich.console import Console
 
 from torch_upgrade import api
 from torch_upgrade import report as reporters
@@ -27,9 +27,20 @@ from torch_upgrade.report import FORMATS, NEEDS_FIX_EDITS
 from torch_upgrade.report import diff as diff_report
 from torch_upgrade.report import progress as progress_bar
 from torch_upgrade.report import summary
-from torch_upgrade.verify import session
 
-_STDERR = Console(stderr=True, highlight=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from torch_upgrade.verify import session
+
+
+@functools.lru_cache(maxsize=1)
+def _stderr() -> Console:
+    """rich's console on stderr (--verify's progress), made on first use: importing rich costs a
+    scan whose report is JSON or empty a few hundredths of a second for nothing."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
 
 
 def _color(output: Optional[Path]) -> bool:
@@ -259,33 +270,39 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     sys.exit(0 if exit_zero or not failing else 1)
 
 
-class _VerifyEvents(session.Events):
-    """--verify's progress on stderr: each run of the command, with how many may follow."""
+def _verify_events(say: "_Say") -> "session.Events":
+    """--verify's progress on stderr (the class is made here: only a run with --verify imports ``verify``)."""
+    from torch_upgrade.verify import session
 
-    def __init__(self, say: "_Say") -> None:
-        self.say = say
-        self.count = 0
+    class Events(session.Events):
+        """--verify's progress on stderr: each run of the command, with how many may follow."""
 
-    def start(self, label: str, runs_left: int) -> None:
-        self.count += 1
-        left = f"; at most {runs_left} more" if runs_left else ""
-        self.say.progress(f"verify: run {self.count} ({label}{left})")
+        def __init__(self, say: "_Say") -> None:
+            self.say = say
+            self.count = 0
 
-    def finish(self, label: str, outcome: Any, broke: dict[str, str]) -> None:
-        took = f"{outcome.seconds:.0f} s"
-        if outcome.timed_out:
-            self.say.progress(f"verify: run {self.count} ran past --verify-timeout")
-        elif broke:
-            self.say.progress(f"verify: run {self.count} ({took}): {len(broke)} test{'s' if len(broke) != 1 else ''} "
-                              "that passed before fail")
-        else:
-            self.say.progress(f"verify: run {self.count} ({took}): "
-                              + (f"{len(outcome.passed())} tests pass" if outcome.tests else f"exit status {outcome.status}"))
+        def start(self, label: str, runs_left: int) -> None:
+            self.count += 1
+            left = f"; at most {runs_left} more" if runs_left else ""
+            self.say.progress(f"verify: run {self.count} ({label}{left})")
+
+        def finish(self, label: str, outcome: Any, broke: dict[str, str]) -> None:
+            took = f"{outcome.seconds:.0f} s"
+            if outcome.timed_out:
+                self.say.progress(f"verify: run {self.count} ran past --verify-timeout")
+            elif broke:
+                self.say.progress(f"verify: run {self.count} ({took}): {len(broke)} test{'s' if len(broke) != 1 else ''} "
+                                  "that passed before fail")
+            else:
+                self.say.progress(f"verify: run {self.count} ({took}): "
+                                  + (f"{len(outcome.passed())} tests pass" if outcome.tests else f"exit status {outcome.status}"))
+
+    return Events(say)
 
 
 def _verify(targets: Sequence[Path], resolved: api.Resolved, command: str, timeout: float, say: "_Say") -> ScanResult:
     """--fix --verify CMD: the fixes applied and judged by CMD; what happened, on stderr."""
-    result, verification = api.run_verify(targets, resolved, command, timeout, sys.stderr, _VerifyEvents(say))
+    result, verification = api.run_verify(targets, resolved, command, timeout, sys.stderr, _verify_events(say))
     if verification.command.dropped:
         say.note(f"--verify: left out {', '.join(verification.command.dropped)} (it stops at the first failure, "
                  "which would hide the tests a fix breaks)")
@@ -330,7 +347,7 @@ class _Say:
 
     def progress(self, text: str) -> None:
         if not self.quiet:
-            _STDERR.print(f"[bold]torch-upgrade:[/] {text}", highlight=False)
+            _stderr().print(f"[bold]torch-upgrade:[/] {text}", highlight=False)
 
 
 def _scan_stdin(resolved: api.Resolved, name: Optional[str], fmt: str, output: Optional[Path], fail_on: str,

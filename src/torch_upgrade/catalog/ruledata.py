@@ -375,25 +375,29 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         catalog=_catalog(raw, file, entry), detect=detect,
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
-        same_object=same_object, runtime=_patterns(raw.get("runtime", []), file, entry), library=library,
+        same_object=same_object, runtime=_str_tuple(raw.get("runtime", []), file, entry, "runtime"), library=library,
         needs_floor=needs_floor, **versions,
     )
 
 
-def _patterns(value: object, file: str, entry: str) -> tuple[str, ...]:
-    """A rule's ``runtime`` texts: regular expressions that must compile."""
-    patterns = _str_tuple(value, file, entry, "runtime")
-    for pattern in patterns:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise _fail(file, entry, f"'runtime' has an invalid regular expression {pattern!r}: {exc}") from None
-    return patterns
+def check_runtime(rules: Iterable[Rule]) -> None:
+    """Raise :class:`RuleDataError` for a rule whose ``runtime`` texts are not all valid regular
+    expressions. Compiling them costs more than the rest of a rule's checks (a fifth of a second
+    for the shipped catalog), and only ``--verify`` uses them: the shipped rules are checked by the
+    test suite (tests/test_ruledata.py) instead of at every start; any other rule file when loaded."""
+    for rule in rules:
+        for pattern in rule.runtime:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise _fail(rule.file, f"rule {rule.id}",
+                            f"'runtime' has an invalid regular expression {pattern!r}: {exc}") from None
 
 
-def load_file(path: Path) -> list[Rule]:
+def load_file(path: Path, *, check_patterns: bool = True) -> list[Rule]:
     """One release's rules: ``rules/<release>.toml`` (torch's), or ``rules/<library>/<release>.toml``
-    (a library's, in its numbering; the file names itself ``<library>/<release>.toml`` in messages)."""
+    (a library's, in its numbering; the file names itself ``<library>/<release>.toml`` in messages).
+    ``check_patterns``: check the ``runtime`` regular expressions too (:func:`check_runtime`)."""
     library = path.parent.name if path.parent.name in LIBRARIES else TORCH
     file = path.name if library == TORCH else f"{library}/{path.name}"
     try:
@@ -414,7 +418,10 @@ def load_file(path: Path) -> list[Rule]:
     note = data.get("release_note", "")
     if not isinstance(note, str):
         raise RuleDataError(f"{file}: 'release_note' must be a string")
-    return [_rule(raw, release, file, i, note, library) for i, raw in enumerate(rules)]
+    out = [_rule(raw, release, file, i, note, library) for i, raw in enumerate(rules)]
+    if check_patterns:
+        check_runtime(out)
+    return out
 
 
 def rules_dir() -> Path:
@@ -443,13 +450,15 @@ def rule_files(directory: Path) -> list[Path]:
     return files
 
 
-def load_dir(directory: Path) -> RuleSet:
+def load_dir(directory: Path, *, check_patterns: bool = True) -> RuleSet:
+    """Every rule file of ``directory`` (see :func:`rule_files`), checked as a whole: ids and names
+    unique, ``yields_to`` naming other rules; ``check_patterns`` as for :func:`load_file`."""
     rules: list[Rule] = []
     files = rule_files(directory)
     if not files:
         raise RuleDataError(f"{directory}: no rule files found")
     for path in files:
-        rules.extend(load_file(path))
+        rules.extend(load_file(path, check_patterns=check_patterns))
     seen: dict[str, str] = {}
     for rule in rules:
         for key in (rule.id, rule.name):
@@ -469,7 +478,8 @@ Memo = Callable[[str, Sequence[Any], Callable[[], RuleSet]], RuleSet]
 def load_rules(memo: Optional[Memo] = None) -> RuleSet:
     """The shipped rules. Parsing the TOML takes longer than a warm re-scan, so a caller
     may pass ``memo`` (the user cache's, ``io.cache.memo``) to keep the parsed set, keyed
-    by the files' names and bytes; within one process they are parsed once."""
+    by the files' names and bytes; within one process they are parsed once. Their ``runtime``
+    patterns are not compiled here (:func:`check_runtime`: the tests check the shipped ones)."""
     directory = rules_dir()
     if memo is None:
         return _load_dir_once(directory)
@@ -482,4 +492,5 @@ def load_rules(memo: Optional[Memo] = None) -> RuleSet:
 
 @lru_cache(maxsize=2)
 def _load_dir_once(directory: Path) -> RuleSet:
-    return load_dir(directory)
+    # the shipped catalog: its ``runtime`` patterns are checked by the tests, not at each start
+    return load_dir(directory, check_patterns=False)

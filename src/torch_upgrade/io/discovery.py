@@ -7,11 +7,12 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
-
-import pathspec
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from torch_upgrade.core.settings import DEFAULT_EXCLUDES
+
+if TYPE_CHECKING:  # imported where an ignore file is read: a scan of named files outside git needs none
+    import pathspec
 
 SUFFIXES = (".py", ".ipynb")
 
@@ -151,6 +152,8 @@ def _patterns(file: Path) -> Optional[pathspec.GitIgnoreSpec]:
         lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    import pathspec  # about 40 ms (it imports asyncio): paid only where an ignore file is read
+
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
     except ValueError:
@@ -159,6 +162,8 @@ def _patterns(file: Path) -> Optional[pathspec.GitIgnoreSpec]:
 
 
 def _valid(line: str) -> bool:
+    import pathspec
+
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
     except ValueError:

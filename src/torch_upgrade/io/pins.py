@@ -13,15 +13,17 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.catalog.pairing import load_pairing
 from torch_upgrade.core import toml as tomllib
 from torch_upgrade.core.versions import LIBRARIES, RELEASES, TORCH, short
+
+if TYPE_CHECKING:  # packaging's requirement parser (a few hundredths of a second to import): where one is read
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
 
 # package -> the names a project file may give it (PyPI's and conda's)
 NAMES: dict[str, tuple[str, ...]] = {TORCH: ("torch", "pytorch"), **{lib: (lib,) for lib in LIBRARIES}}
@@ -129,6 +131,8 @@ def _requirement(text: str, package: str = TORCH) -> Optional[Requirement]:
     text = text.split(" #", 1)[0].strip()
     if not text or text.startswith(("#", "-", "git+", "http:", "https:", "file:")):
         return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
@@ -387,6 +391,8 @@ def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
     where, low, label, _, origin = max(found, key=lambda item: item[1])
     if len({short(item[1]) for item in found}) > 1:
         problems.append(f"project files disagree on {package}: " + "; ".join(item[2] for item in found))
+    from packaging.specifiers import SpecifierSet
+
     combined = SpecifierSet(",".join(str(item[3]) for item in found))
     if len(found) > 1 and lowest(combined, package) is None:
         problems.append(f"{package} pins contradict each other (no version satisfies all of them): "

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
-from rich.text import Text
-from rich.theme import Theme
-
-THEME = Theme({
+# rich is imported only to colour (the command line imports this module on every start)
+STYLES = {
     "diff.header": "bold",
     "diff.hunk": "cyan",
     "diff.removed": "red",
     "diff.added": "green",
     "diff.note": "dim",
-})
+}
 
 
 def _style(line: str) -> str:
@@ -35,8 +32,12 @@ def render(diff: str, *, color: bool = False) -> str:
     """The diff text unchanged, or with each line coloured when ``color``."""
     if not color or not diff:
         return diff
+    from rich.console import Console
+    from rich.text import Text
+    from rich.theme import Theme
+
     buffer = io.StringIO()
-    console = Console(file=buffer, theme=THEME, force_terminal=True, color_system="standard",
+    console = Console(file=buffer, theme=Theme(STYLES), force_terminal=True, color_system="standard",
                       highlight=False, soft_wrap=True, width=10**6)
     for line in diff.splitlines(keepends=True):
         body = line.rstrip("\r\n")
