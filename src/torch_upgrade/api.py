@@ -32,16 +32,15 @@ from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window as _Window
 from torch_upgrade.core.versions import NEWEST, parse_version, short
-from torch_upgrade.engine import floor
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
 from torch_upgrade.io import pins
 from torch_upgrade.io.discovery import discover
-from torch_upgrade.report import merge as merging
 from torch_upgrade.report.summary import baseline_note
 
-if TYPE_CHECKING:  # --verify's modules are imported by run_verify: a scan does not need them
+if TYPE_CHECKING:  # imported where used: a scan needs neither --verify's modules nor upgrade's floors
+    from torch_upgrade.engine import floor
     from torch_upgrade.verify import session
 
 VERIFY_TIMEOUT = 30 * 60.0  # seconds for one run of the --verify command
@@ -297,6 +296,8 @@ def merge_reports(reports: Sequence[PathLike]) -> tuple[ScanResult, list[str], O
     result one scan would have given (with the project-level advice, from every part's facts), the
     run's notes, and what the JSON report says of a baseline. Raises UsageError for reports that are
     not every part of one run."""
+    from torch_upgrade.report import merge as merging
+
     rules = engine.shipped_rules()
     try:
         merged = merging.merge(merging.read([Path(r) for r in reports]), rules)
@@ -397,6 +398,8 @@ def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, di
                  fix_edits: bool = True, **options: object) -> Upgrade:
     """Resolves ``upgrade --to X``; raises UsageError for an X below a project's floor (naming both)
     and for anything ``resolve`` refuses. ``options``: ``resolve``'s (select, exclude, config...)."""
+    from torch_upgrade.engine import floor
+
     try:
         target = parse_version(to)
     except ValueError as exc:
@@ -427,6 +430,8 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
     that move with torch to the releases the pairing table pairs with that (``torchvision>=0.10`` to
     ``>=0.15`` with torch 2.0; a pin at or above it is left alone); one change per file. Notes for the
     report: each pin raised, a project without a torch pin, a pin that cannot be raised."""
+    from torch_upgrade.engine import floor
+
     target = parse_version(plan.target)
     applied: dict[Path, list[Version]] = {}
     for file in result.files:
