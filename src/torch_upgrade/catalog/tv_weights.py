@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from torch_upgrade.catalog.ruledata import rules_dir
+from torch_upgrade.catalog.ruledata import read_toml, rules_dir
 from torch_upgrade.core import toml as tomllib
 
 WEIGHTS_FILE = "torchvision/legacy_weights.toml"  # in the rules directory (a ruledata.DATA_FILES name)
@@ -157,6 +157,10 @@ def parse_weights(text: str) -> WeightsTable:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise WeightsTableError(f"{WEIGHTS_FILE}: invalid TOML: {exc}") from None
+    return _weights(data)
+
+
+def _weights(data: dict) -> WeightsTable:
     if not isinstance(data.get("torchvision"), str) or not isinstance(data.get("builders"), dict):
         raise WeightsTableError(f"{WEIGHTS_FILE}: needs 'torchvision' (its release) and [builders]")
     builders: dict[str, Builder] = {}
@@ -195,9 +199,10 @@ def default_path() -> Path:
 @lru_cache(maxsize=1)
 def load_weights() -> WeightsTable:
     """The shipped table (read once per process, by the rules that need it)."""
-    path = default_path()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+    try:  # the data of the table built with the wheel, where it has this file's bytes
+        data = read_toml(default_path(), rules_dir())
+    except (OSError, UnicodeDecodeError) as exc:
         raise WeightsTableError(f"{WEIGHTS_FILE}: cannot read: {exc}") from None
-    return parse_weights(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise WeightsTableError(f"{WEIGHTS_FILE}: invalid TOML: {exc}") from None
+    return _weights(data)
