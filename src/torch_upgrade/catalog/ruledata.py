@@ -204,10 +204,18 @@ def _str_tuple(value: Any, file: str, entry: str, key: str) -> tuple[str, ...]:
 def _version(value: Any, file: str, entry: str, key: str) -> Optional[Version]:
     if value is None:
         return None
-    try:
-        return parse_version(str(value))
-    except ValueError:
-        raise _fail(file, entry, f"'{key}' is not a version: {value!r}") from None
+    text = str(value)
+    version = _VERSIONS.get(text)
+    if version is None:
+        try:
+            version = _VERSIONS[text] = parse_version(text)
+        except ValueError:
+            raise _fail(file, entry, f"'{key}' is not a version: {value!r}") from None
+    return version
+
+
+# the catalog names a few dozen versions a thousand times: each parsed once (a Version is immutable)
+_VERSIONS: dict[str, Version] = {}
 
 
 def _match(raw: Any, file: str, entry: str) -> Match:
