@@ -23,10 +23,12 @@ of its forms, a comparison known where they agree); functions whose body is assi
 probes of torch names, answered by the table of when names appeared (``catalog.names``: a name not
 in it is not known); the version helpers libraries export (MONAI's ``pytorch_after(2, 1)``,
 accelerate's and diffusers' ``is_torch_version(">=", "1.12")``, transformers'
-``is_torch_greater_or_equal("2.1")``), called with literal arguments, as the comparison the table
+``is_torch_greater_or_equal("2.1")``, lightning_utilities' ``compare_version("torch", operator.ge,
+"2.1.0")`` and ``RequirementCache("torch>=2.1")``, whose truth alone is known, MONAI's
+``version_leq(torch.__version__, "1.10")``), called with literal arguments, as the comparison the table
 ``catalog.version_helpers`` says each makes (only those qualified names: a function of the same name
 elsewhere is evaluated as any other), and the flags they define (Lightning's and torchmetrics'
-``_TORCH_GREATER_EQUAL_2_1``) as the same table says; signature probes, ``"weights_only" in
+``_TORCH_GREATER_EQUAL_2_1``, transformers' ``is_torch_greater_or_equal_than_1_13``) as the same table says; signature probes, ``"weights_only" in
 inspect.signature(torch.load).parameters``, answered by the same table's dates of parameters.
 Anything else is unknown, and an unknown anywhere leaves the guard undecided.
 ``Decider.miscompares`` finds a comparison of torch's version as text or as a float that gives another
