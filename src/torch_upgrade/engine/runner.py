@@ -11,7 +11,7 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 from torch_upgrade.core import collector
 from torch_upgrade.io.cache import Cache, file_stat
@@ -115,10 +115,12 @@ def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    # Forking shares the loaded rules for free; elsewhere workers rebuild them from pickles.
+    # Forking shares this process's context for free (the rules, and the matcher and first pass built
+    # from them); elsewhere workers rebuild it from pickles of what it was built from.
     method = "fork" if sys.platform.startswith("linux") else "spawn"
+    given = ctx if method == "fork" else _parts(ctx)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
-                               initializer=_init_worker, initargs=(ctx.settings, ctx.rules))
+                               initializer=_init_worker, initargs=(given,))
     pending = {}
     try:
         # Largest first, so that one big file does not finish last on its own.
@@ -143,8 +145,19 @@ def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress
 _WORKER: dict[str, Context] = {}
 
 
-def _init_worker(settings: Settings, rules: RuleSet) -> None:
-    _WORKER["ctx"] = Context.build(settings, rules)
+Parts = tuple[Settings, RuleSet, Optional[RuleSet]]
+
+
+def _parts(ctx: Context) -> Parts:
+    """What a spawned worker rebuilds ``ctx`` from: its settings, its (selected) rules and the catalog,
+    every rule a suppression comment may name (not only the selected ones: ``--select`` must not make
+    ``# torch-upgrade: ignore[ID]`` of another rule an unknown id in workers alone)."""
+    return ctx.settings, ctx.rules, ctx.catalog
+
+
+def _init_worker(given: Union[Context, Parts]) -> None:
+    """A worker's context: the scan's own (forked), or rebuilt from its :func:`_parts` (spawned)."""
+    _WORKER["ctx"] = given if isinstance(given, Context) else Context(*given)
     collector.freeze()  # the worker lives for the scan
 
 
