@@ -28,13 +28,10 @@ def rules(tmp_path):
     """A copy of the shipped rules directory, without any table of its own."""
     copy = tmp_path / "rules"
     shutil.copytree(rules_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
-    prebuilt.table.cache_clear()
     yield copy
-    prebuilt.table.cache_clear()
 
 
 def _load(directory: Path):
-    prebuilt.table.cache_clear()
     return load_dir(directory, check_patterns=False)
 
 
@@ -52,7 +49,7 @@ def test_the_table_gives_the_rules_the_toml_gives(rules, monkeypatch):
 def test_the_weights_table_from_the_table_is_the_parsed_one(rules):
     prebuilt.write(rules, rules / prebuilt.CACHE, toml.loads)
     path = rules / WEIGHTS_FILE
-    data = prebuilt.table(rules).data(WEIGHTS_FILE, path.read_bytes())
+    data = prebuilt.table(rules).data(path, path.read_bytes())
     assert data is not None and _weights(data) == parse_weights(path.read_text(encoding="utf-8"))
 
 

@@ -21,7 +21,6 @@ import json
 import os
 import sys
 import tempfile
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -74,12 +73,17 @@ def write(directory: Path, target: Path, loads: Callable[[str], dict]) -> None:
 class Table:
     """The parsed data of a rules directory's files, as built; :meth:`data` checks a file's bytes."""
 
-    def __init__(self, files: dict[str, Any]) -> None:
+    def __init__(self, directory: Path, files: dict[str, Any]) -> None:
+        self.directory = directory
         self.files = files
 
-    def data(self, relative: str, raw: bytes) -> Optional[dict]:
-        """The parsed data of the file at ``relative`` whose bytes are ``raw``; None when the table
-        has no entry made from these bytes."""
+    def data(self, path: Path, raw: bytes) -> Optional[dict]:
+        """The parsed data of the file at ``path`` (in the directory) whose bytes are ``raw``; None
+        when the table has no entry made from these bytes."""
+        try:
+            relative = path.relative_to(self.directory).as_posix()
+        except ValueError:
+            return None
         entry = self.files.get(relative)
         if not isinstance(entry, dict) or entry.get("sha256") != digest(raw):
             return None
@@ -87,18 +91,18 @@ class Table:
         return data if isinstance(data, dict) else None
 
 
-@lru_cache(maxsize=4)
 def table(directory: Path) -> Table:
     """The table of ``directory``; an empty one when there is none, or it is unreadable or of
-    another format."""
+    another format. Read anew at each call (a caller keeps it as long as it needs it: the whole
+    table is a few megabytes of objects)."""
     try:
         document = json.loads((directory / CACHE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return Table({})
+        return Table(directory, {})
     if not isinstance(document, dict) or document.get("format") != FORMAT \
             or not isinstance(document.get("files"), dict):
-        return Table({})
-    return Table(document["files"])
+        return Table(directory, {})
+    return Table(directory, document["files"])
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -403,31 +403,26 @@ def check_runtime(rules: Iterable[Rule]) -> None:
                             f"'runtime' has an invalid regular expression {pattern!r}: {exc}") from None
 
 
-def read_toml(path: Path, directory: Optional[Path] = None) -> dict:
-    """The data of the TOML file at ``path``: from the table built with the wheel when ``path`` is in
-    ``directory`` (a rules directory) and the table has its bytes (``catalog.prebuilt``), else parsed.
-    Raises OSError, UnicodeDecodeError or TOMLDecodeError as reading and parsing it would."""
+def read_toml(path: Path, table: Optional[prebuilt.Table] = None) -> dict:
+    """The data of the TOML file at ``path``: from ``table`` (the one built with the wheel, see
+    ``catalog.prebuilt``) where it has the file's bytes, else parsed. Raises OSError,
+    UnicodeDecodeError or TOMLDecodeError as reading and parsing it would."""
     raw = path.read_bytes()
-    if directory is not None:
-        try:
-            relative = path.relative_to(directory).as_posix()
-        except ValueError:
-            relative = ""
-        data = prebuilt.table(directory).data(relative, raw) if relative else None
-        if data is not None:
-            return data
+    data = table.data(path, raw) if table is not None else None
+    if data is not None:
+        return data
     return tomllib.loads(prebuilt.text_of(raw))
 
 
-def load_file(path: Path, *, check_patterns: bool = True, directory: Optional[Path] = None) -> list[Rule]:
+def load_file(path: Path, *, check_patterns: bool = True, table: Optional[prebuilt.Table] = None) -> list[Rule]:
     """One release's rules: ``rules/<release>.toml`` (torch's), or ``rules/<library>/<release>.toml``
     (a library's, in its numbering; the file names itself ``<library>/<release>.toml`` in messages).
     ``check_patterns``: check the ``runtime`` regular expressions too (:func:`check_runtime`);
-    ``directory``: the rules directory it is in, whose prebuilt table may hold its data (:func:`read_toml`)."""
+    ``table``: the prebuilt table of the rules directory it is in (:func:`read_toml`)."""
     library = path.parent.name if path.parent.name in LIBRARIES else TORCH
     file = path.name if library == TORCH else f"{library}/{path.name}"
     try:
-        data = read_toml(path, directory)
+        data = read_toml(path, table)
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleDataError(f"{file}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -483,8 +478,9 @@ def load_dir(directory: Path, *, check_patterns: bool = True) -> RuleSet:
     files = rule_files(directory)
     if not files:
         raise RuleDataError(f"{directory}: no rule files found")
+    table = prebuilt.table(directory)  # the data built with the wheel, if any
     for path in files:
-        rules.extend(load_file(path, check_patterns=check_patterns, directory=directory))
+        rules.extend(load_file(path, check_patterns=check_patterns, table=table))
     seen: dict[str, str] = {}
     for rule in rules:
         for key in (rule.id, rule.name):

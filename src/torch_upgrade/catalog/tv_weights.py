@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from torch_upgrade.catalog import prebuilt
 from torch_upgrade.catalog.ruledata import read_toml, rules_dir
 from torch_upgrade.core import toml as tomllib
 
@@ -200,7 +201,7 @@ def default_path() -> Path:
 def load_weights() -> WeightsTable:
     """The shipped table (read once per process, by the rules that need it)."""
     try:  # the data of the table built with the wheel, where it has this file's bytes
-        data = read_toml(default_path(), rules_dir())
+        data = read_toml(default_path(), prebuilt.table(rules_dir()))
     except (OSError, UnicodeDecodeError) as exc:
         raise WeightsTableError(f"{WEIGHTS_FILE}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
