@@ -98,12 +98,11 @@ class Helper:
             return None
         if any(bound.get(name) != value for name, value in self.require.items()):
             return None
-        values = {**self.defaults, **bound}
-        for name, value in values.items():  # operator.ge where the helper takes one, and only there
+        values: dict[str, Any] = {}
+        for name, value in {**self.defaults, **bound}.items():  # operator.ge where the helper takes one, only there
             if (name in self.functions) != isinstance(value, OperatorFunction):
                 return None
-            if name in self.functions:
-                values[name] = value.symbol
+            values[name] = value.symbol if isinstance(value, OperatorFunction) else value
         if self.requirement:
             text = _fill(self.requirement, values)
             return None if text is None else requirement_holds(text, torch)

@@ -28,8 +28,9 @@ accelerate's and diffusers' ``is_torch_version(">=", "1.12")``, transformers'
 ``version_leq(torch.__version__, "1.10")``), called with literal arguments, as the comparison the table
 ``catalog.version_helpers`` says each makes (only those qualified names: a function of the same name
 elsewhere is evaluated as any other), and the flags they define (Lightning's and torchmetrics'
-``_TORCH_GREATER_EQUAL_2_1``, transformers' ``is_torch_greater_or_equal_than_1_13``) as the same table says; signature probes, ``"weights_only" in
-inspect.signature(torch.load).parameters``, answered by the same table's dates of parameters.
+``_TORCH_GREATER_EQUAL_2_1``, transformers' ``is_torch_greater_or_equal_than_1_13``) as the same table
+says; signature probes, ``"weights_only" in inspect.signature(torch.load).parameters``, answered by the
+same table's dates of parameters.
 Anything else is unknown, and an unknown anywhere leaves the guard undecided.
 ``Decider.miscompares`` finds a comparison of torch's version as text or as a float that gives another
 answer than the comparison of versions it stands for on some release (TU981).
