@@ -67,3 +67,16 @@ def test_a_constant_no_patch_names_decides_nothing(tmp_path: Path) -> None:
                                              '    setattr(obj, "CHOLESKY_METHOD", 1)\n'})
     torch_upgrade.fix([tmp_path / "pkg"], from_version="1.9", to_version="2.13", unsafe=True)
     assert "torch.linalg.cholesky(A)" in (tmp_path / "pkg" / "linalg.py").read_text()
+
+
+def test_patch_targets_reads_constants_and_patches_by_name() -> None:
+    from torch_upgrade.io import listing
+
+    text = (b'try:\n    METHOD = "torch.linalg.cholesky_ex"  # counted\nexcept ImportError:\n'
+            b'    METHOD = "torch.cholesky"\nx == "a.b"\nd["k"] = "a.b"\ny = f("a.b")\n'
+            b'with patch(METHOD, new=m):\n    monkeypatch.setattr(torch, "qr", g)\n')
+    found = listing.patch_targets(text)
+    assert found == {"METHOD=torch.linalg.cholesky_ex": 0, "METHOD=torch.cholesky": 0, "(METHOD": 8,
+                     "torch.qr": 9}
+    assert listing.by_constant([("a.py", found)]) == {"torch.linalg.cholesky_ex": ("a.py", 8),
+                                                      "torch.cholesky": ("a.py", 8)}
