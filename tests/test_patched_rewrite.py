@@ -80,3 +80,20 @@ def test_patch_targets_reads_constants_and_patches_by_name() -> None:
                      "torch.qr": 9}
     assert listing.by_constant([("a.py", found)]) == {"torch.linalg.cholesky_ex": ("a.py", 8),
                                                       "torch.cholesky": ("a.py", 8)}
+
+
+def test_changing_the_constant_re_checks_the_calls_through_the_cache_and_workers(tmp_path: Path) -> None:
+    """What a constant names rests on what the files patch (``listing.patched_in``): changing the constant in
+    one file re-checks the calls of another through the result cache, and two workers answer as one."""
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/linalg.py": CALLS,
+                     "pkg/methods.py": 'CHOLESKY_METHOD = "torch.cholesky"\n',
+                     "tests/test_linalg.py": 'from unittest.mock import patch\nfrom pkg.methods import CHOLESKY_METHOD\n'
+                                             'patch(CHOLESKY_METHOD)\n'})
+
+    def fixed_cholesky(jobs: int) -> list[bool]:
+        report = torch_upgrade.scan([tmp_path], from_version="1.9", to_version="2.13", cache=True, jobs=jobs)
+        return [f.fix is not None for f in report.findings if f.path.endswith("linalg.py") and f.line == 4]
+
+    assert fixed_cholesky(1) == fixed_cholesky(2) == fixed_cholesky(1) == [False]
+    (tmp_path / "pkg" / "methods.py").write_text('CHOLESKY_METHOD = "torch.linalg.cholesky"\n')
+    assert fixed_cholesky(1) == fixed_cholesky(2) == [True]  # pkg/linalg.py itself did not change
