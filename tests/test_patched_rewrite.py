@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import torch_upgrade
 
@@ -97,3 +98,38 @@ def test_changing_the_constant_re_checks_the_calls_through_the_cache_and_workers
     assert fixed_cholesky(1) == fixed_cholesky(2) == fixed_cholesky(1) == [False]
     (tmp_path / "pkg" / "methods.py").write_text('CHOLESKY_METHOD = "torch.linalg.cholesky"\n')
     assert fixed_cholesky(1) == fixed_cholesky(2) == [True]  # pkg/linalg.py itself did not change
+
+
+def test_the_kept_calls_still_reach_the_mock_on_real_torch(tmp_path: Path) -> None:
+    """gpytorch 1.2.0's shape, after ``fix --unsafe-fixes``, run on this torch: the test's ``MagicMock(wraps=
+    torch.cholesky)`` patched in by name still counts the module's call (torch.qr, patched nowhere, is rewritten)."""
+    import importlib.util
+    import warnings
+
+    import torch
+
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "",
+                     "pkg/linalg.py": "import torch\n\ndef factor(A, upper=False):\n"
+                                      "    return torch.cholesky(A, upper=upper), torch.qr(A)\n",
+                     "tests/test_linalg.py": "import torch\nfrom unittest.mock import MagicMock, patch\n\n"
+                                             "def counted(factor, A):\n"
+                                             "    wrapped = MagicMock(wraps=torch.cholesky)\n"
+                                             "    with patch(\"torch.cholesky\", new=wrapped):\n"
+                                             "        factor(A)\n"
+                                             "    return wrapped.call_count\n"})
+    torch_upgrade.fix([tmp_path], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.linalg.qr(A)" in (tmp_path / "pkg" / "linalg.py").read_text()
+
+    def load(name: str, path: Path) -> Any:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    library = load("patched_rewrite_linalg", tmp_path / "pkg" / "linalg.py")
+    tests = load("patched_rewrite_tests", tmp_path / "tests" / "test_linalg.py")
+    A = torch.eye(3, dtype=torch.float64) * 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.cholesky's deprecation warning
+        assert tests.counted(library.factor, A) == 1
