@@ -510,3 +510,21 @@ def test_a_function_others_call_is_answered_alone_while_what_they_read_of_it_sta
     method = tensor.replace("        correct = self.block(x)\n", "        correct = self.block(x) + EPS\n")
     _same_as_fresh(analyzer.check(method, path), method, path)
     assert analyzer._incremental.answered == 4
+
+
+def test_a_requirement_cache_helper_edited_rechecks_the_guards_that_call_it(tmp_path: Path) -> None:
+    """A project function wrapping lightning_utilities' ``RequirementCache("torch>=X")`` decides the guards
+    that call it: editing X inside the function changes what the callers report, as a fresh scan says."""
+    (tmp_path / "requirements.txt").write_text("torch==1.9\n", encoding="utf-8")
+    path = tmp_path / "mod.py"
+    text = ("import torch\nfrom lightning_utilities.core.imports import RequirementCache\n\n\n"
+            "def modern():\n    return bool(RequirementCache('torch>=1.8'))\n\n\n"
+            "def spectrum(x):\n    if modern():\n        return torch.fft.rfft(x)\n    return torch.rfft(x, 1)\n")
+    analyzer = Analyzer()
+    _same_as_fresh(analyzer.check(text, path), text, path)
+    for version in ("1.1", "1.10", "1.8"):  # typed over: the guard's answer changes with it
+        edited = text.replace("torch>=1.8", f"torch>={version}")
+        _same_as_fresh(analyzer.check(edited, path), edited, path)
+    outcomes = {v: {f.rule for f in analyzer.check(text.replace("torch>=1.8", f"torch>={v}"), path).findings}
+                for v in ("1.8", "1.10")}
+    assert outcomes["1.8"] != outcomes["1.10"]  # the edit inside the helper is what decides the guard

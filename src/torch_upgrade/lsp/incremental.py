@@ -138,7 +138,7 @@ _CLASS = re.compile(r"\bclass\s+(\w+)")
 # words that may make a function a version check, or a feature probe, of torch or a library that moves with
 # it (``syntax.guards``: its ``_VERSION_WORDS``, ``_AVAILABLE_WORDS``, probes, version look-ups; and the
 # version helpers libraries export, ``catalog/version_helpers.toml``): a superset, as words go
-_VERSIONISH = re.compile(r"^(?:signature|find_spec|find_loader|get_distribution|distribution|require|metadata)$|"
+_VERSIONISH = re.compile(r"^(?:signature|find_spec|find_loader|get_distribution|distribution|require|metadata|RequirementCache)$|"
                          r"(?i:version)|(?i:available)|"
                          r"(?i:torch_?(?:\d|greater|less|ge|gt|le|lt|after|before))|TORCH_|_TORCH|is_torch|"
                          + "|".join(sorted({n.upper() for n in LIBRARIES} | set(LIBRARIES))))
