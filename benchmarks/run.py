@@ -159,9 +159,20 @@ def baseline_tree(rev: str) -> Path:
         archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "src", "rules"], check=True,
                                  capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tmp / "src")], check=True)
+        installed_as_a_wheel(tmp)
         tmp.rename(out)
     return out
+
+
+def installed_as_a_wheel(tree: Path) -> None:
+    """What installing the wheel gives, made for the source tree we run from: pip compiles the package's
+    bytecode, and the wheel's build hook writes the rules' parsed data (``catalog.prebuilt``; a tree from
+    before it has none). Neither outlives an edit: stale bytecode and table entries are not used."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "src")], check=True)
+    if (tree / "src" / "torch_upgrade" / "catalog" / "prebuilt.py").is_file():
+        subprocess.run([sys.executable, "-W", "ignore::RuntimeWarning", "-m", "torch_upgrade.catalog.prebuilt",
+                        str(tree / "rules")], check=True, env={**os.environ, "PYTHONPATH": str(tree / "src")},
+                       stdout=subprocess.DEVNULL)
 
 
 def ours(paths: list[str], jobs: int, cache_home: str, cold: bool, tree: Path = REPO) -> dict:
@@ -193,8 +204,7 @@ def main() -> None:
     corpus = WORK / "corpus"
     roots = {spec.split("==")[0]: fetch(spec, corpus) for spec in args.projects}
     torchfix = torchfix_venv() if args.torchfix_on != [] else None
-    # pip compiles an installed package's bytecode; do the same for the source tree we run from
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=True)
+    installed_as_a_wheel(REPO)
     cache_home = str(WORK / "cache")
     baseline = baseline_tree(args.baseline) if args.baseline else None
     report = {
