@@ -14,15 +14,13 @@ fixed program runs."""
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
-import textwrap
 
 import pytest
 from packaging.version import Version
 
 import torch_upgrade
-from shim_cases import Case, check_scan_fix_removes_it, check_upgrade_removes_it, found, text, write
+from shim_cases import (Case, check_fixed_programs_run, check_kept_below, check_scan_fix_removes_it,
+                        check_upgrade_removes_it, found, text, write)
 from torch_upgrade.catalog.version_helpers import (OperatorFunction, VersionHelpersError, leading_digits,
                                                    load_version_helpers, parse_table)
 
@@ -322,39 +320,16 @@ def test_upgrade_to_the_floor_removes_it(tmp_path, name):
 
 @pytest.mark.parametrize("name", list(FORMS))
 def test_a_window_from_below_the_version_keeps_it(tmp_path, name):
-    _, files, entry, _ = FORMS[name]
-    write(tmp_path, files)
-    report = torch_upgrade.fix([tmp_path], from_version="1.7", select=["TU980"])
-    assert not report.errors and report.fixed == 0
-    assert (tmp_path / entry).read_text(encoding="utf-8") == text(files[entry])
+    check_kept_below(tmp_path, FORMS[name])
 
 
 def test_the_fixed_programs_run_on_torch(tmp_path):
     if not HAS_TORCH:
         pytest.skip("torch is not installed")
-    roots = []
-    for index, (floor, files, entry, _) in enumerate(FORMS.values()):
-        root = tmp_path / f"case{index}"
-        write(root, files)
-        report = torch_upgrade.fix([root], from_version=floor, select=["TU980"])
-        assert not report.errors and report.fixed >= 1
-        roots.append((str(root), entry[:-3].replace("/", ".")))
-    code = textwrap.dedent(f"""
-        import importlib, sys
-        import torch
-        x = torch.randn(4, 4, dtype=torch.float64)
-        x = x @ x.T
-        for root, module in {roots!r}:
-            sys.path.insert(0, root)
-            w, v = importlib.import_module(module).eigh(x)
-            assert torch.allclose(w, torch.linalg.eigvalsh(x))
-            for name in [m for m in sys.modules if m.split(".")[0] in
-                         ("app", "monai", "transformers", "lightning_utilities", "pytorch_lightning")]:
-                del sys.modules[name]
-            sys.path.pop(0)
-    """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    check_fixed_programs_run(tmp_path, FORMS.values(), """
+        w, v = loaded.eigh(x)
+        assert torch.allclose(w, torch.linalg.eigvalsh(x))
+    """, ("app", "monai", "transformers", "lightning_utilities", "pytorch_lightning"))
 
 
 def test_the_stubs_compute_what_the_table_says():
