@@ -528,3 +528,53 @@ def test_a_requirement_cache_helper_edited_rechecks_the_guards_that_call_it(tmp_
     outcomes = {v: {f.rule for f in analyzer.check(text.replace("torch>=1.8", f"torch>={v}"), path).findings}
                 for v in ("1.8", "1.10")}
     assert outcomes["1.8"] != outcomes["1.10"]  # the edit inside the helper is what decides the guard
+
+
+LOADS = '''import torch
+import torch.nn as nn
+
+
+def restore(model, path):
+    state = torch.load(path, map_location="cpu")
+    model.load_state_dict(state)
+    return model
+
+
+def restore_entry(model, path):
+    checkpoint = torch.load(path)
+    model.load_state_dict(checkpoint["model"])
+    return checkpoint["epoch"]
+
+
+def whole_module(path):
+    net = torch.load(path)
+    net.eval()
+    return net
+
+
+def plain(x):
+    return x + 1
+'''
+
+
+@pytest.mark.parametrize("saves", ["", "\n\ndef keep(model, path):\n    torch.save(model.state_dict(), path)\n",
+                                   "\n\nclass Block(nn.Module):\n    def get_extra_state(self):\n        return {}\n"])
+def test_keystrokes_in_a_file_with_torch_load_are_answered_alone_while_it_saves_nothing(
+        tmp_path: Path, saves: str) -> None:
+    """TU803's checker reads one function's flow, and across the file only what ``torch.save`` writes and
+    whether a module defines ``get_extra_state``: keystrokes in functions are answered from the kept
+    findings where the file names neither, and checked whole where it does; every answer is a fresh scan's."""
+    (tmp_path / "requirements.txt").write_text("torch==2.0\n", encoding="utf-8")
+    path = tmp_path / "loads.py"
+    base = LOADS + saves
+    analyzer = Analyzer()
+    _same_as_fresh(analyzer.check(base, path), base, path)
+    edits = [base.replace("    return x + 1", "    return x + 12"),
+             base.replace('    model.load_state_dict(state)\n', '    model.load_state_dict(state)\n    state.keys()\n'),
+             base.replace("    net.eval()\n", "    net.train()\n"),
+             base.replace("    return model\n", "    return (model)\n", 1),
+             base]  # the last text's findings are kept by content: not answered again
+    for text in edits:
+        _same_as_fresh(analyzer.check(text, path), text, path)
+    assert {f.rule for f in analyzer.check(base, path).findings} >= {"TU803"}
+    assert analyzer._incremental.answered == (len(edits) - 1 if not saves else 0)

@@ -47,7 +47,8 @@ strings and comments included, where a superset is wanted):
 - no project-level rule yields to another (``yields_to``) while the rules with findings change.
 
 Edits of the glue itself (imports, module-level values), or of a file with a checker that looks
-across functions (``torch_load``), are checked whole.
+across functions (``torch_load`` where the file names ``torch.save`` or ``get_extra_state``:
+``WORD_LOCAL_CHECKERS``), are checked whole.
 """
 
 from __future__ import annotations
@@ -111,6 +112,11 @@ LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtract
 # the keystroke as before (``_Fused``)
 FILE_QUIET_CHECKERS = frozenset({"attention"})
 _FUSED = ("scaled_dot_product_attention", "flex_attention", "memory_efficient_attention", "flash_attn")
+# checkers that are local (as ``LOCAL_CHECKERS``) while no statement of the file, before or after the
+# keystroke, names one of these words (strings and comments left out): TU803's ``torch_load`` reads across
+# the file only what ``torch.save`` writes to a path (a ``save`` imported under another name is named in
+# the glue) and whether a module defines ``get_extra_state``; the rest is one function's flow
+WORD_LOCAL_CHECKERS = {"torch_load": frozenset({"save", "get_extra_state"})}
 # checkers whose findings share one fix made of all of them (TU980's: every dead guard of the file goes
 # together), each finding decided by its own statement and the glue: allowed while the file has none
 # of their findings, before and after the keystroke
@@ -1053,6 +1059,10 @@ def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[
         elif name in LOCAL_CHECKERS and checker.collect is None:
             if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
                 return False  # the module scope's own flow runs across the functions between
+        elif name in WORD_LOCAL_CHECKERS and checker.collect is None:
+            words = WORD_LOCAL_CHECKERS[name]
+            if any(not words.isdisjoint(_idents(s)) for s in (*kept, *changed)):
+                return False
         else:
             return False
     return True
