@@ -133,3 +133,14 @@ def test_the_kept_calls_still_reach_the_mock_on_real_torch(tmp_path: Path) -> No
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch.cholesky's deprecation warning
         assert tests.counted(library.factor, A) == 1
+
+
+def test_patch_targets_takes_calls_whose_name_starts_a_word_in_the_text_s_order() -> None:
+    from torch_upgrade.io import listing
+
+    text = (b'dispatch("torch.svd")\n_patch("torch.eig")\nmypatch(torch, "lstsq")\nsubspy(torch, "ger")\n'
+            b'mocker.spy(torch, "qr")\npatch.object(torch, "cholesky")\n(patch ( "torch.symeig" ))\n'
+            b'setattr(CONST, f)\nmonkeypatch.setattr(torch, "solve", g)\npatch("torch.qr")\n')
+    found = listing.patch_targets(text)
+    assert list(found.items()) == [("torch.qr", 5), ("torch.cholesky", 6), ("torch.symeig", 7),
+                                   ("torch.solve", 9), ("(CONST", 8)]
