@@ -558,7 +558,10 @@ def plain(x):
 
 
 @pytest.mark.parametrize("saves", ["", "\n\ndef keep(model, path):\n    torch.save(model.state_dict(), path)\n",
-                                   "\n\nclass Block(nn.Module):\n    def get_extra_state(self):\n        return {}\n"])
+                                   "\n\nclass Block(nn.Module):\n    def get_extra_state(self):\n        return {}\n",
+                                   # a load in the glue, whose name a function may come to read
+                                   "\n\nmodel = nn.Linear(2, 2)\nstate = torch.load('w.pt')\n"
+                                   "model.load_state_dict(state)\n"])
 def test_keystrokes_in_a_file_with_torch_load_are_answered_alone_while_it_saves_nothing(
         tmp_path: Path, saves: str) -> None:
     """TU803's checker reads one function's flow, and across the file only what ``torch.save`` writes and
@@ -570,6 +573,7 @@ def test_keystrokes_in_a_file_with_torch_load_are_answered_alone_while_it_saves_
     analyzer = Analyzer()
     _same_as_fresh(analyzer.check(base, path), base, path)
     edits = [base.replace("    return x + 1", "    return x + 12"),
+             base.replace("    return x + 1", "    return state.eval()"),
              base.replace('    model.load_state_dict(state)\n', '    model.load_state_dict(state)\n    state.keys()\n'),
              base.replace("    net.eval()\n", "    net.train()\n"),
              base.replace("    return model\n", "    return (model)\n", 1),

@@ -47,8 +47,8 @@ strings and comments included, where a superset is wanted):
 - no project-level rule yields to another (``yields_to``) while the rules with findings change.
 
 Edits of the glue itself (imports, module-level values), or of a file with a checker that looks
-across functions (``torch_load`` where the file names ``torch.save`` or ``get_extra_state``:
-``WORD_LOCAL_CHECKERS``), are checked whole.
+across functions (``torch_load`` where the file names ``torch.save`` or ``get_extra_state``, or loads
+outside functions and classes: ``WORD_LOCAL_CHECKERS``), are checked whole.
 """
 
 from __future__ import annotations
@@ -113,10 +113,12 @@ LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtract
 FILE_QUIET_CHECKERS = frozenset({"attention"})
 _FUSED = ("scaled_dot_product_attention", "flex_attention", "memory_efficient_attention", "flash_attn")
 # checkers that are local (as ``LOCAL_CHECKERS``) while no statement of the file, before or after the
-# keystroke, names one of these words (strings and comments left out): TU803's ``torch_load`` reads across
-# the file only what ``torch.save`` writes to a path (a ``save`` imported under another name is named in
-# the glue) and whether a module defines ``get_extra_state``; the rest is one function's flow
-WORD_LOCAL_CHECKERS = {"torch_load": frozenset({"save", "get_extra_state"})}
+# keystroke, names one of the first words, and no module-level statement that is not a function or class
+# (the glue) one of the second (strings and comments left out): TU803's ``torch_load`` reads across the file
+# what ``torch.save`` writes to a path (a ``save`` imported under another name is named in the glue) and
+# whether a module defines ``get_extra_state``, and follows a loaded name into the functions that read it
+# (a load in the glue is read from functions); the rest is one function's flow
+WORD_LOCAL_CHECKERS = {"torch_load": (frozenset({"save", "get_extra_state"}), frozenset({"load"}))}
 # checkers whose findings share one fix made of all of them (TU980's: every dead guard of the file goes
 # together), each finding decided by its own statement and the glue: allowed while the file has none
 # of their findings, before and after the keystroke
@@ -1060,8 +1062,9 @@ def _checkers_allow(own: Context, changed: Sequence[_Statement], kept: Sequence[
             if name == "zero_grad" and any(s.name is None and "zero_grad" in s.code for s in kept):
                 return False  # the module scope's own flow runs across the functions between
         elif name in WORD_LOCAL_CHECKERS and checker.collect is None:
-            words = WORD_LOCAL_CHECKERS[name]
-            if any(not words.isdisjoint(_idents(s)) for s in (*kept, *changed)):
+            anywhere, in_glue = WORD_LOCAL_CHECKERS[name]
+            if any(not anywhere.isdisjoint(_idents(s)) or (s.name is None and not in_glue.isdisjoint(_idents(s)))
+                   for s in (*kept, *changed)):
                 return False
         else:
             return False
