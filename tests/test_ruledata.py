@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from torch_upgrade.catalog.ruledata import RuleDataError, load_dir, load_rules, rules_dir
+from torch_upgrade.catalog.ruledata import RuleDataError, check_runtime, load_dir, load_file, load_rules, rules_dir
 
 GOOD = '''
 release = "2.0"
@@ -100,3 +100,25 @@ def test_fixers_and_checkers_named_in_data_exist():
             assert callable(importlib.import_module(f"torch_upgrade.rewrite.fixers.{rule.fixer}").fix)
         if rule.checker:
             importlib.import_module(f"torch_upgrade.detect.checkers.{rule.checker}")
+
+
+def test_shipped_runtime_patterns_compile():
+    """Loading the shipped rules does not compile their ``runtime`` patterns (a cold start's cost): here they are."""
+    rules = load_rules()
+    assert any(rule.runtime for rule in rules)
+    check_runtime(rules)  # raises RuleDataError naming the file and rule
+
+
+def test_a_rule_file_with_a_bad_runtime_pattern_is_rejected(tmp_path):
+    def with_runtime(pattern):
+        return GOOD.replace('references = ["https://example.org"]',
+                            f'references = ["https://example.org"]\nruntime = ["{pattern}"]')
+
+    write(tmp_path, with_runtime("demo is deprecated ("))
+    with pytest.raises(RuleDataError, match=r"^2\.0\.toml: rule TU901: 'runtime' has an invalid regular expression"):
+        load_dir(tmp_path)
+    with pytest.raises(RuleDataError, match="invalid regular expression"):
+        load_file(tmp_path / "2.0.toml")
+    assert [r.id for r in load_dir(tmp_path, check_patterns=False)] == ["TU901"]
+    write(tmp_path, with_runtime("demo is deprecated"))
+    assert load_dir(tmp_path).rules[0].runtime == ("demo is deprecated",)

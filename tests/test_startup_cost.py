@@ -1,8 +1,8 @@
 """What a cold start pays for: the checks moved out of it still hold, and the modules kept off it stay off.
 
 Loading the shipped rules does not compile their ``runtime`` regular expressions (only ``--verify``
-uses them, and compiling them took a fifth of the loading): they are checked here instead, and any
-other rule file still gets a clear error when loaded. A scan whose files need no analysis, or whose
+uses them, and compiling them took a fifth of the loading): tests/test_ruledata.py checks them, and that
+any other rule file still gets a clear error when loaded. A scan whose files need no analysis, or whose
 report is JSON, does not import what only other paths need (rich, pathspec, packaging's requirement
 parser, ``--verify``'s modules): checked in a fresh interpreter, where nothing was imported before.
 """
@@ -13,51 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
-
-import pytest
-
-from torch_upgrade.catalog.ruledata import RuleDataError, check_runtime, load_dir, load_file, load_rules
-
-RULE = '''
-release = "2.0"
-[[rule]]
-id = "TU901"
-name = "demo-rule"
-title = "demo"
-kind = "deprecated"
-deprecated = "2.0"
-message = "m"
-why = "w"
-references = ["https://example.org"]
-runtime = ["{pattern}"]
-[rule.match]
-calls = ["torch.demo"]
-[[rule.invalid]]
-code = "import torch\\ntorch.demo()\\n"
-[[rule.valid]]
-code = "import torch\\n"
-'''
-
-
-def test_shipped_runtime_patterns_compile():
-    rules = load_rules()
-    assert any(rule.runtime for rule in rules)
-    check_runtime(rules)  # raises RuleDataError naming the file and rule
-
-
-def test_a_rule_file_with_a_bad_runtime_pattern_is_rejected(tmp_path):
-    (tmp_path / "2.0.toml").write_text(textwrap.dedent(RULE.format(pattern="demo is deprecated (")),
-                                       encoding="utf-8")
-    with pytest.raises(RuleDataError, match=r"^2\.0\.toml: rule TU901: 'runtime' has an invalid regular expression"):
-        load_dir(tmp_path)
-    with pytest.raises(RuleDataError, match="invalid regular expression"):
-        load_file(tmp_path / "2.0.toml")
-    assert [r.id for r in load_dir(tmp_path, check_patterns=False)] == ["TU901"]
-    (tmp_path / "2.0.toml").write_text(textwrap.dedent(RULE.format(pattern="demo is deprecated")),
-                                       encoding="utf-8")
-    assert load_dir(tmp_path).rules[0].runtime == ("demo is deprecated",)
-
 
 _PROBE = """
 import json, sys

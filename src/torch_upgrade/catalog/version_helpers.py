@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from torch_upgrade.core import toml as tomllib
@@ -124,6 +122,11 @@ def requirement_holds(text: str, torch: Version) -> Optional[bool]:
     """Whether torch's version meets a requirement of torch (``"torch>=2.1"``), as packaging's specifiers say
     with pre-releases allowed (lightning_utilities' ``RequirementCache``); None for a requirement of another
     distribution, or one with extras, a marker or a URL (not only a version check), or not one at all."""
+    # imported here, as in io.pins: packaging's requirement parser costs every analysed file's process a few
+    # hundredths of a second, and only a RequirementCache call needs it
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement:
