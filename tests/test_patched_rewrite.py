@@ -144,3 +144,21 @@ def test_patch_targets_takes_calls_whose_name_starts_a_word_in_the_text_s_order(
     found = listing.patch_targets(text)
     assert list(found.items()) == [("torch.qr", 5), ("torch.cholesky", 6), ("torch.symeig", 7),
                                    ("torch.solve", 9), ("(CONST", 8)]
+
+
+def test_a_patch_written_in_a_comment_a_docstring_or_a_string_patches_nothing() -> None:
+    from torch_upgrade.io import listing
+
+    text = (b'"""How to mock it: patch("torch.cholesky", new=m)."""\n# mocker.spy(torch, "qr")\n'
+            b"SAMPLE = '''\npatch(\"torch.solve\")\n'''\nshown = \"patch(\\\"torch.eig\\\")\"\n"
+            b'with patch("torch.symeig"):\n    pass\nmark = "#"; patch("torch.ger")  # patch("torch.svd")\n')
+    assert listing.patch_targets(text) == {"torch.symeig": 7, "torch.ger": 9}
+
+
+def test_the_bundled_example_is_not_held_back_by_this_repository_s_own_texts() -> None:
+    """The README's first command scans fixtures/legacy_project inside this repository, whose docstrings and
+    tests show patches of torch.cholesky and torch.qr in prose: they hold back no fix of the example."""
+    root = Path(__file__).resolve().parent.parent
+    report = torch_upgrade.scan([root / "fixtures" / "legacy_project"])
+    linalg = [f for f in report.findings if f.rule in ("TU201", "TU202", "TU203", "TU204")]
+    assert linalg and not any("patches" in (f.message or "") for f in linalg)
