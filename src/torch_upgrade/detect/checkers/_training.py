@@ -2,9 +2,11 @@
 
 One pass over a file's references collects: whether it sets a matmul or cuDNN
 precision, whether it already uses mixed precision (autocast, GradScaler,
-apex, ``.half()``), whether it trains (``.backward()``), whether it builds
-convolutions, and where it first puts work on CUDA and first calls
-``.backward()``.
+apex, ``.half()``), whether it names a half-precision dtype (``torch.bfloat16``,
+``torch.float16``, ``.bfloat16()``: a project that trains in bfloat16 without
+autocast does not train in float32), whether it trains (``.backward()``),
+whether it builds convolutions, and where it first puts work on CUDA and first
+calls ``.backward()``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ CUDNN_PRECISION = (
     "torch.backends.fp32_precision",
 )
 MIXED = ("torch.autocast", "torch.amp", "torch.cuda.amp", "torch.cpu.amp", "apex.amp")
+HALF_DTYPES = ("torch.bfloat16", "torch.float16", "torch.half")
 CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.functional.conv1d",
         "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
 
@@ -48,6 +51,7 @@ class TrainingFacts(TypedDict):
     matmul: bool
     cudnn: bool
     mixed: bool
+    half_dtype: bool
     trains: bool
     conv: bool
     cuda: Optional[cst.Call]
@@ -76,8 +80,8 @@ def training_facts(analysis: Analysis) -> TrainingFacts:
 
 
 def _training_facts(analysis: Analysis) -> TrainingFacts:
-    fact: TrainingFacts = {"matmul": False, "cudnn": False, "mixed": False, "trains": False, "conv": False,
-                           "cuda": None, "backward": None}
+    fact: TrainingFacts = {"matmul": False, "cudnn": False, "mixed": False, "half_dtype": False, "trains": False,
+                           "conv": False, "cuda": None, "backward": None}
     for ref in analysis.references:
         q = ref.qualname
         if q is not None:
@@ -85,6 +89,8 @@ def _training_facts(analysis: Analysis) -> TrainingFacts:
                 fact["matmul"] = True
             if _under(q, CUDNN_PRECISION):
                 fact["cudnn"] = True
+            if q in HALF_DTYPES:
+                fact["half_dtype"] = True
             if _under(q, MIXED):
                 fact["mixed"] = True
             elif ref.call is not None and q in CONV:
@@ -101,6 +107,8 @@ def _training_facts(analysis: Analysis) -> TrainingFacts:
                 fact["backward"] = ref.call
         elif attr == "half":
             fact["mixed"] = True
+        elif attr == "bfloat16":
+            fact["half_dtype"] = True
         elif fact["cuda"] is None and (attr == "cuda" or (attr == "to" and cuda_string(ref.call))):
             fact["cuda"] = ref.call
     return fact

@@ -1,7 +1,14 @@
 """Native AMP (1.6) for float32 CUDA training that uses no mixed precision at all.
 
 Reported once per project, at the first ``.backward()`` of a file that puts
-work on CUDA, when no file uses autocast, a GradScaler, apex or ``.half()``.
+work on CUDA, when no file uses autocast, a GradScaler, apex or ``.half()``,
+and no file that trains or puts work on CUDA names a half-precision dtype
+(``torch.bfloat16``, ``torch.float16``, ``.bfloat16()``): such a project
+trains in reduced precision already, and the message's "trains in float32"
+would be wrong (torchtune: bfloat16 models, no autocast). Only files with
+``.backward()`` or CUDA work count it, as the first pass runs this checker
+only on files with its words (``backward``, ``cuda``, ...), not on a file
+that only names a dtype.
 When the 1.12 TF32 advice (TU302) is reported for the same project (it says
 the same float32 training will get slower and names autocast as one way out),
 this hint stays quiet so the user is not told twice (``yields_to`` in its rule
@@ -23,8 +30,9 @@ WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     facts = training_facts(analysis)
-    fact: Fact = {"sets": facts["matmul"], "amp": facts["mixed"], "trains": facts["trains"],
-            "cuda": facts["cuda"] is not None}
+    works = facts["trains"] or facts["cuda"] is not None
+    fact: Fact = {"sets": facts["matmul"], "amp": facts["mixed"] or (facts["half_dtype"] and works),
+                  "trains": facts["trains"], "cuda": facts["cuda"] is not None}
     if facts["backward"] is not None and facts["cuda"] is not None:
         fact["node"] = facts["backward"]
     elif not fact["amp"] and not fact["sets"] and facts["cuda"] is None:
