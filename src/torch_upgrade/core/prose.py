@@ -1,0 +1,91 @@
+"""The prose of a Python text: its comments and the strings that stand alone as statements.
+
+A docstring, a commented-out line or a string statement is read by people, never run: what it names
+is no evidence of what the code does (``transformers`` documents ``torch.load`` in hundreds of
+docstrings that load nothing). ``without_prose`` blanks that prose out of a text, so that a first
+look at the text (``detect.firstpass``) sees only the code's own words, strings that are values
+included (``version("torch")``, ``"pytorch/vision"`` are evidence).
+
+The text is read with one regular expression for string literals (any prefix and quotes) and
+comments, scanned left to right at C speed: a quote or a ``#`` found outside a string starts one.
+A string is prose when it is a whole statement: first on its line, outside brackets (the depth is
+counted on the code between literals), not after a line ending in ``\\``, and followed on its line
+only by a comment, a ``;`` or nothing (an f-string is never prose: its fields run). Where the text may hold what this reading cannot follow (a
+quote left over outside any literal, an f-string whose braces do not close: Python 3.12 lets an
+f-string's fields hold its own quotes), nothing is blanked: the answer is then only less sharp.
+Imports nothing heavy: it runs before LibCST is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_LITERAL = re.compile(  # from its opening quote (a prefix is read before it) or its hash
+    r'''"""(?:[^"\\]|\\.|"(?!""))*"""'''
+    r"""|'''(?:[^'\\]|\\.|'(?!''))*'''"""
+    r'''|"(?:[^"\\\n]|\\.)*"'''
+    r"""|'(?:[^'\\\n]|\\.)*'"""
+    r"""|\#[^\r\n]*""",
+    re.S,
+)
+_PREFIX = re.compile(r"(?<![A-Za-z0-9_])[rRbBuUfF]{1,2}\Z")
+_STATEMENT_END = re.compile(r"[ \t\f\r]*(?:#|;|\n|\Z)")
+_QUOTES = re.compile(r"""['"]""")
+
+
+def _opens(code: str) -> int:
+    return code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") - code.count("}")
+
+
+def _fields_close(literal: str) -> bool:
+    """Whether an f-string's braces pair up (``{{`` left alone without ``}}`` is literal text, and counts
+    as unsure: the answer is then only less sharp)."""
+    return literal.count("{") == literal.count("}")
+
+
+def without_prose(text: str) -> Optional[str]:
+    """``text`` with its comments and statement strings each replaced by a space, or None where the
+    text may hold more than this reading follows (see the module's docstring)."""
+    kept: list[str] = []
+    at = 0  # the end of what has been read
+    depth = 0  # open brackets in the code read and counted so far
+    uncounted: list[str] = []  # the code read since
+    for match in _LITERAL.finditer(text):
+        start, end = match.span()
+        code = text[at:start]
+        if _QUOTES.search(code):
+            return None  # a quote outside any literal: an unclosed string, or a form not read here
+        kept.append(code)
+        uncounted.append(code)
+        at = end
+        if text[start] == "#":
+            kept.append(" ")
+            continue
+        prefix = _PREFIX.search(text, max(0, start - 3), start)
+        formatted = prefix is not None and ("f" in prefix.group() or "F" in prefix.group())
+        if formatted and not _fields_close(text[start:end]):
+            return None
+        begin = start if prefix is None else prefix.start()
+        line = text.rfind("\n", 0, begin) + 1
+        if not formatted and not text[line:begin].strip() and _STATEMENT_END.match(text, end):
+            depth += _opens("".join(uncounted))
+            uncounted.clear()
+            if depth == 0 and not _continued(text, line):
+                kept[-1] = code[: len(code) - (start - begin)]  # its prefix goes with it
+                kept.append(" ")  # a statement of its own: prose
+                continue
+        kept.append(text[start:end])
+    rest = text[at:]
+    if _QUOTES.search(rest):
+        return None
+    kept.append(rest)
+    return "".join(kept)
+
+
+def _continued(text: str, line: int) -> bool:
+    """Whether the line before offset ``line`` (a line's start) ends with a backslash."""
+    end = line - 1  # its newline
+    if end > 0 and text[end - 1] == "\r":
+        end -= 1
+    return end > 0 and text[end - 1] == "\\"
