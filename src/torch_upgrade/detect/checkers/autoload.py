@@ -3,7 +3,10 @@
 An out-of-tree backend registered through the ``torch.backends`` entry point
 is imported by ``import torch`` itself since 2.5, so an import whose name the
 file never uses has become redundant (and ``TORCH_DEVICE_BACKEND_AUTOLOAD=0``
-now decides whether the backend loads).
+now decides whether the backend loads). An import in compatibility code is
+left alone: a guarded one, and one in a ``try`` whose handlers catch its failure
+(accelerate's ``try: import torch_npu`` / ``except Exception: return False`` asks
+whether the extension imports, which is no import for its side effect).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     used = {id(r.binding) for r in analysis.references if r.ctx != "import" and r.binding is not None}
     out = []
     for ref in analysis.references:
-        if ref.ctx != "import" or ref.guarded or ref.qualname not in EXTENSIONS:
+        if ref.ctx != "import" or ref.guarded or ref.handled or ref.qualname not in EXTENSIONS:
             continue
         if ref.binding is None or id(ref.binding) in used:
             continue
