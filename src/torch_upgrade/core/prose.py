@@ -44,23 +44,26 @@ def _fields_close(literal: str) -> bool:
     return literal.count("{") == literal.count("}")
 
 
-def without_prose(text: str) -> Optional[str]:
-    """``text`` with its comments and statement strings each replaced by a space, or None where the
-    text may hold more than this reading follows (see the module's docstring)."""
-    kept: list[str] = []
+def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int, int, str]]]:
+    """The comments and string literals of ``text`` in order, each as (start, end, kind): ``comment``,
+    ``prose`` (a string that is a statement of its own; its prefix included) or ``string``; None where the
+    text may hold more than this reading follows (see the module's docstring). ``until``: only those that
+    start before that offset (the text after it is not read)."""
+    found: list[tuple[int, int, str]] = []
     at = 0  # the end of what has been read
     depth = 0  # open brackets in the code read and counted so far
     uncounted: list[str] = []  # the code read since
     for match in _LITERAL.finditer(text):
         start, end = match.span()
+        if until is not None and start >= until:
+            return found
         code = text[at:start]
         if _QUOTES.search(code):
             return None  # a quote outside any literal: an unclosed string, or a form not read here
-        kept.append(code)
         uncounted.append(code)
         at = end
         if text[start] == "#":
-            kept.append(" ")
+            found.append((start, end, "comment"))
             continue
         prefix = _PREFIX.search(text, max(0, start - 3), start)
         formatted = prefix is not None and ("f" in prefix.group() or "F" in prefix.group())
@@ -72,14 +75,28 @@ def without_prose(text: str) -> Optional[str]:
             depth += _opens("".join(uncounted))
             uncounted.clear()
             if depth == 0 and not _continued(text, line):
-                kept[-1] = code[: len(code) - (start - begin)]  # its prefix goes with it
-                kept.append(" ")  # a statement of its own: prose
+                found.append((begin, end, "prose"))
                 continue
-        kept.append(text[start:end])
-    rest = text[at:]
-    if _QUOTES.search(rest):
+        found.append((begin, end, "string"))
+    if _QUOTES.search(text, at, len(text) if until is None else max(at, until)):
         return None
-    kept.append(rest)
+    return found
+
+
+def without_prose(text: str) -> Optional[str]:
+    """``text`` with its comments and statement strings each replaced by a space, or None where the
+    text may hold more than this reading follows (see the module's docstring)."""
+    spans = literals(text)
+    if spans is None:
+        return None
+    kept: list[str] = []
+    at = 0
+    for start, end, kind in spans:
+        if kind != "string":
+            kept.append(text[at:start])
+            kept.append(" ")
+            at = end
+    kept.append(text[at:])
     return "".join(kept)
 
 

@@ -17,7 +17,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from bisect import bisect_right
 from typing import Iterable, Optional
+
+from torch_upgrade.core.prose import literals
 
 MOST_FILES = 20000  # a folder with more Python files than this is not listed (its files are not searched)
 SKIPPED_DIRS = frozenset({"node_modules", "venv", "env", "build", "dist", "__pycache__", "site-packages"})
@@ -103,36 +106,23 @@ def patch_targets(raw: bytes) -> dict[str, int]:
 def _calls(raw: bytes, expressions: tuple[re.Pattern[bytes], ...]) -> list[re.Match[bytes]]:
     """The matches of ``expressions`` whose name starts a word (``dispatch(`` is no ``patch(``) in code, not in
     a comment, a docstring or another string (a function's docstring showing ``patch("torch.cholesky")``, a
-    test's sample program), in the order of the text."""
-    found = [match for expression in expressions for match in expression.finditer(raw)
-             if match.start() == 0 or not (raw[match.start() - 1:match.start()].isalnum()
-                                           or raw[match.start() - 1] == 0x5F)]  # "_"
-    return sorted((match for match in found if not _prose(raw, match.start())), key=lambda match: match.start())
+    test's sample program), in the order of the text. Where the text's literals cannot be told
+    (``core.prose``), every match counts: a patch too many only holds a fix back."""
+    found = sorted((match for expression in expressions for match in expression.finditer(raw)
+                    if match.start() == 0 or not (raw[match.start() - 1:match.start()].isalnum()
+                                                  or raw[match.start() - 1] == 0x5F)),  # "_"
+                   key=lambda match: match.start())
+    # latin-1: the same offsets as the bytes'; what follows the last match does not tell where it lies
+    spans = literals(raw.decode("latin-1"), found[-1].start()) if found else None
+    if not spans:
+        return found
+    starts = [start for start, _, _ in spans]
+    return [match for match in found if not _inside(spans, starts, match.start())]
 
 
-def _prose(raw: bytes, position: int) -> bool:
-    """Whether ``position`` lies in a comment or a string, as far as the text around it tells at C speed: an
-    odd number of triple quotes before it (a docstring), or, on its line, a ``#`` or an open quote before it.
-    A triple quote inside a one-line string or a comment misleads it (rare). The tokenizer would tell
-    exactly, but it made the whole search ten times as long on the corpus: vision models call ``patch(x)``
-    everywhere, and each such file had to be tokenized."""
-    if raw.count(b'"""', 0, position) % 2 or raw.count(b"'''", 0, position) % 2:
-        return True
-    quote = 0
-    escaped = False
-    for byte in raw[raw.rfind(b"\n", 0, position) + 1:position]:
-        if escaped:
-            escaped = False
-        elif quote:
-            if byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == quote:
-                quote = 0
-        elif byte in (0x22, 0x27):  # " '
-            quote = byte
-        elif byte == 0x23:  # #
-            return True
-    return quote != 0
+def _inside(spans: list[tuple[int, int, str]], starts: list[int], position: int) -> bool:
+    at = bisect_right(starts, position) - 1
+    return at >= 0 and position < spans[at][1]
 
 
 def by_constant(files: Iterable[tuple[str, dict[str, int]]]) -> dict[str, tuple[str, int]]:
