@@ -155,6 +155,15 @@ def test_a_patch_written_in_a_comment_a_docstring_or_a_string_patches_nothing() 
     assert listing.patch_targets(text) == {"torch.symeig": 7, "torch.ger": 9}
 
 
+def test_quotes_inside_literals_do_not_hide_a_patch() -> None:
+    """A triple quote inside a one-line string or a comment opens no docstring: the patch after it is code."""
+    from torch_upgrade.io import listing
+
+    text = (b"FENCE = '\"\"\"'  # ends with '''\n"
+            b'with mock.patch("torch.cholesky", wraps=torch.cholesky):\n    pass\n')
+    assert listing.patch_targets(text) == {"torch.cholesky": 2}
+
+
 def test_the_bundled_example_is_not_held_back_by_this_repository_s_own_texts() -> None:
     """The README's first command scans fixtures/legacy_project inside this repository, whose docstrings and
     tests show patches of torch.cholesky and torch.qr in prose: they hold back no fix of the example."""
