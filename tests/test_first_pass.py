@@ -198,3 +198,79 @@ def test_first_pass_off_reaches_every_project_of_a_run():
 
     base = replace(settings("1.6", "2.13"), first_pass=False)
     assert same_run(settings("1.8", "2.13"), base).first_pass is False
+
+
+# ---------------------------------------------------------------- members of torch's other classes
+# A method or attribute whose receiver must be an instance of a torch class other than a tensor
+# (``Dispatcher.resolve``, ``WeightNorm.apply``) is reported only where the file names that class
+# (``firstpass._members``): its words are needed besides the member's name.
+CLASS_MEMBERS = [r for r in RULES if "torch.Tensor" not in r.match.receiver and (r.match.methods or r.match.attributes)]
+
+
+def _class_window(rule):
+    example = (rule.invalid or rule.valid)[0]
+    return example.low, example.high
+
+
+def _uses(receivers, methods, attributes) -> str:
+    lines = []
+    for receiver in receivers:
+        lines += [f"{receiver}.{m}(1, 2)" for m in methods] + [f"v = {receiver}.{a}" for a in attributes]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("rule", CLASS_MEMBERS, ids=[r.id for r in CLASS_MEMBERS])
+def test_a_member_of_a_torch_class_made_in_another_file_is_no_finding(tmp_path, rule):
+    """Made by another file of the project (a function returning one, an instance, a subclass): the
+    receiver is not known to be the class, so the file that lacks its name has no finding of the rule
+    with the first pass off, and the first pass leaves the rule out."""
+    m = rule.match
+    module, _, cls = m.receiver[0].rpartition(".")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "a.py").write_text(
+        f"from {module} import {cls}\n\ndef make():\n    return {cls}()\n\nMADE = {cls}()\n\n"
+        f"class Sub({cls}):\n    pass\n", encoding="utf-8")
+    text = "import torch\nfrom pkg.a import make, MADE, Sub\nfrom .a import make as m2\n\n" + _uses(
+        ("make()", "MADE", 'Sub("y")', "m2()"), m.methods, m.attributes)
+    (tmp_path / "pkg" / "b.py").write_text(text, encoding="utf-8")
+    low, high = _class_window(rule)
+    base = settings(low, high, root=str(tmp_path))
+    every = scan([tmp_path], replace(base, first_pass=False))
+    assert not [f for f in every.findings if f.path == "pkg/b.py" and f.rule_id == rule.id]
+    assert rule not in FirstPass([rule]).select(text)
+    assert rule in FirstPass([rule], "possible").select(text)  # any receiver then: not narrowed
+    assert _report(scan([tmp_path], base)) == _report(every)
+
+
+@pytest.mark.parametrize("rule", CLASS_MEMBERS, ids=[r.id for r in CLASS_MEMBERS])
+def test_a_member_of_a_torch_class_the_file_names_is_found_with_the_first_pass(tmp_path, rule):
+    """The forms that make a receiver the class (an import under another name, a constructor, a
+    subclass and its ``self``, an annotation, a string one, a module alias) get their findings with
+    the first pass as without it."""
+    m = rule.match
+    module, _, cls = m.receiver[0].rpartition(".")
+    text = (f"import {module} as mod\nfrom {module} import {cls} as K\n\nmade = K()\n\n"
+            f"class Sub(K):\n    def go(self):\n{_indent(_uses(('self',), m.methods, m.attributes))}\n"
+            f"def f(x: K, y: 'K', z: mod.{cls}):\n{_indent(_uses(('x', 'y', 'z'), m.methods, m.attributes))}\n"
+            + _uses(("made", "Sub()", "K()"), m.methods, m.attributes))
+    (tmp_path / "a.py").write_text(text, encoding="utf-8")
+    low, high = _class_window(rule)
+    base = settings(low, high, root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert rule in FirstPass([rule]).select(text)
+    assert [f for f in narrowed.findings if f.rule_id == rule.id]
+
+
+def _indent(code: str) -> str:
+    return "".join(f"        {line}\n" for line in code.splitlines())
+
+
+def test_a_torch_class_members_words_are_its_class_s():
+    tu428 = next(r for r in RULES if r.id == "TU428")
+    assert ("resolve", "torch", "fx", "experimental", "unification", "multipledispatch", "Dispatcher") in needs(tu428)
+    tu020 = next(r for r in RULES if r.id == "TU020")  # nn.Module: any class of torch.nn is one
+    assert ("register_backward_hook", "torch", "nn") in needs(tu020)
+    path_resolve = "from pathlib import Path\n\nroot = Path(__file__).resolve()\n"
+    assert FirstPass([tu428]).select(path_resolve) == ()

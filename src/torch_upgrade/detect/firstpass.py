@@ -24,26 +24,50 @@ from typing import Iterable
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.syntax.classes import class_words
 
 Group = tuple[str, ...]  # words that must all be in the text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def needs(rule: Rule) -> tuple[Group, ...]:
+def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
     """The groups of words of which a text must contain one (every word of it) for ``rule`` to
-    match; ``()``: the rule may match any text (a checker with no words)."""
+    match; ``()``: the rule may match any text (a checker with no words). ``least``: the least sure
+    findings reported (``--min-confidence``; see ``_members``)."""
     m = rule.match
     groups: list[Group] = []
     for name in (*m.calls, *m.names, *m.assigns, *m.keywords, *m.modules):
         groups.append(tuple(dict.fromkeys(name.split("."))))
-    groups += [(name,) for name in (*m.methods, *m.attributes)]
+    groups += _members(rule, least)
     if rule.checker:
         words = get_checker(rule).words
         if not words:
             return ()
         groups += [(w,) if isinstance(w, str) else tuple(w) for w in words]
     return tuple(dict.fromkeys(groups))
+
+
+def _members(rule: Rule, least: str) -> list[Group]:
+    """The groups of a rule's methods and attributes (``A.symeig()``, ``event.cuda_time_total``): the
+    name itself where the receiver may be a tensor; with the words of its class beside it where it is
+    one of torch's other classes (``Dispatcher.resolve``: not ``Path(p).resolve()``).
+
+    A receiver is known to be an instance of a torch class other than ``torch.Tensor`` (likely or
+    certain: ``syntax.provenance``, ``Provenance.receiver``) only where a name the file qualifies
+    (``syntax.analysis.qualify``: through its own imports and aliases, every component of it written
+    in the file) is that class or, for a family (``syntax.classes``), a class of its namespace: a
+    constructor call, an annotation (a string one too), a base of one of the file's classes (then
+    ``self`` and its instances), and names assigned only those. The project's other files are asked
+    only whether a function returns a tensor. So the class's words (``syntax.classes.class_words``)
+    are in any file where such a member can be reported, unless findings only ``possible`` are
+    reported too (``--min-confidence possible``: any receiver), or the rule's scalar arguments make an
+    unknown receiver likely (``detect.matching``, ``_numbers_first``)."""
+    m = rule.match
+    names = (*m.methods, *m.attributes)
+    if "torch.Tensor" in m.receiver or m.scalars or least == "possible":
+        return [(name,) for name in names]
+    return [tuple(dict.fromkeys((name, *class_words(cls)))) for name in names for cls in m.receiver]
 
 
 def names_in(text: str) -> frozenset[str]:
@@ -54,7 +78,7 @@ def names_in(text: str) -> frozenset[str]:
 class FirstPass:
     """The rules of a selection indexed by their words, to tell quickly which can match a text."""
 
-    def __init__(self, rules: Iterable[Rule]):
+    def __init__(self, rules: Iterable[Rule], least: str = "likely"):
         self.rules = tuple(rules)
         always, passive = [], []
         # each group under one of its words (a name where it has one: the text's names are a set, and
@@ -65,7 +89,7 @@ class FirstPass:
             if rule.match.is_empty() and not rule.checker:
                 passive.append(rule)  # matches nothing in a file (the suppression rule: see pipeline)
                 continue
-            groups = needs(rule)
+            groups = needs(rule, least)
             if not groups:
                 always.append(rule)
             for group in groups:

@@ -73,7 +73,7 @@ class Context:
 
     @cached_property
     def first_pass(self) -> FirstPass:
-        return FirstPass(self.matcher.rules)
+        return FirstPass(self.matcher.rules, self.settings.min_confidence)
 
     def for_text(self, text: str) -> Optional["Context"]:
         """The context to analyse ``text`` with: None when no rule can match it (the first pass,

@@ -36,6 +36,7 @@ from typing import Optional, Protocol, Union
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.classes import is_class
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
@@ -88,13 +89,6 @@ _SAVED = ("saved_tensors", "saved_variables")  # an autograd Function's context:
 _PARAMETER_LOOPS = {"parameters", "named_parameters", "buffers", "named_buffers"}
 _MAX_DEPTH = 6
 TENSOR = "torch.Tensor"
-# torch classes whose public subclasses are all the capitalized names of a namespace (nn.Linear is an nn.Module)
-_FAMILIES = {"torch.nn.Module": ("torch.nn.", {"torch.nn.Parameter", "torch.nn.parameter.Parameter",
-                                               "torch.nn.UninitializedParameter", "torch.nn.UninitializedBuffer",
-                                               "torch.nn.Buffer"}),
-             "torch.optim.Optimizer": ("torch.optim.", set()),
-             "torch.distributions.Distribution": ("torch.distributions.", {"torch.distributions.constraints"})}
-
 
 # nn modules (by class name under torch.nn) whose forward returns one tensor (or raises): calling an
 # instance is a certain tensor. Kept to classes checked on torch 2.13; any other torch module is likely
@@ -133,19 +127,6 @@ _MODULE_SELF_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train", "float",
                                   "requires_grad_", "type", "to_empty"})
 _WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})  # the output of the module they wrap
 MODULE = "torch.nn.Module"
-
-
-def is_class(qualname: str, cls: str) -> bool:
-    """Whether ``qualname`` names torch class ``cls`` or one of its public subclasses."""
-    if qualname == cls:
-        return True
-    family = _FAMILIES.get(cls)
-    if family is None:
-        return False
-    prefix, excluded = family
-    last = qualname.rsplit(".", 1)[-1]
-    return qualname.startswith(prefix) and last[:1].isupper() and qualname not in excluded \
-        and not qualname.startswith(("torch.nn.functional.", "torch.nn.init.", "torch.nn.utils."))
 
 
 def provenance_of(analysis: Analysis, index: Optional["ReturnIndex"] = None) -> "Provenance":
