@@ -252,6 +252,8 @@ def test_parse_reads_every_field():
     (('kind = "module"', 'kind = "package"'), "'kind' must be one of"),
     (('note = "module"', 'note = "module"\nremoved = "2.0"'), "unknown key(s): removed"),
     (('[names."torch.linalg.solve"]', '[names."torch.linalg.solve()"]'), "dotted qualified name"),
+    (('added = "1.8"\n', 'added = "1.8"\nbound = "1.9"\n'), "'bound' is a module's"),
+    (('kind = "module"', 'kind = "module"\nbound = "0.1.5"'), "must be a major.minor release"),
 ])
 def test_malformed_entries_are_named(change, problem):
     old, new = change
@@ -327,6 +329,30 @@ def test_present_on_the_shipped_table(table):
     assert present(table, "torch.fft", V("1.6"), V("2.13")) is True  # a function, then a module
 
 
+def test_a_module_bound_late_is_undecided_as_an_attribute_before():
+    """``bound``: where ``import torch`` does not yet make the module an attribute of its parent,
+    ``hasattr(parent, name)`` depends on what else the program imported (torch._dynamo on 2.0)."""
+    names = parse_names(GOOD.replace('kind = "module"', 'kind = "module"\nbound = "1.0"')
+                        .replace('added = "0.1"', 'added = "0.4"'))
+    assert names["torch._six"].bound == V("1.0")
+    late = parse_names(GOOD.replace('added = "0.1"', 'added = "1.6"').replace('gone = "2.0"', 'bound = "1.8"'))
+    six = late["torch._six"]
+    assert (six.attribute_at(V("1.7")), six.attribute_at(V("1.8")), six.present_at(V("1.7"))) == (None, True, True)
+    never = parse_names(GOOD.replace('gone = "2.0"', 'bound = "never"'))["torch._six"]
+    assert never.attribute_at(V("2.13")) is None and never.present_at(V("2.13"))
+    assert names["torch.linalg.solve"].attribute_at(V("1.8")) is True  # an attribute: as present
+    with pytest.raises(NamesError, match="must not come before 'added'"):
+        parse_names(GOOD.replace('gone = "2.0"', 'bound = "0.1"').replace('added = "0.1"', 'added = "1.6"'))
+
+
+def test_dynamo_probe_on_torch_2_0_is_undecided(table):
+    from torch_upgrade.syntax.decide import table_presence
+    presence = table_presence(table)
+    assert presence("torch._dynamo", V("2.0")) is None  # hasattr(torch, "_dynamo"): pytorch#92758
+    assert presence("torch._dynamo", V("2.1")) is True
+    assert presence("torch._dynamo", V("2.0"), module=True) is True  # import torch._dynamo works
+
+
 # --- against the installed torch -----------------------------------------------------------------
 
 def _installed_release() -> Version:
@@ -368,6 +394,44 @@ def test_every_entry_holds_on_the_installed_torch(table):
         for name, history in sorted(table.items()):
             if _has(name) != history.present_at(release):
                 wrong.append(f"{name}: the table says {'present' if history.present_at(release) else 'absent'}")
+    assert not wrong, f"on torch {release}:\n" + "\n".join(wrong)
+
+
+_BOUND_PROBE = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import torch
+found = {}
+for name in json.loads(sys.argv[1]):
+    obj, ok = torch, True
+    for part in name.split(".")[1:]:
+        ok = hasattr(obj, part)
+        if not ok:
+            break
+        obj = getattr(obj, part)
+    found[name] = ok
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_every_module_is_bound_as_the_table_says_on_the_installed_torch(table):
+    """In a fresh process that did only ``import torch``, a module is an attribute of its parent
+    exactly where its ``bound`` (or, without one, its presence) says."""
+    import json
+    import subprocess
+    import sys
+
+    release = _installed_release()
+    if not OLDEST_CHECKED <= release <= NEWEST_CHECKED:
+        pytest.skip(f"torch {release} is outside the releases the table was checked against")
+    modules = sorted(n for n, h in table.items() if h.kind == "module" and h.present_at(release))
+    proc = subprocess.run([sys.executable, "-c", _BOUND_PROBE, json.dumps(modules)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    wrong = [f"{name}: the table says {'bound' if table[name].attribute_at(release) else 'not bound'}"
+             for name in modules if found[name] != bool(table[name].attribute_at(release))]
     assert not wrong, f"on torch {release}:\n" + "\n".join(wrong)
 
 

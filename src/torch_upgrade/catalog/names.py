@@ -32,11 +32,13 @@ from torch_upgrade.core.versions import parse_version, short
 
 NAMES_FILE = "names.toml"  # in the rules directory, which the rule loader skips (ruledata.DATA_FILES)
 KINDS = ("attribute", "module")
-ALWAYS = Version("0.1")  # ``added`` of a name that was already there at the oldest release checked
+ALWAYS = Version("0.1")
+_NEVER_BOUND = Version("9999.0")  # ``bound = "never"``: after every release  # ``added`` of a name that was already there at the oldest release checked
 OLDEST_CHECKED = Version("1.6")
 NEWEST_CHECKED = Version("2.15")
 
-_ENTRY_KEYS = {"added", "gone", "source", "kind", "note"}
+_ENTRY_KEYS = {"added", "gone", "source", "kind", "note", "bound"}
+NEVER = "never"  # ``bound`` of a module that ``import torch`` does not make an attribute of its parent
 _QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -54,11 +56,24 @@ class NameHistory:
     source: str
     kind: str = "attribute"
     note: str = ""
+    # a module's: the first release where ``import torch`` makes it an attribute of its parent
+    # (imported eagerly, or by a module ``__getattr__``); None: wherever it is present; ``NEVER``'s
+    # date: at no release checked. Before it, ``hasattr(parent, name)`` is true only once something
+    # in the program has imported the module, which the code does not show.
+    bound: Optional[Version] = None
 
     def present_at(self, version: Version) -> bool:
         """Whether the name is present at ``version`` (major.minor; a patch level is ignored)."""
         release = _minor(version)
         return self.added <= release and (self.gone is None or release < self.gone)
+
+    def attribute_at(self, version: Version) -> Optional[bool]:
+        """Whether ``hasattr`` finds the name on its parent at ``version`` in a program that did only
+        ``import torch``: a module not bound there yet is undecided (None), as the program may have
+        imported it (torch._dynamo on torch 2.0: only after ``import torch._dynamo``)."""
+        if self.kind == "module" and self.bound is not None and _minor(version) < self.bound:
+            return None
+        return self.present_at(version)
 
 
 def default_path() -> Path:
@@ -107,7 +122,15 @@ def _entry(name: str, raw: Any, file: str) -> NameHistory:
     note = raw.get("note", "")
     if not isinstance(note, str):
         raise _fail(file, entry, "'note' must be a string")
-    return NameHistory(name=name, added=added, gone=gone, source=source.strip(), kind=kind, note=note.strip())
+    bound: Optional[Version] = None
+    if "bound" in raw:
+        if kind != "module":
+            raise _fail(file, entry, "'bound' is a module's (kind = \"module\")")
+        bound = _NEVER_BOUND if raw["bound"] == NEVER else _version(raw["bound"], file, entry, "bound")
+        if bound < added:
+            raise _fail(file, entry, f"'bound' ({short(bound)}) must not come before 'added' ({short(added)})")
+    return NameHistory(name=name, added=added, gone=gone, source=source.strip(), kind=kind, note=note.strip(),
+                       bound=bound)
 
 
 def parse_names(text: str, file: str = "names.toml") -> dict[str, NameHistory]:

@@ -106,14 +106,17 @@ class Presence(Protocol):
 def table_presence(histories: Mapping[str, NameHistory]) -> Presence:
     """Presence from the table of when torch names appeared (``catalog.names``): a version the table
     was checked at is answered; a later one as the newest checked (a name not gone there is taken to
-    stay: a guard's fallback is for older torch); an older one is not known."""
+    stay: a guard's fallback is for older torch); an older one is not known. A module asked about as
+    an attribute (``hasattr(torch, "_dynamo")``, not ``import torch._dynamo``) is found only where
+    ``import torch`` binds it (``NameHistory.attribute_at``)."""
     def presence(qualname: str, version: Version, module: bool = False) -> Optional[bool]:
         history = histories.get(qualname)
         if history is None or module and history.kind != "module":
             return None
         if version < OLDEST_CHECKED:  # a name dated from 1.6 on came then: absent before (else not known)
             return False if history.added >= OLDEST_CHECKED else None
-        return history.present_at(min(version, NEWEST_CHECKED))
+        checked = min(version, NEWEST_CHECKED)
+        return history.present_at(checked) if module else history.attribute_at(checked)
     return presence
 
 
