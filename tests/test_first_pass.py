@@ -269,8 +269,90 @@ def _indent(code: str) -> str:
 
 def test_a_torch_class_members_words_are_its_class_s():
     tu428 = next(r for r in RULES if r.id == "TU428")
-    assert ("resolve", "torch", "fx", "experimental", "unification", "multipledispatch", "Dispatcher") in needs(tu428)
+    assert ("resolve", ".resolve(", "torch", "fx", "experimental", "unification", "multipledispatch",
+            "Dispatcher") in needs(tu428)
     tu020 = next(r for r in RULES if r.id == "TU020")  # nn.Module: any class of torch.nn is one
-    assert ("register_backward_hook", "torch", "nn") in needs(tu020)
+    assert ("register_backward_hook", ".register_backward_hook(", "torch", "nn") in needs(tu020)
     path_resolve = "from pathlib import Path\n\nroot = Path(__file__).resolve()\n"
     assert FirstPass([tu428]).select(path_resolve) == ()
+
+
+def test_a_method_is_needed_as_called_however_python_writes_the_call(tmp_path):
+    """A rule's methods match only calls (``x.add_(``): a file naming ``add`` elsewhere (prose, a
+    function ``add``, ``x.add_one(``) cannot match TU934 and is skipped; the call written with blanks,
+    a continuation or comments between its tokens is still found."""
+    tu934 = next(r for r in RULES if r.id == "TU934")
+    assert ("add_", ".add_(") in needs(tu934)
+    prose = "import torch\n# we add the gradient\ndef add(a, b):\n    return a.add_one(b)\nadd(1, 2)\n"
+    assert FirstPass([tu934]).select(prose) == ()
+    odd = ("import torch\ndef step(model, lr):\n    for p in model.parameters():\n"
+           "        p.data . add_ (-lr, p.grad)\n        p.data.\\\n            sub_(lr, p.grad)\n"
+           "        (p.data.  # in brackets: comments too\n            add_  # here\n            (-lr, p.grad))\n")
+    (tmp_path / "odd.py").write_text(odd, encoding="utf-8")
+    (tmp_path / "prose.py").write_text(prose, encoding="utf-8")
+    base = settings("1.6", "2.13", root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert [(f.path, f.line) for f in narrowed.findings if f.rule_id == "TU934"] == \
+        [("odd.py", 4), ("odd.py", 5), ("odd.py", 7)]
+
+
+# ---------------------------------------------------------------- a test of the whole text (MAY_MATCH)
+LITERALS = ['"1.8"', "'1.10'", 'r"2.0"', "u'1'", '"""1.8"""', "'''2.1.3'''", "1.7", "10.25", '("1.8")',
+            r'"1\x2e8"', r'"\u0031.8"', r'"\N{DIGIT ONE}.8"', '"1.\\\n8"', 'b"1.8"', 'f"1.8"', '"v1.8"', "1e3"]
+GAPS = ["", " ", "  \\\n  ", "\n  # a comment\n  ", " # a # comment (with brackets)\n ", "\t(", "\r\n"]
+
+
+def test_the_version_comparisons_test_finds_every_literal_the_decider_reads():
+    """``version_text.MAY_MATCH`` against ``syntax.decide``: every ordering comparison of a literal the
+    decider takes for a version (``_literal_text``), spelt in any way, with anything Python allows
+    between it and the operator, is found by the test (the literal on either side)."""
+    import libcst as cst
+
+    from torch_upgrade.detect.checkers.version_text import may_match
+    from torch_upgrade.syntax.decide import _literal_text
+
+    checked = 0
+    for literal in LITERALS:
+        for gap in GAPS:
+            for op in ("<", "<=", ">", ">="):
+                for text in (f"ok = (v{gap}{op}{gap}{literal})\n", f"ok = ({literal}{gap}{op}{gap}v)\n"):
+                    try:
+                        node = cst.parse_module(text).body[0].body[0].value
+                    except (cst.ParserSyntaxError, AttributeError):
+                        continue
+                    if not isinstance(node, cst.Comparison):
+                        continue
+                    sides = (node.left, node.comparisons[0].comparator)
+                    if any(_literal_text(side) is not None for side in sides):
+                        checked += 1
+                        assert may_match(text), text
+                    elif literal.startswith(('"v', "1e")):  # (b"1.8", f"1.8" before the operator: let in)
+                        assert not may_match(text), text
+    assert checked > 300
+
+
+def test_a_version_computed_in_another_file_and_compared_as_text_is_found(tmp_path):
+    """TU981 follows a value or function of another file of the project (``Decider``): the file that
+    compares it names no ``version`` at all, and the first pass still lets it in."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "a.py").write_text(
+        "import torch\nTV = torch.__version__[:3]\n\ndef tv():\n    return torch.__version__[:3]\n", encoding="utf-8")
+    (tmp_path / "pkg" / "b.py").write_text(
+        'from pkg.a import TV, tv\nfrom .a import TV as T2\n\nif TV >= "1.8":\n    x = 1\nif "1.8" <= tv():\n'
+        '    y = 2\nif T2 < "1.8":\n    z = 3\n', encoding="utf-8")
+    base = settings("1.6", "2.13", root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert [(f.path, f.line) for f in narrowed.findings if f.rule_id == "TU981"] == \
+        [("pkg/b.py", 4), ("pkg/b.py", 6), ("pkg/b.py", 8)]
+
+
+def test_a_test_of_the_text_is_asked_only_where_it_decides_whether_the_file_is_parsed():
+    tu981, tu204 = (next(r for r in RULES if r.id == i) for i in ("TU981", "TU204"))
+    first = FirstPass([tu981, tu204])
+    assert first.select("import torch\nif torch.__version__ < x:\n    pass\n") == ()  # no literal: skipped
+    assert first.select('import torch\nif v < "1.8":\n    pass\n') == (tu981,)
+    # parsed anyway for TU204 (torch.qr): TU981 runs too, unasked
+    assert first.select("import torch\nif v < x:\n    q, r = torch.qr(a)\n") == (tu981, tu204)

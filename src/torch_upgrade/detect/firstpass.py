@@ -11,16 +11,22 @@ rule, so they cannot drift from what the rule matches.
 
 A word that is a Python identifier must appear as a whole name in the text (``load`` is not in
 ``download``; names inside strings and comments count too, which only lets more files in); a word
-with a ``*`` is part of a name (``lp_pool*``: ``lp_pool2d``), and any other word plain text
-(``.backward``, ``[0]``), both looked for as text. Files no rule can match skip the
-parser altogether; the others are analysed with just the rules that can (``pipeline.context``).
-Imports nothing heavy: the pass runs before LibCST is loaded.
+with a ``*`` is part of a name (``lp_pool*``: ``lp_pool2d``); a word ``.name(`` is a call of a
+method ``name`` (a rule's ``methods`` match only calls of an attribute: ``x.add(``, written with
+whatever Python allows between the dot, the name and the parenthesis: spaces, line breaks,
+continuations, comments); any other word is plain text (``.backward``, ``[0]``), looked for as
+written. A checker may also state a test of the whole text (``MAY_MATCH``, see ``detect.registry``)
+for what words cannot say; it is run only where it decides whether the file is parsed at all (a
+file another rule has the parser read anyway runs the checker without asking). Files no rule can
+match skip the parser altogether; the others are analysed with just the rules that can
+(``pipeline.context``). Imports nothing heavy: the pass runs before LibCST is loaded.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from functools import lru_cache
+from typing import Callable, Iterable
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.detect.registry import get_checker
@@ -29,6 +35,16 @@ from torch_upgrade.syntax.classes import class_words
 Group = tuple[str, ...]  # words that must all be in the text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CALL = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\(")  # a word that is a method's call: ``.add(``
+# what Python allows between the tokens of ``x . add (``: blanks, line breaks (in brackets),
+# continuations, comments (each to its line's end; no comment can end sooner, so no backtracking)
+_GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"
+
+
+@lru_cache(maxsize=None)
+def _called(name: str) -> "re.Pattern[str]":
+    """``.name(`` as Python may write it (``x.add (``, ``x.\\\n add(``)."""
+    return re.compile(rf"\.{_GAP}{name}{_GAP}\(")
 
 
 def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
@@ -50,7 +66,8 @@ def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
 
 def _members(rule: Rule, least: str) -> list[Group]:
     """The groups of a rule's methods and attributes (``A.symeig()``, ``event.cuda_time_total``): the
-    name itself where the receiver may be a tensor; with the words of its class beside it where it is
+    name itself (a method's: called, ``.symeig(``; ``detect.matching`` looks for methods only as the
+    function of a call) where the receiver may be a tensor; with the words of its class beside it where it is
     one of torch's other classes (``Dispatcher.resolve``: not ``Path(p).resolve()``).
 
     A receiver is known to be an instance of a torch class other than ``torch.Tensor`` (likely or
@@ -64,10 +81,10 @@ def _members(rule: Rule, least: str) -> list[Group]:
     reported too (``--min-confidence possible``: any receiver), or the rule's scalar arguments make an
     unknown receiver likely (``detect.matching``, ``_numbers_first``)."""
     m = rule.match
-    names = (*m.methods, *m.attributes)
+    members: list[Group] = [(name, f".{name}(") for name in m.methods] + [(name,) for name in m.attributes]
     if "torch.Tensor" in m.receiver or m.scalars or least == "possible":
-        return [(name,) for name in names]
-    return [tuple(dict.fromkeys((name, *class_words(cls)))) for name in names for cls in m.receiver]
+        return members
+    return [tuple(dict.fromkeys((*member, *class_words(cls)))) for member in members for cls in m.receiver]
 
 
 def names_in(text: str) -> frozenset[str]:
@@ -98,6 +115,12 @@ class FirstPass:
                     self._by_text.append((group, rule))
                 else:
                     self._by_name.setdefault(key, []).append((group, rule))
+        # rules a test of the text may still leave out (a checker's ``MAY_MATCH``), by id
+        self._tests: dict[int, Callable[[str], bool]] = {}
+        for rule in self.rules:
+            test = get_checker(rule).may_match if rule.checker else None
+            if test is not None:
+                self._tests[id(rule)] = test
         self._always = frozenset(id(rule) for rule in always)
         self._passive = frozenset(id(rule) for rule in passive)
         self._keys = frozenset(self._by_name)
@@ -108,13 +131,21 @@ class FirstPass:
         names = names_in(text)
 
         def has(word: str) -> bool:
-            return word in names if word.isidentifier() else word.replace("*", "") in text
+            if word.isidentifier():
+                return word in names
+            called = _CALL.fullmatch(word)
+            if called is not None:
+                return _called(called.group(1)).search(text) is not None
+            return word.replace("*", "") in text
 
         chosen = set(self._always)
         candidates = [entry for key in self._keys & names for entry in self._by_name[key]] + self._by_text
         for group, rule in candidates:
             if id(rule) not in chosen and all(has(word) for word in group):
                 chosen.add(id(rule))
+        tested = chosen & self._tests.keys()
+        if tested and not chosen - tested:  # the tests decide whether the file is parsed: asked
+            chosen = {key for key in tested if self._tests[key](text)}
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)

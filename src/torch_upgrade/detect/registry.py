@@ -16,7 +16,10 @@ and ``WORDS``, its prefilter: the checker runs on a file only when it contains o
 them (a tuple entry: all of its words), written as ``detect.firstpass`` reads them (a Python
 identifier is a whole name; ``name*`` part of one; other text as it is). ``()``: every file.
 Default: ``("torch",)``. Words must be sound: a file without them can never get the checker's
-hits, nor facts (``tests/test_first_pass.py`` holds every rule's examples to it).
+hits, nor facts (``tests/test_first_pass.py`` holds every rule's examples to it). ``MAY_MATCH``
+(optional), a test of a text the words let in, for what words cannot say (a version literal beside
+a comparison operator): False only where the checker can find nothing; the first pass runs it only
+where it decides whether a file is parsed.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class Checker:
     # read changes with them (module attribute ``REPLACES_NAME``); other checkers judge how a name that
     # stays is used (``F.softmax(x)`` without dim)
     replaces_name: bool = False
+    may_match: Optional[Callable[[str], bool]] = None  # module attribute ``MAY_MATCH``
 
 
 _FIXERS: dict[str, Fixer] = {}
@@ -79,5 +83,5 @@ def get_checker(rule: Rule) -> Checker:
         checker = _CHECKERS[name] = Checker(
             name, getattr(module, "WORDS", ("torch",)), getattr(module, "check", None),
             getattr(module, "collect", None), getattr(module, "project", None),
-            getattr(module, "REPLACES_NAME", False))
+            getattr(module, "REPLACES_NAME", False), getattr(module, "MAY_MATCH", None))
     return checker

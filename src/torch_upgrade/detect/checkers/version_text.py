@@ -19,6 +19,7 @@ where it was wrong, so it is unsafe.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -34,7 +35,31 @@ from torch_upgrade.syntax.decide import Decider, Miscompare
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
-WORDS = ("version", "__version__")  # torch.__version__, importlib.metadata.version("torch"), a project's torch_version()
+# What the file of a reported comparison always holds: an ordering operator beside a version literal
+# (``syntax.decide``: ``_literal_text``, ``miscompares``). Not a name: the side computed from torch's
+# version may be a value or function of another file of the project (``from .utils import TV``,
+# ``TV >= "1.8"``; ``Decider`` follows it there), named however that file likes.
+WORDS = ("<", ">")
+_GAP = r"(?:[ \t\f\r\n()]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"  # blanks, brackets, continuations, comments
+_BODY = r"(?:[0-9.]|\\(?:N\{[^}\r\n]*\}|[0-9A-Za-z]+|\r?\n))+"  # "1.8", escapes too ("1\x2e8")
+_QUOTED = "|".join(f"{q}{_BODY}{q}" for q in ('"""', "'''", '"', "'"))
+_BEFORE = re.compile(rf"[<>]=?{_GAP}(?:[rRuU]?(?:{_QUOTED})|\d+\.\d+)")  # torch.__version__ < "1.10"
+# ... and the literal first ("1.8" <= v), looked for in the reversed text (a regular expression finding the
+# literal before the operator would try every position of the text): the same parts, each reversed
+_GAP_REVERSED = r"(?:[ \t\f\r\n()]|\n\r?\\|(?<=[\r\n])[^\r\n]*#)*"
+_BODY_REVERSED = r"(?:[0-9.]|(?:\}[^{\r\n]*\{N|[0-9A-Za-z]+|\n\r?)\\)+"
+_QUOTED_REVERSED = "|".join(f"{q}{_BODY_REVERSED}{q}" for q in ('"""', "'''", '"', "'"))
+_AFTER_REVERSED = re.compile(rf"[<>]{_GAP_REVERSED}(?:{_QUOTED_REVERSED}|\d+\.\d+)")
+
+
+def may_match(text: str) -> bool:
+    """Whether the text has an ordering comparison with a version literal on one side: a string of
+    digits and dots (``"1.10"``; quoted in any way, escapes and continuations too) or a float (``1.7``),
+    the operator next to it but for blanks, brackets, continuations and comments."""
+    return _BEFORE.search(text) is not None or _AFTER_REVERSED.search(text[::-1]) is not None
+
+
+MAY_MATCH = may_match
 _VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
 _TORCH_VERSION_CLASS = Version("1.10")  # torch.__version__ compares as a version from here on
 
