@@ -47,6 +47,13 @@ def _called(name: str) -> "re.Pattern[str]":
     return re.compile(rf"\.{_GAP}{name}{_GAP}\(")
 
 
+def as_text(word: str) -> str:
+    """Text that any file with ``word`` contains (the text prefilter's test: ``pipeline.context``):
+    the part written of ``name*``, the name of a method's call ``.name(`` (spaced as Python allows)."""
+    called = _CALL.fullmatch(word)
+    return called.group(1) if called is not None else word.replace("*", "")
+
+
 def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
     """The groups of words of which a text must contain one (every word of it) for ``rule`` to
     match; ``()``: the rule may match any text (a checker with no words). ``least``: the least sure

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from torch_upgrade.catalog.ruledata import RuleSet, load_rules
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.detect.firstpass import FirstPass
+from torch_upgrade.detect.firstpass import FirstPass, as_text
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.io.suppress import Suppressions
 
@@ -107,7 +107,7 @@ class Context:
         groups: list[tuple[str, ...]] = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
         for rule in self.matcher.checkers:
             for entry in get_checker(rule).words:  # as text here (``name*``: the part written)
-                groups.append(tuple(w.replace("*", "") for w in ((entry,) if isinstance(entry, str) else entry)))
+                groups.append(tuple(as_text(w) for w in ((entry,) if isinstance(entry, str) else entry)))
         return tuple(dict.fromkeys(groups))
 
     def wanted(self, text: str) -> bool:

@@ -20,8 +20,8 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.scopes import Scope, assigned_values
 
-WORDS = (("asarray",),)
 FUNCTIONS = ("torch.asarray",)
+WORDS = tuple(tuple(f.split(".")) for f in FUNCTIONS)  # what ``calls`` qualifies (not np.asarray)
 _BUILTINS = ("bytes", "bytearray", "memoryview")
 _MODULE_CALLS = ("array.array", "mmap.mmap")
 

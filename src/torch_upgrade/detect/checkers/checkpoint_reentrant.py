@@ -18,9 +18,9 @@ from torch_upgrade.detect.checkers._fallbacks import keyword_fallbacks
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "checkpoint"),)
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
 SEQUENTIAL = "torch.utils.checkpoint.checkpoint_sequential"
+WORDS = tuple(tuple(dict.fromkeys(f.split("."))) for f in (CHECKPOINT, SEQUENTIAL))  # what ``calls`` qualifies
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

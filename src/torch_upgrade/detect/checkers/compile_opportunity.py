@@ -23,8 +23,10 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import child_list
 
 
-WORDS = ("compile", ("_dynamo", "optimize"), ("backward", "step", "zero_grad"))  # compilers; a training loop
 COMPILERS = ("torch.compile", "torch._dynamo.optimize")
+# compilers (qualified: every component written; a model's .compile() call), a training loop (its calls)
+WORDS = (*(tuple(c.split(".")) for c in COMPILERS), ("compile", ".compile("),
+         ("backward", "step", "zero_grad", ".backward(", ".step(", ".zero_grad("))
 
 
 _CYCLE = ("backward", "step", "zero_grad")

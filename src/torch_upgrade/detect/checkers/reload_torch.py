@@ -14,8 +14,9 @@ from torch_upgrade.detect.checkers._calls import calls, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("reload",),)
 FUNCTIONS = ("importlib.reload", "imp.reload")
+# what ``calls`` qualifies, given ``torch`` (a name qualified as torch: imported as such)
+WORDS = tuple((*f.split("."), "torch") for f in FUNCTIONS)
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

@@ -14,7 +14,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.softmax_dim_int import CLASSES, dim_arg, from_numpy, not_int_literal
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("Softmax",), ("LogSoftmax",))
+WORDS = tuple(dict.fromkeys(tuple(dict.fromkeys(c.split("."))) for c in CLASSES))  # what ``calls`` qualifies
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
