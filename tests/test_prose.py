@@ -99,3 +99,10 @@ def test_programs_made_of_pieces(pieces):
     assert blanked is not None
     assert code_words(text) <= words(blanked)
     assert not {"prose", "note", "doc"} & words(blanked)
+
+
+def test_the_code_keeps_its_lines():
+    text = 'def f():\n    """one\n    two"""  # three\n    return torch.load(p)\n'
+    blanked = without_prose(text)
+    assert blanked is not None and blanked.count("\n") == text.count("\n")
+    assert blanked.splitlines()[3] == "    return torch.load(p)"

@@ -84,8 +84,9 @@ def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int,
 
 
 def without_prose(text: str) -> Optional[str]:
-    """``text`` with its comments and statement strings each replaced by a space, or None where the
-    text may hold more than this reading follows (see the module's docstring)."""
+    """``text`` with its comments and statement strings each replaced by a space (and the newlines they
+    hold: every line of the code keeps its number), or None where the text may hold more than this
+    reading follows (see the module's docstring)."""
     spans = literals(text)
     if spans is None:
         return None
@@ -94,7 +95,7 @@ def without_prose(text: str) -> Optional[str]:
     for start, end, kind in spans:
         if kind != "string":
             kept.append(text[at:start])
-            kept.append(" ")
+            kept.append(" " + "\n" * text.count("\n", start, end))  # the lines stay where they were
             at = end
     kept.append(text[at:])
     return "".join(kept)
