@@ -279,11 +279,13 @@ def test_a_torch_class_members_words_are_its_class_s():
 
 def test_a_method_is_needed_as_called_however_python_writes_the_call(tmp_path):
     """A rule's methods match only calls (``x.add_(``): a file naming ``add`` elsewhere (prose, a
-    function ``add``, ``x.add_one(``) cannot match TU934 and is skipped; the call written with blanks,
+    function ``add``, ``x.add_one(``, a call given one argument: ``seen.add(key(a, b))``) cannot match
+    TU934 and is skipped; the call written with blanks,
     a continuation or comments between its tokens is still found."""
     tu934 = next(r for r in RULES if r.id == "TU934")
-    assert ("add_", ".add_(") in needs(tu934)
-    prose = "import torch\n# we add the gradient\ndef add(a, b):\n    return a.add_one(b)\nadd(1, 2)\n"
+    assert ("add_", ".add_(,") in needs(tu934)  # min_args = 2: a comma in the call
+    prose = ("import torch\n# we add the gradient\ndef add(a, b):\n    return a.add_one(b)\nadd(1, 2)\n"
+             "seen.add(key(a, b))\nx.add_([1, 2])\n")
     assert FirstPass([tu934]).select(prose) == ()
     odd = ("import torch\ndef step(model, lr):\n    for p in model.parameters():\n"
            "        p.data . add_ (-lr, p.grad)\n        p.data.\\\n            sub_(lr, p.grad)\n"
@@ -393,3 +395,25 @@ def test_a_bool_subtraction_in_a_file_that_never_names_torch(tmp_path):
     (tmp_path / "b.py").write_text("def f(x, a, b):\n    return x.masked_fill(1 - (a > b), 0)\n", encoding="utf-8")
     base = settings("1.6", "2.13", root=str(tmp_path))
     assert _report(scan([tmp_path], base)) == _report(scan([tmp_path], replace(base, first_pass=False)))
+
+
+CALLS = ["x.add(a, b)", "x.add(f(a)[0], b)", "x.add(*a, b)", "x.add(a,\n      b)", "x.add((a), b)", "x.add(a if c else d, b)",
+         "x.add(lambda: 1, b)", "x.add({1: 2}, b)", "x.add(a[1:2], b)", "x.add(y.add(1), 2)", "x.add(g(a, b))",
+         "x.add([a, b])", "x.add('a, b')", "x.add(a)", "x.add(a  # one, two\n)", "x.add(\n    a,  # c\n    b)",
+         "x.add(f'{a}', b)", "x.add(a for a in b)", "x . add (a, b)", "x.add((a, b))", "x.add(*a)", "x.add(a=1, b=2)"]
+
+
+@pytest.mark.parametrize("code", CALLS)
+def test_a_call_given_two_positional_arguments_is_found_as_such(code):
+    """``.add(,``: every call of ``add`` that LibCST reads with two positional arguments or more is let in."""
+    import libcst as cst
+
+    from torch_upgrade.detect.firstpass import _called, _two_arguments
+
+    text = f"y = ({code})\n"
+    call = cst.parse_module(text).body[0].body[0].value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if len(positional) >= 2:
+        assert _two_arguments(text, _called("add"))
+    elif "'" not in code and "#" not in code and not any(a.keyword is not None or a.star for a in call.args):
+        assert not _two_arguments(text, _called("add"))  # one argument, nothing hidden: left out

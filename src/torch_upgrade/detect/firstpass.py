@@ -14,8 +14,9 @@ A word that is a Python identifier must appear as a whole name in the text (``lo
 with a ``*`` is part of a name (``lp_pool*``: ``lp_pool2d``); a word ``.name(`` is a call of a
 method ``name`` (a rule's ``methods`` match only calls of an attribute: ``x.add(``, written with
 whatever Python allows between the dot, the name and the parenthesis: spaces, line breaks,
-continuations, comments); any other word is plain text (``.backward``, ``[0]``), looked for as
-written. A checker may also state a test of the whole text (``MAY_MATCH``, see ``detect.registry``)
+continuations, comments), ``.name(,`` such a call given two arguments at least (``x.add_(-lr, g)``:
+a comma in its parentheses, or a string or comment that could hide one); any other word is plain
+text (``.backward``, ``[0]``), looked for as written. A checker may also state a test of the whole text (``MAY_MATCH``, see ``detect.registry``)
 for what words cannot say; it is run only where it decides whether the file is parsed at all (a
 file another rule has the parser read anyway runs the checker without asking). Files no rule can
 match skip the parser altogether; the others are analysed with just the rules that can
@@ -35,7 +36,8 @@ from torch_upgrade.syntax.classes import class_words
 Group = tuple[str, ...]  # words that must all be in the text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CALL = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\(")  # a word that is a method's call: ``.add(``
+# a word that is a method's call: ``.add(``; ``.add(,`` one given two arguments at least
+_CALL = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\((,?)")
 # what Python allows between the tokens of ``x . add (``: blanks, line breaks (in brackets),
 # continuations, comments (each to its line's end; no comment can end sooner, so no backtracking)
 _GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"
@@ -45,6 +47,34 @@ _GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"
 def _called(name: str) -> "re.Pattern[str]":
     """``.name(`` as Python may write it (``x.add (``, ``x.\\\n add(``)."""
     return re.compile(rf"\.{_GAP}{name}{_GAP}\(")
+
+
+# in a call's arguments: brackets, the comma between two, and what may hide them (a string, a comment, a
+# continuation): a call holding one of those is taken to have two arguments
+_ARGUMENTS = re.compile(r"[()\[\]{},'\"#\\]")
+
+
+def _two_arguments(text: str, call: "re.Pattern[str]") -> bool:
+    """Whether some call ``call`` finds in ``text`` may be given two arguments or more: a comma in its
+    parentheses outside any inner bracket, or text that could hide one (a quote, a comment)."""
+    for found in call.finditer(text):
+        depth = 0
+        for mark in _ARGUMENTS.finditer(text, found.end()):
+            char = mark.group()
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                if not depth:
+                    break  # its closing parenthesis: one argument at most
+                depth -= 1
+            elif char == ",":
+                if not depth:
+                    return True
+            else:  # a quote, a comment, a continuation: what follows cannot be read here
+                return True
+        else:
+            return True  # unclosed: the text cannot say
+    return False
 
 
 def as_text(word: str) -> str:
@@ -88,7 +118,8 @@ def _members(rule: Rule, least: str) -> list[Group]:
     reported too (``--min-confidence possible``: any receiver), or the rule's scalar arguments make an
     unknown receiver likely (``detect.matching``, ``_numbers_first``)."""
     m = rule.match
-    members: list[Group] = [(name, f".{name}(") for name in m.methods] + [(name,) for name in m.attributes]
+    called = "(," if m.min_args >= 2 else "("  # given two arguments at least: a comma between them
+    members: list[Group] = [(name, f".{name}{called}") for name in m.methods] + [(name,) for name in m.attributes]
     if "torch.Tensor" in m.receiver or m.scalars or least == "possible":
         return members
     return [tuple(dict.fromkeys((*member, *class_words(cls)))) for member in members for cls in m.receiver]
@@ -142,7 +173,8 @@ class FirstPass:
                 return word in names
             called = _CALL.fullmatch(word)
             if called is not None:
-                return _called(called.group(1)).search(text) is not None
+                pattern = _called(called.group(1))
+                return _two_arguments(text, pattern) if called.group(2) else pattern.search(text) is not None
             return word.replace("*", "") in text
 
         chosen = set(self._always)
