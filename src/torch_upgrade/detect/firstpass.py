@@ -10,7 +10,9 @@ analysis qualifies a reference only through the file's own imports, attribute ch
 rule, so they cannot drift from what the rule matches.
 
 A word that is a Python identifier must appear as a whole name in the text (``load`` is not in
-``download``; names inside strings and comments count too, which only lets more files in); a word
+``download``; the words of comments and of strings that stand alone as statements, docstrings, are
+prose and count nowhere (``core.prose``: a docstring that shows ``torch.load`` loads nothing), those of
+strings that are values do, which only lets more files in); a word
 with a ``*`` is part of a name (``lp_pool*``: ``lp_pool2d``); a word ``.name(`` is a call of a
 method ``name`` (a rule's ``methods`` match only calls of an attribute: ``x.add(``, written with
 whatever Python allows between the dot, the name and the parenthesis: spaces, line breaks,
@@ -30,6 +32,7 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.prose import without_prose
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.syntax.classes import class_words
 
@@ -165,7 +168,11 @@ class FirstPass:
 
     def select(self, text: str) -> tuple[Rule, ...]:
         """The rules that can match ``text``, in the selection's order (none: no rule can; the
-        rules that match nothing in a file come along with any other)."""
+        rules that match nothing in a file come along with any other). Its comments and the strings
+        that stand alone as statements (docstrings) are prose, and name nothing (``core.prose``)."""
+        code = without_prose(text)
+        if code is not None:
+            text = code
         names = names_in(text)
 
         def has(word: str) -> bool:
