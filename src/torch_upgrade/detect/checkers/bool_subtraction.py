@@ -8,7 +8,9 @@ an operand of ``-`` (binary or unary) is known to be such a mask: a comparison, 
 ``~``/``&``/``|`` of them, on a tensor (``syntax.provenance``), or on anything when the subtraction's result
 is itself used as a tensor (the receiver of an in-place method, the mask of ``masked_fill``,
 ``masked_select`` or ``masked_scatter``: then the mask is a tensor, so a bool one); names assigned only
-those. A mask on a receiver only likely a tensor gives a likely finding.
+those. A mask on a receiver only likely a tensor gives a likely finding. Only in a file that imports torch:
+elsewhere the use alone would be the evidence, and PaddlePaddle's tensors have ``masked_fill`` and in-place
+``add_`` too (``WORDS``, the first pass, holds the checker to that).
 
 ``1 - mask`` is rewritten to ``~mask`` (the fix torch's message and its developers suggest); unsafe, as the
 result is a bool tensor where it was uint8 before 1.2 (the same mask; arithmetic on it can differ: ``bool +
@@ -116,8 +118,9 @@ def _use(node: cst.CSTNode, analysis: Analysis) -> str:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     refs = {id(r.node): r for r in analysis.references if r.ctx == "load"}
-    if not refs:
-        return []
+    if not refs or not any(r.ctx == "import" and (r.qualname or "").split(".")[0] == "torch"
+                           for r in analysis.references):
+        return []  # a file that imports no torch: a use alone (PaddlePaddle's tensors have masked_fill and add_ too)
     masks = _Masks(analysis, provenance_of(analysis), refs)
     out = []
     for node in analysis.nodes(cst.BinaryOperation, cst.UnaryOperation):
