@@ -27,7 +27,7 @@ def test_requirements_with_include(tmp_path):
     (tmp_path / "requirements" / "base.txt").write_text("torch>=1.9.0  # training\n")
     pin = detect(tmp_path)
     assert pin.version == Version("1.9.0")
-    assert pin.source == "base.txt: torch>=1.9.0"
+    assert pin.source == "requirements/base.txt: torch>=1.9.0"  # the path from the project's root
 
 
 def test_pyproject_pep621_and_poetry(tmp_path):
@@ -274,3 +274,28 @@ def test_to_installed_without_torch_is_a_usage_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = cli("scan", ".", "--to", "installed")
     assert result.exit_code == 2 and "torch is not installed" in result.stderr
+
+
+def test_a_pin_of_one_release_beside_a_range_locks_an_environment(tmp_path):
+    """Lightning's layout: torch==2.9.1 for type checking, torch>=2.1.0 to install (a folder per package). The
+    window starts where the project's support does; the lock is a note. Within one release line the pin counts."""
+    write(tmp_path / "setup.py", "from setuptools import setup\nsetup(name='x')\n")
+    write(tmp_path / "requirements" / "typing.txt", "torch==2.9.1\nmypy==1.17\n")
+    write(tmp_path / "requirements" / "pytorch" / "base.txt", "torch >=2.1.0, <2.10.0\n")
+    pin = detect(tmp_path)
+    assert pin.version == Version("2.1.0") and pin.source == "requirements/pytorch/base.txt: torch<2.10.0,>=2.1.0"
+    assert pin.problems == ["pins of one release taken for an environment's, not the oldest release supported: "
+                            "requirements/typing.txt: torch==2.9.1"]
+    write(tmp_path / "requirements" / "pytorch" / "base.txt", "torch >=2.9.0, <2.10.0\n")
+    assert detect(tmp_path).version == Version("2.9.1")  # the same release line: the strictest bound
+    (tmp_path / "requirements" / "pytorch" / "base.txt").unlink()
+    assert detect(tmp_path).version == Version("2.9.1")  # the only pin the project writes
+
+
+def test_the_window_of_a_project_whose_install_floor_is_below_its_lock(tmp_path):
+    """A scan's window, for a project whose requirements live in a folder of their own."""
+    write(tmp_path / "requirements" / "typing.txt", "torch==2.9.1\n")
+    write(tmp_path / "requirements" / "base.txt", "torch>=2.1.0\n")
+    write(tmp_path / "src" / "m.py", "import torch\n\nif hasattr(torch.nn.attention, 'sdpa_kernel'):\n    x = 1\n")
+    result = cli("scan", str(tmp_path / "src"), "--format", "json", "--no-cache")
+    assert json.loads(result.stdout)["window"]["from"] == "2.1"

@@ -160,8 +160,9 @@ def _package_of_text(text: str) -> Optional[str]:
     return package_of(match.group("name")) if match else None
 
 
-def _requirements_file(path: Path, seen: set[Path]) -> Iterator[Candidate]:
-    """(where, requirement text, origin) from a requirements file, following -r/-c includes."""
+def _requirements_file(path: Path, seen: set[Path], root: Path) -> Iterator[Candidate]:
+    """(where, requirement text, origin) from a requirements file, following -r/-c includes; where: its
+    path from the project's ``root`` (``requirements/pytorch/base.txt``)."""
     path = path.resolve()
     if path in seen or not path.is_file():
         return
@@ -170,9 +171,10 @@ def _requirements_file(path: Path, seen: set[Path]) -> Iterator[Candidate]:
         stripped = line.strip()
         match = re.match(r"^(?:-r|--requirement|-c|--constraint)\s*=?\s*(\S+)", stripped)
         if match:
-            yield from _requirements_file(path.parent / match.group(1), seen)
+            yield from _requirements_file(path.parent / match.group(1), seen, root)
             continue
-        yield path.name, stripped, _found(path, stripped)
+        yield (path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name), stripped, \
+            _found(path, stripped)
 
 
 def _pyproject(path: Path) -> Iterator[Candidate]:
@@ -319,16 +321,19 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
             except Exception as exc:  # malformed project file: report, never fatal
                 problems.append(f"{path.name}: cannot read it for its pins: {exc}")
     seen: set[Path] = set()
-    for path in sorted(directory.glob("requirements*.txt")) + sorted(directory.glob("requirements/*.txt")):
+    # requirements/pytorch/base.txt: Lightning keeps each package's requirements in a folder of its own
+    for path in [*sorted(directory.glob("requirements*.txt")), *sorted(directory.glob("requirements/*.txt")),
+                 *sorted(directory.glob("requirements/*/*.txt"))]:
         try:
-            yield from list(_requirements_file(path, seen))
+            yield from list(_requirements_file(path, seen, directory.resolve()))
         except OSError as exc:
             problems.append(f"{path.name}: cannot read it for its pins: {exc}")
 
 
 def holds_project(directory: Path) -> bool:
     """Whether a directory holds a project file (where a pin of torch or a library may be written)."""
-    return any((directory / n).is_file() for n in PROJECT_FILES) or any(directory.glob("requirements*.txt"))
+    return any((directory / n).is_file() for n in PROJECT_FILES) or any(directory.glob("requirements*.txt")) \
+        or any(directory.glob("requirements/*.txt")) or any(directory.glob("requirements/*/*.txt"))
 
 
 def project_root(start: Path) -> Optional[Path]:
@@ -387,6 +392,17 @@ def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
         found.append((where, low, label, req.specifier, origin))
     if not found:
         return Pin(None, problems=problems, package=package)
+    # A pin of one release (==X) where another file allows older releases locks an environment (type
+    # checking, docs, a CI job), it does not say which releases the project supports: Lightning pins
+    # torch==2.9.1 in requirements/typing.txt and requires torch>=2.1 to install; its window starts at 2.1.
+    ranges = [item for item in found if not _one_release(item[3])]
+    if ranges:
+        supported = max(item[1] for item in ranges).release[:2]  # the strictest range's release line
+        locks = [item for item in found if _one_release(item[3]) and item[1].release[:2] > supported]
+        if locks:
+            problems.append("pins of one release taken for an environment's, not the oldest release supported: "
+                            + "; ".join(item[2] for item in locks))
+            found = [item for item in found if item not in locks]
     # the strictest lower bound across files sets the window
     where, low, label, _, origin = max(found, key=lambda item: item[1])
     if len({short(item[1]) for item in found}) > 1:
@@ -398,6 +414,11 @@ def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
         problems.append(f"{package} pins contradict each other (no version satisfies all of them): "
                         + "; ".join(item[2] for item in found) + f"; using {label}")
     return Pin(low, label, problems, origin, package)
+
+
+def _one_release(spec: SpecifierSet) -> bool:
+    """Whether ``spec`` allows a single release (``==2.9.1``, ``===2.9.1``; not ``==2.9.*``)."""
+    return any(s.operator in ("==", "===") and not s.version.endswith("*") for s in spec)
 
 
 # ------------------------------------------------------------------ raising a pin (--bump-pin)
