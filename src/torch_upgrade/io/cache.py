@@ -39,6 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TypeVar, Union
 
+from torch_upgrade.catalog.ruledata import DATA_FILES, rules_dir
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import FileResult, Finding
 from torch_upgrade.core.settings import Settings
@@ -94,7 +95,10 @@ def code_digest() -> str:
                 continue
     package = Path(__file__).resolve().parent.parent  # the whole torch_upgrade package
     sources = []
-    for path in sorted(package.rglob("*.py")) + sorted(package.glob("catalog/*.toml")):  # code, and its tables
+    # code, its tables, and the rule directory's data files (names.toml: when torch names appeared), which are
+    # no rule's data and so not in the selected rules a configuration key holds
+    data = sorted(path for path in rules_dir().rglob("*.toml") if path.name in DATA_FILES)
+    for path in sorted(package.rglob("*.py")) + sorted(package.glob("catalog/*.toml")) + data:
         try:
             sources.append(path.read_bytes())
         except OSError:
