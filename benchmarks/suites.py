@@ -87,6 +87,9 @@ PROJECTS: dict[str, Project] = {
             "folder = os.path.join(os.environ['TORCH_HOME'], 'hub', 'checkpoints'); os.makedirs(folder, exist_ok=True)\n"
             "torch.save({'state_dict': module.HardNet(False).state_dict()},\n"
             "           os.path.join(folder, 'checkpoint_liberty_with_aug.pth'))\n")),
+    "gpytorch-1.5.0": Project("cornellius-gp/gpytorch", "v1.5.0", "1.8.1", ("test",), ("scipy", "sklearn"),
+                              note="Gaussian processes mid-migration (2021): torch.norm (180), triangular_solve, "
+                                   "Tensor.cholesky, symeig beside torch.linalg"),
     "botorch-0.3.0": Project("pytorch/botorch", "v0.3.0", "1.6", ("test",), ("scipy",),
                              note="Bayesian optimization; torch.norm, solve, cholesky, torch._six (on gpytorch 1.2.0)",
                              dependencies=(("cornellius-gp/gpytorch", "v1.2.0"),)),
