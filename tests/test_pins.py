@@ -9,7 +9,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from helpers import cli
-from torch_upgrade.io.pins import conda_spec, detect, lowest
+from torch_upgrade.io.pins import conda_spec, detect, detect_all, lowest
 
 
 def test_lowest_allowed_version():
@@ -299,3 +299,18 @@ def test_the_window_of_a_project_whose_install_floor_is_below_its_lock(tmp_path)
     write(tmp_path / "src" / "m.py", "import torch\n\nif hasattr(torch.nn.attention, 'sdpa_kernel'):\n    x = 1\n")
     result = cli("scan", str(tmp_path / "src"), "--format", "json", "--no-cache")
     assert json.loads(result.stdout)["window"]["from"] == "2.1"
+
+
+def test_a_package_the_nearest_files_do_not_name_is_read_from_the_project_around_them(tmp_path):
+    """accelerate's layout: examples/requirements.txt names no torch; the examples run on the torch setup.py
+    requires. Not beyond the repository's root, and not where the nearest files name it."""
+    write(tmp_path / "setup.py", "from setuptools import setup\nsetup(name='x', install_requires=['torch>=2.0.0'])\n")
+    write(tmp_path / "examples" / "requirements.txt", "datasets\nevaluate\ntorchvision>=0.16\n")
+    found = detect_all(tmp_path / "examples")
+    assert found["torch"].version == Version("2.0.0") and found["torch"].source == "../setup.py: torch>=2.0.0"
+    assert found["torchvision"].version == Version("0.16.0")  # named by the nearest files: theirs
+    write(tmp_path / "examples" / "requirements.txt", "torch>=2.3\n")
+    assert detect(tmp_path / "examples").version == Version("2.3.0")
+    write(tmp_path / "examples" / "requirements.txt", "datasets\n")
+    (tmp_path / "examples" / ".git").mkdir()  # a repository of its own: its root ends the search
+    assert detect(tmp_path / "examples").version is None

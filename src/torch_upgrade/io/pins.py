@@ -10,6 +10,7 @@ The lowest version the specifier set allows becomes the window's ``from``: among
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -355,10 +356,33 @@ def detect(start: Path, package: str = TORCH) -> Pin:
 def detect_all(start: Path) -> dict[str, Pin]:
     """The pins of torch and of every library, of the project containing ``start``: its project
     files read once. A package no file pins has ``Pin(None)``; a file that cannot be read is a
-    problem of every package's pin (the caller shows each note once)."""
+    problem of every package's pin (the caller shows each note once).
+
+    A package the nearest project files do not name is looked for in the project around them, up to
+    the repository's root (the folder holding ``.git``): accelerate's ``examples/requirements.txt``
+    names no torch, and the examples run on the torch that accelerate's ``setup.py`` requires."""
     root = project_root(start)
     if root is None:
         return {package: Pin(None, package=package) for package in PACKAGES}
+    found = _pins_at(root)
+    here = root
+    while any(pin.version is None for pin in found.values()) and not (here / ".git").exists() \
+            and here.parent != here:
+        above = project_root(here.parent)
+        if above is None:
+            break
+        outer = _pins_at(above)
+        for package, pin in found.items():
+            if pin.version is None and outer[package].version is not None:
+                moved = outer[package]
+                found[package] = Pin(moved.version, f"{os.path.relpath(above, root)}/{moved.source}",
+                                     pin.problems + moved.problems, moved.origin, package)
+        here = above
+    return found
+
+
+def _pins_at(root: Path) -> dict[str, Pin]:
+    """The pins the project files of the folder ``root`` hold."""
     read_problems: list[str] = []
     texts: dict[str, list[tuple[str, str, Optional[Found]]]] = {package: [] for package in PACKAGES}
     for where, text, origin in list(_candidates(root, read_problems)):
