@@ -71,16 +71,19 @@ def compare(root: Path, low: str | None, jobs: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--projects", nargs="*", default=list(PROJECTS))
+    parser.add_argument("--projects", nargs="*", default=None, help="default: every pinned project, unless --dirs")
     parser.add_argument("--dirs", nargs="*", default=[])
     parser.add_argument("--from", dest="low", default=None)
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
-    roots = [fetch(spec, WORK / "corpus") for spec in args.projects] + [Path(d) for d in args.dirs]
-    rows = [compare(root, args.low, args.jobs) for root in roots]
-    for row in rows:
-        print(json.dumps(row))
-    return 0 if all(row["same"] for row in rows) else 1
+    projects = args.projects if args.projects is not None else [] if args.dirs else list(PROJECTS)
+    roots = [fetch(spec, WORK / "corpus") for spec in projects] + [Path(d) for d in args.dirs]
+    same = True
+    for root in roots:  # each as it is done: a project takes minutes
+        row = compare(root, args.low, args.jobs)
+        print(json.dumps(row), flush=True)
+        same = same and row["same"]
+    return 0 if same else 1
 
 
 if __name__ == "__main__":
