@@ -1,7 +1,9 @@
 """TUL401: a ``DataLoader`` whose ``num_workers`` is 0 (left out, or the literal 0).
 
 ``num_workers`` is DataLoader's sixth parameter; a call that passes it through a variable, or passes
-``*args``/``**kwargs``, says nothing certain and is left alone. A hint without a rewrite.
+``*args``/``**kwargs``, says nothing certain and is left alone. A hint without a rewrite, and none in tests
+(a function ``test*``, a class ``Test*``, a module importing pytest or unittest): a loader there feeds a
+check, and ``num_workers=0`` is what a test wants (Lightning's tests held 289 of its 343 such hints).
 """
 
 from __future__ import annotations
@@ -17,12 +19,26 @@ from torch_upgrade.syntax.analysis import Analysis
 WORDS = ("DataLoader",)
 LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
 POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
+_TEST_FRAMEWORKS = ("pytest", "unittest")
+
+
+def _in_a_test(analysis: Analysis, node: cst.CSTNode) -> bool:
+    """Whether ``node`` lies in a test: a function ``test*`` or a class ``Test*``."""
+    current = analysis.parent(node)
+    while current is not None:
+        if isinstance(current, cst.FunctionDef) and current.name.value.startswith("test") or \
+                isinstance(current, cst.ClassDef) and current.name.value.startswith("Test"):
+            return True
+        current = analysis.parent(current)
+    return False
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    if any(ref.ctx == "import" and (ref.qualname or "").split(".")[0] in _TEST_FRAMEWORKS for ref in analysis.references):
+        return []  # a test module (its fixtures too): a loader made for a check, not for training
     out = []
     for ref, call in calls(analysis, LOADERS):
-        if any(a.star for a in call.args):
+        if any(a.star for a in call.args) or _in_a_test(analysis, call):
             continue
         given = keyword(call, "num_workers")
         if given is None:
