@@ -337,6 +337,25 @@ def test_the_version_comparisons_test_finds_every_literal_the_decider_reads():
     assert checked > 300
 
 
+def test_an_operator_in_a_string_compares_nothing(tmp_path):
+    """A message that says ``TensorFlow >= 2.0`` (transformers' 7,000-line ``__init__.py``) is no
+    comparison: the file is not parsed for TU981. An operator in an f-string's field is code, and is."""
+    from torch_upgrade.detect.checkers.version_text import may_match
+
+    message = 'import torch\nlogger.warning("None of PyTorch, TensorFlow >= 2.0, or Flax < 0.2 have been found")\n'
+    assert not may_match(message)
+    assert not may_match("import torch\nx = '\"1.8\" <= v'  # v >= 1.8\n")
+    assert may_match("import torch\nprint(f\"{torch.__version__ >= '1.8'}\")\n")
+    assert may_match('import torch\nok = "a" if torch.__version__[:3] >= "1.8" else "b"\n')
+    tu981 = next(r for r in RULES if r.id == "TU981")
+    assert FirstPass([tu981]).select(message) == ()
+    (tmp_path / "a.py").write_text(message + 'ok = f"{torch.__version__[:3] >= \'1.8\'}"\n', encoding="utf-8")
+    base = settings("1.6", "2.13", root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert [(f.path, f.line) for f in narrowed.findings if f.rule_id == "TU981"] == [("a.py", 3)]
+
+
 def test_a_version_computed_in_another_file_and_compared_as_text_is_found(tmp_path):
     """TU981 follows a value or function of another file of the project (``Decider``): the file that
     compares it names no ``version`` at all, and the first pass still lets it in."""

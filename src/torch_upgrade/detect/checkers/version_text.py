@@ -20,6 +20,7 @@ where it was wrong, so it is unsafe.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Optional
 
 import libcst as cst
@@ -27,6 +28,7 @@ from packaging.version import Version
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
+from torch_upgrade.core.prose import literals
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
@@ -55,8 +57,29 @@ _AFTER_REVERSED = re.compile(rf"[<>]{_GAP_REVERSED}(?:{_QUOTED_REVERSED}|\d+\.\d
 def may_match(text: str) -> bool:
     """Whether the text has an ordering comparison with a version literal on one side: a string of
     digits and dots (``"1.10"``; quoted in any way, escapes and continuations too) or a float (``1.7``),
-    the operator next to it but for blanks, brackets, continuations and comments."""
-    return _BEFORE.search(text) is not None or _AFTER_REVERSED.search(text[::-1]) is not None
+    the operator next to it but for blanks, brackets, continuations and comments. The operator is
+    code: one inside a string (``"needs TensorFlow >= 2.0"``) or a comment compares nothing; inside an
+    f-string it may be a field's (``core.prose``; where the text cannot be read that way, any operator
+    counts)."""
+    spans = literals(text)
+    inert = [] if spans is None else [(start, end) for start, end, kind in spans
+                                      if kind != "string" or not _formatted(text, start)]
+    starts = [start for start, _ in inert]
+
+    def in_code(offset: int) -> bool:
+        at = bisect_right(starts, offset) - 1
+        return at < 0 or offset >= inert[at][1]
+
+    if any(in_code(found.start()) for found in _BEFORE.finditer(text)):
+        return True
+    last = len(text) - 1  # the operator found in the reversed text, at its offset in the text
+    return any(in_code(last - found.start()) for found in _AFTER_REVERSED.finditer(text[::-1]))
+
+
+def _formatted(text: str, start: int) -> bool:
+    """Whether the string literal starting at ``start`` (its prefix included) is an f-string."""
+    quote = min(i for i in (text.find('"', start), text.find("'", start)) if i >= 0)
+    return "f" in text[start:quote].lower()
 
 
 MAY_MATCH = may_match
