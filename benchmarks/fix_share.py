@@ -1,6 +1,7 @@
 """How much of a real upgrade does ``--fix`` do? (issue 31 item 5)
 
     python benchmarks/fix_share.py [--mirrors DIR] [--jobs N] [--only [REPO:]COMMIT ...] [--budget SECONDS]
+                                   [--as-upgrade]
 
 For each upgrade commit of ``benchmarks/recall/commits.toml`` (the commits of ``recall.py``'s measurement 2,
 whose functions this script imports: the mirrors, the exported parent tree, the commit's old side and the
@@ -25,6 +26,11 @@ hunk no longer has (``no finding: torch.foo``), else the first one that the new 
 statement that a finding reports (starting on an earlier line) is ``inside the statement of rule TUxxx``.
 A fixed file that no longer parses (it did before), or a run of the tool that fails or prints a traceback,
 is reported as **broken**.
+
+``--as-upgrade``: where the commit raised the torch floor in its own pin files (``pyro``'s "Drop PyTorch<2.0",
+MONAI's "Bump torch minimum"), step 2 runs ``torch-upgrade upgrade <the files> --to <that floor> --unsafe-fixes``
+instead, which is what the person making that commit asks the tool for: the fixes safe from the new floor, and the
+compatibility code it makes dead removed. The other commits run as without it. Writes ``fix_share.upgrade.json``.
 
 Not part of CI: it needs the mirrors (see ``recall.py``). Writes ``benchmarks/.work/recall/fix_share.json``.
 ``--budget``: start no new commit after this many seconds (the commits run in the order of commits.toml).
@@ -113,7 +119,31 @@ def parses(text: str) -> bool:
     return True
 
 
-def fix_commit(entry: dict, mirrors: Path, jobs: int, cache: dict) -> dict:
+def floor_set_by(git_dir: Path, commit: str, pin: str) -> str | None:
+    """The torch floor that the commit's own pin files state (``setup.py``, ``setup.cfg``, ``pyproject.toml``,
+    ``requirements*.txt``, read as torch-upgrade reads them), as ``major.minor``, where it is above ``pin`` (the
+    parent's): the version a user making that commit moves the project to. None where the commit kept the floor."""
+    sys.path.insert(0, str(REPO / "src"))
+    from packaging.version import Version
+
+    from torch_upgrade.io import pins
+
+    tree = FIXED / f"pins-{commit[:10]}"
+    shutil.rmtree(tree, ignore_errors=True)
+    listed = git(git_dir, "ls-tree", "-r", "--name-only", commit).stdout.decode().splitlines()
+    for path in listed:
+        if recall.KEEP.search(path) and (not path.endswith(".py") or path.endswith("setup.py")) \
+                and path.count("/") <= 1:
+            (tree / path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / path).write_bytes(git(git_dir, "show", f"{commit}:{path}").stdout)
+    found = pins.detect(tree).version if tree.is_dir() else None
+    shutil.rmtree(tree, ignore_errors=True)
+    if found is None or Version(f"{found.major}.{found.minor}") <= Version(pin):
+        return None
+    return f"{found.major}.{found.minor}"
+
+
+def fix_commit(entry: dict, mirrors: Path, jobs: int, cache: dict, as_upgrade: bool = False) -> dict:
     places = commit_lines(entry, mirrors, jobs, cache)  # exports the parent tree, scans it (likely)
     git_dir = mirror(mirrors, entry["repo"])
     commit = git(git_dir, "rev-parse", entry["commit"] + "^{commit}").stdout.decode().strip()
@@ -130,10 +160,16 @@ def fix_commit(entry: dict, mirrors: Path, jobs: int, cache: dict) -> dict:
     shutil.copytree(tree, copy)
     report_path = FIXED / f"{tree.name}.fix.json"
     report_path.unlink(missing_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    cmd = [sys.executable, "-m", "torch_upgrade", "scan", *paths, "--from", entry["pin"], "--to", "2.13",
-           "--fix", "--unsafe-fixes", "--format", "json", "--no-cache", "--exit-zero", "--no-respect-gitignore",
-           "--jobs", str(jobs), "-o", str(report_path)]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "XDG_CACHE_HOME": str(FIXED / "cache")}
+    shutil.rmtree(FIXED / "cache", ignore_errors=True)
+    floor = floor_set_by(git_dir, commit, entry["pin"]) if as_upgrade else None
+    if floor is None:
+        cmd = [sys.executable, "-m", "torch_upgrade", "scan", *paths, "--from", entry["pin"], "--to", "2.13",
+               "--fix", "--unsafe-fixes", "--format", "json", "--no-cache", "--exit-zero", "--no-respect-gitignore",
+               "--jobs", str(jobs), "-o", str(report_path)]
+    else:  # what the person making the commit asks for: the project moved to the floor the commit set
+        cmd = [sys.executable, "-m", "torch_upgrade", "upgrade", *paths, "--to", floor, "--unsafe-fixes",
+               "--format", "json", "--exit-zero", "--no-respect-gitignore", "--jobs", str(jobs), "-o", str(report_path)]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True) if paths else None
     seconds = round(time.perf_counter() - start, 1)
@@ -175,7 +211,8 @@ def fix_commit(entry: dict, mirrors: Path, jobs: int, cache: dict) -> dict:
             untouched.append({**place, "kind": kind, "class": why})
     place_keys = {(p["path"], p["line"]) for p in places}
     extra = sorted(f"{p}:{n}" for p, ns in changed.items() for n in ns if (p, n) not in place_keys)
-    return {"repo": entry["repo"], "commit": entry["commit"], "from": entry["pin"], "what": entry.get("what", ""),
+    return {"repo": entry["repo"], "commit": entry["commit"], "from": entry["pin"], "upgrade_to": floor,
+            "what": entry.get("what", ""),
             "files": len(paths), "places": len(places), "touched": touched,
             "finding_start": sum(1 for p in places if p["findings"]),
             "related": related, "related_touched": related_touched,
@@ -192,7 +229,7 @@ def print_results(results: dict) -> None:
     print(f"{'repository':32} {'commit':11} {'from':5} {'places':>6} {'touched':>7} {'share':>6} {'found':>6} "
           f"{'f-share':>7} {'extra':>5}  what")
     for c in results["commits"]:
-        print(f"{c['repo']:32} {c['commit'][:10]:11} {c['from']:5} {c['places']:>6} {c['touched']:>7} "
+        print(f"{c['repo']:32} {c['commit'][:10]:11} {c['from'] + ('>' + c['upgrade_to'] if c.get('upgrade_to') else ''):5} {c['places']:>6} {c['touched']:>7} "
               f"{share(c['touched'], c['places']):>6} {c['finding_start']:>6} "
               f"{share(c['finding_start'], c['places']):>7} {len(c['extra']):>5}  {c['what'][:50]}")
     t = results["total"]
@@ -222,6 +259,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="torch-upgrade's worker processes")
     parser.add_argument("--only", nargs="+", help="[REPO:]COMMIT, a prefix will do (default: all of commits.toml)")
     parser.add_argument("--keep", action="store_true", help=f"keep the fixed copies ({FIXED})")
+    parser.add_argument("--as-upgrade", action="store_true",
+                        help="where a commit raised the torch floor in its pin files, run 'upgrade --to' that floor "
+                             "(what the person making the commit asks for) in place of 'scan --fix' from the old pin")
     parser.add_argument("--budget", type=float, default=None, help="start no new commit after this many seconds")
     args = parser.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
@@ -238,7 +278,7 @@ def main() -> None:
         if args.budget is not None and time.perf_counter() - start > args.budget:
             print(f"budget spent: {entry['repo']}@{entry['commit'][:10]} and the rest not run", file=sys.stderr)
             break
-        c = fix_commit(entry, args.mirrors, args.jobs, cache)
+        c = fix_commit(entry, args.mirrors, args.jobs, cache, args.as_upgrade)
         print(f"{c['repo']}@{c['commit'][:10]}: {c['touched']}/{c['places']} touched, "
               f"{c['finding_start']} found, {c['seconds']} s{' BROKEN' if c['broken'] else ''}", file=sys.stderr)
         commits.append(c)
@@ -260,7 +300,7 @@ def main() -> None:
                "untouched_classes": Counter(u["class"] for c in commits for u in c["untouched"]).most_common(),
                "seconds": round(time.perf_counter() - start, 1)}
     print_results(results)
-    out = WORK / "fix_share.json"
+    out = WORK / ("fix_share.upgrade.json" if args.as_upgrade else "fix_share.json")
     out.write_text(json.dumps(results, indent=2))
     print(json.dumps(results["total"], indent=2))
     print(f"\n{results['seconds']} s; written: {out} (per commit, with every untouched place)")
