@@ -275,6 +275,49 @@ DECIDED = {
                 return "eager"
             return "cuda" if torch.cuda.is_available() else "cpu"
         '''),
+    "a probe flag (timm's has_native_amp), read by an if and an assert": ("1.7", '''
+        import torch
+
+        has_native_amp = False
+        try:
+            if getattr(torch.cuda.amp, "autocast") is not None:
+                has_native_amp = True
+        except AttributeError:
+            pass
+
+
+        def mode(use_amp):
+            if use_amp == "native":
+                assert has_native_amp, "Please update PyTorch to a version with native AMP"
+            if has_native_amp:
+                return "native"
+            return "none"
+        ''', '''
+        def mode(use_amp):
+            if use_amp == "native":
+                pass
+            return "native"
+        '''),
+    "a probe flag its handler sets, beside an import it keeps": ("1.8", '''
+        try:
+            from torch.fft import rfft
+            HAS_FFT = True
+        except ImportError:
+            HAS_FFT = False
+
+
+        def roundtrip(x):
+            if HAS_FFT:
+                return rfft(x)
+            return None
+        ''', '''
+        from torch.fft import rfft
+        HAS_FFT = True
+
+
+        def roundtrip(x):
+            return rfft(x)
+        '''),
     "conditional expression": ("2.0", '''
         import torch
 
@@ -337,6 +380,8 @@ CALLS = {
     "conditional expression": ["autocast is torch.amp.autocast"],
     "a version test beside a run-time value: the version test goes": ["globals().get('MODE')"],
     "and/or chains: the operands the window settles go": ["device()"],
+    "a probe flag (timm's has_native_amp), read by an if and an assert": ["mode('native')", "mode('apex')"],
+    "a probe flag its handler sets, beside an import it keeps": ["roundtrip(torch.randn(8))"],
 }
 
 
@@ -448,6 +493,79 @@ def test_a_constant_another_file_uses_stays(tmp_path):
         DEFAULT_NORM = "linalg"
         ''').lstrip("\n")
     runs(tmp_path, "import pkg.flags, pkg.train; assert pkg.train.USE_NEW and pkg.flags.DEFAULT_NORM == 'linalg'")
+
+
+def test_a_probe_flag_another_file_names_becomes_its_value(tmp_path):
+    """timm's train.py, validate.py and inference.py each set their own ``has_native_amp``: a flag some other
+    file names may be imported from here, so it stays, as the value it has on every torch of the window (one
+    line where the default and the try were), and a flag whose probe the window does not decide is left."""
+    files = {
+        "train.py": '''
+            import torch
+
+            has_apex = False
+            has_native_amp = False
+            try:
+                if getattr(torch.cuda.amp, "autocast") is not None:
+                    has_native_amp = True
+            except AttributeError:
+                pass
+
+            has_compile = False
+            try:
+                if getattr(torch, "compile") is not None:
+                    has_compile = True
+            except AttributeError:
+                pass
+
+
+            def check():
+                assert has_native_amp, "Please update PyTorch"
+                return has_compile
+            ''',
+        "validate.py": "from train import has_native_amp\n",
+    }
+    text, report = fixed(tmp_path, files, "1.7", entry="train.py")
+    assert text == textwrap.dedent('''
+        import torch
+
+        has_apex = False
+        has_native_amp = True
+
+        has_compile = False
+        try:
+            if getattr(torch, "compile") is not None:
+                has_compile = True
+        except AttributeError:
+            pass
+
+
+        def check():
+            return has_compile
+        ''').lstrip("\n")
+    runs(tmp_path, "import train, validate; assert validate.has_native_amp is True and train.check() is True")
+
+
+def test_a_probe_flag_read_before_its_try_keeps_its_default(tmp_path):
+    """Code between the default and the try reads the default: the try alone becomes the value."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+
+        HAS_AMP = False
+        print(HAS_AMP)
+        try:
+            if getattr(torch.cuda.amp, "autocast") is not None:
+                HAS_AMP = True
+        except AttributeError:
+            pass
+        __all__ = ["HAS_AMP"]
+        '''}, "1.7")
+    assert text == textwrap.dedent('''
+        HAS_AMP = False
+        print(HAS_AMP)
+        HAS_AMP = True
+        __all__ = ["HAS_AMP"]
+        ''').lstrip("\n")
 
 
 def test_a_name_in_all_stays(tmp_path):

@@ -115,3 +115,10 @@ def test_fixing_templates_is_idempotent_and_compiles(code, low, unsafe, crlf):
 @given(example_programs(), st.sampled_from(WINDOWS), st.booleans(), st.booleans())
 def test_fixing_mixed_rule_examples_is_idempotent_and_compiles(code, low, unsafe, crlf):
     check_fix_is_idempotent_and_compiles(code, low, unsafe, crlf)
+
+
+def test_a_helper_added_to_a_crlf_file_keeps_its_line_endings_inside_its_docstring():
+    """hypothesis found it: assert_allclose's helper, whose docstring spans lines, was added to a CRLF file
+    with bare LFs inside that docstring (a token LibCST writes as given)."""
+    check_fix_is_idempotent_and_compiles(
+        "import torch\ndef test_exp(x):\n    torch.testing.assert_allclose(torch.exp(x), 1.0)\n", "1.9", False, True)

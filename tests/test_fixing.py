@@ -348,3 +348,18 @@ def test_comment_of_the_last_statement_in_a_block_goes_to_the_blocks_end(tmp_pat
             "with autocast():\n    pass\n")
     assert fixed(tmp_path, code) == ("import torch\nif True:\n    x = 1\n    # why we import it here\n"
                                      'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n')
+
+
+def test_a_fix_that_drops_an_import_and_one_that_writes_a_use_of_it_are_never_in_one_pass(tmp_path):
+    """Each right alone, wrong together: TU980 removes the only read of ``torch`` (a probe), so alone its
+    import goes; TU303 writes ``torch.autocast(...)``, using the ``import torch`` that is there. Applied in
+    one pass, the file lost ``import torch`` and raised NameError."""
+    code = ('import torch\nfrom torch.cuda.amp import autocast\n\ntry:\n    if getattr(torch.cuda.amp, "autocast"):\n'
+            '        READY = len("ok") == 2\nexcept AttributeError:\n    pass\n\n\ndef f(x):\n    with autocast():\n'
+            '        return x + 1\n')
+    out = fixed(tmp_path, code, low="1.7")
+    assert out.startswith("import torch\n") and 'with torch.autocast("cuda"' in out and "getattr" not in out
+    pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(out, "fixed.py", "exec"), namespace)
+    assert namespace["READY"] is True and "torch" in namespace

@@ -74,7 +74,6 @@ FORMS: dict[str, tuple[str, dict[str, str], str, str]] = {
         except AttributeError:
             pass
         '''}, "mod.py", '''
-        AMP_AVAILABLE = False
         AMP_AVAILABLE = True
         '''),
     # OpenMMLab: mmcv's helper (both of its forms agree on these versions)

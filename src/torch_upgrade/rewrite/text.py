@@ -357,6 +357,7 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
         left.append(fixing.uses(new, fix.released) if fix.released else None)
     if all(counts is None for counts in left):
         return out  # no fix takes uses of a name away
+    _hold_apart(fixes, out, left, code, starts, copies)
     total = uses.total()
     for name in released:
         if not total[name]:
@@ -378,6 +379,40 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
             if original == last:
                 out[copy] = out[last]
     return out
+
+
+def _hold_apart(fixes: Sequence[Fix], out: list[Alone], left: list[Optional[dict[str, int]]], code: str,
+                starts: Sequence[int], copies: list[tuple[int, int]]) -> None:
+    """A fix that takes away the last use of a name (alone, its import goes) and another whose new code
+    uses that name (TU980 removes the only ``torch.cuda.amp`` probe, so ``import torch`` goes; TU303
+    writes ``torch.autocast(...)``) are each right alone and wrong together: the second also "replaces"
+    the first one's first edit with the text already there, so that no pass takes both (the next pass
+    computes the first again, on code where the name is used)."""
+    for i, counts in enumerate(left):
+        gone = {name for name, count in (counts or {}).items() if not count}
+        if not gone or not out[i].edits:
+            continue
+        anchor = out[i].edits[0]
+        lock = replace(anchor, text=_slice(code, starts, anchor))
+        for j, fix in enumerate(fixes):
+            if fix is fixes[i] or not out[j].edits or not _uses_any(fix, gone) or \
+                    any(touch(span(starts, lock), span(starts, e)) for e in out[j].edits):
+                continue
+            out[j] = Alone(out[j].code, tuple(sorted(out[j].edits + (lock,), key=_start)), out[j].locks + (lock,))
+            for copy, original in copies:
+                if original == j:
+                    out[copy] = out[j]
+
+
+def _uses_any(fix: Fix, names: set[str]) -> bool:
+    """Whether the code a fix writes uses one of ``names`` (``fixing.uses``)."""
+    for edit in fix.edits:
+        if isinstance(edit, Replace):
+            new = edit.new.nodes if isinstance(edit.new, cst.FlattenSentinel) else \
+                [edit.new] if isinstance(edit.new, cst.CSTNode) else []
+            if any(count for node in new for count in fixing.uses(node, names).values()):
+                return True
+    return False
 
 
 def _slice(text: str, starts: Sequence[int], edit: TextEdit) -> str:

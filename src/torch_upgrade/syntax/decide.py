@@ -589,6 +589,130 @@ def unpacked(binding: Binding) -> Optional[cst.BaseExpression]:
     return cst.Subscript(value=whole, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(position))))])
 
 
+def only_import_errors(node: cst.Try) -> bool:
+    """Every handler of ``node`` catches only ImportError, ModuleNotFoundError or AttributeError (what a
+    torch name missing raises), by name."""
+    for handler in node.handlers:
+        if handler.type is None:
+            return False
+        kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+        for item in kinds:
+            value = item.value if isinstance(item, cst.Element) else item
+            name = dotted(value) or ""
+            if name.rsplit(".", 1)[-1] not in ("ImportError", "ModuleNotFoundError", "AttributeError"):
+                return False
+    return True
+
+
+@dataclass(frozen=True)
+class ProbeFlag:
+    """A module-level flag that a ``try`` probing torch sets (timm's ``has_native_amp = False`` / ``try:`` /
+    ``if getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError:
+    pass``; ``try: from torch.fft import rfft; HAS_FFT = True`` / ``except ImportError: HAS_FFT = False``).
+    Every binding of the name assigns a literal: the default before the try (optional), those in its body,
+    those in its handlers (which only assign it or pass). Its value is what the body assigns last where every
+    torch name the body probes is there (``if`` tests in it evaluated), else the handlers' (or the
+    default's)."""
+
+    name: str
+    node: cst.Try
+    default: Optional[cst.SimpleStatementLine]  # ``NAME = literal`` before the try, at module level
+    initial: Optional[cst.BaseExpression]  # its literal
+    fallback: cst.BaseExpression  # the literal the name holds where a probed name is missing
+    pure: bool  # the body only probes and assigns literals to the name: the flag's value is all it leaves
+
+
+def probe_flag(name: str, scope: Scope, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> Optional[ProbeFlag]:
+    """The probe flag ``name`` is in module scope ``scope`` (``parent``: the file's parent links), or None."""
+    bindings = scope.bindings.get(name, []) if scope.kind == "module" else []
+    if len(bindings) < 2 or any(b.kind != "local" or b.value is None or not _literal(b.value) for b in bindings):
+        return None
+    values = [b.value for b in bindings if b.value is not None]
+    default: Optional[cst.SimpleStatementLine] = None
+    initial: Optional[cst.BaseExpression] = None
+    if bindings[0].branch == ():
+        default = _assignment_line(values[0], name, parent)
+        if default is None or not isinstance(parent(default), cst.Module):
+            return None
+        initial, values = values[0], values[1:]
+    tries = [_module_try(value, parent) for value in values]
+    node = tries[0]
+    if node is None or any(t is not node for t in tries):
+        return None
+    if node.orelse is not None or node.finalbody is not None or not node.handlers or not only_import_errors(node):
+        return None
+    if default is not None:
+        order = [id(statement) for statement in getattr(parent(node), "body", ())]  # the module's (``_module_try``)
+        if order.index(id(default)) > order.index(id(node)):
+            return None
+    handled: list[cst.BaseExpression] = []
+    for handler in node.handlers:
+        if handler.name is not None:
+            return None
+        for statement in handler.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                return None
+            for small in statement.body:
+                if isinstance(small, cst.Pass):
+                    continue
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                        isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+                    handled.append(small.value)
+                    continue
+                return None
+    codes = {cst.Module([]).code_for_node(v) for v in handled}
+    if len(codes) > 1:
+        return None  # handlers that disagree
+    fallback = handled[-1] if handled else initial
+    if fallback is None:
+        return None
+    return ProbeFlag(name, node, default, initial, fallback, _pure(node.body.body, name))
+
+
+def _assignment_line(value: cst.CSTNode, name: str, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]
+                     ) -> Optional[cst.SimpleStatementLine]:
+    """The line ``name = <value>`` holding ``value`` alone (one target, one statement on the line)."""
+    assign, line = parent(value), None
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and \
+            isinstance(assign.targets[0].target, cst.Name) and assign.targets[0].target.value == name:
+        line = parent(assign)
+    return line if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+
+
+def _module_try(value: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> Optional[cst.Try]:
+    """The ``try`` at module level that ``value`` is inside (through ``if`` blocks and handlers), or None."""
+    current = parent(value)
+    while current is not None:
+        if isinstance(current, cst.Try):
+            return current if isinstance(parent(current), cst.Module) else None
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.For, cst.While, cst.With)):
+            return None
+        current = parent(current)
+    return None
+
+
+def _pure(statements: Any, name: str) -> bool:
+    """Whether the statements only assign literals to ``name``, pass, and test in ``if``s (what else they
+    do, ``_statements_names`` says: probes)."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Pass):
+                    continue
+                if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and
+                        isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name
+                        and _literal(small.value)):
+                    return False
+        elif isinstance(statement, cst.If):
+            orelse = statement.orelse
+            rest = [orelse] if isinstance(orelse, cst.If) else orelse.body.body if orelse is not None else []
+            if not _pure(statement.body.body, name) or not _pure(rest, name):
+                return False
+        else:
+            return False
+    return True
+
+
 def _single(truths: list[Any]) -> Optional[bool]:
     if not truths or any(t is UNKNOWN for t in truths) or len(set(truths)) != 1:
         return None
@@ -738,6 +862,13 @@ class _Evaluation:
         qualname, binding = names.qualify(name, scope)
         if qualname is not None:
             return self._qualified(qualname, depth)
+        if binding is not None and binding.kind in ("local", "either") and "." not in name:
+            parent = getattr(names, "parent", None)
+            module = binding.scope or (binding.alternatives[0].scope if binding.alternatives else None)
+            if parent is not None and module is not None:
+                flag = probe_flag(name, module, parent)
+                if flag is not None:
+                    return self._flag(flag, names, module, depth)
         if binding is None or binding.kind != "local" or binding.scope is None:
             return UNKNOWN
         project = self.decider.project
@@ -757,6 +888,39 @@ class _Evaluation:
         if isinstance(statement, cst.FunctionDef) and binding.scope.kind == "module":
             return _Function(statement, names, binding.scope)
         return UNKNOWN
+
+    def _flag(self, flag: ProbeFlag, names: Names, scope: Scope, depth: int) -> Any:
+        """A probe flag's value on this torch (see ``ProbeFlag``)."""
+        presence = self.decider.presence
+        probed = _statements_names(flag.node.body.body, names, scope)
+        if presence is None or not probed:
+            return UNKNOWN
+        version = Version(Version(self.sample).base_version)
+        found = [presence(name, version, module) for name, module in probed]
+        if False in found:  # a lookup raises: a handler runs
+            return self.eval(flag.fallback, names, scope, {}, depth)
+        if None in found:
+            return UNKNOWN
+        start = self.eval(flag.initial, names, scope, {}, depth) if flag.initial is not None else UNKNOWN
+        return self._assigned(flag.node.body.body, flag.name, start, names, scope, depth)
+
+    def _assigned(self, statements: Any, name: str, value: Any, names: Names, scope: Scope, depth: int) -> Any:
+        """What ``name`` holds after the statements of a probing ``try`` body run without raising."""
+        for statement in statements:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                            isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+                        value = self.eval(small.value, names, scope, {}, depth)
+            elif isinstance(statement, cst.If):
+                truth = self.eval(statement.test, names, scope, {}, depth)
+                if truth is UNKNOWN or _truth(truth) is UNKNOWN:
+                    return UNKNOWN
+                orelse = statement.orelse
+                taken = statement.body.body if _truth(truth) else \
+                    [orelse] if isinstance(orelse, cst.If) else orelse.body.body if orelse is not None else []
+                value = self._assigned(taken, name, value, names, scope, depth)
+        return value
 
     def _qualified(self, qualname: str, depth: int) -> Any:
         if qualname in _VERSION_VALUES:

@@ -8,8 +8,13 @@ project helpers and constants, ``hasattr``/``getattr(..., None)`` probes answere
 torch names appeared, ``not``/``and``/``or``), conditional expressions, and ``try: <imports of torch
 names> except ImportError/AttributeError:`` blocks whose imports (and lookups, ``if getattr(torch.cuda.amp,
 "autocast") is not None:``) succeed on every torch of the window and fail on some older one (a name the
-table dates, 1.6 included). An ``elif`` is decided with its ``if``; a guard inside dead code goes with
-it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
+table dates, 1.6 included), and ``assert`` statements that hold on every torch of the window (``assert
+has_native_amp, "Please update PyTorch"``: removed; one that always fails is no shim, and stays). A flag that
+such a ``try`` sets (``syntax.decide.ProbeFlag``: timm's ``has_native_amp = False`` / ``try: if
+getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError: pass``) is
+decided as its value: the guards reading it go, and where the try only probes and sets it, the default and the
+try become one ``has_native_amp = True`` (or go, with the other flags nothing reads any more). An ``elif`` is
+decided with its ``if``; a guard inside dead code goes with it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
 (``hasattr(torch.backends, "mps") and torch.backends.mps.is_available()`` from 1.12:
 ``torch.backends.mps.is_available()``). A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
 is not decided: what it computes is not what it means.
@@ -38,7 +43,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, table_presence
+from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence
 from torch_upgrade.syntax.guards import catches_import_errors
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
@@ -48,7 +53,7 @@ _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that
 
 WORDS = ("if", "try")  # a guard: a version helper it calls may come from another file under any name
 
-Guard = Union[cst.If, cst.Try, cst.IfExp]
+Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert]
 
 
 @functools.lru_cache(maxsize=1)
@@ -60,7 +65,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decider = Decider(analysis, analysis.project, table_presence(_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
-    partial: dict[int, str] = {}  # a guard only some of whose and/or operands are settled: its message
+    messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert
     parent = analysis.parent
     reads = _reader(analysis)
     for node in analysis.nodes(cst.If):
@@ -74,10 +79,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
             truths[id(node)] = truth
         elif truth is None:
-            _settle_operands(decider, node, scope, window, reads, decided, partial)
+            _settle_operands(decider, node, scope, window, reads, decided, messages)
+    flags = _probe_flags(analysis)
     for node in analysis.nodes(cst.Try):
         assert isinstance(node, cst.Try)
-        if not catches_import_errors(node) or not _only_import_errors(node):
+        if not catches_import_errors(node) or not only_import_errors(node):
             continue
         scope = analysis.scope_at(node)
         # a guard when some name it imports came after the oldest release the table knows, or with it
@@ -85,7 +91,25 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if decider.imports_succeed(node, scope, window.low) and \
                 (not decider.imports_succeed(node, scope, OLDEST_CHECKED) or
                  decider.imports_succeed(node, scope, _BEFORE_CHECKED) is False):
-            decided.append((node, rewrite.try_statement(node, parent, reads)))
+            flag = flags.get(id(node))
+            value = _flag_value(decider, flag, scope, window) if flag is not None and flag.pure else None
+            if flag is not None and value is not None:  # the flag's definition becomes its value
+                decided.append((node, rewrite.flag(flag, value, parent, reads)))
+                messages[id(node)] = (f"dead compatibility code: the probe of this try succeeds on every torch "
+                                      f"{_floor(window)}: {flag.name} is {_code(value)}")
+            else:
+                decided.append((node, rewrite.try_statement(node, parent, reads)))
+    for node in analysis.nodes(cst.Assert):
+        assert isinstance(node, cst.Assert)
+        line = parent(node)
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            continue
+        scope = analysis.scope_at(node)
+        if decider.decides(node.test, scope, window.low) is True and decider.decides(node.test, scope, _EVER) is None \
+                and not _miscompares(decider, node.test, scope, window):
+            decided.append((node, rewrite.unused(line, parent, reads)))
+            messages[id(node)] = (f"dead compatibility code: this assert holds on every torch {_floor(window)}; "
+                                  "remove it")
     for node in analysis.nodes(cst.IfExp):
         assert isinstance(node, cst.IfExp)
         scope = analysis.scope_at(node)
@@ -95,18 +119,45 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             decided.append((node, rewrite.conditional(node, truth, reads)))
             truths[id(node)] = truth
         elif truth is None:
-            _settle_operands(decider, node, scope, window, reads, decided, partial)
+            _settle_operands(decider, node, scope, window, reads, decided, messages)
     decided = _outermost(decided)
     if not decided:
         return []
-    combined = _combined(analysis, decided, reads)
+    combined = _combined(analysis, decided, reads, flags)
     hits = []
     for guard, _ in decided:
-        statement = guard if isinstance(guard, (cst.If, cst.Try)) else analysis.top_of(guard) or guard
-        hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp)) else guard, statement,
-                        fix=combined, message=partial.get(id(guard)) or
+        statement = guard if isinstance(guard, (cst.If, cst.Try)) else \
+            (parent(guard) if isinstance(guard, cst.Assert) else analysis.top_of(guard)) or guard
+        hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp, cst.Assert)) else guard, statement,
+                        fix=combined, message=messages.get(id(guard)) or
                         _message(guard, truths.get(id(guard), True), window)))
     return hits
+
+
+def _probe_flags(analysis: Analysis) -> dict[int, ProbeFlag]:
+    """The module's probe flags (``syntax.decide.ProbeFlag``), by their try."""
+    out = {}
+    for name in analysis.root_scope.bindings:
+        flag = probe_flag(name, analysis.root_scope, analysis.parent)
+        if flag is not None:
+            out[id(flag.node)] = flag
+    return out
+
+
+def _flag_value(decider: Decider, flag: ProbeFlag, scope: Scope, window: Window) -> Optional[cst.BaseExpression]:
+    """The literal a probe flag holds on every torch of the window (None: not one, or not a guard at all)."""
+    name = cst.Name(flag.name)
+    values = {decider.value(name, scope, sample) for sample in samples(window.low)}
+    if len(values) != 1 or decider.decides(name, scope, _EVER) is not None:
+        return None
+    [value] = values
+    if value is True or value is False or value is None:
+        return cst.Name(str(value))
+    return None
+
+
+def _floor(window: Window) -> str:
+    return f"of the window ({short(window.low)} and later)"
 
 
 def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Scope, window: Window,
@@ -161,20 +212,6 @@ def _miscompares(decider: Decider, test: cst.BaseExpression, scope: Scope, windo
                for node in subtree(test))
 
 
-def _only_import_errors(node: cst.Try) -> bool:
-    """Every handler catches only ImportError, ModuleNotFoundError or AttributeError."""
-    for handler in node.handlers:
-        if handler.type is None:
-            return False
-        kinds = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-        for item in kinds:
-            value = item.value if isinstance(item, cst.Element) else item
-            name = dotted(value) or ""
-            if name.rsplit(".", 1)[-1] not in ("ImportError", "ModuleNotFoundError", "AttributeError"):
-                return False
-    return True
-
-
 def _outermost(decided: list[tuple[Guard, Fix]]) -> list[tuple[Guard, Fix]]:
     """The guards not inside another one (a guard in a dead or live branch goes with its outer one's
     rewrite; an inner one still there after it is decided on the next pass)."""
@@ -195,12 +232,17 @@ def _reader(analysis: Analysis) -> rewrite.Reads:
     return reads
 
 
-def _combined(analysis: Analysis, decided: list[tuple[Guard, Fix]], reads: rewrite.Reads) -> Fix:
+def _combined(analysis: Analysis, decided: list[tuple[Guard, Fix]], reads: rewrite.Reads,
+              flags: dict[int, ProbeFlag]) -> Fix:
     """All the file's dead guards in one fix, with the module-level flags and helpers nothing else
-    reads once they are gone."""
+    reads once they are gone (a probe flag's default and try with it: then their own rewrite is not made)."""
     edits = [e for _, fix in decided for e in fix.edits]
     released = [n for _, fix in decided for n in fix.released]
-    for statement in _unused_after(analysis, _gone(edits)):
+    removed = _unused_after(analysis, _gone(edits), flags)
+    if removed:
+        inside = {id(n) for statement in removed for n in subtree(statement)}
+        edits = [e for e in edits if not (isinstance(e, Replace) and id(e.node) in inside)]
+    for statement in removed:
         fix = rewrite.unused(statement, analysis.parent, reads)
         edits += fix.edits
         released += list(fix.released)
@@ -221,14 +263,15 @@ def _gone(edits: Sequence[object]) -> set[int]:
     return gone
 
 
-Definition = Union[cst.SimpleStatementLine, cst.FunctionDef]
+Definition = Union[cst.SimpleStatementLine, cst.FunctionDef, cst.Try]
 
 
-def _unused_after(analysis: Analysis, gone: set[int]) -> list[Definition]:
+def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag]) -> list[Definition]:
     """Module-level ``NAME = value``, ``MAJOR, MINOR = value`` and ``def NAME(...)`` (each name's one
-    binding in the module) that only removed code (and other such definitions) reads, not exported, and
-    named by no other file of the project."""
-    definitions: dict[int, tuple[Definition, tuple[str, ...]]] = {}
+    binding in the module), and probe flags whose try only probes and sets them (its default and its
+    try), that only removed code (and other such definitions) reads, not exported, and named by no other
+    file of the project."""
+    definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]] = {}
     for statement in analysis.module.body:
         names: tuple[str, ...] = ()
         if isinstance(statement, cst.FunctionDef):
@@ -238,7 +281,11 @@ def _unused_after(analysis: Analysis, gone: set[int]) -> list[Definition]:
             names = _target_names(statement.body[0].targets[0].target)
         if names and all(len(analysis.root_scope.bindings.get(n, [])) == 1 for n in names):
             assert isinstance(statement, (cst.SimpleStatementLine, cst.FunctionDef))
-            definitions[id(statement)] = (statement, names)
+            definitions[id(statement)] = ((statement,), names)
+    for flag in flags.values():
+        if flag.pure:
+            group = (flag.default, flag.node) if flag.default is not None else (flag.node,)
+            definitions[id(flag.node)] = (group, (flag.name,))
     if not definitions:
         return []
     exported = _exported(analysis.module)
@@ -249,23 +296,23 @@ def _unused_after(analysis: Analysis, gone: set[int]) -> list[Definition]:
         if head in wanted and ref.ctx in ("load", "annotation"):
             uses.setdefault(head, []).append(ref.node)
     gone = set(gone)
-    dropped: dict[int, Definition] = {}
+    dropped: dict[int, tuple[Definition, ...]] = {}
     changed = True
     while changed:
         changed = False
-        for key, (statement, names) in definitions.items():
+        for key, (statements, names) in definitions.items():
             if key in dropped or any(n in exported or n.startswith("__") for n in names) or \
                     not any(uses.get(n) for n in names):
                 continue  # unused already: not this rule's to remove
-            inside = {id(n) for n in subtree(statement)}
+            inside = {id(n) for statement in statements for n in subtree(statement)}
             if any(id(node) not in gone and id(node) not in inside for n in names for node in uses.get(n, [])):
                 continue  # still read
             if analysis.project is None or any(analysis.project.named_elsewhere(n) for n in names):
                 continue
-            dropped[key] = statement
+            dropped[key] = statements
             gone |= inside
             changed = True
-    return list(dropped.values())
+    return [statement for statements in dropped.values() for statement in statements]
 
 
 def _target_names(target: cst.BaseAssignTargetExpression) -> tuple[str, ...]:

@@ -270,6 +270,8 @@ def _with_helpers(ctx: FixContext, call: cst.Call, new: cst.Call, names: tuple[s
     torch_name = A.code(expression).rsplit(".", 1)[0]
     texts = {HELPER_NAME: HELPER.format(name=HELPER_NAME, torch=torch_name),
              INPUTS_NAME: INPUTS.format(name=INPUTS_NAME, tolerances=HELPER_NAME, torch=torch_name)}
+    # with the file's line endings: a docstring's own (a token, kept as written) too
+    texts = {name: text.replace("\n", ctx.analysis.module.default_newline) for name, text in texts.items()}
     helpers = [(name, _parsed(texts[name])) for name in names]
     absent = [(name, helper) for name, helper in helpers if not _defined(ctx, name, helper)]
     missing = [helper for _, helper in absent]

@@ -4,9 +4,11 @@
 branch: an ``if`` whose test is always true becomes its body, dedented into place (``elif``/``else``
 gone); one always false becomes its ``elif`` chain (as an ``if``) or its ``else`` body, or goes; a
 ``try`` whose imports always succeed becomes its body (and its ``else``), the ``except`` fallback gone;
-``a if T else b`` becomes the branch taken; a module-level version flag or helper that nothing reads
-any more goes. Comments above the guard stay above what takes its place; those inside the dead branch
-go with it. A block left empty gets ``pass``. The names that only the removed code read are released,
+``a if T else b`` becomes the branch taken; a flag that a ``try`` probing torch sets (``has_native_amp =
+False`` / ``try: if getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except
+AttributeError: pass``) becomes ``has_native_amp = True``, one line where the default and the try were; an
+``assert`` that always holds goes; a module-level version flag or helper that nothing reads any more goes.
+Comments above the guard stay above what takes its place; those inside the dead branch go with it. A block left empty gets ``pass``. The names that only the removed code read are released,
 so that imports nothing reads any more (``from packaging import version``) go too.
 """
 
@@ -18,6 +20,7 @@ import libcst as cst
 
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.decide import ProbeFlag
 
 Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
 Parent = Callable[[cst.CSTNode], Optional[cst.CSTNode]]
@@ -114,3 +117,20 @@ def conditional(node: cst.IfExp, truth: bool, reads: Reads) -> Fix:
 def unused(statement: Statement, parent: Parent, reads: Reads) -> Fix:
     """A version flag or helper that nothing reads any more: removed."""
     return _fix(_in_place(statement, [], parent), "nothing (nothing reads it any more)", reads([statement]))
+
+
+def flag(probe: ProbeFlag, value: cst.BaseExpression, parent: Parent, reads: Reads) -> Fix:
+    """A probe flag's definition whose try only probes and sets it: ``NAME = value`` (its value on every torch
+    of the window), in the place of the default when that is the statement just before the try (both go: the
+    default was always overwritten, and nothing ran between them), else in the place of the try."""
+    line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(probe.name))], value)])
+    block = list(_block_of(probe.node, parent))
+    at = [id(statement) for statement in block].index(id(probe.node))
+    if probe.default is not None and at > 0 and block[at - 1] is probe.default:
+        lead = list(probe.default.leading_lines) + list(probe.node.leading_lines)
+        edits = [Replace(probe.default, line.with_changes(leading_lines=lead)),
+                 Replace(probe.node, cst.RemovalSentinel.REMOVE)]
+    else:
+        edits = [Replace(probe.node, line.with_changes(leading_lines=probe.node.leading_lines))]
+    return _fix(edits, f"{probe.name} = {cst.Module([]).code_for_node(value)} (what the probe gives on every torch)",
+                reads([probe.node]))
