@@ -79,8 +79,8 @@ def test_patch_targets_reads_constants_and_patches_by_name() -> None:
     found = listing.patch_targets(text)
     assert found == {"METHOD=torch.linalg.cholesky_ex": 0, "METHOD=torch.cholesky": 0, "(METHOD": 8,
                      "torch.qr": 9}
-    assert listing.by_constant([("a.py", found)]) == {"torch.linalg.cholesky_ex": ("a.py", 8),
-                                                      "torch.cholesky": ("a.py", 8)}
+    assert listing.by_constant([("a.py", found)]) == {"torch.linalg.cholesky_ex": [("a.py", 8)],
+                                                      "torch.cholesky": [("a.py", 8)]}
 
 
 def test_changing_the_constant_re_checks_the_calls_through_the_cache_and_workers(tmp_path: Path) -> None:
@@ -171,3 +171,106 @@ def test_the_bundled_example_is_not_held_back_by_this_repository_s_own_texts() -
     report = torch_upgrade.scan([root / "fixtures" / "legacy_project"])
     linalg = [f for f in report.findings if f.rule in ("TU201", "TU202", "TU203", "TU204")]
     assert linalg and not any("patches" in (f.message or "") for f in linalg)
+
+
+GPYTORCH_LIKE = {
+    "setup.py": "",
+    "pkg/__init__.py": "",
+    "pkg/linalg.py": CALLS,
+    "pkg/testing/__init__.py": "from .case import CholeskyCase\n",
+    # the patch, around a base test case's own method: what runs inside is the package and the subclasses
+    "pkg/testing/case.py": '''
+        from unittest.mock import patch
+
+        import torch
+
+        from pkg.linalg import factor
+
+
+        class CholeskyCase:
+            def make(self):
+                raise NotImplementedError
+
+            def test_counts(self):
+                with patch("torch.cholesky", wraps=torch.cholesky) as mock:
+                    factor(self.make())
+                    assert mock.call_count == 1
+        ''',
+    # a subclass: its make() runs inside the base case's patch, named through the package's re-export
+    "tests/test_subclass.py": '''
+        import torch
+
+        from pkg.testing import CholeskyCase
+
+
+        class TestCase(CholeskyCase):
+            def make(self):
+                return torch.cholesky(torch.eye(2)) @ torch.eye(2)
+        ''',
+    # a test module the patching one cannot reach: what it computes to compare is not counted
+    "tests/test_factor.py": '''
+        import torch
+
+        from pkg.linalg import factor
+
+
+        def test_factor():
+            A = torch.eye(3) * 4
+            assert torch.equal(factor(A), torch.cholesky(A))
+        ''',
+}
+
+
+def test_a_patch_holds_the_calls_its_code_may_run_and_no_others(tmp_path: Path) -> None:
+    """gpytorch's ``VariationalTestCase`` patches ``torch.cholesky`` around its own methods to count calls:
+    the package's calls stay (its code runs inside), and so do a subclass's (its methods too); a test module
+    that neither names the patching module or what it defines, nor is named by it, is rewritten."""
+    write(tmp_path, GPYTORCH_LIKE)
+    torch_upgrade.fix([tmp_path], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.cholesky(A)" in (tmp_path / "pkg" / "linalg.py").read_text()
+    assert "torch.cholesky(torch.eye(2))" in (tmp_path / "tests" / "test_subclass.py").read_text()
+    assert "torch.equal(factor(A), torch.linalg.cholesky(A))" in (tmp_path / "tests" / "test_factor.py").read_text()
+
+
+def test_a_conftest_patch_holds_every_test_module(tmp_path: Path) -> None:
+    files = {k: v for k, v in GPYTORCH_LIKE.items() if k != "pkg/testing/case.py"}
+    files["tests/conftest.py"] = '''
+        from unittest.mock import patch
+
+        import pytest
+        import torch
+
+
+        @pytest.fixture(autouse=True)
+        def counted():
+            with patch("torch.cholesky", wraps=torch.cholesky) as mock:
+                yield mock
+        '''
+    files["pkg/testing/__init__.py"] = "class CholeskyCase:\n    pass\n"
+    write(tmp_path, files)
+    torch_upgrade.fix([tmp_path], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.cholesky(A))" in (tmp_path / "tests" / "test_factor.py").read_text()
+    assert "torch.cholesky(A)" in (tmp_path / "pkg" / "linalg.py").read_text()
+
+
+def test_a_test_module_the_patching_one_imports_is_held(tmp_path: Path) -> None:
+    files = dict(GPYTORCH_LIKE)
+    files["pkg/testing/case.py"] = files["pkg/testing/case.py"].replace(
+        "from pkg.linalg import factor\n", "from pkg.linalg import factor\nfrom tests.test_factor import test_factor\n")
+    write(tmp_path, files)
+    torch_upgrade.fix([tmp_path], from_version="1.9", to_version="2.13", unsafe=True)
+    assert "torch.equal(factor(A), torch.cholesky(A))" in (tmp_path / "tests" / "test_factor.py").read_text()
+
+
+def test_a_patch_that_may_outlast_a_test_holds_every_test_module(tmp_path: Path) -> None:
+    """A patcher started at import (module or class level: pytest imports every test module into one process),
+    or the builtin ``setattr`` (nothing undoes it): no test module is out of its reach."""
+    for number, patching in enumerate(('_patcher = patch("torch.cholesky", wraps=torch.cholesky)\n_patcher.start()\n',
+                                       'class Counted:\n    _patcher = patch("torch.cholesky")\n    _patcher.start()\n',
+                                       'def install():\n    setattr(torch, "cholesky", torch.cholesky)\n')):
+        files = dict(GPYTORCH_LIKE)
+        files["pkg/testing/case.py"] = textwrap.dedent(files["pkg/testing/case.py"]) + patching
+        root = tmp_path / str(number)
+        write(root, files)
+        torch_upgrade.fix([root], from_version="1.9", to_version="2.13", unsafe=True)
+        assert "torch.equal(factor(A), torch.cholesky(A))" in (root / "tests" / "test_factor.py").read_text(), patching

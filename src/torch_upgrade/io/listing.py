@@ -125,23 +125,24 @@ def _inside(spans: list[tuple[int, int, str]], starts: list[int], position: int)
     return at >= 0 and position < spans[at][1]
 
 
-def by_constant(files: Iterable[tuple[str, dict[str, int]]]) -> dict[str, tuple[str, int]]:
+def by_constant(files: Iterable[tuple[str, dict[str, int]]]) -> dict[str, list[tuple[str, int]]]:
     """The dotted names that files (path, ``patch_targets`` of it) patch through a constant: each value of a
-    constant some file patches by its name (``patch(CHOLESKY_METHOD, ...)``), with the first such patch (path,
-    line). A name bound to several values (``try:`` one, ``except ImportError:`` another) is each of them."""
+    constant some file patches by its name (``patch(CHOLESKY_METHOD, ...)``), with every file patching it so
+    (path, line of its first such patch), in the files' order. A name bound to several values (``try:`` one,
+    ``except ImportError:`` another) is each of them."""
     values: dict[str, list[str]] = {}
-    patches: dict[str, tuple[str, int]] = {}
+    patches: dict[str, list[tuple[str, int]]] = {}
     for path, targets in files:
         for key, line in targets.items():
             if key.startswith(BY_NAME):
-                patches.setdefault(key[len(BY_NAME):], (path, line))
+                patches.setdefault(key[len(BY_NAME):], []).append((path, line))
             elif CONSTANT in key:
                 name, _, value = key.partition(CONSTANT)
                 values.setdefault(name, []).append(value)
-    out: dict[str, tuple[str, int]] = {}
-    for name, where in patches.items():
+    out: dict[str, list[tuple[str, int]]] = {}
+    for name, places in patches.items():
         for value in values.get(name, ()):
-            out.setdefault(value, where)
+            out.setdefault(value, []).extend(places)
     return out
 
 

@@ -12,6 +12,7 @@ result cache analyses the file again when one of them changes. Files are read, n
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -20,7 +21,7 @@ from array import array
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional, TypeVar, cast
+from typing import Callable, Iterator, Optional, Sequence, TypeVar, cast
 
 import libcst as cst
 
@@ -133,17 +134,50 @@ def summarize(text: str, module: str, is_package: bool) -> Summary:
     return Summary(functions, exports)
 
 
-def _patched_names(files: list[tuple[str, dict[str, int]]]) -> dict[str, tuple[str, int]]:
-    """Each dotted name files (path, ``listing.patch_targets`` of it) patch -> (the first file patching it,
-    the line): by a string of the name, or through a constant (``listing.by_constant``)."""
-    where: dict[str, tuple[str, int]] = {}
+def _patched_names(files: list[tuple[str, dict[str, int]]]) -> dict[str, list[tuple[str, int]]]:
+    """Each dotted name files (path, ``listing.patch_targets`` of it) patch -> every file patching it (path,
+    line), by a string of the name, then through a constant (``listing.by_constant``), in the files' order."""
+    where: dict[str, list[tuple[str, int]]] = {}
     for path, targets in files:
         for target, line in targets.items():
             if not target.startswith(listing.BY_NAME) and listing.CONSTANT not in target:
-                where.setdefault(target, (path, line))
-    for target, place in listing.by_constant(files).items():
-        where.setdefault(target, place)
+                where.setdefault(target, []).append((path, line))
+    for target, places in listing.by_constant(files).items():
+        known = where.setdefault(target, [])
+        known += [place for place in places if place not in known]
     return where
+
+
+# calls that make or start a patch (``patch``, ``patch.object``, ``mocker.spy``, ``monkeypatch.setattr``,
+# ``patcher.start()``)
+_PATCHING = frozenset({"patch", "object", "multiple", "dict", "spy", "setattr", "start"})
+
+
+def _scoped_patches(raw: bytes) -> bool:
+    """Whether every patch a file's code makes lasts only while a function of it runs: made inside a function
+    (``with patch(...)``, ``monkeypatch.setattr``) or by a decorator, never at import (module or class level:
+    pytest imports every test module into one process) nor by the builtin ``setattr``, which nothing undoes.
+    False where the file does not parse."""
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    todo: list[tuple[ast.AST, bool]] = [(tree, False)]  # (node, inside a function)
+    while todo:
+        node, inside = todo.pop()
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "setattr":
+                return False
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in _PATCHING and not inside:
+                return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo += [(d, True) for d in node.decorator_list]  # a patch decorator patches around each call
+            todo += [(child, inside or not isinstance(node, ast.ClassDef)) for child in node.body]
+            continue
+        todo += [(child, inside or isinstance(node, ast.Lambda)) for child in ast.iter_child_nodes(node)]
+    return True
 
 
 def _listing_folders(path: Path) -> list[Path]:
@@ -188,7 +222,7 @@ class ProjectIndex:
         # real path -> (its stat when read, SHA-256, the names it patches by name): calls left unrewritten
         self._patches: dict[str, tuple[tuple[int, int], str, Optional[dict[str, int]]]] = {}
         # root -> (when built, the files listed, what they patch: patch_map)
-        self._patch_maps: dict[str, tuple[float, tuple[str, ...], Optional[tuple[dict[str, tuple[str, int]], str]]]] = {}
+        self._patch_maps: dict[str, tuple[float, tuple[str, ...], Optional[tuple[dict[str, list[tuple[str, int]]], str]]]] = {}
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
         return FileIndex(self, path)
@@ -264,8 +298,8 @@ class ProjectIndex:
         unreadable."""
         return self._read(self._patches, path, listing.patch_targets)
 
-    def patch_map(self, root: str, listed: tuple[str, ...]) -> Optional[tuple[dict[str, tuple[str, int]], str]]:
-        """What the files ``listed`` under ``root`` patch by name: each name -> (the first file patching it, the
+    def patch_map(self, root: str, listed: tuple[str, ...]) -> Optional[tuple[dict[str, list[tuple[str, int]]], str]]:
+        """What the files ``listed`` under ``root`` patch by name: each name -> every file patching it (path,
         line), and ``listing.patch_digest`` of them; None where a file cannot be read. Built once and kept for
         ``_PATCH_MAP_SECONDS``: every analysed file with a fix asks, and looking at every file of the project
         each time grew with the square of its size (a long-lived process, the editor server, sees edits after
@@ -275,7 +309,7 @@ class ProjectIndex:
         if known is not None and known[1] == listed and now - known[0] < _PATCH_MAP_SECONDS:
             return known[2]
         files: list[tuple[str, dict[str, int]]] = []
-        result: Optional[tuple[dict[str, tuple[str, int]], str]] = None
+        result: Optional[tuple[dict[str, list[tuple[str, int]]], str]] = None
         for path in listed:
             got = self.patches(path)
             if got is None:
@@ -429,7 +463,7 @@ class FileIndex:
             return None
         where, digest = known
         self.used[listing.patched_in(root)] = digest  # the answer rests on what every listed file patches
-        found = where.get(qualname)
+        found = self._patching(where.get(qualname, ()))
         if found is not None:
             return f"{os.path.relpath(found[0], root)}:{found[1]}"
         listed_set = set(listed)
@@ -446,10 +480,50 @@ class FileIndex:
         if extras:  # their own targets, and constants joined with the listed files' (either side may be here)
             listed_files = [(path, self.project.patches(path)) for path in listed]
             joined = _patched_names([(p, got[1]) for p, got in listed_files if got is not None] + extras)
-            found = joined.get(qualname)
+            found = self._patching(joined.get(qualname, ()))
             if found is not None:
                 return f"{os.path.relpath(found[0], root)}:{found[1]}"
         return None
+
+    def _patching(self, places: Sequence[tuple[str, int]]) -> Optional[tuple[str, int]]:
+        """The first of the places patching a name (path, line) whose patch this file's code may run under:
+        any, but where this file is a test module (``test_*.py``, ``*_test.py``) that the patching module
+        cannot reach. A test module's code runs when the test runner calls it, or when code holding it does:
+        the patching file itself, one that imports it (the patching file's text names this module), or one it
+        hands its code to (this file's text names the patching module, or a class or function defined there:
+        a test case subclassing the one whose methods patch). gpytorch's ``VariationalTestCase`` patches
+        ``torch.cholesky`` around its own methods; ``test/utils/test_cholesky.py`` calls ``torch.cholesky``
+        to compute what it expects, and reaches neither. A ``conftest.py`` patches around every test: it
+        holds every file; so does a file that may patch beyond a function's run (``_scoped_patches``). The
+        files read are recorded."""
+        for path, line in places:
+            if not self._unreachable_from(path):
+                return path, line
+        return None
+
+    def _unreachable_from(self, patching: str) -> bool:
+        if self.path is None or patching == self.path or Path(patching).name == "conftest.py":
+            return False
+        name = Path(self.path).name
+        if not (name.startswith("test_") or name.endswith("_test.py")):
+            return False
+        own, theirs = self.project.words(self.path), self.project.words(patching)
+        if own is None or theirs is None:
+            return False
+        self.used[patching] = theirs[0]
+        try:
+            if not _scoped_patches(read_bytes(Path(patching))):
+                return False
+        except SourceError:
+            return False
+        if Path(self.path).stem.encode() in theirs[1]:
+            return False  # it may import this module
+        root, module = module_of(Path(patching))
+        summary = self.project.summary(patching, module)
+        if summary is None:
+            return False
+        defined = [Path(patching).stem, *summary[1].functions]
+        return not any(word.encode() in own[1] for word in defined)
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only
