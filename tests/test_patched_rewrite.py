@@ -274,3 +274,31 @@ def test_a_patch_that_may_outlast_a_test_holds_every_test_module(tmp_path: Path)
         write(root, files)
         torch_upgrade.fix([root], from_version="1.9", to_version="2.13", unsafe=True)
         assert "torch.equal(factor(A), torch.cholesky(A))" in (root / "tests" / "test_factor.py").read_text(), patching
+
+
+def test_a_script_no_file_imports_is_out_of_reach_and_package_code_is_not(tmp_path: Path) -> None:
+    """ignite's tests patch ``torch.cuda.amp.autocast`` inside a test; an example script that no file
+    names is run on its own, never under that patch: rewritten. The same script imported by a test is held,
+    and so is package code nothing names (the tests may reach it through the package)."""
+    script = '''
+        import torch
+
+
+        def main():
+            print(torch.cholesky(torch.eye(2)))
+
+
+        if __name__ == "__main__":
+            main()
+        '''
+    for number, importer in enumerate(("", "from examples.bench import main\n")):
+        files = dict(GPYTORCH_LIKE)
+        files["examples/bench.py"] = script
+        files["pkg/other.py"] = "import torch\n\ndef other(A):\n    return torch.cholesky(A)\n"
+        files["tests/test_bench.py"] = importer
+        root = tmp_path / str(number)
+        write(root, files)
+        torch_upgrade.fix([root], from_version="1.9", to_version="2.13", unsafe=True)
+        fixed = "torch.linalg.cholesky(torch.eye(2))" in (root / "examples" / "bench.py").read_text()
+        assert fixed == (not importer)
+        assert "torch.cholesky(A)" in (root / "pkg" / "other.py").read_text()

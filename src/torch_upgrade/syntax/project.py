@@ -487,43 +487,46 @@ class FileIndex:
 
     def _patching(self, places: Sequence[tuple[str, int]]) -> Optional[tuple[str, int]]:
         """The first of the places patching a name (path, line) whose patch this file's code may run under:
-        any, but where this file is a test module (``test_*.py``, ``*_test.py``) that the patching module
-        cannot reach. A test module's code runs when the test runner calls it, or when code holding it does:
-        the patching file itself, one that imports it (the patching file's text names this module), or one it
-        hands its code to (this file's text names the patching module, or a class or function defined there:
-        a test case subclassing the one whose methods patch). gpytorch's ``VariationalTestCase`` patches
+        any, but where this file is an entry point that the patching module cannot reach. A test module
+        (``test_*.py``, ``*_test.py``: the test runner imports it) or a script (it tests ``__name__`` against
+        ``"__main__"``) that no other file of the project names runs its code when it is run, or when code
+        holding it does: the patching file, only if it hands its code there
+        (this file's text names the patching module, or a class or function defined there: a test case
+        subclassing the one whose methods patch). gpytorch's ``VariationalTestCase`` patches
         ``torch.cholesky`` around its own methods; ``test/utils/test_cholesky.py`` calls ``torch.cholesky``
-        to compute what it expects, and reaches neither. A ``conftest.py`` patches around every test: it
-        holds every file; so does a file that may patch beyond a function's run (``_scoped_patches``). The
-        files read are recorded."""
+        to compute what it expects, and reaches neither; ignite's tests patch ``torch.cuda.amp.autocast``,
+        and an example script that no file imports is out of their reach. Package code is always within
+        reach (what the tests call calls it), and so is every file of a ``conftest.py``'s patch (around every
+        test) or of one that may last beyond a function's run (``_scoped_patches``). The files read are
+        recorded."""
         for path, line in places:
             if not self._unreachable_from(path):
                 return path, line
         return None
 
     def _unreachable_from(self, patching: str) -> bool:
-        if self.path is None or patching == self.path or Path(patching).name == "conftest.py":
-            return False
-        name = Path(self.path).name
-        if not (name.startswith("test_") or name.endswith("_test.py")):
+        if self.path is None or patching == self.path or "conftest.py" in (Path(patching).name, Path(self.path).name):
             return False
         own, theirs = self.project.words(self.path), self.project.words(patching)
         if own is None or theirs is None:
             return False
+        name = Path(self.path).name
+        if not (name.startswith("test_") or name.endswith("_test.py") or b"__main__" in own[1]):
+            return False  # a test module or a script; anything else may be package code, which tests call
         self.used[patching] = theirs[0]
         try:
             if not _scoped_patches(read_bytes(Path(patching))):
                 return False
         except SourceError:
             return False
-        if Path(self.path).stem.encode() in theirs[1]:
-            return False  # it may import this module
         root, module = module_of(Path(patching))
         summary = self.project.summary(patching, module)
         if summary is None:
             return False
         defined = [Path(patching).stem, *summary[1].functions]
-        return not any(word.encode() in own[1] for word in defined)
+        if any(word.encode() in own[1] for word in defined):
+            return False  # it may hand its code to the patching module
+        return not self.named_anywhere((Path(self.path).stem,))  # a file that may import this one
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only
