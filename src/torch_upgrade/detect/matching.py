@@ -18,7 +18,7 @@ from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
 from torch_upgrade.core.versions import LIBRARIES, Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.detect.registry import get_checker, get_fixer
+from torch_upgrade.detect.registry import fixes_string_annotations, get_checker, get_fixer
 from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
 from torch_upgrade.rewrite.method_form import fix_method
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, POSSIBLE, Provenance, ReturnIndex, provenance_of
@@ -167,7 +167,8 @@ class Matcher:
                 continue
             seen.add(key)
             binding_key = (hit.rule.id, id(cast(Reference, hit.ref).binding))
-            if hit.rule.fixable and policy.fixes(hit.confidence) and cast(Reference, hit.ref).ctx != "annotation" and \
+            if hit.rule.fixable and policy.fixes(hit.confidence) and (cast(Reference, hit.ref).ctx != "annotation" or (
+                    hit.rule.fixer is not None and fixes_string_annotations(hit.rule.fixer))) and \
                     (hit.ref is not None and hit.ref.ctx == "import" or binding_key not in renamed):
                 assert hit.ref is not None  # hits made above carry their reference
                 attach_fix(hit, hit.ref, analysis, self.window)

@@ -72,6 +72,14 @@ def get_fixer(name: str) -> Fixer:
     return fixer
 
 
+def fixes_string_annotations(name: str) -> bool:
+    """Whether ``rewrite/fixers/<name>.py`` rewrites a name written in a string annotation
+    (``STRING_ANNOTATIONS``: its ``fix`` is then given such references, whose node is the string; no other
+    fixer is)."""
+    get_fixer(name)
+    return bool(getattr(importlib.import_module(f"torch_upgrade.rewrite.fixers.{name}"), "STRING_ANNOTATIONS", False))
+
+
 def get_checker(rule: Rule) -> Checker:
     """The checker ``rule`` names (only rules with a ``checker`` have one)."""
     name = rule.checker

@@ -31,6 +31,7 @@ rewrite is unsafe.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -56,7 +57,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     device = "cuda" if ref.qualname.startswith("torch.cuda.") else "cpu"
     if call is None:  # the class as a value: the class of an isinstance check, the callable of a partial
         if ref.qualname.endswith(".GradScaler"):
-            return _isinstance(ref, ctx)
+            return _annotation(ref, ctx) if _annotates(ref, ctx) else _isinstance(ref, ctx)
         return _partial(ref, ctx, device) if ref.qualname.endswith(".autocast") else None
     if ref.qualname.endswith(".autocast"):
         return _autocast(ref, ctx, call, device)
@@ -172,6 +173,44 @@ def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Opt
             for i, a in enumerate(call.args)]
     new = new.with_changes(args=[first, *rest] if rest else [new.args[0]])
     return A.replace(call, new, imports, requires="2.3")
+
+
+STRING_ANNOTATIONS = True  # ``Optional["torch.cuda.amp.GradScaler"]``: rewritten in the string (``_annotation``)
+ANNOTATION_UNSAFE = ("an annotation names the type: torch.amp.GradScaler also admits a scaler made by "
+                     "torch.amp.GradScaler(...) itself, what the rewritten constructor calls make, which code checking "
+                     "annotations when it runs (pydantic, typeguard) refused before")
+
+
+def _annotates(ref: Reference, ctx: FixContext) -> bool:
+    """Whether the reference is (in) an annotation: a string one, or a name in a parameter's, a return's or
+    a variable's annotation."""
+    if ref.ctx == "annotation":
+        return True
+    node: Optional[cst.CSTNode] = ref.node
+    while node is not None and not isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.Param)):
+        if isinstance(node, cst.Annotation):
+            return True
+        node = ctx.analysis.parent(node)
+    return False
+
+
+def _annotation(ref: Reference, ctx: FixContext) -> Optional[Fix]:
+    """``scaler: torch.cuda.amp.GradScaler`` (``Optional["torch.cuda.amp.GradScaler"]`` in a string too) ->
+    ``torch.amp.GradScaler``, the class the old one derives from (torch >= 2.3): the type of what the rewritten
+    constructor calls make. In a string, each whole occurrence of the name as written is replaced, where the
+    string's text holds it as written (no escapes)."""
+    new, imports = ctx.qualified("torch.amp.GradScaler")
+    if ref.ctx != "annotation":
+        return A.replace(ref.node, new, imports, safety="unsafe", reason=ANNOTATION_UNSAFE, requires="2.3")
+    string = ref.node
+    if not isinstance(string, cst.SimpleString):
+        return None
+    pattern = re.compile(rf"(?<![\w.]){re.escape(ref.dotted)}(?![\w])")
+    text, count = pattern.subn(A.code(new).replace("\\", "\\\\"), string.value)
+    if not count or pattern.search(str(string.evaluated_value)) is None:
+        return None
+    return A.replace(string, string.with_changes(value=text), imports, safety="unsafe", reason=ANNOTATION_UNSAFE,
+                     requires="2.3")
 
 
 ISINSTANCE_UNSAFE = ("true also for a torch.amp.GradScaler made for its device directly (torch.amp.GradScaler(\"cuda\"), "
