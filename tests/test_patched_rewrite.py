@@ -302,3 +302,22 @@ def test_a_script_no_file_imports_is_out_of_reach_and_package_code_is_not(tmp_pa
         fixed = "torch.linalg.cholesky(torch.eye(2))" in (root / "examples" / "bench.py").read_text()
         assert fixed == (not importer)
         assert "torch.cholesky(A)" in (root / "pkg" / "other.py").read_text()
+
+
+def test_a_script_is_imported_only_by_an_import_statement(tmp_path: Path) -> None:
+    """ignite's examples are each a ``main.py``: the word ``main`` is in most files, a statement importing the
+    module ``main`` in none. A file that imports modules by a computed name (``importlib.import_module``) may
+    import any."""
+    script = 'import torch\n\n\ndef main():\n    return torch.cholesky(torch.eye(2))\n\n\nif __name__ == "__main__":\n    main()\n'
+    others = {"plain": "def main():\n    pass\n\n\nmain()\n",
+              "statement": "from examples.cifar import main\n",
+              "computed": "import importlib\n\nrun = importlib.import_module('examples.cifar.' + 'main')\n"}
+    for number, (kind, other) in enumerate(others.items()):
+        files = dict(GPYTORCH_LIKE)
+        files["examples/cifar/main.py"] = script
+        files["examples/other.py"] = other
+        root = tmp_path / str(number)
+        write(root, files)
+        torch_upgrade.fix([root], from_version="1.9", to_version="2.13", unsafe=True)
+        fixed = "torch.linalg.cholesky(torch.eye(2))" in (root / "examples" / "cifar" / "main.py").read_text()
+        assert fixed == (kind == "plain"), kind

@@ -526,7 +526,42 @@ class FileIndex:
         defined = [Path(patching).stem, *summary[1].functions]
         if any(word.encode() in own[1] for word in defined):
             return False  # it may hand its code to the patching module
-        return not self.named_anywhere((Path(self.path).stem,))  # a file that may import this one
+        return not self._imported_elsewhere()
+
+    def _imported_elsewhere(self) -> bool:
+        """Whether another file of the whole project (``_whole_project``) may import this one: a file whose
+        text names this module's stem where an import statement does (``import main``, ``from examples.main
+        import run``, ``from examples import (main,``), or that imports modules by a name it computes
+        (``importlib.import_module``, ``__import__``, ``runpy``). ``main`` is a word of most scripts; a
+        statement importing it is rare. True where that cannot be told. The files read are recorded."""
+        whole = self._whole_project()
+        if whole is None or self.path is None:
+            return True
+        root, listed, files = whole
+        stem = Path(self.path).stem
+        word = stem.encode()
+        name = re.escape(word)
+        statement = re.compile(rb"\b(?:import\b[^\n;]*\b%s|from\s+[\w.]*\b%s|from\s+[\w.]+\s+import\s*\([^)]*\b%s)\b"
+                               % (name, name, name))
+        dynamic = re.compile(rb"\b(?:import_module|__import__|run_module|run_path)\b")
+        read: dict[str, str] = {}
+        for path in files:
+            if path == self.path:
+                continue
+            known = self.project.words(path)
+            if known is None:
+                return True
+            if word in known[1]:
+                self.used[path] = known[0]  # that file alone can change the answer
+                try:
+                    raw = read_bytes(Path(path))
+                except SourceError:
+                    return True
+                if statement.search(raw) is not None or dynamic.search(raw) is not None:
+                    return True
+            read[path] = known[0]
+        self._rests_on_all(root, listed, read)
+        return False
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only
