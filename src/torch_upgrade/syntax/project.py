@@ -222,6 +222,9 @@ class ProjectIndex:
         # real path -> (its stat when read, SHA-256, the names it patches by name): calls left unrewritten
         self._patches: dict[str, tuple[tuple[int, int], str, Optional[dict[str, int]]]] = {}
         # root -> (when built, the files listed, what they patch: patch_map)
+        # (path, SHA-256 of its bytes, a module's stem) -> whether the file may import that module (a script's
+        # ``main``: asked for every script a patch might hold)
+        self.imports_stem: dict[tuple[str, str, str], bool] = {}
         self._patch_maps: dict[str, tuple[float, tuple[str, ...], Optional[tuple[dict[str, list[tuple[str, int]]], str]]]] = {}
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
@@ -553,11 +556,16 @@ class FileIndex:
                 return True
             if word in known[1]:
                 self.used[path] = known[0]  # that file alone can change the answer
-                try:
-                    raw = read_bytes(Path(path))
-                except SourceError:
-                    return True
-                if statement.search(raw) is not None or dynamic.search(raw) is not None:
+                key = (path, known[0], stem)
+                imports = self.project.imports_stem.get(key)
+                if imports is None:
+                    try:
+                        raw = read_bytes(Path(path))
+                    except SourceError:
+                        return True
+                    imports = self.project.imports_stem[key] = \
+                        statement.search(raw) is not None or dynamic.search(raw) is not None
+                if imports:
                     return True
             read[path] = known[0]
         self._rests_on_all(root, listed, read)
