@@ -129,7 +129,9 @@ def test_a_fallback_from_the_new_api_to_the_old_one_stays_quiet():
 
 
 # ------------------------------------------------------------------ references that are not calls
-def test_a_name_in_a_string_annotation_is_reported_and_not_rewritten():
+def test_a_name_in_a_string_annotation_is_reported_and_rewritten_in_the_string_by_a_fixer_that_says_so():
+    """TU304's fixer rewrites a string annotation (``STRING_ANNOTATIONS``), in the string: the edit touches
+    only the dotted name's text, unsafe (code checking annotations at run time admits more)."""
     code = """
     from typing import Optional
     import torch
@@ -141,7 +143,14 @@ def test_a_name_in_a_string_annotation_is_reported_and_not_rewritten():
     """
     found = findings(code, "2.4")
     assert [(f.rule, f.line, f.column) for f in found] == [("TU304", 5, 27), ("TU304", 5, 67)]
-    assert all(f.fix is None for f in found)
+    assert all(f.fix is not None and f.fix.safety == "unsafe" and f.fix.replacement == '"torch.amp.GradScaler"'
+               and [e.text for e in f.fix.edits] == [""] for f in found)  # ".cuda" goes from inside the string
+
+
+def test_a_fixer_that_does_not_say_so_is_never_given_a_string_annotation():
+    from torch_upgrade.detect.registry import fixes_string_annotations
+
+    assert fixes_string_annotations("amp") and not fixes_string_annotations("rename")
 
 
 def test_a_callable_given_to_partial_is_reported():
