@@ -7,7 +7,9 @@ whitespace, tab or space indentation, function bodies and CRLF line endings.
 
 from __future__ import annotations
 
+import builtins
 import functools
+import symtable
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
@@ -89,12 +91,28 @@ def example_programs(draw) -> str:
     return draw(st.sampled_from(SEPARATORS)).join(out)
 
 
+def undefined_globals(code: str) -> set[str]:
+    """The global names the code reads that nothing binds at module level and that are no builtins: a fix
+    that adds one (``torch.autocast`` written where another fix of the same pass dropped ``import torch``)
+    makes code that raises NameError."""
+    top = symtable.symtable(code, "module", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    read: set[str] = set()
+    todo = [top]
+    while todo:
+        table = todo.pop()
+        read |= {s.get_name() for s in table.get_symbols() if s.is_referenced() and (table is top or s.is_global())}
+        todo += table.get_children()
+    return read - bound - set(dir(builtins))
+
+
 def check_fix_is_idempotent_and_compiles(code: str, low: str, unsafe: bool, crlf: bool) -> None:
     if crlf:
         code = code.replace("\n", "\r\n")
     compile(code, "original", "exec", dont_inherit=True)
     first, applied = fix(code, low, unsafe)
     compile(first, "fixed", "exec", dont_inherit=True)
+    assert undefined_globals(first) <= undefined_globals(code), f"a name the fixed code reads is bound nowhere:\n{first}"
     second, again = fix(first, low, unsafe)
     assert (second, again) == (first, 0), f"second fix changed:\n{first}\n---\n{second}"
     if crlf:
@@ -122,3 +140,10 @@ def test_a_helper_added_to_a_crlf_file_keeps_its_line_endings_inside_its_docstri
     with bare LFs inside that docstring (a token LibCST writes as given)."""
     check_fix_is_idempotent_and_compiles(
         "import torch\ndef test_exp(x):\n    torch.testing.assert_allclose(torch.exp(x), 1.0)\n", "1.9", False, True)
+
+
+def test_undefined_globals_tells_a_name_the_fixed_code_reads_and_nothing_binds():
+    before = "import torch\n\ndef f():\n    return torch.autocast('cuda')\n"
+    after = "\ndef f():\n    return torch.autocast('cuda')\n"
+    assert undefined_globals(before) == set() and undefined_globals(after) == {"torch"}
+    assert undefined_globals("def f(x):\n    y = x\n    return print(y)\n") == set()
