@@ -66,12 +66,12 @@ def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int,
             found.append((start, end, "comment"))
             continue
         prefix = _PREFIX.search(text, max(0, start - 3), start)
-        formatted = prefix is not None and ("f" in prefix.group() or "F" in prefix.group())
-        if formatted and not _fields_close(text[start:end]):
-            return None
         begin = start if prefix is None else prefix.start()
+        fstring = formatted(text, begin)
+        if fstring and not _fields_close(text[start:end]):
+            return None
         line = text.rfind("\n", 0, begin) + 1
-        if not formatted and not text[line:begin].strip() and _STATEMENT_END.match(text, end):
+        if not fstring and not text[line:begin].strip() and _STATEMENT_END.match(text, end):
             depth += _opens("".join(uncounted))
             uncounted.clear()
             if depth == 0 and not _continued(text, line):
@@ -81,6 +81,13 @@ def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int,
     if _QUOTES.search(text, at, len(text) if until is None else max(at, until)):
         return None
     return found
+
+
+def formatted(text: str, begin: int) -> bool:
+    """Whether the string literal starting at ``begin`` (its prefix included, as ``literals`` gives it) is an
+    f-string: its fields are code."""
+    head = text[begin:begin + 2]
+    return "f" in head[:len(head) - len(head.lstrip("rRbBuUfF"))].lower()
 
 
 def without_prose(text: str) -> Optional[str]:

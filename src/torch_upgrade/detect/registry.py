@@ -72,12 +72,18 @@ def get_fixer(name: str) -> Fixer:
     return fixer
 
 
+_STRING_ANNOTATIONS: dict[str, bool] = {}
+
+
 def fixes_string_annotations(name: str) -> bool:
     """Whether ``rewrite/fixers/<name>.py`` rewrites a name written in a string annotation
     (``STRING_ANNOTATIONS``: its ``fix`` is then given such references, whose node is the string; no other
     fixer is)."""
-    get_fixer(name)
-    return bool(getattr(importlib.import_module(f"torch_upgrade.rewrite.fixers.{name}"), "STRING_ANNOTATIONS", False))
+    known = _STRING_ANNOTATIONS.get(name)
+    if known is None:
+        module = importlib.import_module(f"torch_upgrade.rewrite.fixers.{name}")
+        known = _STRING_ANNOTATIONS[name] = bool(getattr(module, "STRING_ANNOTATIONS", False))
+    return known
 
 
 def get_checker(rule: Rule) -> Checker:

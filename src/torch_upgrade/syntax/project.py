@@ -148,6 +148,8 @@ def _patched_names(files: list[tuple[str, dict[str, int]]]) -> dict[str, list[tu
     return where
 
 
+# what imports a module by a name it computes: it may import any
+_IMPORTS_BY_NAME = re.compile(rb"\b(?:import_module|__import__|run_module|run_path)\b")
 # calls that make or start a patch (``patch``, ``patch.object``, ``mocker.spy``, ``monkeypatch.setattr``,
 # ``patcher.start()``)
 _PATCHING = frozenset({"patch", "object", "multiple", "dict", "spy", "setattr", "start"})
@@ -426,11 +428,17 @@ class FileIndex:
         """Whether some other Python file of the whole project (``_whole_project``) names one of ``words``
         (``set_default_dtype``: a fact about the project, not one module). True where that cannot be
         told (no project, too many files, a file that cannot be read). The files read are recorded."""
+        wanted = {w.encode() for w in words}
+        return self._some_other_file(lambda path, digest, words: any(word in words for word in wanted))
+
+    def _some_other_file(self, test: Callable[[str, str, Words], Optional[bool]]) -> bool:
+        """Whether ``test`` (a file's path, SHA-256 and words; None: it cannot tell) holds for some other Python file of
+        the whole project (``_whole_project``); True where that cannot be told. A file it holds for is recorded
+        alone (it alone can change the answer), else the answer rests on every file (``_rests_on_all``)."""
         whole = self._whole_project()
         if whole is None:
             return True
         root, listed, files = whole
-        wanted = {w.encode() for w in words}
         read: dict[str, str] = {}
         for path in files:
             if path == self.path:
@@ -438,8 +446,9 @@ class FileIndex:
             known = self.project.words(path)
             if known is None:
                 return True
-            if any(word in known[1] for word in wanted):
-                self.used[path] = known[0]  # that file alone can change the answer
+            found = test(path, known[0], known[1])
+            if found is None or found:
+                self.used[path] = known[0]
                 return True
             read[path] = known[0]
         self._rests_on_all(root, listed, read)
@@ -537,39 +546,29 @@ class FileIndex:
         import run``, ``from examples import (main,``), or that imports modules by a name it computes
         (``importlib.import_module``, ``__import__``, ``runpy``). ``main`` is a word of most scripts; a
         statement importing it is rare. True where that cannot be told. The files read are recorded."""
-        whole = self._whole_project()
-        if whole is None or self.path is None:
+        if self.path is None:
             return True
-        root, listed, files = whole
         stem = Path(self.path).stem
         word = stem.encode()
         name = re.escape(word)
         statement = re.compile(rb"\b(?:import\b[^\n;]*\b%s|from\s+[\w.]*\b%s|from\s+[\w.]+\s+import\s*\([^)]*\b%s)\b"
                                % (name, name, name))
-        dynamic = re.compile(rb"\b(?:import_module|__import__|run_module|run_path)\b")
-        read: dict[str, str] = {}
-        for path in files:
-            if path == self.path:
-                continue
-            known = self.project.words(path)
+
+        def imports(path: str, digest: str, words: Words) -> Optional[bool]:
+            if word not in words:
+                return False
+            key = (path, digest, stem)
+            known = self.project.imports_stem.get(key)
             if known is None:
-                return True
-            if word in known[1]:
-                self.used[path] = known[0]  # that file alone can change the answer
-                key = (path, known[0], stem)
-                imports = self.project.imports_stem.get(key)
-                if imports is None:
-                    try:
-                        raw = read_bytes(Path(path))
-                    except SourceError:
-                        return True
-                    imports = self.project.imports_stem[key] = \
-                        statement.search(raw) is not None or dynamic.search(raw) is not None
-                if imports:
-                    return True
-            read[path] = known[0]
-        self._rests_on_all(root, listed, read)
-        return False
+                try:
+                    raw = read_bytes(Path(path))
+                except SourceError:
+                    return None
+                known = self.project.imports_stem[key] = \
+                    statement.search(raw) is not None or _IMPORTS_BY_NAME.search(raw) is not None
+            return known
+
+        return self._some_other_file(imports)
 
     def imported_only_in_compat(self, name: str) -> bool:
         """Whether ``name``, defined in this module, is read by other files of the project and only

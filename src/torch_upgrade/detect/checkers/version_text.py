@@ -28,7 +28,7 @@ from packaging.version import Version
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
-from torch_upgrade.core.prose import literals
+from torch_upgrade.core.prose import formatted, literals
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
@@ -63,7 +63,7 @@ def may_match(text: str) -> bool:
     counts)."""
     spans = literals(text)
     inert = [] if spans is None else [(start, end) for start, end, kind in spans
-                                      if kind != "string" or not _formatted(text, start)]
+                                      if kind != "string" or not formatted(text, start)]
     starts = [start for start, _ in inert]
 
     def in_code(offset: int) -> bool:
@@ -74,12 +74,6 @@ def may_match(text: str) -> bool:
         return True
     last = len(text) - 1  # the operator found in the reversed text, at its offset in the text
     return any(in_code(last - found.start()) for found in _AFTER_REVERSED.finditer(text[::-1]))
-
-
-def _formatted(text: str, start: int) -> bool:
-    """Whether the string literal starting at ``start`` (its prefix included) is an f-string."""
-    quote = min(i for i in (text.find('"', start), text.find("'", start)) if i >= 0)
-    return "f" in text[start:quote].lower()
 
 
 MAY_MATCH = may_match
