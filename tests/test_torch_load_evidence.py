@@ -5,9 +5,10 @@ Each case is a small program in the shape real upgrade commits had to change by 
 rewrite, the fixed program run on the installed torch (2.13, where ``weights_only=True`` is the default)
 against a checkpoint saved here. ``weights_only=True`` is written where the code shows a state dict (the
 loaded name followed from the load on, so a dict saved to the same path just before is no other use);
-``weights_only=False`` where it shows a pickled object (used as a module, saved as an ``nn.Module`` in the
-same function, or loaded with ``weights_only=False`` by another call of the same path there). Both are unsafe
-fixes; anything the code does not explain stays advice.
+``weights_only=False`` is advised where it shows a pickled object (used as a module, saved as an ``nn.Module``
+in the file, or loaded with ``weights_only=False`` by another call of the same path there), and written (an
+unsafe fix) only where the call reads back what its own function has just saved (a serialization round
+trip: the file is the code's own output). Anything the code does not explain stays advice.
 """
 
 from __future__ import annotations
@@ -59,6 +60,18 @@ def _follow_advice(path: Path, finding) -> str:
     call = advised.group(1)
     assert call.endswith(", weights_only=False)") and before.count(call.replace(", weights_only=False)", ")")) == 1
     path.write_text(before.replace(call.replace(", weights_only=False)", ")"), call))
+    return call
+
+
+def _own_output(path: Path, finding) -> str:
+    """A call that reads back what its own function has just saved: ``weights_only=False`` is an unsafe fix
+    (with --unsafe-fixes only; plain --fix leaves the file alone), the call the message names. Returned."""
+    assert finding.fix is not None and finding.fix.safety == "unsafe" and "own output" in finding.fix.reason
+    before = path.read_text()
+    assert torch_upgrade.fix(path, from_version="2.0", to_version="2.13", select=["TU803"]).fixed == 0
+    assert path.read_text() == before
+    [call] = re.findall(r"`([^`]*weights_only=False\))`", finding.message)
+    assert _fixed(path) == before.replace(call.replace(", weights_only=False)", ")"), call)
     return call
 
 
@@ -219,8 +232,9 @@ def test_a_path_bound_again_between_two_loads_names_another_file(tmp_path):
     # a read before the load in a loop sees the previous pass's object: passed to another function
     "import torch\ndef average(paths, model):\n    total = None\n    for path in paths:\n"
     "        total = merge(total, state)\n        state = torch.load(path)\n        model.load_state_dict(state)\n",
-    # saved just before, then returned: what the caller does is not known
-    "import torch\ndef roundtrip(obj, path):\n    torch.save(obj, path)\n    obj = torch.load(path)\n    return obj\n",
+    # saved just before, but handed to other code in between, which may have written the file since
+    "import torch\ndef upgraded(ckpt, path):\n    torch.save(ckpt, path)\n    upgrade(path)\n"
+    "    return torch.load(path)\n",
     # bound again before the attribute is read: that may be another object
     "import torch\ndef wrapped(path):\n    obj = torch.load(path)\n    obj = Wrapper(obj)\n    return obj.predict()\n",
     # a private attribute (a state dict's _metadata) and tensor attributes are no evidence
@@ -307,7 +321,7 @@ def reload(module, scripted):
 def test_the_name_bound_in_the_other_arm_of_an_if_is_no_rebinding(tmp_path):
     path = _program(tmp_path, EITHER_ARM)
     [finding] = _found(path)
-    assert _follow_advice(path, finding) == "torch.load(f, weights_only=False)"
+    assert _own_output(path, finding) == "torch.load(f, weights_only=False)"
     assert _run(path)["reload"](torch.nn.Linear(2, 3), False) == "in_features=2, out_features=3, bias=True"
 
 
@@ -382,8 +396,8 @@ def test_a_module_saved_and_loaded_back_then_called(tmp_path):
     with pytest.raises(pickle.UnpicklingError):  # the call as written, on torch 2.13
         old(torch.nn.Linear(2, 1), torch.ones(1, 2))
     [finding] = _found(path)
-    assert "trust" in finding.message and "pickled object" in finding.message
-    assert _follow_advice(path, finding) == "torch.load(buffer, weights_only=False)"
+    assert "torch.save(module, buffer)" in finding.message and "pickled objects" in finding.message
+    assert _own_output(path, finding) == "torch.load(buffer, weights_only=False)"
     assert "    loaded = torch.load(buffer, weights_only=False)\n" in path.read_text()
     module = torch.nn.Linear(2, 1)
     assert torch.equal(_run(path)["check_serializes"](module, torch.ones(1, 2)), module(torch.ones(1, 2)))
@@ -404,7 +418,7 @@ def export(path):
 def test_a_module_saved_to_the_same_path_in_the_same_function(tmp_path):
     path = _program(tmp_path, SAVED_MODULE)
     [finding] = _found(path)
-    assert _follow_advice(path, finding) == 'torch.load(path, map_location="cpu", weights_only=False)'
+    assert _own_output(path, finding) == 'torch.load(path, map_location="cpu", weights_only=False)'
     net, again = _run(path)["export"](str(tmp_path / "net.pt"))
     assert isinstance(again, torch.nn.Sequential) and torch.equal(again[0].weight, net[0].weight)
 
@@ -480,19 +494,19 @@ def test_an_in_memory_buffer_written_elsewhere_is_not_this_one(tmp_path):
             "    buffer.seek(0)\n    return torch.load(buffer)\n")
     path = _program(tmp_path, code)
     [finding] = _found(path)
-    assert _follow_advice(path, finding) == "torch.load(buffer, weights_only=False)"
+    assert _own_output(path, finding) == "torch.load(buffer, weights_only=False)"
     assert isinstance(_run(path)["b"](None), torch.nn.Linear)
 
 
 # ------------------------------------------------------------------ the old torch's behaviour kept
-@pytest.mark.parametrize("program, call", [
-    (RESUME, lambda ns, d: ns["resume"](torch.nn.Linear(2, 2), str(d / "ckpt.pt"))),
-    (WHOLE_MODEL, lambda ns, d: ns["best"](str(d / "net.pt")).rnn.hidden_size),
-    (SIBLING, lambda ns, d: ns["read_cache"](str(d / "item.pt"), "cpu").lr),
+@pytest.mark.parametrize("program, call, written", [
+    (RESUME, lambda ns, d: ns["resume"](torch.nn.Linear(2, 2), str(d / "ckpt.pt")), _follow_advice),
+    (WHOLE_MODEL, lambda ns, d: ns["best"](str(d / "net.pt")).rnn.hidden_size, _follow_advice),
+    (SIBLING, lambda ns, d: ns["read_cache"](str(d / "item.pt"), "cpu").lr, _follow_advice),
     (ROUND_TRIP, lambda ns, d: ns["check_serializes"](torch.nn.Linear(2, 1).requires_grad_(False),
-                                                      torch.ones(1, 2)).shape),
+                                                      torch.ones(1, 2)).shape, _own_output),
 ])
-def test_weights_only_false_loads_what_the_old_default_loaded(tmp_path, monkeypatch, program, call):
+def test_weights_only_false_loads_what_the_old_default_loaded(tmp_path, monkeypatch, program, call, written):
     """The window's older torch (before 2.6) is emulated with TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1, torch's
     switch back to the old default: there the call as written and the rewritten one give the same; on
     torch 2.13's own default only the rewritten one loads these files."""
@@ -507,8 +521,38 @@ def test_weights_only_false_loads_what_the_old_default_loaded(tmp_path, monkeypa
     monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
     old = call(_run(path), data)
     [finding] = _found(path)
-    _follow_advice(path, finding)
+    written(path, finding)
     assert "weights_only=False" in path.read_text()
     assert call(_run(path), data) == old
     monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD")
     assert call(_run(path), data) == old
+
+
+BOTH_ARMS = '''\
+import io
+import torch
+
+
+def serialize(module, jit):
+    if jit:
+        f = io.BytesIO()
+        torch.jit.save(torch.jit.script(module), f)
+        f.seek(0)
+        loaded = torch.jit.load(f)
+    else:
+        f = io.BytesIO()
+        torch.save(module, f)
+        f.seek(0)
+        loaded = torch.load(f)
+    return loaded
+'''
+
+
+def test_a_buffer_made_in_each_arm_of_an_if_is_read_back_in_its_own(tmp_path):
+    """pyro's serialization tests: the buffer is bound in both arms, once per pass, so the load in the
+    ``else`` arm reads what that arm saved."""
+    path = _program(tmp_path, BOTH_ARMS)
+    [finding] = _found(path)
+    assert finding.line == 15
+    assert _own_output(path, finding) == "torch.load(f, weights_only=False)"
+    assert isinstance(_run(path)["serialize"](torch.nn.Linear(2, 2), False), torch.nn.Linear)

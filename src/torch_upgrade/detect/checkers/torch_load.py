@@ -241,15 +241,17 @@ def _saved(analysis: Analysis) -> Saves:
     return out
 
 
-def _stable(expr: cst.BaseExpression, analysis: Analysis) -> bool:
+def _stable(expr: cst.BaseExpression, analysis: Analysis, at: Optional[cst.CSTNode] = None) -> bool:
     """Whether each name in ``expr`` is bound at most once in its function (a parameter, or one
-    assignment): the same expression then means the same file everywhere in the function."""
+    assignment): the same expression then means the same file everywhere in the function. With ``at``,
+    bindings in the other arm of an ``if`` around ``at`` do not count (one pass runs one arm)."""
     scope = analysis.scope_at(expr)
     wanted = names(expr)
     seen: dict[str, int] = {}
     for node in analysis.nodes(cst.Name):
         assert isinstance(node, cst.Name)
-        if node.value not in wanted or analysis.scope_at(node) is not scope:
+        if node.value not in wanted or analysis.scope_at(node) is not scope \
+                or (at is not None and _exclusive(node, at, analysis)):
             continue
         parent = analysis.parent(node)
         if isinstance(parent, (cst.AssignTarget, cst.For, cst.AugAssign, cst.CompFor, cst.NamedExpr,
@@ -363,6 +365,85 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional
         return OBJECT, f"{where} writes `{path}` with torch.save of a whole nn.Module"
     return None, ""
 
+_RAISES = ("raises", "assertRaises", "assertRaisesRegex")
+
+
+def _runs_before(first: cst.CSTNode, then: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether statement ``first`` always runs before statement ``then`` on the way to it, in the same
+    function: ``first`` is an earlier statement of a block around ``then``, or lies in the body of such a
+    ``with`` (which runs it; an ``if``, a loop or a ``try`` may not). In a loop around both, each pass runs
+    ``first`` before ``then``."""
+    runs = [first]  # first and the with-statements around it, up to a statement of a block around ``then``
+    node = analysis.parent(first)
+    while node is not None and not isinstance(node, _SCOPES):
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            node = analysis.parent(node)
+            continue
+        if not isinstance(node, cst.With):
+            break
+        runs.append(node)
+        node = analysis.parent(node)
+    ids = {id(n) for n in runs}
+    child: cst.CSTNode = then
+    block = analysis.parent(then)
+    while block is not None:
+        body = getattr(block, "body", None)
+        if isinstance(body, (list, tuple)):
+            for item in body:
+                if item is child:
+                    break
+                if id(item) in ids:
+                    return True
+        if isinstance(block, _SCOPES):
+            return False
+        child, block = block, analysis.parent(block)
+    return False
+
+
+def _round_trip(ref: Reference, analysis: Analysis) -> Optional[str]:
+    """The ``torch.save`` call (its code) that writes what this ``torch.load`` reads, in the same function
+    just before it: ``torch.save(guide, f)`` ... ``f.seek(0)`` ... ``torch.load(f)``, the names of the file
+    expression bound once in the function. The file is then the function's own output. None when the load
+    expects to fail (inside ``pytest.raises``/``assertRaises``)."""
+    call = ref.call
+    assert call is not None
+    path = _path(call, 0)
+    positional = [a for a in call.args if a.keyword is None]
+    file_arg = positional[0] if positional else _keyword(call, "f")
+    if path is None or file_arg is None:
+        return None
+    scope = analysis.scope_at(call)
+    for node in _ancestors(call, analysis):
+        if isinstance(node, cst.With) and any(
+                any(word in A.code(item.item) for word in _RAISES) for item in node.items):
+            return None
+    for other in analysis.references:
+        save = other.call
+        if other.qualname != "torch.save" or save is None or other.ctx != "load" or _path(save, 1) != path \
+                or analysis.scope_at(save) is not scope or any(a.star for a in save.args):
+            continue
+        if _runs_before(other.statement, ref.statement, analysis) and _stable(file_arg.value, analysis, call) \
+                and not _handed_on(file_arg.value, (save, call), analysis):
+            return A.code(save).strip()
+    return None
+
+
+def _handed_on(expr: cst.BaseExpression, calls: tuple[cst.Call, ...], analysis: Analysis) -> bool:
+    """Whether a name of ``expr`` is passed to a call other than ``calls`` in its function, outside the
+    other arm of an ``if`` around the last of ``calls`` (``torch.save(ckpt, path)``,
+    ``upgrade_checkpoint(path)``, ``torch.load(path)``: other code may have written the file since)."""
+    scope = analysis.scope_at(expr)
+    wanted = names(expr)
+    for node in analysis.nodes(cst.Name):
+        assert isinstance(node, cst.Name)
+        if node.value not in wanted or analysis.scope_at(node) is not scope or _exclusive(node, calls[-1], analysis):
+            continue
+        arg = analysis.parent(node)
+        if isinstance(arg, cst.Arg) and arg.value is node and not any(arg is a for c in calls for a in c.args):
+            return True
+    return False
+
+
 def _extra_state(analysis: Analysis) -> bool:
     """Whether the file defines ``get_extra_state``: a module's extra state may be any picklable object."""
     return any(isinstance(node, cst.FunctionDef) and node.name.value == "get_extra_state"
@@ -375,6 +456,20 @@ def _fix(call: cst.Call, evidence: str) -> Fix:
                reason=f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written "
                       f"also loaded what weights_only=True refuses (a module's extra state of another type, entries "
                       f"the code does not read, a checkpoint written by other code at that path)")
+
+
+def _own_output_fix(call: cst.Call, written: str) -> Fix:
+    new = with_keyword(call, "weights_only", cst.Name("False"))
+    return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe",
+               reason=f"weights_only=False unpickles: the file is taken to be this function's own output, written "
+                      f"by `{written}` just before (the behaviour of torch < 2.6 on every torch)")
+
+
+def _own_output_message(call: cst.Call, written: str) -> str:
+    new = A.code(with_keyword(call, "weights_only", cst.Name("False")))
+    return (f"since torch 2.6 torch.load(...) defaults to weights_only=True, which refuses pickled objects; this "
+            f"call reads back what `{written}` wrote just before in this function: `{new}` keeps the behaviour of "
+            f"torch < 2.6 (torch >= 1.13), and the file is the code's own output")
 
 
 def _state_message(evidence: str) -> str:
@@ -419,10 +514,15 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if content == STATE and _extra_state(analysis):
             content = None  # a module of this file may keep extra state that weights_only=True refuses
         hit = Hit(rule, call, ref.statement, ref=ref)
+        written = _round_trip(ref, analysis) if content != STATE else None
         if content == STATE:
             hit.message = _state_message(evidence)
             if rule.fixable:
                 hit.fix = _fix(call, evidence)
+        elif written is not None:
+            hit.message = _own_output_message(call, written)
+            if rule.fixable:
+                hit.fix = _own_output_fix(call, written)
         elif content == OBJECT:
             # advice, never a fix: weights_only=False makes loading run the file's code, a choice only the
             # user can make for their files (the catalog: "do not auto-insert weights_only=False")
