@@ -1,0 +1,94 @@
+"""TU035: the module ``torch.tensor`` (``torch/tensor.py``) became ``torch._tensor`` in torch 1.9.
+
+Before 1.9, ``torch/__init__.py`` imported ``torch/tensor.py`` (which defines ``class Tensor``) and then
+bound the name ``torch.tensor`` to the factory function, so the three import forms that name the module
+worked and bound:
+
+- ``import torch.tensor as tt``: the *function* ``torch.tensor`` (Python binds ``getattr(torch, "tensor")``),
+  which is what code calls as ``tt([1, 2])``: ``from torch import tensor as tt`` binds the same;
+- ``import torch.tensor``: ``torch`` itself: ``import torch``;
+- ``from torch.tensor import Tensor``: the class ``torch.Tensor``: ``from torch import Tensor``.
+
+From 1.9 each raises ModuleNotFoundError (pytorch#53424). The rewrites bind the same objects on every
+release, so they are safe; an import that names other things too, or a private name of the module
+(``_rebuild_from_type``), is reported for a person.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import dotted
+
+WORDS = (("torch", "tensor"),)
+MODULE = "torch.tensor"
+PUBLIC = ("Tensor",)  # what torch/tensor.py defined that torch exports under the same name
+
+
+def _local(alias: cst.ImportAlias) -> Optional[str]:
+    if alias.asname is None:
+        return None
+    name = alias.asname.name
+    return name.value if isinstance(name, cst.Name) else None
+
+
+def _import(alias: cst.ImportAlias) -> tuple[str, Optional[cst.CSTNode]]:
+    """The message and the new statement for ``import torch.tensor [as x]``."""
+    local = _local(alias)
+    if local is None:
+        return "`import torch.tensor` binds `torch`: write `import torch`", cst.Import(
+            names=[cst.ImportAlias(name=cst.Name("torch"))])
+    asname = None if local == "tensor" else cst.AsName(name=cst.Name(local))
+    new = cst.ImportFrom(module=cst.Name("torch"), names=[cst.ImportAlias(name=cst.Name("tensor"), asname=asname)])
+    return (f"`import torch.tensor as {local}` binds the function torch.tensor: write `{A.code(new)}`", new)
+
+
+def _from_import(node: cst.ImportFrom) -> tuple[str, Optional[cst.CSTNode]]:
+    """The message and the new statement for ``from torch.tensor import ...``."""
+    if isinstance(node.names, cst.ImportStar):
+        return "`from torch.tensor import *`: import what the code uses from torch", None
+    names = [dotted(alias.name) for alias in node.names]
+    private = [name for name in names if name not in PUBLIC]
+    if private:
+        return (f"{', '.join(f'`{n}`' for n in private)} of torch/tensor.py has no public name (torch 1.9 moved it to "
+                f"the private torch._tensor)"), None
+    new = node.with_changes(module=cst.Name("torch"), relative=())
+    return f"the class is torch's own: write `{A.code(new).strip()}`", new
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    out = []
+    seen: set[int] = set()
+    for ref in analysis.references:  # an import's names are references (no walk of the tree)
+        node = ref.import_statement
+        if ref.ctx != "import" or node is None or id(node) in seen:
+            continue
+        if isinstance(node, cst.Import):
+            aliases = [alias for alias in node.names if dotted(alias.name) == MODULE]
+            if not aliases:
+                continue
+            seen.add(id(node))
+            for alias in aliases:
+                what, new = _import(alias)
+                hit = Hit(rule, alias, ref.statement, ref=ref,
+                          message=f"torch 1.9 removed the module torch.tensor (now torch._tensor): {what}")
+                if new is not None and len(node.names) == 1:
+                    hit.fix = A.replace(node, new)
+                out.append(hit)
+        elif isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None \
+                and dotted(node.module) == MODULE:
+            seen.add(id(node))
+            what, new = _from_import(node)
+            hit = Hit(rule, node, ref.statement, ref=ref,
+                      message=f"torch 1.9 removed the module torch.tensor (now torch._tensor): {what}")
+            if new is not None:
+                hit.fix = A.replace(node, new)
+            out.append(hit)
+    return out
