@@ -16,6 +16,7 @@ release, so they are safe; an import that names other things too, or a private n
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -29,6 +30,19 @@ from torch_upgrade.syntax.nodes import dotted
 
 WORDS = (("torch", "tensor"),)
 MODULE = "torch.tensor"
+# the module named by an import statement: ``import os, torch . tensor``, ``from torch.tensor import``, over
+# continuations; a file both words let in but that has no such import (``torch.tensor(...)`` calls: most
+# files) is not parsed for this rule (``MAY_MATCH``)
+_IMPORTED = re.compile(r"\b(?:import|from)\b(?:[^\n;#]|\\\r?\n)*?\btorch[ \t]*(?:\\\r?\n[ \t]*)?\."
+                       r"[ \t]*(?:\\\r?\n[ \t]*)?tensor\b")
+
+
+def may_match(text: str) -> bool:
+    """Whether an import statement of ``text`` may name the module torch.tensor."""
+    return _IMPORTED.search(text) is not None
+
+
+MAY_MATCH = may_match
 PUBLIC = ("Tensor",)  # what torch/tensor.py defined that torch exports under the same name
 
 
