@@ -227,3 +227,24 @@ def test_rename_targets_exist(rule_id):
         if new.startswith("torchvision.datasets.") and new.count(".") == 3:  # a class's attribute: an instance's
             continue
         assert _exists(new), new
+
+
+@pytest.mark.differential("TUV003")
+@pytest.mark.parametrize("module, name, backbone", [
+    ("", "resnet18", False), ("", "vgg11", False), ("", "mobilenet_v3_small", False),
+    ("detection", "fasterrcnn_mobilenet_v3_large_fpn", True), ("segmentation", "lraspp_mobilenet_v3_large", True),
+])
+def test_pretrained_false_and_weights_none_build_the_same_model(module, name, backbone):
+    """TUV003's fix: a builder chosen by name with pretrained=False (pretrained_backbone=False) builds, from
+    the same seed, the very model weights=None (weights_backbone=None) does: no weights either way."""
+    owner = getattr(torchvision.models, module) if module else torchvision.models
+    old_kw = {"pretrained": False, **({"pretrained_backbone": False} if backbone else {})}
+    new_kw = {"weights": None, **({"weights_backbone": None} if backbone else {})}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pretrained= is deprecated: what the rule is about
+        torch.manual_seed(0)
+        old = getattr(owner, name)(**old_kw).state_dict()
+    torch.manual_seed(0)
+    new = getattr(owner, name)(**new_kw).state_dict()
+    assert old.keys() == new.keys()
+    assert all(torch.equal(old[key], new[key]) for key in old)

@@ -6,7 +6,8 @@ worked and bound:
 
 - ``import torch.tensor as tt``: the *function* ``torch.tensor`` (Python binds ``getattr(torch, "tensor")``),
   which is what code calls as ``tt([1, 2])``: ``from torch import tensor as tt`` binds the same;
-- ``import torch.tensor``: ``torch`` itself: ``import torch``;
+- ``import torch.tensor``: ``torch`` itself: ``import torch`` (removed where an earlier module-level import
+  binds ``torch`` already);
 - ``from torch.tensor import Tensor``: the class ``torch.Tensor``: ``from torch import Tensor``.
 
 From 1.9 each raises ModuleNotFoundError (pytorch#53424). The rewrites bind the same objects on every
@@ -17,13 +18,15 @@ release, so they are safe; an import that names other things too, or a private n
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Union
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import dotted
@@ -43,7 +46,8 @@ def may_match(text: str) -> bool:
 
 
 MAY_MATCH = may_match
-PUBLIC = ("Tensor",)  # what torch/tensor.py defined that torch exports under the same name
+PUBLIC = ("Tensor",)
+Replacement = Union[cst.CSTNode, cst.RemovalSentinel]  # what torch/tensor.py defined that torch exports under the same name
 
 
 def _local(alias: cst.ImportAlias) -> Optional[str]:
@@ -53,10 +57,32 @@ def _local(alias: cst.ImportAlias) -> Optional[str]:
     return name.value if isinstance(name, cst.Name) else None
 
 
-def _import(alias: cst.ImportAlias) -> tuple[str, Optional[cst.CSTNode]]:
-    """The message and the new statement for ``import torch.tensor [as x]``."""
+def _binds_torch_before(statement: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether ``statement`` is a module-level statement after another one that binds ``torch`` by an
+    import (``import torch``, ``import torch.nn``): ``import torch.tensor`` there binds nothing new."""
+    body = analysis.module.body
+    if not any(item is statement for item in body):
+        return False
+    for item in body:
+        if item is statement:
+            return False
+        if isinstance(item, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.Import) and any(
+                    alias.asname is None and (dotted(alias.name) or "").split(".")[0] == "torch"
+                    and dotted(alias.name) != MODULE for alias in small.names)
+                for small in item.body):
+            return True
+    return False
+
+
+def _import(alias: cst.ImportAlias, again: bool) -> tuple[str, Optional[Replacement]]:
+    """The message and the new statement for ``import torch.tensor [as x]`` (``again``: an earlier
+    module-level import binds ``torch`` already, and the statement goes)."""
     local = _local(alias)
     if local is None:
+        if again:
+            return "`import torch.tensor` binds `torch`, which an import above binds already: remove it", \
+                cst.RemovalSentinel.REMOVE
         return "`import torch.tensor` binds `torch`: write `import torch`", cst.Import(
             names=[cst.ImportAlias(name=cst.Name("torch"))])
     asname = None if local == "tensor" else cst.AsName(name=cst.Name(local))
@@ -90,10 +116,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 continue
             seen.add(id(node))
             for alias in aliases:
-                what, new = _import(alias)
+                what, new = _import(alias, _binds_torch_before(ref.statement, analysis))
                 hit = Hit(rule, alias, ref.statement, ref=ref,
                           message=f"torch 1.9 removed the module torch.tensor (now torch._tensor): {what}")
-                if new is not None and len(node.names) == 1:
+                line = ref.statement
+                if isinstance(new, cst.RemovalSentinel) and len(node.names) == 1 \
+                        and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                    hit.fix = Fix(edits=[Replace(line, new)], replacement="")
+                elif isinstance(new, cst.CSTNode) and len(node.names) == 1:
                     hit.fix = A.replace(node, new)
                 out.append(hit)
         elif isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None \

@@ -3,10 +3,13 @@
 example), ``models.get_model(name, pretrained=True)``, ``torch.hub.load("pytorch/vision", name,
 pretrained=True)``.
 
-Advice only: no single enum can be written for a name not known here, and the tempting
-``weights="DEFAULT"`` loads other weights than ``pretrained=True`` for many builders (the message counts
-them from ``catalog.tv_weights``). It says what to write instead: the member every builder of that module
-loads (``get_model_weights(name).IMAGENET1K_V1`` for the classification builders, torchvision >= 0.14).
+Advice for ``pretrained=True`` (or a flag): no single enum can be written for a name not known here, and the
+tempting ``weights="DEFAULT"`` loads other weights than ``pretrained=True`` for many builders (the message
+counts them from ``catalog.tv_weights``). It says what to write instead: the member every builder of that
+module loads (``get_model_weights(name).IMAGENET1K_V1`` for the classification builders, torchvision >= 0.14).
+``pretrained=False`` (and ``pretrained_backbone=False``) loads no weights, whatever the builder: a fix writes
+``weights=None`` (``weights_backbone=None``), which every builder takes since torchvision 0.13 (BasicSR's own
+upgrade wrote exactly that).
 """
 
 from __future__ import annotations
@@ -96,6 +99,43 @@ def _advice(module: str, call: cst.Call, skip: int = 0) -> str:
     return text
 
 
+_NONE = {"pretrained": "weights", "pretrained_backbone": "weights_backbone"}
+
+
+def _without_weights(call: cst.Call, skip: int = 0) -> Optional[cst.Call]:
+    """The call with each legacy argument written as ``weights=None`` (``weights_backbone=None``) where every
+    one of them is literally False (``pretrained=False``; a bool the only positional argument after ``skip``):
+    no weights, for every builder, as before; None otherwise."""
+    positional = [a for a in call.args if a.keyword is None and not a.star][skip:]
+    args = []
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in LEGACY:
+            if A.literal(arg.value) is not False:
+                return None
+            args.append(arg.with_changes(keyword=cst.Name(_NONE[arg.keyword.value]), value=cst.Name("None")))
+        elif positional and arg is positional[0] and isinstance(A.literal(arg.value), bool):
+            if A.literal(arg.value) is not False or len(positional) > 1:
+                return None
+            args.append(arg.with_changes(keyword=cst.Name("weights"), value=cst.Name("None"),
+                                         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                               whitespace_after=cst.SimpleWhitespace(""))))
+        else:
+            args.append(arg)
+    names = [a.keyword.value for a in args if a.keyword is not None]
+    return call.with_changes(args=args) if len(names) == len(set(names)) else None
+
+
+def _hit(rule: Rule, ref: Reference, call: cst.Call, module: str, skip: int = 0) -> Hit:
+    hit = Hit(rule, call, ref.statement, ref=ref, message=_advice(module, call, skip))
+    new = _without_weights(call, skip)
+    if new is not None:
+        hit.message = (f"{A.code(call.func)}(...): pretrained= is deprecated since torchvision 0.13; pretrained=False "
+                       f"loads no weights, which is weights=None for every builder: {A.code(new)}")
+        if rule.fixable:
+            hit.fix = A.replace(call, new, requires="0.13")
+    return hit
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out: list[Hit] = []
     for ref in analysis.references:
@@ -104,18 +144,16 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref.qualname == HUB_LOAD:
             found = hub_site(ref)
             if found is not None and found.name is None and ref.call is not None:
-                out.append(Hit(rule, ref.call, ref.statement, ref=ref,
-                               message=_advice("torchvision.models", ref.call, skip=2)))
+                out.append(_hit(rule, ref, ref.call, "torchvision.models", skip=2))
             continue
         if ref.qualname in GET_MODEL and ref.call is not None and ref.call.func is ref.node:
             if _legacy(ref.call, skip=1):
-                out.append(Hit(rule, ref.call, ref.statement, ref=ref,
-                               message=_advice("torchvision.models", ref.call, skip=1)))
+                out.append(_hit(rule, ref, ref.call, "torchvision.models", skip=1))
             continue
         if not ref.qualname.startswith("torchvision.models"):
             continue
         found_call = _by_name_call(ref, analysis)
         if found_call is not None and _legacy(found_call[0]):
             call, module = found_call
-            out.append(Hit(rule, call, ref.statement, ref=ref, message=_advice(module, call)))
+            out.append(_hit(rule, ref, call, module))
     return out
