@@ -132,7 +132,7 @@ def _hit(rule: Rule, ref: Reference, call: cst.Call, module: str, skip: int = 0)
         hit.message = (f"{A.code(call.func)}(...): pretrained= is deprecated since torchvision 0.13; pretrained=False "
                        f"loads no weights, which is weights=None for every builder: {A.code(new)}")
         if rule.fixable:
-            hit.fix = A.replace(call, new, requires="0.13")
+            hit.fix = A.replace(call, new)
     return hit
 
 
