@@ -18,14 +18,19 @@ what the file holds, which value the call needs:
   also loads what weights_only=True refuses (``UnpicklingError``): a module's extra state
   (``get_extra_state``; a file that defines one gets advice) of another type, entries the code does not
   read, or a checkpoint written by other code at that path - so the fix is unsafe, with that reason.
-- **a pickled object** - advice naming the call with ``weights_only=False``, never a fix (the catalog: do
-  not insert it; unpickling runs the file's code, a choice for the user's trusted files): the behaviour
+- **a pickled object** - advice naming the call with ``weights_only=False``, no fix (the catalog: do not
+  insert it; unpickling runs the file's code, a choice for the user's trusted files): the behaviour
   before 2.6 on every torch that has the parameter, which weights_only=True refuses. The evidence: the loaded
   object (or an entry of it) is used as a module (``.eval()``, ``.parameters()``, called); an attribute of it
   (or of an entry: ``ckpt["args"].lr``) is read that nothing weights_only=True rebuilds has
   (``catalog.loadable``; only while the name is not bound again after the load); another ``torch.load`` of
   the same path in the function passes ``weights_only=False``; or the file writes that path with
   ``torch.save`` of an ``nn.Module``.
+- **the function's own output** - the call reads back what ``torch.save`` wrote to the same buffer or path
+  earlier in the same function (``_round_trip``: a statement that always runs first, the file's names bound
+  once and handed to no other call in between, not under ``pytest.raises``): ``weights_only=False`` is
+  written as an unsafe fix (``--unsafe-fixes`` only), the behaviour before 2.6 for a file the code wrote
+  itself, as serialization tests need (pyro's). A state dict's round trip keeps ``weights_only=True``.
 - anything else: advice (the rule's message), naming ``weights_only=True`` for state dicts.
 
 Where the evidence disagrees (a flow that shows a state dict, a call of the same path with
