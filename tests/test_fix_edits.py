@@ -307,3 +307,25 @@ def test_markdown_shows_each_place_a_fix_changes(tmp_path, monkeypatch):
     assert ("```diff\n  @@ line 5 @@\n  - from torch.nn.utils.stateless import functional_call\n"
             "  + from torch.func import functional_call\n  ```") in md
     assert "becomes" not in md
+
+
+@pytest.mark.parametrize("code", [
+    # the import a fix leaves unused goes, with its comment line handed on to the next statement
+    "# the numerics\nimport torch\n\nimport os  # paths\n\n\ndef where():\n    return os.getcwd()\n\n\n"
+    "big = torch._six.inf\n",
+    # the first statement goes: no blank line left at the top
+    "import torch\n\nimport numpy as np\nbig = torch._six.inf\n",
+    # an import inside a function goes with the function's only use of it
+    "def f():\n    import torch\n    return torch._six.inf\n",
+])
+def test_a_fix_that_empties_an_import_gives_the_text_fix_writes(tmp_path, monkeypatch, code):
+    """A fix that takes away the last use of an imported name is reported with the import's removal
+    among its edits (computed on the statements that may hold an import, not by rewriting the whole
+    module): applied alone, the edits give exactly what ``scan --fix`` writes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.py").write_text(code)
+    [finding] = json.loads(cli("scan", ".", "--format", "json").stdout)["findings"]
+    alone, count = apply_fixes(code, [finding["fix"]["edits"]])
+    assert count == 1 and "import torch" not in alone
+    assert cli("scan", ".", "--fix").exit_code == 0
+    assert (tmp_path / "c.py").read_text() == alone

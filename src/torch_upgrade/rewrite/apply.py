@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence, Union, cast
+from typing import Callable, Iterable, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -362,6 +362,30 @@ def uses(module: cst.CSTNode, names: Iterable[str]) -> dict[str, int]:
 def unused(module: cst.CSTNode, names: Iterable[str]) -> set[str]:
     """Which of ``names`` nothing in the module uses (imports aside; see ``uses``)."""
     return {n for n, count in uses(module, names).items() if not count}
+
+
+class _RemoveSomeImports(_RemoveImports):
+    """``_RemoveImports`` that does not look inside the module-level statements of ``skip`` (ids): those
+    hold no import. They stay as they are, but for the comment lines a removed statement before them
+    hands on (``CommentKeeper``)."""
+
+    def __init__(self, unused: set[str], skip: set[int]) -> None:
+        super().__init__(unused)
+        self.skip = skip
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self.skip:
+            return False
+        return super().on_visit(node)
+
+
+def without_imports(old: cst.Module, module: cst.Module, unused: set[str],
+                    may_import: Callable[[cst.CSTNode], bool]) -> cst.Module:
+    """``module`` (``old`` rewritten) without its imports of ``unused``, names nothing in it uses any more,
+    exactly as ``apply`` removes them; only the module-level statements ``may_import`` says may hold an import
+    are looked into (the rest of a big module is not walked)."""
+    skip = {id(statement) for statement in module.body if not may_import(statement)}
+    return _no_leading_blank(old, module.visit(_RemoveSomeImports(unused, skip)))
 
 
 def remove_unused_imports(module: cst.Module, candidates: Iterable[str]) -> cst.Module:

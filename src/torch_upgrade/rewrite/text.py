@@ -60,10 +60,19 @@ class _Tops:
                 self.offsets.append(self.offsets[-1] + len(self.pieces[id(statement)]))
         return self._exact
 
-    def code_of(self, body: Sequence[cst.CSTNode]) -> str:
+    def code_of(self, body: Sequence[cst.CSTNode], footer: Optional[Sequence[cst.EmptyLine]] = None) -> str:
+        """The code of the module with ``body`` (and ``footer``, where it changed), each statement kept
+        as it was written in its old text."""
         assert self.exact  # callers check it first
-        return self.header + "".join(self.pieces.get(id(s)) or self.module.code_for_node(s) for s in body) \
-            + self.footer
+        end = self.footer if footer is None or footer is self.module.footer else \
+            "".join(self.module.code_for_node(line) for line in footer)
+        return self.header + "".join(self.pieces.get(id(s)) or self.module.code_for_node(s) for s in body) + end
+
+    def may_import(self, statement: cst.CSTNode) -> bool:
+        """Whether a module-level statement may hold an import (one of the old ones without the word in its
+        text holds none)."""
+        piece = self.pieces.get(id(statement))
+        return piece is None or "import" in piece
 
     def splice(self, body: Sequence[cst.CSTNode]) -> Optional[tuple[int, int, str]]:
         """A new module body (the old one with statements replaced or inserted) as one change of
@@ -162,9 +171,9 @@ def _in_statement(module: cst.Module, code: str, fix: Fix, top: cst.CSTNode, rep
 
 def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf, parent: Optional[Parent],
              uses: _Uses) -> Optional[tuple[str, Optional[dict[str, int]]]]:
-    """``fix`` applied alone by rewriting only the statements it touches (and adding its imports),
-    when that is exactly what applying it to the whole module does: node replacements inside
-    statements or whole module-level statements (by one or several), no import to remove. The new
+    """``fix`` applied alone by rewriting only the statements it touches (and adding its imports, removing
+    those it leaves unused), when that is exactly what applying it to the whole module does: node
+    replacements inside statements or whole module-level statements (by one or several). The new
     code and the uses left of its released names (None: it takes none away); None: not so (or not applied).
     With ``parent`` (the analysis's), a fix inside one module-level statement and adding no import
     rewrites the innermost statement that can be placed (see ``_in_statement``)."""
@@ -201,12 +210,14 @@ def _locally(module: cst.Module, code: str, fix: Fix, tops: _Tops, top_of: TopOf
         changed.append((old, new[0] if len(new) == 1 else cst.Module(body=new)))
     body: list[Any] = [part for s in module.body for part in replaced.get(id(s), [s])]
     kept, left = uses.after(fix, changed)
-    if not kept:
-        return None  # an import goes: the whole module's rewrite decides how
     shallow = module.with_changes(body=body)
     if fix.imports:
         shallow = fixing.add_imports(shallow, fix.imports)
-    return tops.code_of(shallow.body), left
+    if not kept:  # an import goes, as the whole module's rewrite removes it: the statements that may hold one
+        assert left is not None  # a fix that takes no use away keeps every import
+        shallow = fixing.without_imports(module, shallow, {name for name, count in left.items() if count <= 0},
+                                         tops.may_import)
+    return tops.code_of(shallow.body, shallow.footer), left
 
 
 def _free_code(module: cst.Module, node: cst.CSTNode) -> Optional[str]:
