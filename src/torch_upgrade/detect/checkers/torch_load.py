@@ -455,19 +455,21 @@ def _extra_state(analysis: Analysis) -> bool:
                for node in analysis.nodes(cst.FunctionDef))
 
 
-def _fix(call: cst.Call, evidence: str) -> Fix:
-    new = with_keyword(call, "weights_only", cst.Name("True"))
-    return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe",
-               reason=f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written "
-                      f"also loaded what weights_only=True refuses (a module's extra state of another type, entries "
-                      f"the code does not read, a checkpoint written by other code at that path)")
+def _fix(call: cst.Call, value: str, reason: str) -> Fix:
+    """``weights_only=<value>`` written into the call, an unsafe fix for ``reason``."""
+    new = with_keyword(call, "weights_only", cst.Name(value))
+    return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe", reason=reason)
 
 
-def _own_output_fix(call: cst.Call, written: str) -> Fix:
-    new = with_keyword(call, "weights_only", cst.Name("False"))
-    return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe",
-               reason=f"weights_only=False unpickles: the file is taken to be this function's own output, written "
-                      f"by `{written}` just before (the behaviour of torch < 2.6 on every torch)")
+def _state_reason(evidence: str) -> str:
+    return (f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written also loaded "
+            f"what weights_only=True refuses (a module's extra state of another type, entries the code does not "
+            f"read, a checkpoint written by other code at that path)")
+
+
+def _own_output_reason(written: str) -> str:
+    return (f"weights_only=False unpickles: the file is taken to be this function's own output, written by "
+            f"`{written}` just before (the behaviour of torch < 2.6 on every torch)")
 
 
 def _own_output_message(call: cst.Call, written: str) -> str:
@@ -523,11 +525,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if content == STATE:
             hit.message = _state_message(evidence)
             if rule.fixable:
-                hit.fix = _fix(call, evidence)
+                hit.fix = _fix(call, "True", _state_reason(evidence))
         elif written is not None:
             hit.message = _own_output_message(call, written)
             if rule.fixable:
-                hit.fix = _own_output_fix(call, written)
+                hit.fix = _fix(call, "False", _own_output_reason(written))
         elif content == OBJECT:
             # advice, never a fix: weights_only=False makes loading run the file's code, a choice only the
             # user can make for their files (the catalog: "do not auto-insert weights_only=False")
