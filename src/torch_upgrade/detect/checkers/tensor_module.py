@@ -46,8 +46,8 @@ def may_match(text: str) -> bool:
 
 
 MAY_MATCH = may_match
-PUBLIC = ("Tensor",)
-Replacement = Union[cst.CSTNode, cst.RemovalSentinel]  # what torch/tensor.py defined that torch exports under the same name
+PUBLIC = ("Tensor",)  # what torch/tensor.py defined that torch exports under the same name
+Replacement = Union[cst.CSTNode, cst.RemovalSentinel]
 
 
 def _local(alias: cst.ImportAlias) -> Optional[str]:
@@ -57,22 +57,12 @@ def _local(alias: cst.ImportAlias) -> Optional[str]:
     return name.value if isinstance(name, cst.Name) else None
 
 
-def _binds_torch_before(statement: cst.CSTNode, analysis: Analysis) -> bool:
-    """Whether ``statement`` is a module-level statement after another one that binds ``torch`` by an
-    import (``import torch``, ``import torch.nn``): ``import torch.tensor`` there binds nothing new."""
-    body = analysis.module.body
-    if not any(item is statement for item in body):
-        return False
-    for item in body:
-        if item is statement:
-            return False
-        if isinstance(item, cst.SimpleStatementLine) and any(
-                isinstance(small, cst.Import) and any(
-                    alias.asname is None and (dotted(alias.name) or "").split(".")[0] == "torch"
-                    and dotted(alias.name) != MODULE for alias in small.names)
-                for small in item.body):
-            return True
-    return False
+def _binds_torch_before(alias: cst.ImportAlias, analysis: Analysis) -> bool:
+    """Whether an import the module runs unconditionally before ``import torch.tensor`` (``alias``) binds
+    ``torch`` already (``import torch``, ``import torch.nn``): this one then binds nothing new."""
+    bindings = analysis.root_scope.bindings.get("torch", ())
+    mine = next((i for i, b in enumerate(bindings) if b.alias is alias), None)
+    return bool(mine) and any(b.kind == "import" and not b.branch and not b.guards for b in bindings[:mine])
 
 
 def _import(alias: cst.ImportAlias, again: bool) -> tuple[str, Optional[Replacement]]:
@@ -116,7 +106,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 continue
             seen.add(id(node))
             for alias in aliases:
-                what, new = _import(alias, _binds_torch_before(ref.statement, analysis))
+                what, new = _import(alias, _binds_torch_before(alias, analysis))
                 hit = Hit(rule, alias, ref.statement, ref=ref,
                           message=f"torch 1.9 removed the module torch.tensor (now torch._tensor): {what}")
                 line = ref.statement

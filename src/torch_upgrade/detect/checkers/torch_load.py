@@ -39,7 +39,7 @@ Where the evidence disagrees (a flow that shows a state dict, a call of the same
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import libcst as cst
 
@@ -68,10 +68,15 @@ def _keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
     return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
+def _file(call: cst.Call, position: int) -> Optional[cst.Arg]:
+    """The file argument (``f``) of a ``torch.load`` (``position`` 0) or ``torch.save`` (1) call."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[position] if len(positional) > position else _keyword(call, "f")
+
+
 def _path(call: cst.Call, position: int) -> Optional[str]:
     """The code of the file argument (``f``) of a ``torch.load``/``torch.save`` call."""
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    arg = positional[position] if len(positional) > position else _keyword(call, "f")
+    arg = _file(call, position)
     return A.code(arg.value).strip() if arg is not None else None
 
 
@@ -219,12 +224,19 @@ def _state_value(node: cst.BaseExpression, depth: int = 0) -> bool:
     return False
 
 
-Saves = dict[str, list[tuple[Scope, str]]]
+class Save(NamedTuple):
+    """A ``torch.save`` call of the file: its scope, what it writes (STATE, OBJECT or "other") and where."""
+
+    scope: Scope
+    kind: str
+    ref: Reference
+
+
+Saves = dict[str, list[Save]]
 
 
 def _saved(analysis: Analysis) -> Saves:
-    """What the file's ``torch.save`` calls write, per path expression: the scope of each call and what
-    it writes (STATE, OBJECT or "other")."""
+    """What the file's ``torch.save`` calls write, per path expression."""
     provenance = provenance_of(analysis)
     out: Saves = {}
     for ref in analysis.references:
@@ -242,7 +254,7 @@ def _saved(analysis: Analysis) -> Saves:
             kind = OBJECT
         else:
             kind = "other"
-        out.setdefault(path, []).append((analysis.scope_at(call), kind))
+        out.setdefault(path, []).append(Save(analysis.scope_at(call), kind, ref))
     return out
 
 
@@ -300,8 +312,7 @@ def _siblings(ref: Reference, path: Optional[str], analysis: Analysis) -> tuple[
             said.setdefault(kind_of, f"another torch.load of `{path}` in this function: {evidence}")
     if not said:
         return None, ""
-    positional = [a for a in call.args if a.keyword is None]
-    file_arg = positional[0] if positional else _keyword(call, "f")
+    file_arg = _file(call, 0)
     if file_arg is None or not _stable(file_arg.value, analysis):
         return None, ""
     if len(said) > 1:
@@ -361,8 +372,8 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional
     if content is not None:
         return content, evidence
     writes = saved.get(path or "", [])
-    here = [kind for scope, kind in writes if scope is analysis.scope_at(call)]
-    kinds = set(here or [kind for _, kind in writes])
+    here = [save.kind for save in writes if save.scope is analysis.scope_at(call)]
+    kinds = set(here or [save.kind for save in writes])
     where = "this function" if here else "this file"
     if kinds == {STATE}:
         return STATE, f"{where} writes `{path}` only with torch.save of state dicts"
@@ -405,31 +416,28 @@ def _runs_before(first: cst.CSTNode, then: cst.CSTNode, analysis: Analysis) -> b
     return False
 
 
-def _round_trip(ref: Reference, analysis: Analysis) -> Optional[str]:
+def _round_trip(ref: Reference, analysis: Analysis, saved: Saves) -> Optional[str]:
     """The ``torch.save`` call (its code) that writes what this ``torch.load`` reads, in the same function
     just before it: ``torch.save(guide, f)`` ... ``f.seek(0)`` ... ``torch.load(f)``, the names of the file
     expression bound once in the function. The file is then the function's own output. None when the load
     expects to fail (inside ``pytest.raises``/``assertRaises``)."""
     call = ref.call
     assert call is not None
+    file_arg = _file(call, 0)
     path = _path(call, 0)
-    positional = [a for a in call.args if a.keyword is None]
-    file_arg = positional[0] if positional else _keyword(call, "f")
     if path is None or file_arg is None:
         return None
-    scope = analysis.scope_at(call)
     for node in _ancestors(call, analysis):
         if isinstance(node, cst.With) and any(
                 any(word in A.code(item.item) for word in _RAISES) for item in node.items):
             return None
-    for other in analysis.references:
-        save = other.call
-        if other.qualname != "torch.save" or save is None or other.ctx != "load" or _path(save, 1) != path \
-                or analysis.scope_at(save) is not scope or any(a.star for a in save.args):
-            continue
-        if _runs_before(other.statement, ref.statement, analysis) and _stable(file_arg.value, analysis, call) \
-                and not _handed_on(file_arg.value, (save, call), analysis):
-            return A.code(save).strip()
+    scope = analysis.scope_at(call)
+    for save in saved.get(path, ()):
+        written = save.ref.call
+        assert written is not None  # _saved keeps calls only
+        if save.scope is scope and _runs_before(save.ref.statement, ref.statement, analysis) \
+                and _stable(file_arg.value, analysis, call) and not _handed_on(file_arg.value, (written, call), analysis):
+            return A.code(written).strip()
     return None
 
 
@@ -521,7 +529,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if content == STATE and _extra_state(analysis):
             content = None  # a module of this file may keep extra state that weights_only=True refuses
         hit = Hit(rule, call, ref.statement, ref=ref)
-        written = _round_trip(ref, analysis) if content != STATE else None
+        written = _round_trip(ref, analysis, saved) if content != STATE else None
         if content == STATE:
             hit.message = _state_message(evidence)
             if rule.fixable:

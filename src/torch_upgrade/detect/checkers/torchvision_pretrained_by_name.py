@@ -23,12 +23,13 @@ from torch_upgrade.catalog.tv_weights import load_weights
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.rewrite.fixers._keywords import named
 from torch_upgrade.rewrite.fixers.torchvision_hub_pretrained import HUB_LOAD, site as hub_site
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 
 WORDS = (("torchvision", "pretrained"), ("pytorch/vision", "pretrained"))
-LEGACY = ("pretrained", "pretrained_backbone")
+LEGACY = {"pretrained": "weights", "pretrained_backbone": "weights_backbone"}  # each with its new keyword
 GET_MODEL = ("torchvision.models.get_model", "torchvision.models._api.get_model")
 
 
@@ -99,9 +100,6 @@ def _advice(module: str, call: cst.Call, skip: int = 0) -> str:
     return text
 
 
-_NONE = {"pretrained": "weights", "pretrained_backbone": "weights_backbone"}
-
-
 def _without_weights(call: cst.Call, skip: int = 0) -> Optional[cst.Call]:
     """The call with each legacy argument written as ``weights=None`` (``weights_backbone=None``) where every
     one of them is literally False (``pretrained=False``; a bool the only positional argument after ``skip``):
@@ -112,13 +110,11 @@ def _without_weights(call: cst.Call, skip: int = 0) -> Optional[cst.Call]:
         if arg.keyword is not None and arg.keyword.value in LEGACY:
             if A.literal(arg.value) is not False:
                 return None
-            args.append(arg.with_changes(keyword=cst.Name(_NONE[arg.keyword.value]), value=cst.Name("None")))
+            args.append(arg.with_changes(keyword=cst.Name(LEGACY[arg.keyword.value]), value=cst.Name("None")))
         elif positional and arg is positional[0] and isinstance(A.literal(arg.value), bool):
             if A.literal(arg.value) is not False or len(positional) > 1:
                 return None
-            args.append(arg.with_changes(keyword=cst.Name("weights"), value=cst.Name("None"),
-                                         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                               whitespace_after=cst.SimpleWhitespace(""))))
+            args.append(named(arg, "weights").with_changes(value=cst.Name("None")))
         else:
             args.append(arg)
     names = [a.keyword.value for a in args if a.keyword is not None]
