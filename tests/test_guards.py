@@ -543,3 +543,78 @@ def test_the_same_function_imported_without_a_guard_is_reported(tmp_path):
     # read in its own file, or by nobody: an ordinary function
     assert _project(tmp_path, {"fastmri/__init__.py": "", "fastmri/fftc.py": FFTC + "    y = fft2c_old(x)\n"}) \
         == [("fftc.py", "TU101", 4, "error", True)]
+
+
+# ------------------------------------------------------------ signature probes
+def test_a_type_error_fallback_that_drops_a_keyword_is_compatibility_code():
+    """timm's ``_torch_load``: the keywords come as ``**kwargs``, the fallback in ``except TypeError``
+    (a torch that refuses ``weights_only=``, < 1.13) loads as such a torch always did."""
+    check("""
+        import torch
+
+        def load(path, weights_only=True):
+            kwargs = dict(map_location="cpu", weights_only=weights_only)
+            try:
+                return torch.load(path, **kwargs)
+            except TypeError:
+                if not weights_only:
+                    return torch.load(path, map_location="cpu")
+                raise
+        """, """
+        import torch
+
+        def load(path, weights_only=True):
+            if not weights_only:
+                return torch.load(path, map_location="cpu")
+        """, [("TU803", 6)])
+    check("""
+        import torch
+
+        def grid(a, b):
+            try:
+                return torch.meshgrid(a, b, indexing="ij")
+            except TypeError:  # torch < 1.10
+                return torch.meshgrid(a, b)
+        """, """
+        import torch
+
+        def grid(a, b):
+            return torch.meshgrid(a, b)
+        """, [("TU021", 5)])
+
+
+@pytest.mark.parametrize("handler", [
+    "except Exception:",  # also where weights_only=True refuses the file: the fallback then matters
+    "except (RuntimeError, ValueError):",
+])
+def test_a_fallback_for_other_failures_is_no_signature_probe(handler):
+    assert ("TU803", 8) in found(f"""
+        import torch
+
+        def load(path):
+            try:
+                return torch.load(path, weights_only=True)
+            {handler}
+                return torch.load(path)
+        """)
+
+
+def test_a_fallback_calling_something_else_or_with_the_same_keywords_is_no_probe():
+    assert ("TU803", 8) in found("""
+        import torch
+
+        def load(path):
+            try:
+                return torch.load(path)
+            except TypeError:
+                return torch.load(path)
+        """)
+    assert ("TU803", 8) in found("""
+        import torch
+
+        def load(path, f):
+            try:
+                return f(path, weights_only=True)
+            except TypeError:
+                return torch.load(path)
+        """)

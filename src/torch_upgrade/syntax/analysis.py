@@ -24,7 +24,8 @@ import libcst as cst
 
 from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
-                                         falls_back, needs_library_feature, try_asks, try_packages, ways_out)
+                                         falls_back, needs_library_feature, signature_fallback, try_asks,
+                                         try_packages, ways_out)
 from torch_upgrade.syntax.nodes import _fields, child_list, children, dotted, is_node  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
@@ -517,7 +518,11 @@ class Analysis:
             finally:
                 self._handled -= handled
             for arm, handler in enumerate(node.handlers, 1):
-                self._in_branch(node, arm, lambda: self._visit(handler))
+                if signature_fallback(node, handler):  # runs only where the call refuses a keyword
+                    self._guarded(Guard(None, None, PROBE, FEATURE),
+                                  lambda: self._in_branch(node, arm, lambda: self._visit(handler)))
+                else:
+                    self._in_branch(node, arm, lambda: self._visit(handler))
 
         if catches_import_errors(node):
             self._guarded(Guard(None, None, PROBE, try_asks(node), try_packages(node)), attempts)

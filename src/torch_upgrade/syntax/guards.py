@@ -143,6 +143,51 @@ def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     return False
 
 
+def _handles(handler: cst.ExceptHandler, names: set[str]) -> bool:
+    """Whether a handler names one of these exceptions (``except (TypeError, ValueError):``)."""
+    kinds = handler.type
+    if kinds is None:
+        return False
+    items = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
+    for item in items:
+        name = dotted(item.value if isinstance(item, cst.Element) else item)
+        if name and name.rsplit(".", 1)[-1] in names:
+            return True
+    return False
+
+
+def _keywords_of(node: cst.CSTNode) -> dict[str, list[tuple[frozenset[str], bool]]]:
+    """The calls of a dotted name under ``node``: name -> (the keywords each passes, whether it
+    passes ``**``) for each."""
+    found: dict[str, list[tuple[frozenset[str], bool]]] = {}
+    for call in subtree(node):
+        if isinstance(call, cst.Call):
+            name = dotted(call.func)
+            if name is not None:
+                found.setdefault(name, []).append((
+                    frozenset(a.keyword.value for a in call.args if a.keyword is not None),
+                    any(a.star == "**" for a in call.args)))
+    return found
+
+
+def signature_fallback(node: Union[cst.Try, "cst.TryStar"], handler: cst.ExceptHandler) -> bool:
+    """Whether ``handler`` is the fallback of a signature probe: it catches ``TypeError`` by name and
+    calls again a function the ``try`` body calls, without a keyword the body passes
+    (``try: torch.meshgrid(a, b, indexing="ij")`` / ``except TypeError: torch.meshgrid(a, b)``; the
+    body's keywords may come as ``**kwargs``). Only a release that refuses the keyword runs it: it is
+    compatibility code. A broader handler (``except Exception:``) also runs where the call fails for
+    another reason (a checkpoint ``weights_only=True`` refuses), and is no such probe."""
+    if not _handles(handler, {"TypeError"}):
+        return False
+    tried = _keywords_of(node.body)
+    for name, calls in _keywords_of(handler).items():
+        for keywords, spread in calls:
+            if any((spread_before and not spread) or keywords < before
+                   for before, spread_before in tried.get(name, ())):
+                return True
+    return False
+
+
 def try_asks(node: Union[cst.Try, "cst.TryStar"]) -> int:
     """What a ``try`` catching import errors asks of the environment: ``FEATURE`` when its body
     imports from torch (``from torch.linalg import eigh``), else nothing about torch."""
