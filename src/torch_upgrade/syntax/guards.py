@@ -143,10 +143,11 @@ def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     return False
 
 
-def _handles(handler: cst.ExceptHandler, names: set[str]) -> bool:
-    """Whether a handler names one of these exceptions (``except (TypeError, ValueError):``)."""
-    kinds = handler.type
-    if kinds is None:
+def _handles(handler: cst.CSTNode, names: set[str]) -> bool:
+    """Whether a handler (``except``, ``except*``) names one of these exceptions (``except (TypeError,
+    ValueError):``)."""
+    kinds = getattr(handler, "type", None)
+    if not isinstance(kinds, cst.BaseExpression):
         return False
     items = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
     for item in items:
@@ -170,7 +171,7 @@ def _keywords_of(node: cst.CSTNode) -> dict[str, list[tuple[frozenset[str], bool
     return found
 
 
-def signature_fallback(node: Union[cst.Try, "cst.TryStar"], handler: cst.ExceptHandler) -> bool:
+def signature_fallback(node: Union[cst.Try, "cst.TryStar"], handler: cst.CSTNode) -> bool:
     """Whether ``handler`` is the fallback of a signature probe: it catches ``TypeError`` by name and
     calls again a function the ``try`` body calls, without a keyword the body passes
     (``try: torch.meshgrid(a, b, indexing="ij")`` / ``except TypeError: torch.meshgrid(a, b)``; the
