@@ -177,7 +177,8 @@ def fixed(tmp_path, code, low="2.4"):
 
 def test_adds_import_torch_once_after_the_existing_imports(tmp_path):
     code = "import os\nfrom torch.cuda.amp import autocast, GradScaler\n\nscaler = GradScaler()\nwith autocast():\n    pass\n"
-    assert fixed(tmp_path, code) == ('import os\nimport torch\n\nscaler = torch.amp.GradScaler("cuda")\n'
+    # GradScaler keeps its bare name, its import moving where it stands (every use is a call)
+    assert fixed(tmp_path, code) == ('import os\nfrom torch.amp import GradScaler\nimport torch\n\nscaler = GradScaler("cuda")\n'
                                      'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n')
 
 

@@ -40,6 +40,7 @@ from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.context import FixContext
+from torch_upgrade.rewrite.edits import Edit, Replace
 from torch_upgrade.syntax.analysis import Reference
 from torch_upgrade.syntax.nodes import dotted
 
@@ -165,14 +166,43 @@ def _call(func: cst.BaseExpression, args: list[A.Argument]) -> cst.Call:
 def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
     """The new leading ``device``; every argument keeps its place, ``*args`` and ``**kwargs`` too (the old
     parameters follow ``device`` in the same order: one argument too many, or ``device=`` in the mapping,
-    is a TypeError in both)."""
+    is a TypeError in both). A bare ``GradScaler`` from ``from torch.cuda.amp import GradScaler`` keeps its
+    spelling and its import moves (``from torch.amp import GradScaler``, joining one the file has), as people
+    write it, where every use of the name is a call: each then gets its device, in one fix."""
+    calls = _calls_through(ref, ctx)
+    if calls is not None:
+        func, moves, imports = ctx.renamed(ref, "torch.amp.GradScaler")
+        if moves:
+            edits: list[Edit] = [*moves, *(Replace(other, A.laid_out_like(_with_device(other, other.func, device), other))
+                                           for other in calls)]
+            new = _with_device(call, func, device)
+            return Fix(edits=edits, imports=imports, replacement=A.code(new), requires="2.3")
     func, imports = ctx.qualified("torch.amp.GradScaler")
+    return A.replace(call, _with_device(call, func, device), imports, requires="2.3")
+
+
+def _with_device(call: cst.Call, func: cst.BaseExpression, device: str) -> cst.Call:
+    """``func(device, <the call's arguments>)``."""
     new = A.call(func, [(None, A.string(device))])
     first = new.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     rest = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(call.args) - 1 else a
             for i, a in enumerate(call.args)]
-    new = new.with_changes(args=[first, *rest] if rest else [new.args[0]])
-    return A.replace(call, new, imports, requires="2.3")
+    return new.with_changes(args=[first, *rest] if rest else [new.args[0]])
+
+
+def _calls_through(ref: Reference, ctx: FixContext) -> Optional[list[cst.Call]]:
+    """The calls of every use of the from-imported name ``ref`` reads, when each use is a call; else None."""
+    binding = ref.binding
+    if binding is None or binding.kind != "from":
+        return None
+    calls = []
+    for other in ctx.analysis.references:
+        if other.binding is not binding or other.ctx == "import":
+            continue
+        if other.call is None or other.ctx != "load" or other.qualname != ref.qualname:
+            return None
+        calls.append(other.call)
+    return calls
 
 
 STRING_ANNOTATIONS = True  # ``Optional["torch.cuda.amp.GradScaler"]``: rewritten in the string (``_annotation``)
