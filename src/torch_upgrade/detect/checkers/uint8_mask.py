@@ -47,6 +47,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, NO, POSSIBLE, provenance_of
+from torch_upgrade.syntax.nodes import child_list
 from torch_upgrade.syntax.scopes import Scope
 
 WORDS = (("torch", "uint8"), ("torch", "byte"), ("torch", "ByteTensor"))
@@ -278,6 +279,7 @@ class _Found:
         self.rule, self.mask, self.statement, self.confidence = rule, mask, statement, confidence
         self.message, self.ref, self.where = f"{head}: {says}", ref, where
         self.fixable = True
+        self.made: Optional[cst.BaseExpression] = None  # where the fix goes instead: see _at_assignment
         inverted = _inverted(mask)
         if inverted is not None:
             self.fixable = False
@@ -305,14 +307,66 @@ def _sites(analysis: Analysis) -> list[_Found]:
     if _mentions_uint8(analysis):
         sites = _Sites(analysis)
         for body in _flow.scopes(analysis):
+            start = len(found)
             for order, statement in enumerate(body.statements):
                 _statement(sites, body, order, statement, statement, found)
             for compound in body.compound:
                 order = _header_order(compound, body)
                 for header in _headers(compound):
                     _statement(sites, body, order, header, compound, found)
+            _at_assignment(sites, body, found[start:])
     analysis.facts["_uint8_masks"] = found
     return found
+
+
+def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None:
+    """Where a name is assigned a uint8 mask once in the function (``one_minus_mask = (1.0 - mask).byte()``,
+    not in an ``if`` branch) and every read of it is a mask these sites fix, the fix goes to the
+    assignment (``(1.0 - mask).byte().bool()``), as people write it: each read then gets the bool mask that
+    ``.bool()`` at the read would give (nothing else reads the name, so nothing sees the difference). Only
+    where the reads are all as sure to be a tensor's: a fix that is safe at one read is then safe at all."""
+    by_name: dict[str, list[_Found]] = {}
+    for site in found:
+        if isinstance(site.mask, cst.Name):
+            by_name.setdefault(site.mask.value, []).append(site)
+    scope = sites._scope_of_body(body) if by_name else None
+    if scope is None:
+        return
+    for name, named in by_name.items():
+        assignments = body.assignments.get(name, [])
+        if len(assignments) != 1 or not sites._only_assigned(name, body, 1):
+            continue
+        made = assignments[0]
+        if made.op is not None or made.conditional or not sites.uint8(made.value, body, made.order) \
+                or not all(site.fixable for site in named) or len({site.confidence for site in named}) > 1:
+            continue  # (reads of different confidence: each fix is taken or not on its own)
+        targets = {id(small.targets[0].target) if isinstance(small, cst.Assign) else id(small.target)
+                   for small in made.statement.body
+                   if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is made.value}
+        written = _written(body.scope, name) - targets
+        if written != {id(site.mask) for site in named}:
+            continue  # read elsewhere too (m.sum(), a closure, ~m): each read keeps its own fix
+        for site in named:
+            site.made = made.value
+
+
+def _written(root: cst.CSTNode, name: str) -> set[int]:
+    """The ids of the names ``name`` written anywhere under ``root`` (reads, targets, nested functions'
+    too), but attribute names (``x.m``) and keywords (``f(m=1)``)."""
+    out: set[int] = set()
+    stack = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            if item.value == name:
+                out.add(id(item))
+        elif isinstance(item, cst.Attribute):
+            stack.append(item.value)
+        elif isinstance(item, cst.Arg):
+            stack.append(item.value)
+        else:
+            stack.extend(child_list(item))
+    return out
 
 
 def _mentions_uint8(analysis: Analysis) -> bool:
@@ -479,7 +533,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         confidence = site.confidence if site.confidence in (CERTAIN, LIKELY) else POSSIBLE
         hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=site.message, confidence=confidence)
-        hit.fix = _fix(site.mask) if site.fixable else None
+        hit.fix = _fix(site.made if site.made is not None else site.mask) if site.fixable else None
         out.append(hit)
     return out
 
