@@ -20,6 +20,7 @@ from torch_upgrade.core.versions import LIBRARIES, Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import fixes_string_annotations, get_checker, get_fixer
 from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
+from torch_upgrade.rewrite.edits import MoveImport
 from torch_upgrade.rewrite.method_form import fix_method
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, POSSIBLE, Provenance, ReturnIndex, provenance_of
 
@@ -317,7 +318,7 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
             by_rule.setdefault(h.rule.id, []).append(h)
         reported = False
         for hits in by_rule.values():  # each rule whose migration of every read takes the name away
-            if {id(h.ref) for h in hits} != reads or not _takes_away(hits, local, binding):
+            if {id(h.ref) for h in hits} != reads or not (_takes_away(hits, local, binding) or _moves(hits, binding)):
                 continue
             rule = hits[0].rule
             together = _together(hits)  # None where a use is advice: the line changes with it, by hand
@@ -335,6 +336,14 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                            message=f"{first.rule.message} (this import is read only by the code that changes, "
                                    f"here and under {', '.join(others)}, so it changes with it)"))
     return out
+
+
+def _moves(hits: list[Hit], binding: Binding) -> bool:
+    """Whether the fix of every one of these uses moves the import that binds them (``from torch.cuda.amp
+    import GradScaler`` -> ``from torch.amp import GradScaler``: the name stays, its line changes)."""
+    return binding.alias is not None and all(
+        h.fix is not None and any(isinstance(e, MoveImport) and e.alias is binding.alias for e in h.fix.edits)
+        for h in hits)
 
 
 def _takes_away(hits: list[Hit], local: str, binding: Binding) -> bool:
