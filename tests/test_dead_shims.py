@@ -318,6 +318,40 @@ DECIDED = {
         def roundtrip(x):
             return rfft(x)
         '''),
+    "try: a keyword / except TypeError: the call without it (timm's ndgrid and _hub load)": ("1.13", '''
+        import io
+
+        import torch
+
+
+        def ndgrid(*tensors):
+            try:
+                return torch.meshgrid(*tensors, indexing="ij")
+            except TypeError:
+                # old PyTorch < 1.10 will follow this path as it does not have indexing arg
+                return torch.meshgrid(*tensors)
+
+
+        def load(data, weights_only=True):
+            try:
+                state_dict = torch.load(io.BytesIO(data), map_location="cpu", weights_only=weights_only)
+            except TypeError:
+                state_dict = torch.load(io.BytesIO(data), map_location="cpu")
+            return state_dict
+        ''', '''
+        import io
+
+        import torch
+
+
+        def ndgrid(*tensors):
+            return torch.meshgrid(*tensors, indexing="ij")
+
+
+        def load(data, weights_only=True):
+            state_dict = torch.load(io.BytesIO(data), map_location="cpu", weights_only=weights_only)
+            return state_dict
+        '''),
     "conditional expression": ("2.0", '''
         import torch
 
@@ -378,6 +412,9 @@ CALLS = {
     "try: call / except AttributeError": ["norm(torch.randn(6))"],
     "a name gone before the window": ["inf"],
     "conditional expression": ["autocast is torch.amp.autocast"],
+    "try: a keyword / except TypeError: the call without it (timm's ndgrid and _hub load)": [
+        "torch.stack(ndgrid(torch.randn(3), torch.randn(2)))",
+        "load((lambda b: (torch.save({'w': torch.randn(4)}, b), b.getvalue())[1])(io.BytesIO()))['w']"],
     "a version test beside a run-time value: the version test goes": ["globals().get('MODE')"],
     "and/or chains: the operands the window settles go": ["device()"],
     "a probe flag (timm's has_native_amp), read by an if and an assert": ["mode('native')", "mode('apex')"],

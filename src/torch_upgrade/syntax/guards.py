@@ -178,15 +178,26 @@ def signature_fallback(node: Union[cst.Try, "cst.TryStar"], handler: cst.CSTNode
     body's keywords may come as ``**kwargs``). Only a release that refuses the keyword runs it: it is
     compatibility code. A broader handler (``except Exception:``) also runs where the call fails for
     another reason (a checkpoint ``weights_only=True`` refuses), and is no such probe."""
+    return bool(signature_probes(node, handler))
+
+
+def signature_probes(node: Union[cst.Try, "cst.TryStar"],
+                     handler: cst.CSTNode) -> list[tuple[str, Optional[frozenset[str]]]]:
+    """What a signature probe's fallback (``signature_fallback``) leaves out: for each call of the handler
+    that calls a function of the ``try`` body again, the function's dotted name as written and the keywords
+    the body passes that it does not (None where the body's come as ``**kwargs``: not told here)."""
     if not _handles(handler, {"TypeError"}):
-        return False
+        return []
     tried = _keywords_of(node.body)
+    out: list[tuple[str, Optional[frozenset[str]]]] = []
     for name, calls in _keywords_of(handler).items():
         for keywords, spread in calls:
-            if any((spread_before and not spread) or keywords < before
-                   for before, spread_before in tried.get(name, ())):
-                return True
-    return False
+            for before, spread_before in tried.get(name, ()):
+                if spread_before and not spread:
+                    out.append((name, None))
+                elif keywords < before:
+                    out.append((name, before - keywords))
+    return out
 
 
 def try_asks(node: Union[cst.Try, "cst.TryStar"]) -> int:

@@ -13,7 +13,9 @@ has_native_amp, "Please update PyTorch"``: removed; one that always fails is no 
 such a ``try`` sets (``syntax.decide.ProbeFlag``: timm's ``has_native_amp = False`` / ``try: if
 getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError: pass``) is
 decided as its value: the guards reading it go, and where the try only probes and sets it, the default and the
-try become one ``has_native_amp = True`` (or go, with the other flags nothing reads any more). An ``elif`` is
+try become one ``has_native_amp = True`` (or go, with the other flags nothing reads any more). A signature probe (``try: torch.meshgrid(*t, indexing="ij")`` / ``except TypeError:
+torch.meshgrid(*t)``, one statement tried, nothing else caught) is dead where every keyword its fallback leaves
+out is taken on every torch of the window (the names table dates keywords: ``keywords.indexing``). An ``elif`` is
 decided with its ``if``; a guard inside dead code goes with it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
 (``hasattr(torch.backends, "mps") and torch.backends.mps.is_available()`` from 1.12:
 ``torch.backends.mps.is_available()``). A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
@@ -44,7 +46,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence
-from torch_upgrade.syntax.guards import catches_import_errors
+from torch_upgrade.syntax.guards import catches_import_errors, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
@@ -99,6 +101,13 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                                       f"{_floor(window)}: {flag.name} is {_code(value)}")
             else:
                 decided.append((node, rewrite.try_statement(node, parent, reads)))
+    for node in analysis.nodes(cst.Try):
+        assert isinstance(node, cst.Try)
+        since = _probed_keywords(analysis, node)
+        if since is not None and since[1] <= window.low:
+            decided.append((node, rewrite.try_statement(node, parent, reads)))
+            messages[id(node)] = (f"dead compatibility code: {since[0]} from torch {short(since[1])} on, so on every "
+                                  f"torch {_floor(window)} the except TypeError fallback never runs: keep the try body")
     for node in analysis.nodes(cst.Assert):
         assert isinstance(node, cst.Assert)
         line = parent(node)
@@ -132,6 +141,37 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                         fix=combined, message=messages.get(id(guard)) or
                         _message(guard, truths.get(id(guard), True), window)))
     return hits
+
+
+def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, Version]]:
+    """A signature probe (``guards.signature_probes``) the names table dates: ``try: <one statement calling
+    torch.meshgrid(..., indexing="ij")>`` / ``except TypeError: <the call without it>``, nothing else caught
+    and no ``else`` or ``finally``. Its words (``torch.meshgrid takes indexing=``) and the release from which
+    every keyword the fallback leaves out is taken, when the table dates them all; else None. With one
+    statement in the body, only that call (or its arguments) can raise the TypeError the handler catches,
+    and it raises none on a torch that takes the keywords (what the arguments raise, the fallback's
+    arguments raised as well)."""
+    if len(node.handlers) != 1 or node.orelse is not None or node.finalbody is not None \
+            or len(node.body.body) != 1 or not isinstance(node.body.body[0], cst.SimpleStatementLine):
+        return None
+    handler = node.handlers[0]
+    if handler.type is None or dotted(handler.type) not in ("TypeError", "builtins.TypeError"):
+        return None
+    probes = signature_probes(node, handler)
+    if not probes:
+        return None
+    scope = analysis.scope_at(node)
+    names = _names()
+    said, latest = [], None
+    for name, keywords in probes:
+        qualname = analysis.qualify(name, scope)[0]
+        history = names.get(qualname) if qualname else None
+        if keywords is None or history is None or not keywords <= set(history.keywords):
+            return None
+        for keyword in sorted(keywords):
+            said.append(f"{qualname} takes {keyword}=")
+            latest = max(latest or history.keywords[keyword], history.keywords[keyword])
+    return (", ".join(dict.fromkeys(said)), latest) if latest is not None else None
 
 
 def _probe_flags(analysis: Analysis) -> dict[int, ProbeFlag]:
