@@ -135,14 +135,22 @@ def test_byte_of_a_float_in_masked_fill(values):
 @pytest.mark.parametrize("code, assigned", [
     ("def f(x, M):\n    m = M.byte()\n    return x.masked_fill(m, 7), x[m]\n", True),  # .bool() where it is made
     ("def f(x, M):\n    m = M.byte()\n    return x.masked_fill(m, 7), int(m.sum())\n", False),  # at the mask
+    # in an if branch (allennlp's biaffine parser): the one binding is what every read that runs sees
+    ("def f(x, M, masked=True):\n    if masked:\n        m = M.byte()\n        x = x.masked_fill(m, 7)\n"
+     "    return x, x[M.byte()]\n", True),
 ])
 @given(case=cases([((4,), (4,)), ((2, 3), (2, 3))]))
 def test_a_name_read_as_masks_gets_its_bool_where_it_is_assigned(code, assigned, case):
     x, M = case
     fixed = rewrite("import torch\n" + code, "TU506,TU507")
-    assert ("m = M.byte().bool()" in fixed) is assigned
-    reference = {True: lambda x, M: (x.masked_fill(_bool(M), 7), x[_bool(M)]),
-                 False: lambda x, M: (x.masked_fill(_bool(M), 7), int(M.to(torch.uint8).sum()))}[assigned]
+    assert ("m = M.byte().bool()" in fixed) is assigned, fixed
+    if "if masked" in code:
+        def reference(x, M):
+            x = x.masked_fill(_bool(M), 7)
+            return x, x[_bool(M)]
+    else:
+        reference = {True: lambda x, M: (x.masked_fill(_bool(M), 7), x[_bool(M)]),
+                     False: lambda x, M: (x.masked_fill(_bool(M), 7), int(M.to(torch.uint8).sum()))}[assigned]
     assert_matches_reference(code + "out = f(x, M)\n", reference, rules="TU506,TU507", x=x, M=M)
 
 

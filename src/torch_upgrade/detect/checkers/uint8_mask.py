@@ -320,10 +320,11 @@ def _sites(analysis: Analysis) -> list[_Found]:
 
 
 def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None:
-    """Where a name is assigned a uint8 mask once in the function (``one_minus_mask = (1.0 - mask).byte()``,
-    not in an ``if`` branch) and every read of it is a mask these sites fix, the fix goes to the
-    assignment (``(1.0 - mask).byte().bool()``), as people write it: each read then gets the bool mask that
-    ``.bool()`` at the read would give (nothing else reads the name, so nothing sees the difference). Only
+    """Where a name is assigned a uint8 mask once in the function (``one_minus_mask = (1.0 - mask).byte()``;
+    in an ``if`` branch too: a read that runs follows the one binding, or raises before and after) and every
+    read of it is a mask these sites fix, the fix goes to the assignment (``(1.0 - mask).byte().bool()``),
+    as people write it: each read then gets the bool mask that ``.bool()`` at the read would give (nothing
+    else reads the name, so nothing sees the difference). Only
     where the reads are all as sure to be a tensor's: a fix that is safe at one read is then safe at all."""
     by_name: dict[str, list[_Found]] = {}
     for site in found:
@@ -337,7 +338,7 @@ def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None
         if len(assignments) != 1 or not sites._only_assigned(name, body, 1):
             continue
         made = assignments[0]
-        if made.op is not None or made.conditional or not sites.uint8(made.value, body, made.order) \
+        if made.op is not None or not sites.uint8(made.value, body, made.order) \
                 or not all(site.fixable for site in named) or len({site.confidence for site in named}) > 1:
             continue  # (reads of different confidence: each fix is taken or not on its own)
         targets = {id(small.targets[0].target) if isinstance(small, cst.Assign) else id(small.target)
