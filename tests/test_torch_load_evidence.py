@@ -556,3 +556,20 @@ def test_a_buffer_made_in_each_arm_of_an_if_is_read_back_in_its_own(tmp_path):
     assert finding.line == 15
     assert _own_output(path, finding) == "torch.load(f, weights_only=False)"
     assert isinstance(_run(path)["serialize"](torch.nn.Linear(2, 2), False), torch.nn.Linear)
+
+
+def test_torch_load_handed_on_as_a_function_is_advice(tmp_path):
+    """pyro's ``list(map(torch.load, filenames))`` (its upgrade wrote ``partial(torch.load, weights_only=False)``):
+    the calls torch.load makes there default to weights_only=True too; a partial that passes it is left alone."""
+    path = _program(tmp_path, (
+        "import functools\nimport torch\n\n"
+        "def load_all(filenames):\n"
+        "    datasets = list(map(torch.load, filenames))\n"
+        "    again = list(map(functools.partial(torch.load, map_location='cpu'), filenames))\n"
+        "    chosen = list(map(functools.partial(torch.load, weights_only=False), filenames))\n"
+        "    f = torch.load\n"
+        "    return datasets, again, chosen, f\n"))
+    found = _found(path)
+    assert [(f.line, f.fix) for f in found] == [(5, None), (6, None)]
+    assert "functools.partial(torch.load, weights_only=True)" in found[0].message
+    assert "functools.partial(torch.load, map_location='cpu', weights_only=True)" in found[1].message

@@ -53,7 +53,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers.pin_keyword import with_keyword
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import names
+from torch_upgrade.syntax.nodes import dotted, names
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
 from torch_upgrade.syntax.scopes import Scope, visible_bindings
 
@@ -511,11 +511,48 @@ def _advice(call: cst.Call) -> str:
             "pass weights_only=False for trusted files only")
 
 
+_PARTIAL = "functools.partial"
+
+
+def _handed(ref: Reference, analysis: Analysis) -> Optional[str]:
+    """The message for ``torch.load`` handed on as a function, an argument of a call (``map(torch.load,
+    files)``, ``DatasetFolder(root, loader=torch.load)``, ``partial(torch.load, map_location="cpu")``): the
+    calls it makes default to ``weights_only=True`` from 2.6 too, and the code does not show what they load.
+    None where it is no such argument, or a ``functools.partial`` of it passes ``weights_only`` (or a
+    ``pickle_module``, or ``**kwargs``)."""
+    arg = analysis.parent(ref.node)
+    holder = analysis.parent(arg) if isinstance(arg, cst.Arg) and arg.value is ref.node and not arg.star else None
+    if not isinstance(holder, cst.Call) or holder.func is ref.node:
+        return None
+    name = dotted(holder.func)
+    if name is not None and analysis.qualify(name, ref.scope)[0] == _PARTIAL:
+        if holder.args[0] is not arg or any(a.star or (a.keyword is not None and a.keyword.value in SKIP)
+                                            for a in holder.args):
+            return None
+        where = f"the partial {A.code(holder)}"
+        new = A.code(holder.with_changes(args=[*holder.args[:-1], holder.args[-1].with_changes(
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(
+            cst.Name("True"), keyword=cst.Name("weights_only"),
+            equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))]))
+    else:
+        where = f"here to {A.code(holder.func)}(...)"
+        new = "functools.partial(torch.load, weights_only=True)"
+    return (f"torch.load is handed on as a function ({where}): since torch 2.6 the calls it makes default to "
+            f"weights_only=True, and the code does not show what they load. Hand on `{new}` for state dicts "
+            "(torch >= 1.13), which is what torch >= 2.6 does, or weights_only=False for trusted files of other "
+            "objects, what the calls did before 2.6")
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     saved: Optional[Saves] = None
     for ref in analysis.references:
         call = ref.call
+        if ref.qualname == "torch.load" and call is None and ref.ctx == "load" and not ref.guarded:
+            handed = _handed(ref, analysis)
+            if handed is not None:
+                out.append(Hit(rule, ref.node, ref.statement, ref=ref, message=handed))
+            continue
         if ref.qualname != "torch.load" or call is None or ref.guarded or not call.args:
             continue
         if any(a.star or (a.keyword is not None and a.keyword.value in SKIP) for a in call.args):
