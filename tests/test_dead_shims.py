@@ -714,3 +714,49 @@ def test_no_pin_means_no_floor_to_decide_against(tmp_path):
     (tmp_path / "requirements.txt").write_text("torch>=2.0\n", encoding="utf-8")
     report = torch_upgrade.scan([tmp_path], select=["TU980"])
     assert [(f.rule, f.line) for f in report.findings] == [("TU980", 4)]
+
+
+def test_a_skip_marker_that_never_skips_goes_and_its_comments_stay(tmp_path):
+    """ignite's tests: ``@pytest.mark.skipif(Version(torch.__version__) < Version("1.6.0"), ...)`` never skips from
+    1.10 on. A comment above a marker that goes moves to the marker below it; where the ``def`` comes next, the
+    marker is reported without a fix (the comment has nowhere to go but the def's own lines)."""
+    text, report = fixed(tmp_path, {"test_amp.py": '''
+        import pytest
+        import torch
+        from packaging.version import Version
+
+
+        @pytest.mark.parametrize("n", [1, 2])
+        # needs native amp
+        @pytest.mark.skipif(Version(torch.__version__) < Version("1.6.0"), reason="Skip if < 1.6.0")
+        @pytest.mark.skipif(not torch.cuda.is_available(), reason="Skip if no GPU")
+        def test_amp(n):
+            assert n
+
+
+        @pytest.mark.parametrize("n", [1, 2])
+        # needs native amp
+        @pytest.mark.skipif(Version(torch.__version__) < Version("1.6.0"), reason="Skip if < 1.6.0")
+        def test_kept(n):
+            assert n
+        '''}, "1.10", entry="test_amp.py")
+    assert text == textwrap.dedent('''
+        import pytest
+        import torch
+        from packaging.version import Version
+
+
+        @pytest.mark.parametrize("n", [1, 2])
+        # needs native amp
+        @pytest.mark.skipif(not torch.cuda.is_available(), reason="Skip if no GPU")
+        def test_amp(n):
+            assert n
+
+
+        @pytest.mark.parametrize("n", [1, 2])
+        # needs native amp
+        @pytest.mark.skipif(Version(torch.__version__) < Version("1.6.0"), reason="Skip if < 1.6.0")
+        def test_kept(n):
+            assert n
+        ''').lstrip("\n")
+    assert [(f.line, f.fix) for f in report.findings] == [(15, None)]  # what stays to do, in the fixed file

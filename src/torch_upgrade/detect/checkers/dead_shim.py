@@ -55,7 +55,7 @@ _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that
 
 WORDS = ("if", "try")  # a guard: a version helper it calls may come from another file under any name
 
-Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert]
+Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert, cst.Decorator]
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +68,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
     messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert
+    by_hand: list[Hit] = []  # dead, with no fix
     parent = analysis.parent
     reads = _reader(analysis)
     for node in analysis.nodes(cst.If):
@@ -119,6 +120,27 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             decided.append((node, rewrite.unused(line, parent, reads)))
             messages[id(node)] = (f"dead compatibility code: this assert holds on every torch {_floor(window)}; "
                                   "remove it")
+    for node in analysis.nodes(cst.Decorator):
+        assert isinstance(node, cst.Decorator)
+        marker = _skip_marker(analysis, node)
+        if marker is None:
+            continue
+        condition, skips_when = marker
+        scope = analysis.scope_at(node)
+        truth = decider.decides(condition, scope, window.low)
+        if truth is (not skips_when) and decider.decides(condition, scope, _EVER) is None \
+                and not _miscompares(decider, condition, scope, window):
+            owner = parent(node)
+            listed = list(owner.decorators) if isinstance(owner, (cst.FunctionDef, cst.ClassDef)) else []
+            at = next((i for i, d in enumerate(listed) if d is node), None)
+            after = listed[at + 1] if at is not None and at + 1 < len(listed) else None
+            fix = rewrite.decorator(node, after, reads)
+            message = f"dead compatibility code: this marker never skips on any torch {_floor(window)}; remove it"
+            if fix is not None:
+                decided.append((node, fix))
+                messages[id(node)] = message
+            else:  # a comment above it, and the def next: the person removing it says where the comment goes
+                by_hand.append(Hit(rule, node, owner or node, message=message))
     for node in analysis.nodes(cst.IfExp):
         assert isinstance(node, cst.IfExp)
         scope = analysis.scope_at(node)
@@ -131,16 +153,16 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             _settle_operands(decider, node, scope, window, reads, decided, messages)
     decided = _outermost(decided)
     if not decided:
-        return []
+        return by_hand
     combined = _combined(analysis, decided, reads, flags)
     hits = []
     for guard, _ in decided:
         statement = guard if isinstance(guard, (cst.If, cst.Try)) else \
-            (parent(guard) if isinstance(guard, cst.Assert) else analysis.top_of(guard)) or guard
+            (parent(guard) if isinstance(guard, (cst.Assert, cst.Decorator)) else analysis.top_of(guard)) or guard
         hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp, cst.Assert)) else guard, statement,
                         fix=combined, message=messages.get(id(guard)) or
                         _message(guard, truths.get(id(guard), True), window)))
-    return hits
+    return hits + by_hand
 
 
 def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, Version]]:
@@ -172,6 +194,31 @@ def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, V
             said.append(f"{qualname} takes {keyword}=")
             latest = max(latest or history.keywords[keyword], history.keywords[keyword])
     return (", ".join(dict.fromkeys(said)), latest) if latest is not None else None
+
+
+# a test's skip markers: qualified name -> whether it skips when its condition is true
+_SKIP_MARKERS = {"pytest.mark.skipif": True, "pytest.mark.xfail": True, "unittest.skipIf": True,
+                 "unittest.case.skipIf": True, "unittest.skipUnless": False, "unittest.case.skipUnless": False}
+
+
+def _skip_marker(analysis: Analysis, node: cst.Decorator) -> Optional[tuple[cst.BaseExpression, bool]]:
+    """A skip marker's condition (``@pytest.mark.skipif(<condition>, reason=...)``, ``@unittest.skipIf``,
+    ``@unittest.skipUnless``, and ``@pytest.mark.xfail(<condition>, ...)``, which marks nothing where its
+    condition is false), and the condition's truth that skips; None for any other decorator."""
+    call = node.decorator
+    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+        return None
+    name = dotted(call.func)
+    qualname = analysis.qualify(name, analysis.scope_at(node))[0] if name else None
+    if qualname not in _SKIP_MARKERS:
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    named = [a for a in call.args if a.keyword is not None and a.keyword.value == "condition"]
+    given = positional[:1] or named
+    # pytest skips where any of several conditions holds; unittest's second argument is the reason
+    if len(given) != 1 or (qualname.startswith("pytest.") and len(positional) > 1):
+        return None
+    return given[0].value, _SKIP_MARKERS[qualname]
 
 
 def _probe_flags(analysis: Analysis) -> dict[int, ProbeFlag]:

@@ -4,7 +4,7 @@
 branch: an ``if`` whose test is always true becomes its body, dedented into place (``elif``/``else``
 gone); one always false becomes its ``elif`` chain (as an ``if``) or its ``else`` body, or goes; a
 ``try`` whose imports always succeed becomes its body (and its ``else``), the ``except`` fallback gone;
-``a if T else b`` becomes the branch taken; a flag that a ``try`` probing torch sets (``has_native_amp =
+``a if T else b`` becomes the branch taken; a test's skip marker that never skips goes; a flag that a ``try`` probing torch sets (``has_native_amp =
 False`` / ``try: if getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except
 AttributeError: pass``) becomes ``has_native_amp = True``, one line where the default and the try were; an
 ``assert`` that always holds goes; a module-level version flag or helper that nothing reads any more goes.
@@ -94,6 +94,18 @@ def if_statement(node: cst.If, truth: bool, parent: Parent, reads: Reads) -> Fix
     body = _statements(orelse.body) if isinstance(orelse, cst.Else) else []
     return _fix(_in_place(node, body, parent), "the else body, dedented (the test is always false)" if body
                 else "nothing (the test is always false)", reads([node.test, node.body]))
+
+
+def decorator(node: cst.Decorator, after: Optional[cst.Decorator], reads: Reads) -> Optional[Fix]:
+    """A test's skip marker that never skips on the window (``@pytest.mark.skipif(<always false>)``,
+    ``@unittest.skipUnless(<always true>)``): gone. Its comment lines go to the decorator ``after`` it;
+    None where there is none to take them (the next line is the ``def``)."""
+    edits = [Replace(node, cst.RemovalSentinel.REMOVE)]
+    if any(line.comment is not None for line in node.leading_lines):
+        if after is None:
+            return None
+        edits.append(Replace(after, after.with_changes(leading_lines=[*node.leading_lines, *after.leading_lines])))
+    return _fix(edits, "nothing (the marker never skips on the window)", reads([node]))
 
 
 def try_statement(node: cst.Try, parent: Parent, reads: Reads) -> Fix:
