@@ -26,7 +26,7 @@ from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
                                          falls_back, needs_library_feature, signature_fallback, try_asks,
                                          try_packages, ways_out)
-from torch_upgrade.syntax.nodes import _fields, child_list, children, dotted, is_node  # children: for the checkers
+from torch_upgrade.syntax.nodes import child_list, children, dotted, field_values, is_node  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
 
@@ -137,8 +137,7 @@ class Analysis:
             self._statement = saved
 
     def _children(self, node: cst.CSTNode) -> None:
-        for name in _fields(type(node)):
-            value = getattr(node, name)
+        for value in field_values(node):
             kind = type(value)
             if kind is list or kind is tuple:
                 for item in value:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator, Optional
+from operator import attrgetter
+from typing import Any, Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -40,17 +41,47 @@ def is_node(value: object) -> bool:
     return known
 
 
+_Getter = Callable[[cst.CSTNode], tuple[Any, ...]]
+_GETTERS: dict[type, _Getter] = {}
+
+
+def _getter(kind: type) -> _Getter:
+    """Reads the fields worth walking (``_fields``) of a node of this type in one call."""
+    names = _fields(kind)
+    if len(names) > 1:
+        getter: _Getter = attrgetter(*names)
+    elif names:
+        single = attrgetter(names[0])
+        getter = lambda node: (single(node),)  # noqa: E731 - one field: attrgetter gives no tuple
+    else:
+        getter = lambda node: ()  # noqa: E731
+    _GETTERS[kind] = getter
+    return getter
+
+
+def field_values(node: cst.CSTNode) -> tuple[Any, ...]:
+    """The values of the fields worth walking (``_fields``), in field order."""
+    getter = _GETTERS.get(type(node)) or _getter(type(node))
+    return getter(node)
+
+
 def child_list(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything,
     in field order."""
+    getter = _GETTERS.get(type(node)) or _getter(type(node))
     out: list[cst.CSTNode] = []
-    for name in _fields(type(node)):
-        value = getattr(node, name)
+    known = _IS_NODE
+    for value in getter(node):
         kind = type(value)
         if kind is list or kind is tuple:
-            out.extend(v for v in value if is_node(v))
-        elif is_node(value):
-            out.append(value)
+            for item in value:
+                node_type = known.get(type(item))
+                if node_type or (node_type is None and is_node(item)):
+                    out.append(item)
+        else:
+            node_type = known.get(kind)
+            if node_type or (node_type is None and is_node(value)):
+                out.append(value)
     return out
 
 
