@@ -254,10 +254,6 @@ def test_parse_reads_every_field():
     (('[names."torch.linalg.solve"]', '[names."torch.linalg.solve()"]'), "dotted qualified name"),
     (('added = "1.8"\n', 'added = "1.8"\nbound = "1.9"\n'), "'bound' is a module's"),
     (('kind = "module"', 'kind = "module"\nbound = "0.1.5"'), "must be a major.minor release"),
-    (('added = "1.8"\n', 'added = "1.8"\nkeywords.driver = { added = "1.8", source = "x" }\n'),
-     "must come after the name's own"),
-    (('added = "1.8"\n', 'added = "1.8"\nkeywords.driver = { added = "1.9" }\n'), "missing or empty 'source'"),
-    (('added = "1.8"\n', 'added = "1.8"\nkeywords.driver = "1.9"\n'), "must be a table with 'added' and 'source'"),
 ])
 def test_malformed_entries_are_named(change, problem):
     old, new = change
@@ -388,26 +384,6 @@ def _has(name: str) -> bool:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
-def test_keywords_are_read_with_their_release():
-    names = parse_names(GOOD.replace('added = "1.8"\n', 'added = "1.8"\nkeywords.driver = { added = "1.9", source = "x" }\n', 1))
-    assert names["torch.linalg.solve"].keywords == {"driver": V("1.9")} and names["torch._six"].keywords == {}
-
-
-def test_every_dated_keyword_is_taken_on_the_installed_torch(table):
-    """Each keyword the table dates is a parameter of its function on the installed torch (after ``added``)."""
-    torch = pytest.importorskip("torch")
-    import inspect
-    release = _installed_release()
-    dated = [(name, keyword) for name, history in table.items() for keyword in history.keywords]
-    assert dated
-    for name, keyword in dated:
-        obj = torch
-        for part in name.split(".")[1:]:
-            obj = getattr(obj, part)
-        assert table[name].keywords[keyword] <= release
-        assert keyword in inspect.signature(obj).parameters, f"{name} takes no {keyword}= on torch {release}"
-
-
 def test_every_entry_holds_on_the_installed_torch(table):
     release = _installed_release()
     if not OLDEST_CHECKED <= release <= NEWEST_CHECKED:

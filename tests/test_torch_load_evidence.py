@@ -568,8 +568,13 @@ def test_torch_load_handed_on_as_a_function_is_advice(tmp_path):
         "    again = list(map(functools.partial(torch.load, map_location='cpu'), filenames))\n"
         "    chosen = list(map(functools.partial(torch.load, weights_only=False), filenames))\n"
         "    f = torch.load\n"
-        "    return datasets, again, chosen, f\n"))
+        "    return datasets, again, chosen, f\n\n"
+        "def asked(pool, files):\n"  # asked about, copied from, not called: nothing to say
+        "    import inspect\n"
+        "    return 'weights_only' in inspect.signature(torch.load).parameters, functools.wraps(torch.load)\n\n"
+        "def pooled(pool, files, folder):\n"
+        "    return pool.map(torch.load, files), folder(files, loader=torch.load)\n"))
     found = _found(path)
-    assert [(f.line, f.fix) for f in found] == [(5, None), (6, None)]
+    assert [(f.line, f.fix) for f in found] == [(5, None), (6, None), (16, None), (16, None)]
     assert "functools.partial(torch.load, weights_only=True)" in found[0].message
     assert "functools.partial(torch.load, map_location='cpu', weights_only=True)" in found[1].message

@@ -20,7 +20,7 @@ it first came in. The table says nothing about releases outside the checked rang
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -37,8 +37,7 @@ _NEVER_BOUND = Version("9999.0")  # ``bound = "never"``: after every release  # 
 OLDEST_CHECKED = Version("1.6")
 NEWEST_CHECKED = Version("2.15")
 
-_ENTRY_KEYS = {"added", "gone", "source", "kind", "note", "bound", "keywords"}
-_KEYWORD_KEYS = {"added", "source"}
+_ENTRY_KEYS = {"added", "gone", "source", "kind", "note", "bound"}
 NEVER = "never"  # ``bound`` of a module that ``import torch`` does not make an attribute of its parent
 _QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -62,10 +61,6 @@ class NameHistory:
     # date: at no release checked. Before it, ``hasattr(parent, name)`` is true only once something
     # in the program has imported the module, which the code does not show.
     bound: Optional[Version] = None
-    # a function's keyword parameters that came after it, each with the first release that takes it
-    # (``torch.meshgrid``'s ``indexing``, 1.10): a call passing one raises TypeError before that release,
-    # which is what ``try: f(..., indexing="ij")`` / ``except TypeError: f(...)`` probes
-    keywords: Mapping[str, Version] = field(default_factory=dict)
 
     def present_at(self, version: Version) -> bool:
         """Whether the name is present at ``version`` (major.minor; a patch level is ignored)."""
@@ -135,28 +130,7 @@ def _entry(name: str, raw: Any, file: str) -> NameHistory:
         if bound < added:
             raise _fail(file, entry, f"'bound' ({short(bound)}) must not come before 'added' ({short(added)})")
     return NameHistory(name=name, added=added, gone=gone, source=source.strip(), kind=kind, note=note.strip(),
-                       bound=bound, keywords=_keywords(raw.get("keywords", {}), added, file, entry))
-
-
-def _keywords(raw: Any, added: Version, file: str, entry: str) -> dict[str, Version]:
-    """``keywords.<name> = {added = "1.10", source = "..."}``: when each keyword parameter came."""
-    if not isinstance(raw, dict):
-        raise _fail(file, entry, "'keywords' must be a table of keyword = {added, source}")
-    out: dict[str, Version] = {}
-    for keyword, value in raw.items():
-        where = f"{entry}.keywords.{keyword}"
-        if not keyword.isidentifier():
-            raise _fail(file, where, "a keyword must be a Python identifier")
-        if not isinstance(value, dict) or set(value) - _KEYWORD_KEYS or "added" not in value:
-            raise _fail(file, where, "must be a table with 'added' and 'source'")
-        source = value.get("source")
-        if not isinstance(source, str) or not source.strip():
-            raise _fail(file, where, "missing or empty 'source' (the page, release note or file that shows it)")
-        out[keyword] = _version(value["added"], file, where, "added")
-        if out[keyword] <= added:
-            raise _fail(file, where, f"'added' ({short(out[keyword])}) must come after the name's own "
-                                     f"({short(added)}): a keyword the name always had is no keyword history")
-    return out
+                       bound=bound)
 
 
 def parse_names(text: str, file: str = "names.toml") -> dict[str, NameHistory]:

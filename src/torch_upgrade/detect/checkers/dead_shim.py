@@ -15,7 +15,7 @@ getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``exc
 decided as its value: the guards reading it go, and where the try only probes and sets it, the default and the
 try become one ``has_native_amp = True`` (or go, with the other flags nothing reads any more). A signature probe (``try: torch.meshgrid(*t, indexing="ij")`` / ``except TypeError:
 torch.meshgrid(*t)``, one statement tried, nothing else caught) is dead where every keyword its fallback leaves
-out is taken on every torch of the window (the names table dates keywords: ``keywords.indexing``). An ``elif`` is
+out is taken on every torch of the window (``catalog.version_helpers`` dates torch functions' parameters). An ``elif`` is
 decided with its ``if``; a guard inside dead code goes with it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
 (``hasattr(torch.backends, "mps") and torch.backends.mps.is_available()`` from 1.12:
 ``torch.backends.mps.is_available()``). A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
@@ -38,6 +38,7 @@ import libcst as cst
 from packaging.version import Version
 
 from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, load_names
+from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window, short
@@ -166,7 +167,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 
 
 def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, Version]]:
-    """A signature probe (``guards.signature_probes``) the names table dates: ``try: <one statement calling
+    """A signature probe (``guards.signature_probes``) whose parameters ``catalog.version_helpers`` dates: ``try: <one statement calling
     torch.meshgrid(..., indexing="ij")>`` / ``except TypeError: <the call without it>``, nothing else caught
     and no ``else`` or ``finally``. Its words (``torch.meshgrid takes indexing=``) and the release from which
     every keyword the fallback leaves out is taken, when the table dates them all; else None. With one
@@ -183,16 +184,18 @@ def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, V
     if not probes:
         return None
     scope = analysis.scope_at(node)
-    names = _names()
+    dated = load_version_helpers().parameters
     said, latest = [], None
     for name, keywords in probes:
         qualname = analysis.qualify(name, scope)[0]
-        history = names.get(qualname) if qualname else None
-        if keywords is None or history is None or not keywords <= set(history.keywords):
+        if keywords is None or qualname is None:
             return None
         for keyword in sorted(keywords):
+            parameter = dated.get((qualname, keyword))
+            if parameter is None:
+                return None
             said.append(f"{qualname} takes {keyword}=")
-            latest = max(latest or history.keywords[keyword], history.keywords[keyword])
+            latest = max(latest or parameter.added, parameter.added)
     return (", ".join(dict.fromkeys(said)), latest) if latest is not None else None
 
 

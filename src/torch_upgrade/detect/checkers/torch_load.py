@@ -512,20 +512,28 @@ def _advice(call: cst.Call) -> str:
 
 
 _PARTIAL = "functools.partial"
+_MAPS = {"map", "imap", "imap_unordered", "map_async"}  # a pool's or an executor's: each item loaded by the function
 
 
 def _handed(ref: Reference, analysis: Analysis) -> Optional[str]:
-    """The message for ``torch.load`` handed on as a function, an argument of a call (``map(torch.load,
-    files)``, ``DatasetFolder(root, loader=torch.load)``, ``partial(torch.load, map_location="cpu")``): the
-    calls it makes default to ``weights_only=True`` from 2.6 too, and the code does not show what they load.
-    None where it is no such argument, or a ``functools.partial`` of it passes ``weights_only`` (or a
-    ``pickle_module``, or ``**kwargs``)."""
+    """The message for ``torch.load`` handed on to be called: the function of a ``map`` (the builtin, or a
+    pool's or an executor's ``map``/``imap``), a ``loader=`` (``DatasetFolder(root, loader=torch.load)``), or the
+    function of a ``functools.partial`` (``partial(torch.load, map_location="cpu")``): the calls it makes default
+    to ``weights_only=True`` from 2.6 too, and the code does not show what they load. None for any other use
+    (``inspect.signature(torch.load)`` asks about it, ``wraps(torch.load)`` copies its name), and where a
+    ``functools.partial`` of it passes ``weights_only`` (or a ``pickle_module``, or ``**kwargs``)."""
     arg = analysis.parent(ref.node)
     holder = analysis.parent(arg) if isinstance(arg, cst.Arg) and arg.value is ref.node and not arg.star else None
-    if not isinstance(holder, cst.Call) or holder.func is ref.node:
+    if not isinstance(holder, cst.Call) or holder.func is ref.node or not isinstance(arg, cst.Arg):
         return None
     name = dotted(holder.func)
-    if name is not None and analysis.qualify(name, ref.scope)[0] == _PARTIAL:
+    qualname, binding = analysis.qualify(name, ref.scope) if name is not None else (None, None)
+    mapped = (name == "map" and binding is None) or (isinstance(holder.func, cst.Attribute) and
+                                                      holder.func.attr.value in _MAPS)  # the builtin; a pool's
+    if not (qualname == _PARTIAL or (mapped and holder.args[0] is arg) or
+            (arg.keyword is not None and arg.keyword.value == "loader")):
+        return None  # inspect.signature(torch.load), wraps(torch.load), a mock's spec: asked about, not called
+    if qualname == _PARTIAL:
         if holder.args[0] is not arg or any(a.star or (a.keyword is not None and a.keyword.value in SKIP)
                                             for a in holder.args):
             return None
