@@ -115,6 +115,23 @@ def dotted(node: cst.CSTNode) -> Optional[str]:
     return None
 
 
+def named(root: cst.CSTNode, name: str, skip: tuple[type, ...] = ()) -> list[cst.Name]:
+    """The ``Name`` nodes spelling ``name`` under ``root`` (itself included) that name a variable: not an
+    attribute's name (``x.m``) nor a keyword (``f(m=1)``); nothing under a node of a ``skip`` type."""
+    out: list[cst.Name] = []
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.Name):
+            if node.value == name:
+                out.append(node)
+        elif isinstance(node, (cst.Attribute, cst.Arg)):
+            todo.append(node.value)
+        elif not (skip and isinstance(node, skip)):
+            todo.extend(child_list(node))
+    return out
+
+
 def names(node: cst.CSTNode) -> set[str]:
     """The identifiers of the ``Name`` nodes under ``node`` (itself included)."""
     return {n.value for n in subtree(node) if isinstance(n, cst.Name)}

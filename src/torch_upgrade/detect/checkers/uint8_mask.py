@@ -47,7 +47,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, NO, POSSIBLE, provenance_of
-from torch_upgrade.syntax.nodes import child_list
+from torch_upgrade.syntax.nodes import named
 from torch_upgrade.syntax.scopes import Scope
 
 WORDS = (("torch", "uint8"), ("torch", "byte"), ("torch", "ByteTensor"))
@@ -333,41 +333,22 @@ def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None
     scope = sites._scope_of_body(body) if by_name else None
     if scope is None:
         return
-    for name, named in by_name.items():
+    for name, masks in by_name.items():
         assignments = body.assignments.get(name, [])
         if len(assignments) != 1 or not sites._only_assigned(name, body, 1):
             continue
         made = assignments[0]
         if made.op is not None or not sites.uint8(made.value, body, made.order) \
-                or not all(site.fixable for site in named) or len({site.confidence for site in named}) > 1:
+                or not all(site.fixable for site in masks) or len({site.confidence for site in masks}) > 1:
             continue  # (reads of different confidence: each fix is taken or not on its own)
         targets = {id(small.targets[0].target) if isinstance(small, cst.Assign) else id(small.target)
                    for small in made.statement.body
                    if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is made.value}
-        written = _written(body.scope, name) - targets
-        if written != {id(site.mask) for site in named}:
+        written = {id(n) for n in named(body.scope, name)} - targets
+        if written != {id(site.mask) for site in masks}:
             continue  # read elsewhere too (m.sum(), a closure, ~m): each read keeps its own fix
-        for site in named:
+        for site in masks:
             site.made = made.value
-
-
-def _written(root: cst.CSTNode, name: str) -> set[int]:
-    """The ids of the names ``name`` written anywhere under ``root`` (reads, targets, nested functions'
-    too), but attribute names (``x.m``) and keywords (``f(m=1)``)."""
-    out: set[int] = set()
-    stack = [root]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, cst.Name):
-            if item.value == name:
-                out.add(id(item))
-        elif isinstance(item, cst.Attribute):
-            stack.append(item.value)
-        elif isinstance(item, cst.Arg):
-            stack.append(item.value)
-        else:
-            stack.extend(child_list(item))
-    return out
 
 
 def _mentions_uint8(analysis: Analysis) -> bool:

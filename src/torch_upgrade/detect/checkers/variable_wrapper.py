@@ -20,7 +20,7 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import children, dotted
+from torch_upgrade.syntax.nodes import dotted, named
 
 WORDS = (("torch", "Variable"),)
 REPLACES_NAME = True  # `from torch.autograd import Variable` goes with its uses
@@ -48,20 +48,7 @@ def _unused_import(ref: Reference, analysis: Analysis, rule: Rule) -> list[Hit]:
 def _used(module: cst.Module, name: str) -> bool:
     """Whether ``name`` is read anywhere outside import statements (``x.name`` and ``f(name=...)``
     do not read it; a string does not either)."""
-    todo: list[cst.CSTNode] = [module]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            continue
-        if isinstance(node, cst.Name) and node.value == name:
-            return True
-        if isinstance(node, cst.Attribute):
-            todo.append(node.value)
-        elif isinstance(node, cst.Arg):
-            todo.append(node.value)
-        else:
-            todo.extend(children(node))
-    return False
+    return bool(named(module, name, (cst.Import, cst.ImportFrom)))
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
