@@ -170,10 +170,10 @@ def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, V
     """A signature probe (``guards.signature_probes``) whose parameters ``catalog.version_helpers`` dates: ``try: <one statement calling
     torch.meshgrid(..., indexing="ij")>`` / ``except TypeError: <the call without it>``, nothing else caught
     and no ``else`` or ``finally``. Its words (``torch.meshgrid takes indexing=``) and the release from which
-    every keyword the fallback leaves out is taken, when the table dates them all; else None. With one
-    statement in the body, only that call (or its arguments) can raise the TypeError the handler catches,
-    and it raises none on a torch that takes the keywords (what the arguments raise, the fallback's
-    arguments raised as well)."""
+    every keyword the fallback leaves out is taken, when the table dates them all; else None. With the
+    probed call the whole value of the try's one statement (``return f(...)``, ``x = f(...)``, ``f(...)``),
+    only that call (or its arguments) can raise the TypeError the handler catches, and it raises none on a
+    torch that takes the keywords (what the arguments raise, the fallback's arguments raised as well)."""
     if len(node.handlers) != 1 or node.orelse is not None or node.finalbody is not None \
             or len(node.body.body) != 1 or not isinstance(node.body.body[0], cst.SimpleStatementLine):
         return None
@@ -181,8 +181,11 @@ def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, V
     if handler.type is None or dotted(handler.type) not in ("TypeError", "builtins.TypeError"):
         return None
     probes = signature_probes(node, handler)
-    if not probes:
-        return None
+    line = node.body.body[0]
+    small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    value = small.value if isinstance(small, (cst.Return, cst.Assign, cst.Expr)) else None
+    if not probes or not isinstance(value, cst.Call) or dotted(value.func) not in {name for name, _ in probes}:
+        return None  # the probed call is the statement's whole value: nothing else in the try runs after it
     scope = analysis.scope_at(node)
     dated = load_version_helpers().parameters
     said, latest = [], None
