@@ -165,6 +165,10 @@ def pytest_config(tree: Path) -> Path:
 
 
 def run_tests(tree: Path, project: Project, junit: Path, timeout: int, only: list[str] = ()) -> None:
+    # the real path: pytest names a test by its file's real path relative to the rootdir, so a tree reached
+    # through a symbolic link (a git worktree whose .work links to the checkout's) would name every test
+    # otherwise than the stored "before" run did, and each would look broken
+    tree = tree.resolve()
     path = [str(tree)] + [str(WORK / "dependencies" / f"{repo.replace('/', '+')}-{ref}") for repo, ref in
                           project.dependencies]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1",
