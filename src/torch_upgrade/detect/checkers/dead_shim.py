@@ -13,10 +13,12 @@ has_native_amp, "Please update PyTorch"``: removed; one that always fails is no 
 such a ``try`` sets (``syntax.decide.ProbeFlag``: timm's ``has_native_amp = False`` / ``try: if
 getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError: pass``) is
 decided as its value: the guards reading it go, and where the try only probes and sets it, the default and the
-try become one ``has_native_amp = True`` (or go, with the other flags nothing reads any more). A signature probe (``try: torch.meshgrid(*t, indexing="ij")`` / ``except TypeError:
-torch.meshgrid(*t)``, one statement tried, nothing else caught) is dead where every keyword its fallback leaves
-out is taken on every torch of the window (``catalog.version_helpers`` dates torch functions' parameters). An ``elif`` is
-decided with its ``if``; a guard inside dead code goes with it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
+try become one ``has_native_amp = True`` (or go, with the other flags nothing reads any more). A signature
+probe (``try: return torch.meshgrid(*t, indexing="ij")`` / ``except TypeError: return torch.meshgrid(*t)``, one
+statement tried, nothing else caught) is dead where every keyword its fallback leaves out is taken on every
+torch of the window (``catalog.version_helpers`` dates torch functions' parameters). A test's skip marker
+(``pytest.mark.skipif``, ``unittest.skipIf``, ...) whose condition the window decides so that it never skips
+is dead too. An ``elif`` is decided with its ``if``; a guard inside dead code goes with it. A test the window does not decide loses the operands of its ``and``/``or`` chain that it does
 (``hasattr(torch.backends, "mps") and torch.backends.mps.is_available()`` from 1.12:
 ``torch.backends.mps.is_available()``). A guard comparing torch's version as text where that is wrong on some release of the window (TU981)
 is not decided: what it computes is not what it means.
@@ -167,8 +169,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 
 
 def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, Version]]:
-    """A signature probe (``guards.signature_probes``) whose parameters ``catalog.version_helpers`` dates: ``try: <one statement calling
-    torch.meshgrid(..., indexing="ij")>`` / ``except TypeError: <the call without it>``, nothing else caught
+    """A signature probe (``guards.signature_probes``) whose parameters ``catalog.version_helpers`` dates: ``try:
+    <one statement calling torch.meshgrid(..., indexing="ij")>`` / ``except TypeError: <the call without it>``,
+    nothing else caught
     and no ``else`` or ``finally``. Its words (``torch.meshgrid takes indexing=``) and the release from which
     every keyword the fallback leaves out is taken, when the table dates them all; else None. With the
     probed call the whole value of the try's one statement (``return f(...)``, ``x = f(...)``, ``f(...)``),
@@ -182,7 +185,7 @@ def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, V
         return None
     probes = signature_probes(node, handler)
     line = node.body.body[0]
-    small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+    small = line.body[0] if len(line.body) == 1 else None
     value = small.value if isinstance(small, (cst.Return, cst.Assign, cst.Expr)) else None
     if not probes or not isinstance(value, cst.Call) or dotted(value.func) not in {name for name, _ in probes}:
         return None  # the probed call is the statement's whole value: nothing else in the try runs after it

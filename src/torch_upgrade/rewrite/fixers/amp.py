@@ -173,8 +173,8 @@ def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Opt
     if calls is not None:
         func, moves, imports = ctx.renamed(ref, "torch.amp.GradScaler")
         if moves:
-            edits: list[Edit] = [*moves, *(Replace(other, A.laid_out_like(_with_device(other, other.func, device), other))
-                                           for other in calls)]
+            edits: list[Edit] = list(moves)
+            edits += [Replace(other, A.laid_out_like(_with_device(other, other.func, device), other)) for other in calls]
             new = _with_device(call, func, device)
             return Fix(edits=edits, imports=imports, replacement=A.code(new), requires="2.3")
     func, imports = ctx.qualified("torch.amp.GradScaler")

@@ -4,9 +4,10 @@
 branch: an ``if`` whose test is always true becomes its body, dedented into place (``elif``/``else``
 gone); one always false becomes its ``elif`` chain (as an ``if``) or its ``else`` body, or goes; a
 ``try`` whose imports always succeed becomes its body (and its ``else``), the ``except`` fallback gone;
-``a if T else b`` becomes the branch taken; a test's skip marker that never skips goes; a flag that a ``try`` probing torch sets (``has_native_amp =
-False`` / ``try: if getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except
-AttributeError: pass``) becomes ``has_native_amp = True``, one line where the default and the try were; an
+``a if T else b`` becomes the branch taken; a test's skip marker that never skips goes; a flag that a
+``try`` probing torch sets (``has_native_amp = False`` / ``try: if getattr(torch.cuda.amp, "autocast") is not
+None: has_native_amp = True`` / ``except AttributeError: pass``) becomes ``has_native_amp = True``, one line
+where the default and the try were; an
 ``assert`` that always holds goes; a module-level version flag or helper that nothing reads any more goes.
 Comments above the guard stay above what takes its place; those inside the dead branch go with it. A block left empty gets ``pass``. The names that only the removed code read are released,
 so that imports nothing reads any more (``from packaging import version``) go too.
