@@ -56,9 +56,11 @@ from torch_upgrade.syntax.scopes import Scope
 _BEFORE_CHECKED = Version("1.5")  # the release before the table's first: a name dated 1.6 was absent there
 _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that it is a guard at all
 
-WORDS = ("if", "try")  # a guard: a version helper it calls may come from another file under any name
+# a guard (a version helper it calls may come from another file under any name): an if (or a conditional
+# expression), a try, an assert, a test's skip marker
+WORDS = ("if", "try", "assert", "skipif", "skipIf", "skipUnless", "xfail")
 
-Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert, cst.Decorator]
+Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert, cst.Decorator, cst.Assign]
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,13 +125,27 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             decided.append((node, rewrite.unused(line, parent, reads)))
             messages[id(node)] = (f"dead compatibility code: this assert holds on every torch {_floor(window)}; "
                                   "remove it")
+    for node in analysis.nodes(cst.Assign):  # pytestmark = pytest.mark.skipif(...): a whole module's or class's
+        assert isinstance(node, cst.Assign)
+        line = parent(node)
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) or \
+                node.targets[0].target.value != "pytestmark" or not isinstance(line, cst.SimpleStatementLine) or \
+                len(line.body) != 1:
+            continue
+        scope = analysis.scope_at(node)
+        marker = _skip_marker(analysis, node.value, scope)
+        if marker is not None and decider.decides(marker[0], scope, window.low) is (not marker[1]) and \
+                decider.decides(marker[0], scope, _EVER) is None and not _miscompares(decider, marker[0], scope, window):
+            decided.append((node, rewrite.unused(line, parent, reads)))
+            messages[id(node)] = (f"dead compatibility code: this marker never skips on any torch {_floor(window)}; "
+                                  "remove it")
     for node in analysis.nodes(cst.Decorator):
         assert isinstance(node, cst.Decorator)
-        marker = _skip_marker(analysis, node)
+        scope = analysis.scope_at(node)
+        marker = _skip_marker(analysis, node.decorator, scope)
         if marker is None:
             continue
         condition, skips_when = marker
-        scope = analysis.scope_at(node)
         truth = decider.decides(condition, scope, window.low)
         if truth is (not skips_when) and decider.decides(condition, scope, _EVER) is None \
                 and not _miscompares(decider, condition, scope, window):
@@ -161,7 +177,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     hits = []
     for guard, _ in decided:
         statement = guard if isinstance(guard, (cst.If, cst.Try)) else \
-            (parent(guard) if isinstance(guard, (cst.Assert, cst.Decorator)) else analysis.top_of(guard)) or guard
+            (parent(guard) if isinstance(guard, (cst.Assert, cst.Decorator, cst.Assign)) else analysis.top_of(guard)) \
+            or guard
         hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp, cst.Assert)) else guard, statement,
                         fix=combined, message=messages.get(id(guard)) or
                         _message(guard, truths.get(id(guard), True), window)))
@@ -210,15 +227,14 @@ _SKIP_MARKERS = {"pytest.mark.skipif": True, "pytest.mark.xfail": True, "unittes
                  "unittest.case.skipIf": True, "unittest.skipUnless": False, "unittest.case.skipUnless": False}
 
 
-def _skip_marker(analysis: Analysis, node: cst.Decorator) -> Optional[tuple[cst.BaseExpression, bool]]:
-    """A skip marker's condition (``@pytest.mark.skipif(<condition>, reason=...)``, ``@unittest.skipIf``,
-    ``@unittest.skipUnless``, and ``@pytest.mark.xfail(<condition>, ...)``, which marks nothing where its
-    condition is false), and the condition's truth that skips; None for any other decorator."""
-    call = node.decorator
+def _skip_marker(analysis: Analysis, call: cst.BaseExpression, scope: Scope) -> Optional[tuple[cst.BaseExpression, bool]]:
+    """A skip marker's condition (``pytest.mark.skipif(<condition>, reason=...)``, ``unittest.skipIf``,
+    ``unittest.skipUnless``, and ``pytest.mark.xfail(<condition>, ...)``, which marks nothing where its
+    condition is false), and the condition's truth that skips; None for anything else."""
     if not isinstance(call, cst.Call) or any(a.star for a in call.args):
         return None
     name = dotted(call.func)
-    qualname = analysis.qualify(name, analysis.scope_at(node))[0] if name else None
+    qualname = analysis.qualify(name, scope)[0] if name else None
     if qualname not in _SKIP_MARKERS:
         return None
     positional = [a for a in call.args if a.keyword is None]
