@@ -109,17 +109,7 @@ class Names(Protocol):
 
 def catches_import_errors(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     """Whether a ``try`` handles a missing module or attribute (its body is compatibility code)."""
-    for handler in node.handlers:
-        kinds = handler.type
-        if kinds is None:
-            continue
-        names = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
-        for item in names:
-            value = item.value if isinstance(item, cst.Element) else item
-            name = dotted(value)
-            if name and name.rsplit(".", 1)[-1] in GUARD_EXCEPTIONS:
-                return True
-    return False
+    return any(_handles(handler, GUARD_EXCEPTIONS) for handler in node.handlers)
 
 
 # what a removed or deprecated call raises: AttributeError (the name is gone), RuntimeError (a
@@ -130,17 +120,7 @@ _FAILURES = {"Exception", "BaseException", "RuntimeError", "AttributeError", "Ty
 def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     """Whether a ``try``'s handlers catch what a removed or deprecated call raises (a bare
     ``except:`` too): code in its body that fails is handled, not broken."""
-    for handler in node.handlers:
-        kinds = handler.type
-        if kinds is None:
-            return True
-        names = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds]
-        for item in names:
-            value = item.value if isinstance(item, cst.Element) else item
-            name = dotted(value)
-            if name and name.rsplit(".", 1)[-1] in _FAILURES:
-                return True
-    return False
+    return any(handler.type is None or _handles(handler, _FAILURES) for handler in node.handlers)
 
 
 def _handles(handler: cst.CSTNode, names: set[str]) -> bool:
