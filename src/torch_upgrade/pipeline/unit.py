@@ -274,6 +274,8 @@ def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
         if hidden is not None:
             result.findings += _stale(rel, unit.package, module, text, hidden, ctx, analysis, suppressions, unit)
         result.depends = tuple(sorted(index.used.items()))
+        if unit.analysed is None:  # nobody keeps it
+            analysis.dispose()
     except RecursionError:
         result.errors.append(FileError(rel, "too deeply nested to analyse"))
         return result

@@ -131,6 +131,7 @@ def summarize(text: str, module: str, is_package: bool) -> Summary:
                 local = dotted(alias.asname.name) if alias.asname is not None else name
                 if base and name and local:
                     exports[local] = f"{base}.{name}"
+    analysis.dispose()  # the summary holds strings only: the tree can go
     return Summary(functions, exports)
 
 
