@@ -4,6 +4,7 @@ dependency for an answer that rests on every file of the project."""
 
 from __future__ import annotations
 
+import collections
 import textwrap
 from pathlib import Path
 
@@ -122,3 +123,38 @@ def test_a_long_analysis_gives_its_memory_back(monkeypatch) -> None:
     with collector.paused():
         pass
     assert calls == [1]
+
+
+def test_a_scanned_files_tree_is_freed_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """Once a file is analysed, its tree and scope model go by reference counting: nothing of them is left
+    as cyclic garbage, which the collector would walk node by node (the file's own analysis, and the
+    summary of the project file it imports from)."""
+    import gc
+
+    (tmp_path / "helpers.py").write_text("import torch\n\ndef make(n):\n    return torch.zeros(n)\n")
+    (tmp_path / "train.py").write_text(textwrap.dedent("""\
+        import torch
+        from helpers import make
+
+        def step(model, x):
+            y = make(3).cholesky()  # the helper's file is summarized: does make return a tensor?
+            if torch.__version__ >= "1.8":
+                q, r = torch.qr(x)
+            return torch.cholesky(x) + y
+        """))
+    torch_upgrade.scan(tmp_path, from_version="1.8")  # rules and tables loaded: what stays is theirs
+    gc.collect()
+    gc.disable()
+    try:
+        report = torch_upgrade.scan(tmp_path, from_version="1.8")
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        # (the scan's own context, one per scan, may be left: not a file's)
+        left = [o for o in gc.garbage if type(o).__module__.startswith(
+            ("libcst", "torch_upgrade.syntax.analysis", "torch_upgrade.syntax.scopes"))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert {f.rule for f in report.findings} >= {"TU203"}
+    assert left == [], collections.Counter(type(o).__qualname__ for o in left)
