@@ -143,10 +143,12 @@ def test_a_scanned_files_tree_is_freed_without_the_cyclic_collector(tmp_path: Pa
             return torch.cholesky(x) + y
         """))
     torch_upgrade.scan(tmp_path, from_version="1.8")  # rules and tables loaded: what stays is theirs
+    torch_upgrade.fix(tmp_path, from_version="1.8", unsafe=True, diff=True)
     gc.collect()
     gc.disable()
     try:
         report = torch_upgrade.scan(tmp_path, from_version="1.8")
+        fixed = torch_upgrade.fix(tmp_path, from_version="1.8", unsafe=True, diff=True)  # each pass's tree too
         gc.set_debug(gc.DEBUG_SAVEALL)
         gc.collect()
         # (the scan's own context, one per scan, may be left: not a file's)
@@ -157,4 +159,5 @@ def test_a_scanned_files_tree_is_freed_without_the_cyclic_collector(tmp_path: Pa
         gc.garbage.clear()
         gc.enable()
     assert {f.rule for f in report.findings} >= {"TU203"}
+    assert "torch.linalg.cholesky" in fixed.diff
     assert left == [], collections.Counter(type(o).__qualname__ for o in left)

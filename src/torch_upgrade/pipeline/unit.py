@@ -493,7 +493,10 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     code = source_text  # the module's code (LibCST round-trips exactly): generating it costs a walk
     only = ctx.settings.only_fixes
     origins = _Origins(source_text) if only is not None or keys is not None else None
+    analysis: Optional[Analysis] = None
     for passes in range(MAX_FIX_PASSES + 1):
+        if analysis is not None:
+            analysis.dispose()  # the last pass's: its tree is gone (see ``Analysis.dispose``)
         analysis = Analysis(module, project=index)
         suppressions = Suppressions.of(code)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
@@ -549,6 +552,8 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         applied += len(resolved)
         if record is not None:
             record += [(offered[chosen[i]].rule_id, _needs(offered[chosen[i]])) for i in resolved]
+    if analysis is not None:
+        analysis.dispose()
     if applied:
         _check_compiles(source_text, code)
     return module, applied
