@@ -161,3 +161,17 @@ def test_a_scanned_files_tree_is_freed_without_the_cyclic_collector(tmp_path: Pa
     assert {f.rule for f in report.findings} >= {"TU203"}
     assert "torch.linalg.cholesky" in fixed.diff
     assert left == [], collections.Counter(type(o).__qualname__ for o in left)
+
+
+def test_the_listing_gives_real_paths(tmp_path: Path) -> None:
+    """Each file by its real path: the folder reached through a link, and a file that is itself a link."""
+    (tmp_path / "project" / "pkg").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "project" / "a.py").write_text("A = 1\n")
+    (tmp_path / "project" / "pkg" / "b.py").write_text("B = 1\n")
+    (tmp_path / "elsewhere" / "c.py").write_text("C = 1\n")
+    (tmp_path / "project" / "pkg" / "linked.py").symlink_to(tmp_path / "elsewhere" / "c.py")
+    (tmp_path / "via").symlink_to(tmp_path / "project")
+    real = tmp_path.resolve()
+    assert listing.python_files(str(tmp_path / "via")) == (
+        str(real / "project" / "a.py"), str(real / "project" / "pkg" / "b.py"), str(real / "elsewhere" / "c.py"))

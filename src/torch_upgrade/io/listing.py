@@ -56,7 +56,9 @@ def python_files(root: str) -> Optional[tuple[str, ...]]:
     out: list[str] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        out += [os.path.realpath(os.path.join(folder, f)) for f in sorted(files) if f.endswith(".py")]
+        real = os.path.realpath(folder)  # once per folder: a file's own real path differs only for a link
+        out += [os.path.realpath(path) if os.path.islink(path) else os.path.join(real, f)
+                for f in sorted(files) if f.endswith(".py") for path in (os.path.join(folder, f),)]
         if len(out) > MOST_FILES:
             return None
     return tuple(out)
