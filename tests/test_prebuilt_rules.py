@@ -122,3 +122,12 @@ def test_the_build_hook_puts_the_table_into_the_wheel(monkeypatch):
     finally:
         hook.finalize("standard", build_data, "")
     assert not Path(source).exists()
+
+
+def test_a_bound_on_the_arguments_below_their_least_is_refused(rules):
+    path = rules / "1.6.toml"
+    text = path.read_text(encoding="utf-8")
+    assert "min_args = 2\nmax_args = 2" in text  # TU934: x.add_(alpha, other)
+    path.write_text(text.replace("min_args = 2\nmax_args = 2", "min_args = 2\nmax_args = 1"), encoding="utf-8")
+    with pytest.raises(RuleDataError, match="'match.max_args' must be an integer no smaller than 'match.min_args'"):
+        _load(rules)

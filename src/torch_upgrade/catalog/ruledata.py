@@ -49,6 +49,7 @@ _RULE_KEYS = {
     "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object", "runtime", "needs_floor",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
+               "max_args",
                "scalars"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
 
@@ -72,6 +73,9 @@ class Match:
     receiver: tuple[str, ...] = ("torch.Tensor",)
     keywords: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     min_args: int = 0
+    # the most positional arguments the form flagged takes (None: no bound): a call given more is another
+    # function's (``buffer.add(state, action, reward, next_state, done, truncated)`` is no tensor's add)
+    max_args: Optional[int] = None
     # positional arguments that are numbers in the form flagged (``p.add_(-lr, g)``: the first): a call
     # passing a tensor there is another overload (or not a tensor method at all), never flagged
     scalars: tuple[int, ...] = ()
@@ -232,6 +236,9 @@ def _match(raw: Any, file: str, entry: str) -> Match:
     min_args = raw.get("min_args", 0)
     if not isinstance(min_args, int) or min_args < 0:
         raise _fail(file, entry, "'match.min_args' must be a non-negative integer")
+    max_args = raw.get("max_args")
+    if max_args is not None and (not isinstance(max_args, int) or max_args < min_args):
+        raise _fail(file, entry, "'match.max_args' must be an integer no smaller than 'match.min_args'")
     scalars = raw.get("scalars", [])
     if not isinstance(scalars, list) or not all(isinstance(i, int) and i >= 0 for i in scalars):
         raise _fail(file, entry, "'match.scalars' must be a list of non-negative integers")
@@ -245,6 +252,7 @@ def _match(raw: Any, file: str, entry: str) -> Match:
         receiver=_receiver(raw, file, entry),
         keywords={k: _str_tuple(v, file, entry, f"match.keywords.{k}") for k, v in keywords.items()},
         min_args=min_args,
+        max_args=max_args,
         scalars=tuple(scalars),
     )
 

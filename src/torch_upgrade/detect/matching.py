@@ -15,7 +15,7 @@ from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
-from torch_upgrade.catalog.ruledata import Rule, RuleSet
+from torch_upgrade.catalog.ruledata import Match, Rule, RuleSet
 from torch_upgrade.core.versions import LIBRARIES, Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import fixes_string_annotations, get_checker, get_fixer
@@ -83,7 +83,7 @@ class Matcher:
         if q is None:  # a method or attribute on a receiver that names alone do not tell
             if ref.call is None:
                 return ref.ctx == "load"
-            return len(_positional(ref.call)) >= m.min_args
+            return _arity_fits(m, ref.call)
         if ref.ctx == "store":
             return q in m.assigns or any(q == mod or q.startswith(mod + ".") for mod in m.modules)
         if q in m.assigns and ref.binding is not None and ref.binding.kind == "alias":
@@ -95,7 +95,7 @@ class Matcher:
         if q in m.calls:
             if ref.call is None:  # the callable as a value (not a test of whether it is there)
                 return ref.ctx == "load" and policy.references_match(rule) and not _presence_test(ref)
-            if len(_positional(ref.call)) >= m.min_args:
+            if _arity_fits(m, ref.call):
                 return True
         if q in m.names:
             return True
@@ -482,6 +482,13 @@ def _presence_test(ref: Reference) -> bool:
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def _arity_fits(m: Match, call: cst.Call) -> bool:
+    """Whether the call passes as many positional arguments as the rule's form takes, ``min_args`` to
+    ``max_args`` (those written out: ``*args`` only adds to them)."""
+    given = len(_positional(call))
+    return given >= m.min_args and (m.max_args is None or given <= m.max_args)
 
 
 def _numbers_first(rule: Rule, ref: Reference) -> bool:
