@@ -288,6 +288,23 @@ def test_a_project_class_with_its_own_method_is_never_rewritten(tmp_path, monkey
     assert (tmp_path / "test_hashing.py").read_text() == test.replace("a.add(1, a)", "a.add(a, alpha=1)")
 
 
+def test_a_project_class_in_a_src_layout_is_found_from_the_tests(tmp_path, monkeypatch) -> None:
+    """lerobot's layout: the package in ``src/``, its tests beside it importing it by its absolute name;
+    ``buffer.add(state, tensor)`` on the project's own ``Buffer`` is no tensor's add (it was a likely
+    TU934 while ``src/`` was not among the folders imports are looked up in)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "pkg"\ndependencies = ["torch>=2.0"]\n')
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "buffer.py").write_text("class Buffer:\n    def add(self, state, value):\n        pass\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_buffer.py").write_text(
+        "import torch\nfrom pkg.buffer import Buffer\n\n\ndef test_add(state, p):\n    buffer = Buffer()\n"
+        "    buffer.add(state, torch.rand(2))\n    p.data.add_(-0.1, torch.rand(2))\n")
+    report = torch_upgrade.scan(["."], select=["TU93"])
+    assert [(f.path, f.line) for f in report.findings] == [("tests/test_buffer.py", 8)]  # the parameter's only
+
+
 @pytest.mark.parametrize("call", ['lsh.add("a", a)', "table.add_(f'{k}', a)", "d.add(('x', 1), a)",
                                   "s.add_(['a'], a)"])
 def test_a_literal_that_is_never_a_number_rules_the_overload_out(call: str) -> None:

@@ -229,9 +229,25 @@ class ProjectIndex:
         # ``main``: asked for every script a patch might hold)
         self.imports_stem: dict[tuple[str, str, str], bool] = {}
         self._patch_maps: dict[str, tuple[float, tuple[str, ...], Optional[tuple[dict[str, list[tuple[str, int]]], str]]]] = {}
+        self._sources: dict[str, tuple[str, ...]] = {}  # folder -> its project's ``src`` folder (or none)
 
     def for_file(self, path: Optional[Path]) -> "FileIndex":
         return FileIndex(self, path)
+
+    def source_roots(self, folder: str) -> tuple[str, ...]:
+        """The ``src`` folder of the project ``folder`` is in (src layout: its packages live in
+        ``<project>/src``, imported by absolute name from its tests and scripts outside it), found from
+        the nearest folder at or above ``folder`` that has a pyproject.toml, setup.py or setup.cfg;
+        none where that folder has no ``src``."""
+        if folder not in self._sources:
+            found: tuple[str, ...] = ()
+            for above in (Path(folder), *Path(folder).parents):
+                if any((above / marker).is_file() for marker in ("pyproject.toml", "setup.py", "setup.cfg")):
+                    source = above / "src"
+                    found = (str(source),) if source.is_dir() and str(source) != folder else ()
+                    break
+            self._sources[folder] = found
+        return self._sources[folder]
 
     def file_of(self, root: str, module: str) -> Optional[str]:
         key = (root, module)
@@ -346,7 +362,8 @@ class FileIndex:
             root: Path
             root, self.module = module_of(path.resolve())
             self.is_package = path.stem == "__init__"
-            self.roots = tuple(dict.fromkeys([str(root), str(path.resolve().parent)]))
+            self.roots = tuple(dict.fromkeys([str(root), str(path.resolve().parent),
+                                              *project.source_roots(str(root))]))
 
     def _others(self) -> Optional[tuple[str, Iterator[tuple[str, Optional[tuple[str, Words]]]]]]:
         """This module's name as other files write it (its file's stem, or its package's for
