@@ -344,6 +344,18 @@ def test_comments_above_a_removed_import_are_kept(tmp_path):
         'def f():\n    # local import\n    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        pass\n')
 
 
+def test_a_body_whose_first_statement_was_a_removed_import_starts_with_its_code(tmp_path):
+    """detectron2's tests import autocast first thing in the test; the blank line after the import was the
+    next statement's, and stayed as the body's first line (one above a comment stays with the comment)."""
+    code = ("import torch\n\n\ndef test_fp16(x):\n    from torch.cuda.amp import autocast\n\n    y = x.half()\n"
+            "    with autocast():\n        return y + 1\n\n\ndef g():\n    from torch.cuda.amp import autocast\n\n"
+            "    # kept\n    with autocast():\n        pass\n")
+    assert fixed(tmp_path, code) == (
+        'import torch\n\n\ndef test_fp16(x):\n    y = x.half()\n'
+        '    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        return y + 1\n\n\n'
+        'def g():\n\n    # kept\n    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        pass\n')
+
+
 def test_comment_of_the_last_statement_in_a_block_goes_to_the_blocks_end(tmp_path):
     code = ("import torch\nif True:\n    x = 1\n    # why we import it here\n    from torch.cuda.amp import autocast\n"
             "with autocast():\n    pass\n")

@@ -5,7 +5,10 @@ LibCST keeps the comment lines above a statement in that statement's
 moved elsewhere) would silently drop a section header such as
 ``# --- third party``. Transformers that may remove statements derive from
 ``CommentKeeper``: the comment lines of a removed statement move to the next
-statement of the same block, or to the block's end when it was the last.
+statement of the same block, or to the block's end when it was the last. A
+block whose first statement had no blank line above it has none after the
+first is removed (``def f():`` then ``import x`` then a blank line and the
+code: the code's blank line does not become the body's first line).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class CommentKeeper(cst.CSTTransformer):
             lost = self._lost.pop()
             if lost and isinstance(result, _BLOCKS):
                 result = result.with_changes(footer=[*lost, *result.footer])
+            if isinstance(original_node, cst.IndentedBlock) and isinstance(result, cst.IndentedBlock):
+                result = _no_blank_first(original_node, result)
             return result
         if not isinstance(original_node, _STATEMENTS) or not self._lost:
             return result
@@ -53,3 +58,16 @@ class CommentKeeper(cst.CSTTransformer):
             result = result.with_changes(leading_lines=[*self._lost[-1], *result.leading_lines])
             self._lost[-1] = []
         return result
+
+
+def _no_blank_first(original: cst.IndentedBlock, block: cst.IndentedBlock) -> cst.IndentedBlock:
+    """``block`` without the blank lines that its first statement brought to its top, where ``original``
+    started with none (comments stay, and their blank lines with them)."""
+    if not original.body or not block.body or not isinstance(original.body[0], _STATEMENTS) \
+            or original.body[0].leading_lines:
+        return block
+    first = block.body[0]
+    if isinstance(first, _STATEMENTS) and first.leading_lines \
+            and all(line.comment is None for line in first.leading_lines):
+        return block.with_changes(body=[first.with_changes(leading_lines=()), *block.body[1:]])
+    return block
