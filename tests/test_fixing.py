@@ -242,6 +242,28 @@ def test_a_moved_import_joins_an_existing_import_of_its_new_module(tmp_path):
         "loader = DataLoader(d, collate_fn=default_collate)\n")
 
 
+def test_a_moved_import_joins_the_import_of_its_new_module_just_above_it_in_a_block(tmp_path):
+    """ignite's examples: ``try:`` imports autocast from torch.amp and GradScaler from torch.cuda.amp; the
+    move joins the names (what ignite's 63550c69 wrote), in the same block. Not across code that runs between,
+    nor across another import (it may fail and leave the name unbound), nor where the moved line has a comment of
+    its own, nor into an import in another block. (From 1.10, as ignite's floor: the ``try`` is not yet dead code.)"""
+    code = ("try:\n    from torch.amp import autocast\n    from torch.cuda.amp import GradScaler\nexcept ImportError:\n"
+            "    raise RuntimeError('old torch')\n\nscaler = GradScaler()\n")
+    assert fixed(tmp_path, code, low="1.10") == (
+        "try:\n    from torch.amp import autocast, GradScaler\nexcept ImportError:\n    raise RuntimeError('old torch')\n"
+        '\nscaler = GradScaler("cuda")\n')
+    apart = code.replace("autocast\n    from", "autocast\n    READY = True\n    from")
+    assert "    READY = True\n    from torch.amp import GradScaler\n" in fixed(tmp_path, apart, low="1.10")
+    between = code.replace("autocast\n    from", "autocast\n    import apex\n    from")
+    assert "    import apex\n    from torch.amp import GradScaler\n" in fixed(tmp_path, between, low="1.10")
+    commented = code.replace("import GradScaler\n", "import GradScaler  # scaler\n")
+    assert "    from torch.amp import autocast\n    from torch.amp import GradScaler  # scaler\n" in \
+        fixed(tmp_path, commented, low="1.10")
+    elsewhere = ("try:\n    from torch.amp import autocast\nexcept ImportError:\n    pass\n"
+                 "def f():\n    from torch.cuda.amp import GradScaler\n    return GradScaler()\n")
+    assert "def f():\n    from torch.amp import GradScaler\n" in fixed(tmp_path, elsewhere, low="1.10")
+
+
 def test_an_import_whose_name_is_only_stored_elsewhere_goes(tmp_path):
     # yolov5's models/common.py: a class attribute of the same name is no use of the import
     code = ("import torch\nfrom torch.cuda import amp\n\nclass AutoShape:\n    amp = False\n    flag: bool = amp\n\n"

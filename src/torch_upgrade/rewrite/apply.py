@@ -20,11 +20,13 @@ class Applier(CommentKeeper):
     """Node replacements and import moves, by the identity of the nodes they replace."""
 
     def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]],
-                 in_place: Optional[dict[int, list[ImportSpec]]] = None) -> None:
+                 in_place: Optional[dict[int, list[ImportSpec]]] = None,
+                 joined: Optional[dict[int, list[ImportSpec]]] = None) -> None:
         super().__init__()
         self.replacements = replacements
         self.moves = moves
         self.in_place = in_place or {}
+        self.joined = joined or {}  # an import statement -> the names moved into it (``_joined``)
 
     def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> _Replacement:
         new = self.replacements.get(id(original_node))
@@ -32,7 +34,10 @@ class Applier(CommentKeeper):
             return new
         specs = self.in_place.get(id(original_node))
         if specs is not None and isinstance(updated_node, cst.ImportFrom):
-            return _rewritten_in_place(updated_node, specs)
+            return _rewritten_in_place(updated_node, specs) if specs else cst.RemovalSentinel.REMOVE
+        specs = self.joined.get(id(original_node))
+        if specs is not None and isinstance(updated_node, cst.ImportFrom):
+            return _with_names(updated_node, specs)
         if isinstance(original_node, cst.ImportFrom) and id(original_node) in self.moves \
                 and not isinstance(original_node.names, cst.ImportStar):  # a moved alias is one of its names
             gone = {id(a) for a in self.moves[id(original_node)]}
@@ -117,8 +122,9 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
     if not applied:
         return module, 0
     in_place = _moved_in_place(module, statements, moves, move_specs)
+    joined = _joined(module, statements, in_place)
     imports = [spec for statement, spec in wanted if statement not in in_place]
-    new = module.visit(Applier(replacements, moves, in_place))
+    new = module.visit(Applier(replacements, moves, in_place, joined))
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
     return _no_leading_blank(module, new), applied
@@ -145,6 +151,69 @@ def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
             continue
         out[key] = moved
     return out
+
+
+def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom],
+            in_place: dict[int, list[ImportSpec]]) -> dict[int, list[ImportSpec]]:
+    """Of the statements rewritten in place (``_moved_in_place``), those whose line follows, in the same
+    block, a line that imports only and imports from the module their names move to (``try:`` then ``from
+    torch.amp import autocast`` and ``from torch.cuda.amp import GradScaler``): their names join that import,
+    as a person writes it (``from torch.amp import autocast, GradScaler``), and the statement goes (its entry
+    in ``in_place`` becomes empty). Only from the line just above: nothing runs between, so the names are
+    bound when they were (a failing import between could leave them unbound in the handler). Returns each
+    joined statement's id -> the names it takes in."""
+    if not in_place:
+        return {}
+    out: dict[int, list[ImportSpec]] = {}
+    for body in _bodies(module):
+        run: list[cst.ImportFrom] = []  # the imports from a module by name on the line just above, if import-only
+        for line in body:
+            if not isinstance(line, cst.SimpleStatementLine) or not all(
+                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in line.body):
+                run = []
+                continue
+            small = line.body[0]
+            # (a comment at the line's end stays with its statement: that one is rewritten where it stands)
+            specs = in_place.get(id(small)) if len(line.body) == 1 and line.trailing_whitespace.comment is None \
+                else None
+            target = specs[0].module if specs else None
+            into = next((other for other in run if other.module is not None and dotted(other.module) == target),
+                        None) if target is not None else None
+            if into is not None and specs and id(into) not in in_place:
+                out.setdefault(id(into), []).extend(specs)
+                in_place[id(small)] = []
+                continue  # (the line goes: the one above is still just above the next)
+            run = [s for s in line.body if isinstance(s, cst.ImportFrom) and not s.relative
+                   and not isinstance(s.names, cst.ImportStar) and id(s) not in statements]
+    return out
+
+
+def _bodies(module: cst.Module) -> list[Sequence[cst.BaseStatement]]:
+    """The statement lists of the module and of every indented block in it."""
+    out: list[Sequence[cst.BaseStatement]] = [module.body]
+    todo: list[cst.CSTNode] = list(module.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.IndentedBlock):
+            out.append(node.body)
+        if isinstance(node, (cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler,
+                             cst.ExceptStarHandler, cst.Finally)):
+            todo.extend(children(node))
+    return out
+
+
+def _with_names(statement: cst.ImportFrom, specs: list[ImportSpec]) -> cst.ImportFrom:
+    """``from m import a`` with the names of ``specs`` after its own: ``from m import a, b``."""
+    assert not isinstance(statement.names, cst.ImportStar)  # see _joined
+    names = list(statement.names)
+    names[-1] = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    for spec in specs:
+        assert spec.name is not None  # a moved alias becomes a `from` import
+        names.append(cst.ImportAlias(name=cst.Name(spec.name),
+                                     asname=cst.AsName(name=cst.Name(spec.asname)) if spec.asname else None,
+                                     comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+    names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return statement.with_changes(names=names)
 
 
 def _rewritten_in_place(statement: cst.ImportFrom, specs: list[ImportSpec]) -> cst.ImportFrom:
