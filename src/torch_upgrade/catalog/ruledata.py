@@ -49,8 +49,7 @@ _RULE_KEYS = {
     "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object", "runtime", "needs_floor",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
-               "max_args",
-               "scalars"}
+               "max_args", "scalars"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
 
 

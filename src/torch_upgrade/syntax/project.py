@@ -244,7 +244,7 @@ class ProjectIndex:
             for above in (Path(folder), *Path(folder).parents):
                 if any((above / marker).is_file() for marker in ("pyproject.toml", "setup.py", "setup.cfg")):
                     source = above / "src"
-                    found = (str(source),) if source.is_dir() and str(source) != folder else ()
+                    found = (str(source),) if source.is_dir() else ()
                     break
             self._sources[folder] = found
         return self._sources[folder]
