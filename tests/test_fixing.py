@@ -358,6 +358,24 @@ def test_apply_reports_fixes_that_overlap_one_already_taken():
     assert conflicts == [(nested, take), (same, take)]
 
 
+def test_a_moved_import_never_joins_an_import_another_fix_of_the_pass_rewrites():
+    """Joining into the import above (``apply._joined``) while another fix of the same pass replaces that
+    import's line would drop the moved name with it: the name then stays where it stands."""
+    from torch_upgrade.rewrite import apply as fixing
+    from torch_upgrade.rewrite.edits import MoveImport
+
+    module = cst.parse_module("try:\n    from torch.amp import autocast\n    from torch.cuda.amp import GradScaler\n"
+                              "except ImportError:\n    pass\n")
+    block = module.body[0].body
+    above, moved = block.body[0], block.body[1].body[0]
+    drop = Fix(edits=[Replace(above, cst.parse_statement("from torch import autocast\n"))])
+    move = Fix(edits=[MoveImport(moved, moved.names[0], "torch.amp", "GradScaler")])
+    new, count = fixing.apply(module, [drop, move])
+    assert count == 2
+    assert new.code == ("try:\n    from torch import autocast\n    from torch.amp import GradScaler\n"
+                        "except ImportError:\n    pass\n")
+
+
 def test_comments_above_a_removed_import_are_kept(tmp_path):
     code = ("import os\n# --- third party\nfrom torch.cuda.amp import autocast  # amp\nimport numpy as np\n\n"
             "def f():\n    # local import\n    from torch.cuda.amp import autocast\n    with autocast():\n        pass\n")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable, Optional, Sequence, Union, cast
+from typing import Callable, Container, Iterable, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -122,7 +122,7 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
     if not applied:
         return module, 0
     in_place = _moved_in_place(module, statements, moves, move_specs)
-    joined = _joined(module, statements, in_place)
+    joined = _joined(module, statements, in_place, covered)
     imports = [spec for statement, spec in wanted if statement not in in_place]
     new = module.visit(Applier(replacements, moves, in_place, joined))
     new = add_imports(new, imports)
@@ -153,15 +153,16 @@ def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
     return out
 
 
-def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom],
-            in_place: dict[int, list[ImportSpec]]) -> dict[int, list[ImportSpec]]:
+def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place: dict[int, list[ImportSpec]],
+            replaced: Container[int]) -> dict[int, list[ImportSpec]]:
     """Of the statements rewritten in place (``_moved_in_place``), those whose line follows, in the same
     block, a line that imports only and imports from the module their names move to (``try:`` then ``from
     torch.amp import autocast`` and ``from torch.cuda.amp import GradScaler``): their names join that import,
     as a person writes it (``from torch.amp import autocast, GradScaler``), and the statement goes (its entry
     in ``in_place`` becomes empty). Only from the line just above: nothing runs between, so the names are
-    bound when they were (a failing import between could leave them unbound in the handler). Returns each
-    joined statement's id -> the names it takes in."""
+    bound when they were (a failing import between could leave them unbound in the handler). Never into an
+    import that another fix of the pass replaces (``replaced``: the ids of every node inside a replaced one):
+    the names would go with it. Returns each joined statement's id -> the names it takes in."""
     if not in_place:
         return {}
     out: dict[int, list[ImportSpec]] = {}
@@ -184,7 +185,8 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom],
                 in_place[id(small)] = []
                 continue  # (the line goes: the one above is still just above the next)
             run = [s for s in line.body if isinstance(s, cst.ImportFrom) and not s.relative
-                   and not isinstance(s.names, cst.ImportStar) and id(s) not in statements]
+                   and not isinstance(s.names, cst.ImportStar) and id(s) not in statements
+                   and id(s) not in replaced]
     return out
 
 
