@@ -26,7 +26,7 @@ from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
                                          falls_back, needs_library_feature, signature_fallback, try_asks,
                                          try_packages, ways_out)
-from torch_upgrade.syntax.nodes import child_list, children, dotted, field_values, is_node  # children: for the checkers
+from torch_upgrade.syntax.nodes import child_list, children, dotted, field_values, is_node, parent_map  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
 
@@ -618,21 +618,7 @@ class Analysis:
     # ------------------------------------------------------------------ structure
     def _parent_map(self) -> dict[int, cst.CSTNode]:
         if self._parents is None:
-            parents: dict[int, cst.CSTNode] = {}
-            by_type: dict[type, list[cst.CSTNode]] = {}
-            todo: list[cst.CSTNode] = [self.module]
-            while todo:
-                node = todo.pop()
-                found = child_list(node)  # LibCST's own .children rebuilds each node: 10x slower
-                for child in found:
-                    parents[id(child)] = node
-                    kind = type(child)
-                    if kind in by_type:
-                        by_type[kind].append(child)
-                    else:
-                        by_type[kind] = [child]
-                todo += found
-            self._parents, self._by_type = parents, by_type
+            self._parents, self._by_type = parent_map(self.module)
         return self._parents
 
     def scope_at(self, node: cst.CSTNode) -> Scope:

@@ -85,6 +85,32 @@ def child_list(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+def parent_map(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[type, list[cst.CSTNode]]]:
+    """The parent of every node under ``root`` (by ``id``), and those nodes by type, each list in the order of
+    a depth-first walk by ``child_list`` (an ancestor before its descendants). ``child_list`` is inlined:
+    a call per node cost a fifth of the walk."""
+    parents: dict[int, cst.CSTNode] = {}
+    by_type: dict[type, list[cst.CSTNode]] = {}
+    todo = [root]
+    known = _IS_NODE
+    while todo:
+        node = todo.pop()
+        for value in (_GETTERS.get(type(node)) or _getter(type(node)))(node):
+            kind = type(value)
+            for child in (value if kind is list or kind is tuple else (value,)):
+                kind = type(child)
+                flag = known.get(kind)
+                if flag or (flag is None and is_node(child)):
+                    parents[id(child)] = node
+                    same = by_type.get(kind)
+                    if same is None:
+                        by_type[kind] = [child]
+                    else:
+                        same.append(child)
+                    todo.append(child)
+    return parents, by_type
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``child_list`` as an iterator."""
     return iter(child_list(node))

@@ -190,27 +190,67 @@ class Members:
     def of(cls, owner: cst.ClassDef) -> "Members":
         out = cls()
         for node in subtree(owner):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    name = _self_attr(target.target)
-                    if name is not None:
-                        out.values.setdefault(name, []).append(node.value)
-                    else:
-                        out.unpacked.update(n for n in map(_self_attr, subtree(target.target)) if n is not None)
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
-                name = _self_attr(node.target)
-                if name is not None:
-                    out.values.setdefault(name, []).append(node.value)
-            elif isinstance(node, cst.AugAssign):
-                name = _self_attr(node.target)
-                if name is not None:
-                    out.updated.add(name)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
-                    node.func.attr.value == "register_buffer" and node.args and \
-                    isinstance(node.args[0].value, cst.SimpleString) and \
-                    isinstance(node.args[0].value.evaluated_value, str):
-                out.buffers.add(node.args[0].value.evaluated_value)
+            out._add(node)
         return out
+
+    @classmethod
+    def of_classes(cls, analysis: Analysis) -> dict[int, "Members"]:
+        """``of`` every class of the file, by ``id``, from the file's index of nodes by type (one pass over
+        the assignments and calls: a class's own walk visits every node of its methods). Each list of values
+        holds the same values as ``of``'s, in another order: every reader takes them as a set."""
+        out = {id(owner): cls() for owner in analysis.nodes(cst.ClassDef)}
+        if not out:
+            return out
+        for node in analysis.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Call):
+            if not _may_add(node):
+                continue
+            current = analysis.parent(node)
+            while current is not None:
+                if isinstance(current, cst.ClassDef):
+                    out[id(current)]._add(node)
+                current = analysis.parent(current)
+        return out
+
+    def _add(self, node: cst.CSTNode) -> None:
+        """What ``node`` (any node of the class) says of ``self.<attr>``."""
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                name = _self_attr(target.target)
+                if name is not None:
+                    self.values.setdefault(name, []).append(node.value)
+                else:
+                    self.unpacked.update(n for n in map(_self_attr, subtree(target.target)) if n is not None)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            name = _self_attr(node.target)
+            if name is not None:
+                self.values.setdefault(name, []).append(node.value)
+        elif isinstance(node, cst.AugAssign):
+            name = _self_attr(node.target)
+            if name is not None:
+                self.updated.add(name)
+        else:
+            name = _buffer_name(node)
+            if name is not None:
+                self.buffers.add(name)
+
+
+def _buffer_name(node: cst.CSTNode) -> Optional[str]:
+    """``name`` for ``x.register_buffer("name", ...)``, else None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value == "register_buffer" and node.args and isinstance(node.args[0].value, cst.SimpleString):
+        value = node.args[0].value.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _may_add(node: cst.CSTNode) -> bool:
+    """Whether ``Members._add`` may take something from ``node``: an assignment whose targets name an
+    attribute of ``self`` somewhere, a buffer's registration."""
+    if isinstance(node, cst.Assign):
+        return any(_self_attr(n) is not None for target in node.targets for n in subtree(target.target))
+    if isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+        return _self_attr(node.target) is not None and (not isinstance(node, cst.AnnAssign) or node.value is not None)
+    return _buffer_name(node) is not None
 
 
 def _self_attr(node: cst.CSTNode) -> Optional[str]:
@@ -227,7 +267,7 @@ class Provenance:
         self.analysis = analysis
         self.index = index
         self._returns: dict[int, str] = {}
-        self._members: dict[int, Members] = {}
+        self._members: Optional[dict[int, Members]] = None  # by class: ``Members.of_classes``
         self._facts: dict[int, _Facts] = {}
         self._classes: Optional[dict[str, cst.ClassDef]] = None
         self._forwards: dict[int, frozenset[str]] = {}  # forward methods -> kinds of what they return
@@ -865,10 +905,12 @@ class Provenance:
         return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
 
     def members(self, owner: cst.ClassDef) -> "Members":
-        """What the class assigns to ``self.<attr>`` and registers as buffers: one walk per class,
-        kept (a class's methods ask about many attributes; the checkers' shapes ask too)."""
+        """What the class assigns to ``self.<attr>`` and registers as buffers: found for every class of
+        the file at once, and kept (a class's methods ask about many attributes; the checkers' shapes ask too)."""
+        if self._members is None:
+            self._members = Members.of_classes(self.analysis)
         known = self._members.get(id(owner))
-        if known is None:
+        if known is None:  # not a class of this file
             known = self._members[id(owner)] = Members.of(owner)
         return known
 

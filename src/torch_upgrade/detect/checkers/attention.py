@@ -311,10 +311,15 @@ def blocks(analysis: Analysis) -> list[Block]:
     if not any(_softmax_ref(r) for r in analysis.references):
         return found
     quals = _quals(analysis)
+    lines = _matmul_lines(analysis, quals)
+    if not lines:
+        return found
     for body in _flow.scopes(analysis):
         evaluator = _Eval(body, quals)
         seen: set = set()
         for order, statement in enumerate(body.statements):
+            if not any(id(small) in lines for small in statement.body):
+                continue  # no node of it can be an attention's output (``_output``)
             for node in _flow.nodes(statement, (cst.BinaryOperation, cst.Call), analysis):
                 if id(node) in seen:
                     continue
@@ -327,6 +332,24 @@ def blocks(analysis: Analysis) -> list[Block]:
                 block.weights_used = _weights_used(body, probs, order)
                 found.append(block)
     return found
+
+
+def _matmul_lines(analysis: Analysis, quals: dict[int, str]) -> set[int]:
+    """The ids of the small statements holding a node ``_output`` may take for an attention's output:
+    ``a @ b``, a call of ``MATMUL`` or of a ``.matmul`` method (found in the file's index of nodes by type:
+    the other statements need no walk)."""
+    found = [node for node in analysis.nodes(cst.BinaryOperation)
+             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply)]
+    found += [node for node in analysis.nodes(cst.Call) if isinstance(node, cst.Call) and (
+        quals.get(id(node.func)) in MATMUL or isinstance(node.func, cst.Attribute) and node.func.attr.value == "matmul")]
+    out: set[int] = set()
+    for node in found:
+        child, current = node, analysis.parent(node)
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            child, current = current, analysis.parent(current)
+        if current is not None:
+            out.add(id(child))
+    return out
 
 
 def _output(evaluator: _Eval, node: cst.BaseExpression, order: int) -> Optional[tuple[str, Probs, str]]:

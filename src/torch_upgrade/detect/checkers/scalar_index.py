@@ -90,6 +90,16 @@ def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
         and "loss" in base.value.value.lower()
 
 
+def _message(node: cst.Subscript, confidence: str) -> str:
+    """What a finding less than certain says: the index raises if its base is 0-d, which it likely is."""
+    shown = code(node.with_changes(lpar=[], rpar=[]))  # `(loss.data[0])` is shown without its parentheses
+    base = code(node.value)
+    if confidence == "likely":
+        return (f"{shown} raises IndexError since torch 1.0 if {base} is 0-d, as the loss computed here likely is: "
+                "use .item() for its value")
+    return f"{shown} raises IndexError if {base} is 0-d (a loss usually is): use .item() for its value"
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     zero = [node for node in analysis.nodes(cst.Subscript) if isinstance(node, cst.Subscript) and _zero_index(node)]
     if not zero:
@@ -102,24 +112,24 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if id(node) in stores:
             continue
         ref = _root(node.value, refs)
-        if ref is None or ref.guarded:
+        if ref is None:
             continue
         shapes = shapes or Shapes(analysis)
-        if _handled(node, analysis):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
-            ref = dataclasses.replace(ref, handled=True)
         base = node.value
         loss_like = _looks_like_a_loss(base)
-        shown = code(node.with_changes(lpar=[], rpar=[]))  # `(loss.data[0])` is shown without its parentheses
         if shapes.scalar(base, ref.scope):
-            confidence, message = "certain", None
+            confidence = "certain"
         elif loss_like and shapes.likely_scalar(base, ref.scope):
-            confidence, message = "likely", (f"{shown} raises IndexError since torch 1.0 if {code(base)} is "
-                                             "0-d, as the loss computed here likely is: use .item() for its value")
+            confidence = "likely"
         elif loss_like:
-            confidence, message = "possible", (f"{shown} raises IndexError if {code(base)} is 0-d (a loss "
-                                               "usually is): use .item() for its value")
+            confidence = "possible"
         else:
             continue
+        if ref.guarded:  # asked last: the guard model costs more than most shapes
+            continue
+        message = None if confidence == "certain" else _message(node, confidence)
+        if _handled(node, analysis):  # `try: v = loss.data[0] except IndexError: ...`: nothing breaks
+            ref = dataclasses.replace(ref, handled=True)
         fix = None
         if rule.fixable and confidence != "possible":
             inner = base.value if isinstance(base, cst.Attribute) and base.attr.value == "data" else base
