@@ -338,13 +338,14 @@ def _matmul_lines(analysis: Analysis, quals: dict[int, str]) -> set[int]:
     """The ids of the small statements holding a node ``_output`` may take for an attention's output:
     ``a @ b``, a call of ``MATMUL`` or of a ``.matmul`` method (found in the file's index of nodes by type:
     the other statements need no walk)."""
-    found = [node for node in analysis.nodes(cst.BinaryOperation)
-             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply)]
+    found: list[cst.CSTNode] = [node for node in analysis.nodes(cst.BinaryOperation)
+                                if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply)]
     found += [node for node in analysis.nodes(cst.Call) if isinstance(node, cst.Call) and (
         quals.get(id(node.func)) in MATMUL or isinstance(node.func, cst.Attribute) and node.func.attr.value == "matmul")]
     out: set[int] = set()
     for node in found:
-        child, current = node, analysis.parent(node)
+        child: cst.CSTNode = node
+        current = analysis.parent(node)
         while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             child, current = current, analysis.parent(current)
         if current is not None:
