@@ -204,6 +204,32 @@ class Scaled(nn.Module):
     assert "scale=q.size(-1) ** -0.5)" in messages[15]
 
 
+def test_attention_output_by_any_form_of_matmul_is_found() -> None:
+    """Each form of the output product is found (only the statements holding one are followed): ``@``, a
+    ``.matmul`` method, ``torch.bmm`` with ``transpose(1, 2)``, and a statement on the line of its ``if``."""
+    code = '''
+import torch
+import torch.nn.functional as F
+def at(q, k, v):
+    p = F.softmax(q @ k.transpose(-2, -1), dim=-1)
+    return p @ v
+def method(q, k, v):
+    p = F.softmax(q.matmul(k.transpose(-2, -1)), dim=-1)
+    return p.matmul(v)
+def batched(q, k, v):
+    p = F.softmax(torch.bmm(q, k.transpose(1, 2)), dim=-1)
+    return torch.bmm(p, v)
+def one_line(q, k, v, flag):
+    p = F.softmax(q @ k.transpose(-2, -1), dim=-1)
+    if flag: out = p @ v
+    return out
+def no_product(q, k, v):
+    return F.softmax(q + k, dim=-1) * v
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.6", to_version="2.13")
+    assert [f.line for f in report.findings if f.rule == "TU502"] == [6, 9, 12, 15]
+
+
 @pytest.mark.parametrize("code", [
     # the backward runs in a method called in between
     """

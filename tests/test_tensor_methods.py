@@ -314,3 +314,52 @@ def test_a_module_attribute_is_as_sure_as_every_assignment_to_it(more: str, conf
     report = torch_upgrade.scan_source(MODULE.format(more=more), from_version="1.9", to_version="2.13",
                                        min_confidence="possible")
     assert [(f.rule, f.confidence) for f in report.findings] == [("TU202", confidence)]
+
+
+_MEMBERS = '''
+import torch
+class Outer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.ones(3, 3))
+        self.w = torch.nn.Parameter(torch.eye(3))
+        self.scale: float = 2.0
+        self.pair, other = torch.eye(3), 1
+        self.count = 0
+        self.count += 1
+        self.table[self.key] = 1
+        class Inner:
+            def __init__(self):
+                self.w = make()
+    def f(self):
+        return self.mask.symeig(), self.w.symeig()
+class Empty:
+    pass
+'''
+
+
+def test_the_members_of_every_class_are_those_of_each_class_alone() -> None:
+    """``Members.of_classes`` (one pass over the file's assignments) says of each class what ``Members.of``
+    (a walk of that class) says: the values of each ``self.<attr>`` (as a set), unpacked and updated
+    attributes, buffers; a nested class's assignments count for the class around it too."""
+    from torch_upgrade.syntax.analysis import Analysis
+    from torch_upgrade.syntax.parse import parse_module
+    from torch_upgrade.syntax.provenance import Members
+    import libcst as cst
+
+    analysis = Analysis(parse_module(_MEMBERS))
+    classes = [n for n in analysis.nodes(cst.ClassDef) if isinstance(n, cst.ClassDef)]
+    assert sorted(c.name.value for c in classes) == ["Empty", "Inner", "Outer"]
+    every = Members.of_classes(analysis)
+    for owner in classes:
+        alone, shared = Members.of(owner), every[id(owner)]
+        assert {k: {id(v) for v in vs} for k, vs in alone.values.items()} == \
+            {k: {id(v) for v in vs} for k, vs in shared.values.items()}
+        assert (alone.unpacked, alone.updated, alone.buffers) == (shared.unpacked, shared.updated, shared.buffers)
+    outer = every[id(next(c for c in classes if c.name.value == "Outer"))]
+    assert len(outer.values["w"]) == 2 and outer.buffers == {"mask"}
+    assert outer.unpacked == {"pair", "table", "key"} and outer.updated == {"count"}
+
+
+def test_a_buffer_of_the_class_is_a_tensor_receiver() -> None:
+    assert found(_MEMBERS) == [("TU202", 17), ("TU202", 17)]  # a buffer, and a parameter (or what make() returns)
