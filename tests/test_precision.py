@@ -380,3 +380,34 @@ def test_the_compile_hint_names_the_first_training_loop_and_only_a_training_loop
     """
     got = [line for rule, line in findings(code, low="2.0") if rule == "TU412"]
     assert got == [12]  # `for x in loader:`, the inner loop of the epochs
+
+
+@pytest.mark.parametrize("caught", ["ImportError", "ModuleNotFoundError", "(ImportError, AttributeError)"])
+@pytest.mark.parametrize("low", ["1.6", "2.0"])
+def test_a_name_imported_from_a_removed_module_with_a_fallback_is_compatibility_code(caught: str, low: str) -> None:
+    """DeepSpeed's ``inf``: every torch without torch._six fails the first import and takes the second, so
+    no read of the name breaks: no TU050 error at the reads (the import itself is quiet too)."""
+    code = f"""
+    import torch
+    try:
+        from torch._six import inf
+    except {caught}:
+        from torch import inf
+    def clip(norm_type):
+        return norm_type == inf
+    """
+    assert findings(code, low) == []
+
+
+def test_a_removed_function_that_a_fallback_follows_is_still_reported() -> None:
+    """torch.cholesky is a stub on 2.14 that imports and raises when called: the fallback is never taken."""
+    code = """
+    import torch
+    try:
+        from torch import cholesky
+    except ImportError:
+        from torch.linalg import cholesky
+    def factor(a):
+        return cholesky(a)
+    """
+    assert ("TU203", 8) in findings(code)

@@ -124,7 +124,7 @@ class Matcher:
                 optional = True  # `try: from apex import amp`: the live path where the package is there
             for rule in candidates:
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
-                        or ref.probes & policy.owners(rule):
+                        or ref.probes & policy.owners(rule) or _falls_back(rule, ref):
                     continue
                 if rule.match.scalars and ref.call is not None:
                     if _never_a_number(rule, ref.call):
@@ -353,6 +353,26 @@ def _takes_away(hits: list[Hit], local: str, binding: Binding) -> bool:
     legacy autograd Function becomes a static one): the line stays."""
     return not any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
                    for h in hits) and all(h.fix is not None or _advice_takes_away(h, binding) for h in hits)
+
+
+def _falls_back(rule: Rule, ref: Reference) -> bool:
+    """Whether ``ref`` reads a name that alternative imports bind (``try: from torch._six import inf`` /
+    ``except ImportError: from torch import inf``: it means the first, ``Analysis._meaning``) where ``rule``
+    is the removal of the module the first imports from, and another alternative is not in that module:
+    every torch without the module fails the first import and takes the other, so the read breaks on
+    none (DeepSpeed's ``inf``). The removal of a function is no such case: torch may keep a stub that
+    imports and raises when called (``torch.cholesky`` on 2.14), and no fallback is taken."""
+    binding = ref.binding
+    if rule.kind != "removed" or ref.ctx == "import" or binding is None or binding.kind != "either" or \
+            not binding.alternatives:
+        return False
+    modules = rule.match.modules
+
+    def removed(target: Optional[str]) -> bool:
+        return target is not None and any(target == mod or target.startswith(mod + ".") for mod in modules)
+
+    first, *others = binding.alternatives
+    return removed(first.target) and any(not removed(other.target) for other in others)
 
 
 def _optional_import(ref: Reference, analysis: Analysis) -> bool:
