@@ -234,6 +234,24 @@ DECIDED = {
         ''', '''
         from math import inf
         '''),
+    "try: an import gone before the window / except: its new home (DeepSpeed's inf)": ("2.0", '''
+        import torch
+
+        try:
+            from torch._six import inf
+        except ModuleNotFoundError:
+            from torch import inf
+
+        def clip(norm_type):
+            return norm_type == inf
+        ''', '''
+        import torch
+
+        from torch import inf
+
+        def clip(norm_type):
+            return norm_type == inf
+        '''),
     "a version test beside a run-time value: the version test goes": ("2.0", '''
         import os
 
@@ -411,6 +429,8 @@ CALLS = {
     "try: import / except ImportError": ["roundtrip(torch.randn(8))", "roundtrip(torch.randn(3, 7))"],
     "try: call / except AttributeError": ["norm(torch.randn(6))"],
     "a name gone before the window": ["inf"],
+    "try: an import gone before the window / except: its new home (DeepSpeed's inf)": [
+        "clip(float('inf'))", "clip(1.0)"],
     "conditional expression": ["autocast is torch.amp.autocast"],
     "try: a keyword / except TypeError: the call without it (timm's ndgrid and _hub load)": [
         "torch.stack(ndgrid(torch.randn(3), torch.randn(2)))",
@@ -628,6 +648,32 @@ UNDECIDED = {
             from torch.linalg import solve
         else:
             solve = None
+        '''),
+    "try: an import gone from 2.0, in a window starting before": ("1.9", '''
+        import torch
+
+        try:
+            from torch._six import inf
+        except ImportError:
+            from torch import inf
+        '''),
+    "try: an import gone before the window, a handler that names the error": ("2.0", '''
+        import torch
+
+        try:
+            from torch._six import inf
+        except ImportError as error:
+            print(error)
+            from torch import inf
+        '''),
+    "try: an import gone before the window, a handler that raises it again": ("2.0", '''
+        import torch
+
+        try:
+            from torch._six import inf
+        except ImportError:
+            print("no torch._six")
+            raise
         '''),
     "a name the table does not know": ("2.0", '''
         import torch

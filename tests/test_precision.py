@@ -411,3 +411,11 @@ def test_a_removed_function_that_a_fallback_follows_is_still_reported() -> None:
         return cholesky(a)
     """
     assert ("TU203", 8) in findings(code)
+
+
+def test_a_deprecation_only_documented_is_info_and_still_fixed() -> None:
+    """torch.norm: documented as deprecated, silent on 2.13, no removal scheduled: noted (info), not urged, as
+    TorchScript and nn.UpsamplingNearest2d are; the fix is still offered."""
+    found = torch_upgrade.scan_source("import torch\nn = torch.norm(torch.ones(3))\n", from_version="1.9",
+                                      to_version="2.13").findings
+    assert [(f.rule, f.severity, f.fix is not None) for f in found] == [("TU206", "info", True)]

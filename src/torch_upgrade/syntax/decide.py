@@ -450,6 +450,26 @@ class Decider:
                 return None
         return True
 
+    def first_import_fails(self, node: cst.Try, scope: Scope, low: Version) -> bool:
+        """Whether the first statement of ``try: ... except ImportError/AttributeError`` is an import of torch
+        names that fails on every torch from ``low`` on (a name the table knows gone: ``from torch._six import
+        inf`` from 2.0), and succeeded on some older one (else it is no guard): nothing of the body runs
+        there, and the handler does."""
+        if self.presence is None or node.finalbody is not None or not node.body.body:
+            return False
+        first = node.body.body[0]
+        if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1 or \
+                not isinstance(first.body[0], (cst.Import, cst.ImportFrom)):
+            return False
+        names = _statements_names([first], self.names, scope)
+        if not names:
+            return False
+        for sample in samples(low):
+            version = Version(Version(sample).base_version)
+            if False not in [self.presence(name, version, module) for name, module in names]:
+                return False
+        return all(self.presence(name, OLDEST_CHECKED, module) for name, module in names)
+
     def _truths(self, test: cst.BaseExpression, scope: Scope, versions: list[str]) -> list[Any]:
         out = []
         for sample in versions:

@@ -8,7 +8,9 @@ project helpers and constants, ``hasattr``/``getattr(..., None)`` probes answere
 torch names appeared, ``not``/``and``/``or``), conditional expressions, and ``try: <imports of torch
 names> except ImportError/AttributeError:`` blocks whose imports (and lookups, ``if getattr(torch.cuda.amp,
 "autocast") is not None:``) succeed on every torch of the window and fail on some older one (a name the
-table dates, 1.6 included), and ``assert`` statements that hold on every torch of the window (``assert
+table dates, 1.6 included), or whose first import fails on every torch of the window and succeeded on an older
+one (``try: from torch._six import inf`` / ``except ImportError: from torch import inf``: the handler's body
+stays, where it is the only handler, binds no name and re-raises nothing), and ``assert`` statements that hold on every torch of the window (``assert
 has_native_amp, "Please update PyTorch"``: removed; one that always fails is no shim, and stays). A flag that
 such a ``try`` sets (``syntax.decide.ProbeFlag``: timm's ``has_native_amp = False`` / ``try: if
 getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError: pass``) is
@@ -107,6 +109,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                                       f"{_floor(window)}: {flag.name} is {_code(value)}")
             else:
                 decided.append((node, rewrite.try_statement(node, parent, reads)))
+        elif _one_plain_handler(node) and decider.first_import_fails(node, scope, window.low):
+            decided.append((node, rewrite.handler(node, parent, reads)))
+            messages[id(node)] = (f"dead compatibility code: the first import of this try fails on every torch "
+                                  f"{_floor(window)}: keep the except body")
     for node in analysis.nodes(cst.Try):
         assert isinstance(node, cst.Try)
         since = _probed_keywords(analysis, node)
@@ -183,6 +189,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                         fix=combined, message=messages.get(id(guard)) or
                         _message(guard, truths.get(id(guard), True), window)))
     return hits + by_hand
+
+
+def _one_plain_handler(node: cst.Try) -> bool:
+    """Whether the ``try`` has one handler, which can stand in its place: it binds no exception name and
+    re-raises none (``raise`` alone)."""
+    if len(node.handlers) != 1 or node.handlers[0].name is not None:
+        return False
+    return not any(isinstance(n, cst.Raise) and n.exc is None for n in subtree(node.handlers[0].body))
 
 
 def _probed_keywords(analysis: Analysis, node: cst.Try) -> Optional[tuple[str, Version]]:

@@ -118,6 +118,12 @@ def try_statement(node: cst.Try, parent: Parent, reads: Reads) -> Fix:
                 reads(list(node.handlers)))
 
 
+def handler(node: cst.Try, parent: Parent, reads: Reads) -> Fix:
+    """A ``try`` whose first import always fails: the body of its one handler, the rest gone."""
+    return _fix(_in_place(node, _statements(node.handlers[0].body), parent),
+                "the except body (the first import of the try always fails)", reads([node.body, node.orelse]))
+
+
 def conditional(node: cst.IfExp, truth: bool, reads: Reads) -> Fix:
     """``a if T else b`` whose test the window decides."""
     kept = node.body if truth else node.orelse
