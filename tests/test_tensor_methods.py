@@ -363,3 +363,32 @@ def test_the_members_of_every_class_are_those_of_each_class_alone() -> None:
 
 def test_a_buffer_of_the_class_is_a_tensor_receiver() -> None:
     assert found(_MEMBERS) == [("TU202", 17), ("TU202", 17)]  # a buffer, and a parameter (or what make() returns)
+
+
+_SOLVE = '''
+import torch
+def posterior(covar, rhs: torch.Tensor):
+    return covar.solve(rhs)
+def old():
+    x = torch.randn(3, 1)
+    return x.solve(torch.eye(3))
+'''
+
+
+@pytest.mark.parametrize("low, expected", [
+    ("1.9", [("TU201", 4), ("TU201", 7)]),  # before the removal, code may call Tensor.solve: likely, with a tensor
+    ("2.0", [("TU201", 7)]),  # removed on every torch of the window: covar.solve is another class's (botorch's
+                              # LinearOperator); a certain tensor receiver is still reported
+])
+def test_a_method_removed_before_the_floor_needs_a_certain_receiver(low: str, expected: list) -> None:
+    assert found(_SOLVE, low) == expected
+
+
+def test_a_removed_method_stays_likely_when_upgrade_moves_the_floor_past_it(tmp_path) -> None:
+    """``upgrade --to 2.0`` on code written for 1.9: the floor is where the code goes, not what it runs on today;
+    the call on a likely tensor is still reported."""
+    (tmp_path / "requirements.txt").write_text("torch>=1.9\n", encoding="utf-8")
+    (tmp_path / "m.py").write_text(textwrap.dedent(_SOLVE), encoding="utf-8")
+    report = torch_upgrade.upgrade([tmp_path], to="2.0", diff=True)
+    found = {f.line: f.confidence for f in report.findings if f.rule == "TU201"}
+    assert found[4] == "likely"

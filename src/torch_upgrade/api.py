@@ -31,7 +31,7 @@ from torch_upgrade.core.model import Finding as _Finding
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window as _Window
-from torch_upgrade.core.versions import NEWEST, parse_version, short
+from torch_upgrade.core.versions import NEWEST, UPGRADE, parse_version, short
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
@@ -420,7 +420,7 @@ def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, di
     high = max(target, parse_version(NEWEST))
     resolved = resolve(paths, from_version=short(target), to_version=short(high), fix=not diff,
                        unsafe_fixes=unsafe, diff=diff, fix_edits=fix_edits,
-                       from_label=f"upgrade --to {short(target)}", **options)  # type: ignore[arg-type]
+                       from_label=f"{UPGRADE} {short(target)}", **options)  # type: ignore[arg-type]
     return Upgrade(short(target), resolved, floors, projects)
 
 

@@ -66,6 +66,17 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     return rule.severity or "warning"
 
 
+def gone_at_floor(rule: Rule, window: Window) -> bool:
+    """Whether what the rule matches is removed on every version of the window, its floor included, and
+    that floor is what the code supports today (``Window.current``: not the target of ``upgrade --to``):
+    code that runs there cannot be calling it (a removed method raises when called; a removed property may
+    still be read: ``x.volatile`` is False), so the receiver of such a call that is not certainly torch's is
+    something else (botorch, torch >= 2.0.1: ``self.covar.solve(rhs)`` is a LinearOperator's method, not
+    1.12's removed ``Tensor.solve``)."""
+    own = _own(rule, window)
+    return rule.removed is not None and own is not None and window.current and own.low >= rule.removed
+
+
 def release(rule: Rule, window: Window) -> str:
     """The release that makes the finding apply, for grouping reports (a suppression comment's:
     the window's target, against which the rules that ran were checked); a library's rule names a

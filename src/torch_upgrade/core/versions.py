@@ -22,6 +22,7 @@ OLDEST = RELEASES[0]
 NEWEST = RELEASES[-1]
 PAIRED = "paired with torch"  # how a library window derived from torch's says so (its ``source`` begins so)
 NO_PIN = "no torch pin found"  # how a window whose lower bound was assumed says so (its ``source``)
+UPGRADE = "upgrade --to"  # how a window whose lower bound is an upgrade's target says so (its ``source`` begins so)
 
 
 def parse_version(text: str) -> Version:
@@ -61,6 +62,13 @@ class Window:
         """Whether the project states its lower bound (a pin, --from, a config), rather than the
         oldest release being assumed for want of one."""
         return self.source != "default" and not self.source.startswith(NO_PIN)
+
+    @property
+    def current(self) -> bool:
+        """Whether the lower bound is what the code supports today, as the project states it (a pin,
+        --from, a config): not assumed, and not the release ``upgrade --to`` moves it to (code not ported
+        yet)."""
+        return self.stated and not self.source.startswith(UPGRADE)
 
     @classmethod
     def of(cls, low: str, high: str, source: str = "default", package: str = TORCH) -> "Window":

@@ -136,6 +136,8 @@ class Matcher:
                 if ref.qualname is None:  # a method on a receiver that names alone do not tell
                     provenance = provenance or provenance_of(analysis, index)
                     confidence = provenance.receiver(ref, rule.match.receiver)
+                    if confidence != CERTAIN and ref.call is not None and policy.gone_at_floor(rule, self.window):
+                        confidence = POSSIBLE  # what runs on the floor calls something else's method of that name
                     if confidence == POSSIBLE and rule.match.scalars and ref.call is not None and \
                             _numbers_first(rule, ref):
                         confidence = LIKELY  # `state["exp_avg"].add_(1 - beta1, grad)`: the old overload's shape
