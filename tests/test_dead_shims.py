@@ -657,6 +657,14 @@ UNDECIDED = {
         except ImportError:
             from torch import inf
         '''),
+    "try: a name gone before the window, a handler catching only a missing module": ("1.8", '''
+        import torch
+
+        try:
+            from torch import rfft
+        except ModuleNotFoundError:
+            rfft = None
+        '''),
     "try: an import gone before the window, a handler that names the error": ("2.0", '''
         import torch
 

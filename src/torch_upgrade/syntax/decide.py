@@ -450,25 +450,34 @@ class Decider:
                 return None
         return True
 
-    def first_import_fails(self, node: cst.Try, scope: Scope, low: Version) -> bool:
-        """Whether the first statement of ``try: ... except ImportError/AttributeError`` is an import of torch
-        names that fails on every torch from ``low`` on (a name the table knows gone: ``from torch._six import
-        inf`` from 2.0), and succeeded on some older one (else it is no guard): nothing of the body runs
-        there, and the handler does."""
+    def first_import_fails(self, node: cst.Try, scope: Scope, low: Version) -> Optional[str]:
+        """What the first statement of ``try: ... except ImportError/AttributeError`` raises on every torch from
+        ``low`` on when it is an import of torch names that fails on all of them (a name the table knows gone:
+        ``from torch._six import inf`` from 2.0) and succeeded on some older one (else it is no guard):
+        "ModuleNotFoundError" where the module it imports from is gone, else "ImportError"; None otherwise.
+        Nothing of the body runs there, and a handler catching that runs instead."""
         if self.presence is None or node.finalbody is not None or not node.body.body:
-            return False
+            return None
         first = node.body.body[0]
         if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1 or \
                 not isinstance(first.body[0], (cst.Import, cst.ImportFrom)):
-            return False
+            return None
         names = _statements_names([first], self.names, scope)
         if not names:
-            return False
+            return None
+        statement = first.body[0]
+        modules = [dotted(statement.module)] if isinstance(statement, cst.ImportFrom) and statement.module else \
+            [dotted(alias.name) for alias in statement.names] if isinstance(statement, cst.Import) else []
+        module_gone = bool(modules)
         for sample in samples(low):
             version = Version(Version(sample).base_version)
             if False not in [self.presence(name, version, module) for name, module in names]:
-                return False
-        return all(self.presence(name, OLDEST_CHECKED, module) for name, module in names)
+                return None
+            module_gone = module_gone and all(m is not None and self.presence(m, version, True) is False
+                                              for m in modules)
+        if not all(self.presence(name, OLDEST_CHECKED, module) for name, module in names):
+            return None
+        return "ModuleNotFoundError" if module_gone else "ImportError"
 
     def _truths(self, test: cst.BaseExpression, scope: Scope, versions: list[str]) -> list[Any]:
         out = []

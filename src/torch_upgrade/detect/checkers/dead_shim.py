@@ -10,7 +10,8 @@ names> except ImportError/AttributeError:`` blocks whose imports (and lookups, `
 "autocast") is not None:``) succeed on every torch of the window and fail on some older one (a name the
 table dates, 1.6 included), or whose first import fails on every torch of the window and succeeded on an older
 one (``try: from torch._six import inf`` / ``except ImportError: from torch import inf``: the handler's body
-stays, where it is the only handler, binds no name and re-raises nothing), and ``assert`` statements that hold on every torch of the window (``assert
+stays, where it is the only handler, catches what the import raises, binds no name and re-raises nothing),
+and ``assert`` statements that hold on every torch of the window (``assert
 has_native_amp, "Please update PyTorch"``: removed; one that always fails is no shim, and stays). A flag that
 such a ``try`` sets (``syntax.decide.ProbeFlag``: timm's ``has_native_amp = False`` / ``try: if
 getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError: pass``) is
@@ -109,7 +110,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                                       f"{_floor(window)}: {flag.name} is {_code(value)}")
             else:
                 decided.append((node, rewrite.try_statement(node, parent, reads)))
-        elif _one_plain_handler(node) and decider.first_import_fails(node, scope, window.low):
+        elif _one_plain_handler(node, decider.first_import_fails(node, scope, window.low)):
             decided.append((node, rewrite.handler(node, parent, reads)))
             messages[id(node)] = (f"dead compatibility code: the first import of this try fails on every torch "
                                   f"{_floor(window)}: keep the except body")
@@ -191,10 +192,17 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     return hits + by_hand
 
 
-def _one_plain_handler(node: cst.Try) -> bool:
-    """Whether the ``try`` has one handler, which can stand in its place: it binds no exception name and
-    re-raises none (``raise`` alone)."""
-    if len(node.handlers) != 1 or node.handlers[0].name is not None:
+def _one_plain_handler(node: cst.Try, raised: Optional[str]) -> bool:
+    """Whether the ``try`` has one handler, which can stand in its place when its body always raises ``raised``
+    (``Decider.first_import_fails``): it catches that (ImportError catches both; ModuleNotFoundError only a
+    module's absence, not a name's), binds no exception name and re-raises none (``raise`` alone)."""
+    if raised is None or len(node.handlers) != 1 or node.handlers[0].name is not None:
+        return False
+    caught = {"ImportError", raised}
+    kinds = node.handlers[0].type
+    items = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
+    if not any((dotted(item.value if isinstance(item, cst.Element) else item) or "").rsplit(".", 1)[-1] in caught
+               for item in items):
         return False
     return not any(isinstance(n, cst.Raise) and n.exc is None for n in subtree(node.handlers[0].body))
 
