@@ -432,3 +432,17 @@ def test_other_deprecations_silent_on_this_torch_are_info(code: str, rule: str) 
     """Each call checked silent on torch 2.13 (the rules' notes), with no removal scheduled."""
     found = torch_upgrade.scan_source(code, from_version="1.9", to_version="2.13").findings
     assert {(f.rule, f.severity) for f in found} == {(rule, "info")}  # the import of Variable too
+
+
+def test_a_fallback_that_is_itself_old_api_keeps_the_read_reported() -> None:
+    """The fallback must be sound on new torch for the read to be compatibility code: one that is itself a
+    rule's name (here 2.14's removed torch.cholesky) is no such fallback."""
+    code = """
+    import torch
+    try:
+        from torch._six import inf
+    except ImportError:
+        from torch import cholesky as inf
+    x = inf
+    """
+    assert ("TU050", 7) in findings(code)

@@ -101,6 +101,32 @@ class Matcher:
             return True
         return any(q == mod or q.startswith(mod + ".") for mod in m.modules)
 
+    def _falls_back(self, rule: Rule, ref: Reference) -> bool:
+        """Whether ``ref`` reads a name that alternative imports bind (``try: from torch._six import inf`` /
+        ``except ImportError: from torch import inf``: it means the first, ``Analysis._meaning``) where ``rule``
+        is the removal of the module the first imports from, and another alternative, read the same way, is
+        outside that module and no rule's: every torch without the module fails the first import and takes
+        that one, so the read breaks on none (DeepSpeed's ``inf``). The removal of a function is no such case:
+        torch may keep a stub that imports and raises when called (``torch.cholesky`` on 2.14)."""
+        binding = ref.binding
+        if rule.kind != "removed" or ref.ctx == "import" or binding is None or binding.kind != "either" or \
+                not binding.alternatives:
+            return False
+        modules, rest = rule.match.modules, ref.dotted.partition(".")[2]
+
+        def removed(target: Optional[str]) -> bool:
+            return target is not None and any(target == mod or target.startswith(mod + ".") for mod in modules)
+
+        first, *others = binding.alternatives
+        return removed(first.target) and any(
+            other.target is not None and not removed(other.target) and not self._names_of_rules(
+                other.target + ("." + rest if rest else "")) for other in others)
+
+    def _names_of_rules(self, qualname: str) -> bool:
+        """Whether some rule matches ``qualname`` (by its name, or a module it is in)."""
+        parts = qualname.split(".")
+        return qualname in self.exact or any(".".join(parts[:i]) in self.prefix for i in range(len(parts), 0, -1))
+
     def match(self, analysis: Analysis, package: Optional[str] = None,
               index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:
         """The hits in one file; ``package``: the file's own top-level package (see
@@ -124,7 +150,7 @@ class Matcher:
                 optional = True  # `try: from apex import amp`: the live path where the package is there
             for rule in candidates:
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
-                        or ref.probes & policy.owners(rule) or _falls_back(rule, ref):
+                        or ref.probes & policy.owners(rule) or self._falls_back(rule, ref):
                     continue
                 if rule.match.scalars and ref.call is not None:
                     if _never_a_number(rule, ref.call):
@@ -355,26 +381,6 @@ def _takes_away(hits: list[Hit], local: str, binding: Binding) -> bool:
     legacy autograd Function becomes a static one): the line stays."""
     return not any(h.fix is not None and re.search(rf"(?<![\w.]){re.escape(local)}\b", h.fix.replacement)
                    for h in hits) and all(h.fix is not None or _advice_takes_away(h, binding) for h in hits)
-
-
-def _falls_back(rule: Rule, ref: Reference) -> bool:
-    """Whether ``ref`` reads a name that alternative imports bind (``try: from torch._six import inf`` /
-    ``except ImportError: from torch import inf``: it means the first, ``Analysis._meaning``) where ``rule``
-    is the removal of the module the first imports from, and another alternative is not in that module:
-    every torch without the module fails the first import and takes the other, so the read breaks on
-    none (DeepSpeed's ``inf``). The removal of a function is no such case: torch may keep a stub that
-    imports and raises when called (``torch.cholesky`` on 2.14), and no fallback is taken."""
-    binding = ref.binding
-    if rule.kind != "removed" or ref.ctx == "import" or binding is None or binding.kind != "either" or \
-            not binding.alternatives:
-        return False
-    modules = rule.match.modules
-
-    def removed(target: Optional[str]) -> bool:
-        return target is not None and any(target == mod or target.startswith(mod + ".") for mod in modules)
-
-    first, *others = binding.alternatives
-    return removed(first.target) and any(not removed(other.target) for other in others)
 
 
 def _optional_import(ref: Reference, analysis: Analysis) -> bool:
