@@ -62,8 +62,12 @@ class Matcher:
                 table = self.methods if ref.call is not None else self.attributes
                 yield from table.get(ref.node.attr.value, ())
             return
-        yield from self.exact.get(q, ())
-        parts = q.split(".")
+        yield from self._rules_naming(q)
+
+    def _rules_naming(self, qualname: str) -> Iterable[Rule]:
+        """The rules that match a qualified name: by the name itself, or a module it is in."""
+        yield from self.exact.get(qualname, ())
+        parts = qualname.split(".")
         for i in range(len(parts), 0, -1):
             yield from self.prefix.get(".".join(parts[:i]), ())
 
@@ -119,13 +123,9 @@ class Matcher:
 
         first, *others = binding.alternatives
         return removed(first.target) and any(
-            other.target is not None and not removed(other.target) and not self._names_of_rules(
-                other.target + ("." + rest if rest else "")) for other in others)
-
-    def _names_of_rules(self, qualname: str) -> bool:
-        """Whether some rule matches ``qualname`` (by its name, or a module it is in)."""
-        parts = qualname.split(".")
-        return qualname in self.exact or any(".".join(parts[:i]) in self.prefix for i in range(len(parts), 0, -1))
+            other.target is not None and not removed(other.target) and
+            next(iter(self._rules_naming(other.target + ("." + rest if rest else ""))), None) is None
+            for other in others)
 
     def match(self, analysis: Analysis, package: Optional[str] = None,
               index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:

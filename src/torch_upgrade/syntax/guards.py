@@ -109,7 +109,7 @@ class Names(Protocol):
 
 def catches_import_errors(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     """Whether a ``try`` handles a missing module or attribute (its body is compatibility code)."""
-    return any(_handles(handler, GUARD_EXCEPTIONS) for handler in node.handlers)
+    return any(handles(handler, GUARD_EXCEPTIONS) for handler in node.handlers)
 
 
 # what a removed or deprecated call raises: AttributeError (the name is gone), RuntimeError (a
@@ -120,10 +120,10 @@ _FAILURES = {"Exception", "BaseException", "RuntimeError", "AttributeError", "Ty
 def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     """Whether a ``try``'s handlers catch what a removed or deprecated call raises (a bare
     ``except:`` too): code in its body that fails is handled, not broken."""
-    return any(handler.type is None or _handles(handler, _FAILURES) for handler in node.handlers)
+    return any(handler.type is None or handles(handler, _FAILURES) for handler in node.handlers)
 
 
-def _handles(handler: cst.CSTNode, names: set[str]) -> bool:
+def handles(handler: cst.CSTNode, names: set[str]) -> bool:
     """Whether a handler (``except``, ``except*``) names one of these exceptions (``except (TypeError,
     ValueError):``)."""
     kinds = getattr(handler, "type", None)
@@ -166,7 +166,7 @@ def signature_probes(node: Union[cst.Try, "cst.TryStar"],
     """What a signature probe's fallback (``signature_fallback``) leaves out: for each call of the handler
     that calls a function of the ``try`` body again, the function's dotted name as written and the keywords
     the body passes that it does not (None where the body's come as ``**kwargs``: not told here)."""
-    if not _handles(handler, {"TypeError"}):
+    if not handles(handler, {"TypeError"}):
         return []
     tried = _keywords_of(node.body)
     out: list[tuple[str, Optional[frozenset[str]]]] = []

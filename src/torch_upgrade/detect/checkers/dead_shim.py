@@ -52,7 +52,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence
-from torch_upgrade.syntax.guards import catches_import_errors, signature_probes
+from torch_upgrade.syntax.guards import catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
@@ -198,11 +198,7 @@ def _one_plain_handler(node: cst.Try, raised: Optional[str]) -> bool:
     module's absence, not a name's), binds no exception name and re-raises none (``raise`` alone)."""
     if raised is None or len(node.handlers) != 1 or node.handlers[0].name is not None:
         return False
-    caught = {"ImportError", raised}
-    kinds = node.handlers[0].type
-    items = kinds.elements if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
-    if not any((dotted(item.value if isinstance(item, cst.Element) else item) or "").rsplit(".", 1)[-1] in caught
-               for item in items):
+    if not handles(node.handlers[0], {"ImportError", raised}):
         return False
     return not any(isinstance(n, cst.Raise) and n.exc is None for n in subtree(node.handlers[0].body))
 
