@@ -446,3 +446,59 @@ def test_a_fallback_that_is_itself_old_api_keeps_the_read_reported() -> None:
     x = inf
     """
     assert ("TU050", 7) in findings(code)
+
+
+@pytest.mark.parametrize("caught", ["Exception", "BaseException", "(AttributeError, RuntimeError)"])
+@pytest.mark.parametrize("fallback", [
+    "return torch._dynamo.is_compiling()",
+    "import torch._dynamo as dynamo\n            return dynamo.is_compiling()",
+    # segmentation_models.pytorch: a second try inside the handler
+    "try:\n                import torch._dynamo as dynamo\n                return dynamo.is_compiling()\n"
+    "            except Exception:\n                return False",
+])
+def test_the_old_name_in_the_handler_of_a_try_of_the_new_one_is_compatibility_code(caught: str, fallback: str) -> None:
+    """The new API tried first, the old one in the handler that runs where it is missing (a broad ``except``
+    catches the AttributeError): the fallback of torches without it, as under ``except AttributeError``. No
+    warning, and so no fix that would turn the fallback into a second call of what just failed."""
+    code = f"""
+    import torch
+    def is_torch_compiling():
+        try:
+            return torch.compiler.is_compiling()
+        except {caught}:
+            {fallback}
+    """
+    assert findings(code, "2.0") == []
+
+
+@pytest.mark.parametrize("code", [
+    # the try body does not read the new name: the handler is an ordinary error path
+    """
+    import torch
+    def f(x):
+        try:
+            return x.item()
+        except Exception:
+            return torch._dynamo.is_compiling()
+    """,
+    # the new name read in the handler, the old one in the body: the body runs first on every torch
+    """
+    import torch
+    def f():
+        try:
+            return torch._dynamo.is_compiling()
+        except Exception:
+            return torch.compiler.is_compiling()
+    """,
+    # a handler that cannot run where the new name is missing (a RuntimeError only)
+    """
+    import torch
+    def f():
+        try:
+            return torch.compiler.is_compiling()
+        except RuntimeError:
+            return torch._dynamo.is_compiling()
+    """,
+])
+def test_an_old_name_outside_such_a_fallback_is_still_reported(code: str) -> None:
+    assert ("TU414", 1) in {(rule, 1) for rule, _ in findings(code, "2.0")}

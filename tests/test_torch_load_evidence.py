@@ -578,3 +578,39 @@ def test_torch_load_handed_on_as_a_function_is_advice(tmp_path):
     assert [(f.line, f.fix) for f in found] == [(5, None), (6, None), (16, None), (16, None)]
     assert "functools.partial(torch.load, weights_only=True)" in found[0].message
     assert "functools.partial(torch.load, map_location='cpu', weights_only=True)" in found[1].message
+
+
+ENTRY_ONLY = '''\
+import torch
+
+
+def load(model, path):
+    checkpoint = torch.load(path, map_location="cpu")
+    model.load_state_dict(checkpoint["model"], strict=True)
+'''
+
+
+def test_an_entry_into_load_state_dict_says_the_other_entries_are_not_known(tmp_path):
+    """rf-detr saves ``{"model": ..., "args": argparse.Namespace}`` in another file: the code shows that one
+    entry is a state dict, not what the others are. The fix stays (unsafe); the message does not claim the
+    file loads the same, and names what makes it fail - true on torch: a Namespace beside the state dict is
+    refused."""
+    path = _program(tmp_path, ENTRY_ONLY)
+    [finding] = _found(path)
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert "where the file's other entries are tensors, containers, numbers and strings too" in finding.message
+    assert "argparse.Namespace" in finding.message
+    model = torch.nn.Linear(2, 2)
+    plain, with_args = tmp_path / "plain.pt", tmp_path / "args.pt"
+    torch.save({"model": model.state_dict(), "epoch": 3}, plain)
+    torch.save({"model": model.state_dict(), "args": argparse.Namespace(lr=0.1)}, with_args)
+    torch.load(plain, weights_only=True)
+    with pytest.raises(pickle.UnpicklingError):
+        torch.load(with_args, weights_only=True)
+
+
+def test_a_whole_state_dict_keeps_the_plain_message(tmp_path):
+    path = _program(tmp_path, "import torch\n\ndef load(model, path):\n"
+                              "    model.load_state_dict(torch.load(path))\n")
+    [finding] = _found(path)
+    assert "which weights_only=True loads the same:" in finding.message

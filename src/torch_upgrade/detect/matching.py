@@ -10,6 +10,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax import guards
 from torch_upgrade.syntax.guards import NONE
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
@@ -150,7 +151,8 @@ class Matcher:
                 optional = True  # `try: from apex import amp`: the live path where the package is there
             for rule in candidates:
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
-                        or ref.probes & policy.owners(rule) or self._falls_back(rule, ref):
+                        or ref.probes & policy.owners(rule) or self._falls_back(rule, ref) \
+                        or _new_tried_first(rule, ref, analysis):
                     continue
                 if rule.match.scalars and ref.call is not None:
                     if _never_a_number(rule, ref.call):
@@ -491,6 +493,42 @@ def _renamed(rule: Rule, qualname: Optional[str]) -> bool:
     if not rule.rename or qualname is None:
         return False
     return any(qualname == old or qualname.startswith(old + ".") for old in rule.rename)
+
+
+# handlers that run where a name the ``try`` body reads is missing: AttributeError, ImportError (a bare
+# ``except:`` too); the narrower ones make the handler compatibility code already (``syntax.guards``)
+_MISSING = {"Exception", "BaseException", "AttributeError", "ImportError", "ModuleNotFoundError"}
+
+
+def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
+    """Whether ``ref`` is in the handler of a ``try`` whose body reads the name ``rule`` renames the old one
+    to, a handler that runs where that name is missing: the new API is tried first and the old one is the
+    fallback of torch versions without it (segmentation_models.pytorch: ``try: return
+    torch.compiler.is_compiling()`` / ``except Exception: return torch._dynamo.is_compiling()``), compatibility
+    code as under ``except AttributeError``."""
+    news = tuple(new for new in rule.rename.values() if "." in new)
+    if not news:
+        return False
+    handler = analysis.enclosing(ref.node, (cst.ExceptHandler, cst.ExceptStarHandler))
+    while handler is not None:
+        statement = analysis.parent(handler)
+        if isinstance(statement, (cst.Try, cst.TryStar)) and \
+                (cast(cst.ExceptHandler, handler).type is None or guards.handles(handler, _MISSING)):
+            body = statement.body
+            for other in analysis.references:
+                q = other.qualname
+                if q is not None and any(q == new or q.startswith(new + ".") for new in news) and \
+                        _inside(other.node, body, analysis):
+                    return True
+        handler = analysis.enclosing(handler, (cst.ExceptHandler, cst.ExceptStarHandler))
+    return False
+
+
+def _inside(node: cst.CSTNode, block: cst.CSTNode, analysis: Analysis) -> bool:
+    current = analysis.parent(node)
+    while current is not None and current is not block:
+        current = analysis.parent(current)
+    return current is block
 
 
 def _presence_test(ref: Reference) -> bool:

@@ -330,7 +330,7 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
     if into == F.STRICT and whole:
         return STATE, "the result goes straight into load_state_dict(...)"
     if into is not None and not whole:
-        return STATE, "an entry of it goes straight into load_state_dict(...), the others are not read"
+        return STATE, f"{_AN_ENTRY} goes straight into load_state_dict(...), the others are not read"
     if F.module_use(loaded, analysis):
         return OBJECT, "the result is used as a module"
     foreign = _foreign_attribute(loaded, analysis)
@@ -353,7 +353,7 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
     if F.MODULE in kinds:
         return OBJECT, f"`{name}` is used as a module"
     if kinds & {F.STRICT, F.STATE} and kinds <= {F.STRICT, F.STATE, F.DICT}:
-        return STATE, f"`{name}` or an entry of it goes into load_state_dict(...), and it is otherwise used as a dict"
+        return STATE, f"`{name}` or {_AN_ENTRY} goes into load_state_dict(...), and it is otherwise used as a dict"
     return None, ""
 
 
@@ -487,9 +487,19 @@ def _own_output_message(call: cst.Call, written: str) -> str:
             f"torch < 2.6 (torch >= 1.13), and the file is the code's own output")
 
 
+# how the evidence names an entry of the loaded object: the file's other entries are not seen
+_AN_ENTRY = "an entry of it"
+
+
 def _state_message(evidence: str) -> str:
+    if _AN_ENTRY in evidence:  # a checkpoint dict: what else it holds is not read, nor known (rf-detr's "args")
+        same = ("which weights_only=True loads the same where the file's other entries are tensors, containers, "
+                "numbers and strings too (an argparse.Namespace or a NumPy array beside it makes the load fail: "
+                "then weights_only=False, for files you trust)")
+    else:
+        same = "which weights_only=True loads the same"
     return (f"since torch 2.6 torch.load(...) defaults to weights_only=True; this call loads a state dict "
-            f"({evidence}), which weights_only=True loads the same: write weights_only=True (torch >= 1.13) to "
+            f"({evidence}), {same}: write weights_only=True (torch >= 1.13) to "
             f"keep one behaviour on every torch; on torch < 2.6 the call as written also loaded other objects "
             f"(a module's extra state of another type), which weights_only=True refuses (UnpicklingError)")
 
