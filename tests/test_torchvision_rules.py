@@ -135,6 +135,36 @@ def test_the_antialias_rule_skips_calls_that_choose(tmp_path):
     assert _findings(tmp_path, code, "2.1") == []
 
 
+PIL_INPUTS = '''
+import PIL.Image
+from PIL import Image
+import torchvision.transforms.functional as F
+
+
+def square(img: PIL.Image.Image, size: int) -> PIL.Image.Image:
+    return F.resize(img, (size, size))
+
+
+def load(path, size):
+    img = Image.open(path).convert("RGB")
+    return F.resized_crop(img, 0, 0, 8, 8, [size, size])
+
+
+def direct(path):
+    return F.resize(Image.open(path), [8, 8])
+
+
+def unknown(img, size):
+    return F.resize(img, [size, size])
+'''
+
+
+def test_the_antialias_rule_skips_images_evidently_pil(tmp_path):
+    """PIL images were always antialiased (rf-detr: a parameter annotated PIL.Image.Image, what
+    Image.open(...).convert("RGB") makes): only the call whose image nothing is known of is reported."""
+    assert _findings(tmp_path, PIL_INPUTS, "2.1") == [("TUV030", 21)]
+
+
 def test_the_v2_beta_advice_names_the_replacement(tmp_path):
     code = ("from torchvision.transforms.v2 import functional as F\n"
             "y = F.convert_dtype_image_tensor(img, torch.float32)\n"

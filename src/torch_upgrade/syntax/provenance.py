@@ -58,7 +58,7 @@ _NOT_TENSORS = {
     "torch.frexp", "torch.triangular_solve", "torch.geqrf", "torch.cummax", "torch.cummin",
 }
 _TENSOR_MODULES = {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"}
-_NOT_TENSOR_MODULES = ("numpy", "scipy", "pandas", "jax", "tensorflow", "cupy", "sympy", "math", "random")
+_NOT_TENSOR_MODULES = ("numpy", "scipy", "pandas", "jax", "tensorflow", "cupy", "sympy", "math", "random", "PIL")
 # what the standard library's calls return is never an instance of a torch class (``Path(p).resolve()``
 # is not ``Dispatcher.resolve``); a tensor it may be (``copy.deepcopy(t)``), so only for other classes
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
@@ -525,7 +525,17 @@ class Provenance:
         if cls == TENSOR and isinstance(func, cst.Attribute) and func.attr.value in _TENSOR_METHODS:
             inner = self.of(func.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY, NO) else POSSIBLE
+        if self._pil_chain(func, ref):
+            return NO
         return POSSIBLE
+
+    def _pil_chain(self, func: cst.BaseExpression, ref: _Site) -> bool:
+        """Whether ``func`` is a method of what a chain of method calls makes from a call of PIL's
+        (``Image.open(p).convert("RGB").resize``): PIL's images and their methods make no tensor."""
+        while isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            func = func.value.func
+        qualname = self._qualified(func, ref)
+        return qualname is not None and qualname.split(".", 1)[0] == "PIL"
 
     def _function_call(self, name: str, ref: _Site) -> str:
         """A call of a function of this file, or of one imported relatively from the project."""

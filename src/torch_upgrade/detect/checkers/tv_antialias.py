@@ -8,7 +8,9 @@ of a list of transforms (``Compose([Resize(256), CenterCrop(224), ToTensor()])``
 ``ToTensor()``/``PILToTensor()`` of v1 (or v2's ``PILToTensor``) follows resizes PIL images (those steps
 reject tensors), and is left alone; so is such a step kept in a name first, or followed by a name or a
 ``Compose`` that starts with the conversion (``post = Compose([ToTensor(), normalize])``; one function's
-assignments), and a call passing ``**kwargs`` (it may set antialias).
+assignments), a call passing ``**kwargs`` (it may set antialias), and a functional call whose image is
+evidently not a tensor (``syntax.provenance``: a parameter annotated ``PIL.Image.Image``, what
+``Image.open(p).convert("RGB")`` makes).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, code
+from torch_upgrade.syntax.provenance import NO, provenance_of
 
 WORDS = tuple(("torchvision", name) for name in ("Resize", "RandomResizedCrop", "resize", "resized_crop"))
 _RESIZE = ("size", "interpolation", "max_size", "antialias")
@@ -112,6 +115,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                                              a.keyword.value in params]), params)
         if bound is None or "antialias" in bound:
             continue
+        image = bound.get("img")
+        if image is not None and provenance_of(analysis).of(image.value, ref) == NO:
+            continue  # a PIL image: always antialiased, unchanged
         interpolation = bound.get("interpolation")
         if interpolation is not None and ("NEAREST" in code(interpolation.value).upper()
                                           or code(interpolation.value).strip() == "0"):
