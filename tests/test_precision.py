@@ -502,3 +502,22 @@ def test_the_old_name_in_the_handler_of_a_try_of_the_new_one_is_compatibility_co
 ])
 def test_an_old_name_outside_such_a_fallback_is_still_reported(code: str) -> None:
     assert ("TU414", 1) in {(rule, 1) for rule, _ in findings(code, "2.0")}
+
+
+def test_a_deprecated_class_named_in_an_annotation_is_info() -> None:
+    """audiocraft: ``scaler: Optional[torch.cuda.amp.GradScaler]`` runs nothing and warns nowhere (the class
+    warns when constructed); its constructor call stays a warning. String annotations alike."""
+    code = textwrap.dedent("""
+    from typing import Optional
+    import torch
+    class Solver:
+        def __init__(self):
+            self.scaler: Optional[torch.cuda.amp.GradScaler] = None
+            self.scaler = torch.cuda.amp.GradScaler()
+    def step(scaler: "torch.cuda.amp.GradScaler", loss):
+        scaler.scale(loss).backward()
+    """)
+    found = torch_upgrade.scan_source(code, from_version="2.1", to_version="2.13").findings
+    assert sorted((f.rule, f.line, f.severity) for f in found) == [
+        ("TU304", 6, "info"), ("TU304", 7, "warning"), ("TU304", 8, "info")]
+    assert all("named in an annotation" in f.message for f in found if f.line != 7)

@@ -186,7 +186,9 @@ class Matcher:
                         renamed.add(key)
                 else:
                     used.add(key)
-                    uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence))
+                    named = rule.kind == "deprecated" and ref.call is None and _in_annotation(ref, analysis)
+                    uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
+                                    quiet=named, message=f"{rule.message} ({_ANNOTATED})" if named else None))
         # Every import of a catalogued name is reported at its line, and every use of it at its own;
         # a use through a from-import that the rule renames keeps its text and carries the import's fix.
         # (every hit made above carries its reference)
@@ -522,6 +524,15 @@ def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
                     return True
         handler = analysis.enclosing(handler, (cst.ExceptHandler, cst.ExceptStarHandler))
     return False
+
+
+_ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it changes with the code that makes "
+              "the object")
+
+
+def _in_annotation(ref: Reference, analysis: Analysis) -> bool:
+    """Whether ``ref`` is a name in an annotation (``scaler: torch.cuda.amp.GradScaler``, a string one too)."""
+    return ref.ctx == "annotation" or analysis.enclosing(ref.node, cst.Annotation) is not None
 
 
 def _inside(node: cst.CSTNode, block: cst.CSTNode, analysis: Analysis) -> bool:
