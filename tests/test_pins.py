@@ -314,3 +314,16 @@ def test_a_package_the_nearest_files_do_not_name_is_read_from_the_project_around
     write(tmp_path / "examples" / "requirements.txt", "datasets\n")
     (tmp_path / "examples" / ".git").mkdir()  # a repository of its own: its root ends the search
     assert detect(tmp_path / "examples").version is None
+
+
+def test_outside_a_repository_a_folder_defining_a_package_ends_the_search(tmp_path):
+    """An exported project (no ``.git``) with its own pyproject.toml does not take a pin of the folder it was
+    put in: the requirements.txt above it is another project's. A folder of requirements alone still reads
+    the project around it."""
+    write(tmp_path / "requirements.txt", "torchvision==0.15.0\n")
+    write(tmp_path / "proj" / "pyproject.toml", '[project]\nname = "x"\nversion = "0"\ndependencies = ["torch>=1.13"]\n')
+    found = detect_all(tmp_path / "proj")
+    assert found["torch"].version == Version("1.13") and found["torchvision"].version is None
+    write(tmp_path / "proj" / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")  # tool settings alone
+    write(tmp_path / "proj" / "requirements.txt", "torch>=1.13\n")
+    assert detect_all(tmp_path / "proj")["torchvision"].version == Version("0.15.0")

@@ -360,14 +360,17 @@ def detect_all(start: Path) -> dict[str, Pin]:
 
     A package the nearest project files do not name is looked for in the project around them, up to
     the repository's root (the folder holding ``.git``): accelerate's ``examples/requirements.txt``
-    names no torch, and the examples run on the torch that accelerate's ``setup.py`` requires."""
+    names no torch, and the examples run on the torch that accelerate's ``setup.py`` requires. Outside any
+    repository, not beyond a folder that defines a package (``_defines_package``): a project of its own, whose
+    unpinned packages are unpinned, not pinned by whatever requirements file a folder above it holds."""
     root = project_root(start)
     if root is None:
         return {package: Pin(None, package=package) for package in PACKAGES}
     found = _pins_at(root)
     here = root
+    in_repository = any((folder / ".git").exists() for folder in (root, *root.parents))
     while any(pin.version is None for pin in found.values()) and not (here / ".git").exists() \
-            and here.parent != here:
+            and here.parent != here and (in_repository or not _defines_package(here)):
         above = project_root(here.parent)
         if above is None:
             break
@@ -379,6 +382,18 @@ def detect_all(start: Path) -> dict[str, Pin]:
                                      pin.problems + moved.problems, moved.origin, package)
         here = above
     return found
+
+
+def _defines_package(folder: Path) -> bool:
+    """Whether ``folder`` defines an installable package: a ``setup.py`` or ``setup.cfg``, or a
+    ``pyproject.toml`` with a ``[project]`` or ``[tool.poetry]`` table (one of tool settings alone does not)."""
+    if (folder / "setup.py").is_file() or (folder / "setup.cfg").is_file():
+        return True
+    try:
+        data = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return "project" in data or "poetry" in data.get("tool", {})
 
 
 def _pins_at(root: Path) -> dict[str, Pin]:
