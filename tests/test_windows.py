@@ -78,3 +78,20 @@ def test_an_explicit_from_wins_over_every_project(mono: Path) -> None:
     data = json.loads(cli("scan", ".", "--from", "2.4", "--format", "json", "--no-cache").stdout)
     assert {f["window"]["source"] for f in data["findings"]} == {"--from"}
     assert "Windows:" not in cli("scan", ".", "--from", "2.4", "--no-cache").stdout
+
+
+def test_a_subfolder_reading_the_same_pin_from_above_shares_its_window(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """rf-detr: deploy/requirements.txt names no torch, so deploy/ reads ``../../pyproject.toml: torch>=1.13``,
+    the pin the rest of the package reads as ``pyproject.toml: torch>=1.13``: one window, said once."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch>=1.13"]\n')
+    (tmp_path / "pkg" / "deploy").mkdir(parents=True)
+    (tmp_path / "pkg" / "deploy" / "requirements.txt").write_text("onnx\n")
+    (tmp_path / "pkg" / "a.py").write_text(CODE)
+    (tmp_path / "pkg" / "deploy" / "b.py").write_text(CODE)
+    monkeypatch.chdir(tmp_path)
+    out = cli("scan", ".", "--no-cache").stdout
+    assert "Windows:" not in out and out.startswith("Window: torch 1.13 → 2.15 (pyproject.toml: torch>=1.13)")
+    data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
+    assert {f["window"]["source"] for f in data["findings"]} == {"pyproject.toml: torch>=1.13",
+                                                                 "../../pyproject.toml: torch>=1.13"}

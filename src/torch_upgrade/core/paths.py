@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 from pathlib import Path
@@ -60,13 +61,24 @@ def outside(path: Path, roots: Sequence[str]) -> Optional[str]:
 def windows_of(groups: Sequence[tuple[Window, Sequence[str]]]) -> tuple[tuple[Window, str], ...]:
     """When files were analysed in different windows: each window and the folder of its files
     (``groups``: each group's window and its files' reported paths)."""
-    by_window: dict[Window, list[str]] = {}
+    by_window: dict[Window, tuple[Window, list[str]]] = {}  # seen as -> (the window shown, the files)
     for window, members in groups:
-        by_window.setdefault(window, []).extend(members)
+        shown, files = by_window.setdefault(_seen_as(window), (window, []))
+        if len(window.source) < len(shown.source):  # the pin's file named from nearest the top
+            by_window[_seen_as(window)] = (window, files)
+        files.extend(members)
     if len(by_window) < 2:
         return ()
-    return tuple(sorted(((window, _common_folder(members)) for window, members in by_window.items()),
+    return tuple(sorted(((window, _common_folder(members)) for window, members in by_window.values()),
                         key=lambda pair: pair[1]))  # by folder, whatever order the files were analysed in
+
+
+def _seen_as(window: Window) -> Window:
+    """``window`` with the path to each source's file left out: ``../../pyproject.toml: torch>=1.13``, read
+    from a subfolder, is the ``pyproject.toml: torch>=1.13`` of the folder above, one window, not two."""
+    head, colon, rest = window.source.partition(": ")
+    source = head.rsplit("/", 1)[-1] + colon + rest if colon else window.source
+    return dataclasses.replace(window, source=source, libraries=tuple(_seen_as(library) for library in window.libraries))
 
 
 def _common_folder(paths: Sequence[str]) -> str:
