@@ -459,12 +459,8 @@ def test_another_call_of_the_same_path_says_weights_only_false(tmp_path):
     "import torch\ndef load(model, path, legacy):\n    if legacy:\n"
     "        return torch.load(path, weights_only=False)\n"
     "    model.load_state_dict(torch.load(path))\n",
-    # the file allow-lists classes for weights_only=True: a module of those may load with it
-    "import torch\ntorch.serialization.add_safe_globals([Net])\nmodel = torch.load(path)\nmodel.eval()\n",
-    "import torch\nfrom torch.serialization import safe_globals\nwith safe_globals([Net]):\n"
-    "    model = torch.load(path)\nmodel.eval()\n",
 ])
-def test_conflicting_or_allow_listed_evidence_is_advice(tmp_path, code):
+def test_conflicting_evidence_is_advice(tmp_path, code):
     path = _program(tmp_path, code)
     findings = _found(path)
     assert findings and all(f.fix is None for f in findings)
@@ -614,3 +610,33 @@ def test_a_whole_state_dict_keeps_the_plain_message(tmp_path):
                               "    model.load_state_dict(torch.load(path))\n")
     [finding] = _found(path)
     assert "which weights_only=True loads the same:" in finding.message
+
+
+@pytest.mark.parametrize("code", [
+    # the load inside an allow-list of its globals
+    "import numpy as np\nimport torch\n\ndef load(path):\n"
+    "    with torch.serialization.safe_globals([np.ndarray, np.dtype]):\n        return torch.load(path)\n",
+    # captum: the context kept in a name, nullcontext where torch has no safe_globals
+    "from contextlib import nullcontext\nimport numpy as np\nimport torch\n\ndef load(path):\n"
+    "    if hasattr(torch.serialization, 'safe_globals'):\n"
+    "        ctx = torch.serialization.safe_globals([np.ndarray, np.dtype])\n    else:\n        ctx = nullcontext()\n"
+    "    with ctx:\n        saved = torch.load(path)\n    return saved['stats']\n",
+    # allow-listed for every load of the file
+    "import numpy as np\nimport torch\ntorch.serialization.add_safe_globals([np.ndarray])\n\n"
+    "def load(path):\n    return torch.load(path)\n",
+    # a module of the allow-listed classes (weights_only=True rebuilds it), however the name is imported
+    "import torch\ntorch.serialization.add_safe_globals([Net])\nmodel = torch.load(path)\nmodel.eval()\n",
+    "import torch\nfrom torch.serialization import safe_globals\nwith safe_globals([Net]):\n"
+    "    model = torch.load(path)\nmodel.eval()\n",
+])
+def test_a_load_under_an_allow_list_already_meets_the_new_default(tmp_path, code):
+    """Code that allow-lists what its files hold (torch.serialization.safe_globals, add_safe_globals: 2.4) has
+    met weights_only=True already: nothing to say (captum). Until this change such code got the advice to
+    allow-list its classes, which it does."""
+    assert _found(_program(tmp_path, code)) == []
+
+
+def test_a_context_of_another_name_is_no_allow_list(tmp_path):
+    code = ("import numpy as np\nimport torch\n\ndef load(path, ctx):\n"
+            "    other = torch.serialization.safe_globals([np.ndarray])\n    with ctx:\n        return torch.load(path)\n")
+    assert len(_found(_program(tmp_path, code))) == 1

@@ -457,6 +457,46 @@ def _handed_on(expr: cst.BaseExpression, calls: tuple[cst.Call, ...], analysis: 
     return False
 
 
+_SAFE_GLOBALS = "torch.serialization.safe_globals"
+_ADD_SAFE_GLOBALS = "torch.serialization.add_safe_globals"
+_ADDED = -1  # in ``_allowing``'s set: the file calls add_safe_globals
+
+
+def _allowing(analysis: Analysis) -> set[int]:
+    """The calls of ``torch.serialization.safe_globals`` in the file (ids; ``_ADDED`` where it calls
+    ``add_safe_globals``, which allow-lists for every load after it), and the single-target assignments of
+    one to a name (``ctx = torch.serialization.safe_globals([...])``, captum's, beside
+    ``ctx = nullcontext()`` where torch has none)."""
+    calls = {id(ref.call) for ref in analysis.references if ref.qualname == _SAFE_GLOBALS and ref.call is not None}
+    if any(ref.qualname == _ADD_SAFE_GLOBALS and ref.call is not None for ref in analysis.references):
+        calls.add(_ADDED)
+    if calls:
+        calls |= {id(node) for node in analysis.nodes(cst.Assign) if isinstance(node, cst.Assign)
+                  and id(node.value) in calls and len(node.targets) == 1}
+    return calls
+
+
+def _allow_listed(call: cst.Call, allowing: set[int], analysis: Analysis) -> bool:
+    """Whether ``call`` runs inside ``with torch.serialization.safe_globals([...]):``, or inside a ``with`` of a
+    name its function assigns such a context: code that already loads with weights_only=True and allow-lists
+    what its files hold (torch >= 2.4)."""
+    if not allowing:
+        return False
+    if _ADDED in allowing:  # torch.serialization.add_safe_globals([...]) called in the file: for every load
+        return True
+    scope = analysis.scope_at(call)
+    named = {dotted(node.targets[0].target) for node in analysis.nodes(cst.Assign)
+             if id(node) in allowing and analysis.scope_at(node) is scope}
+    block = analysis.enclosing(call, cst.With)
+    while block is not None:
+        assert isinstance(block, cst.With)
+        for item in block.items:
+            if id(item.item) in allowing or (isinstance(item.item, cst.Name) and item.item.value in named):
+                return True
+        block = analysis.enclosing(block, cst.With)
+    return False
+
+
 def _extra_state(analysis: Analysis) -> bool:
     """Whether the file defines ``get_extra_state``: a module's extra state may be any picklable object."""
     return any(isinstance(node, cst.FunctionDef) and node.name.value == "get_extra_state"
@@ -564,6 +604,7 @@ def _handed(ref: Reference, analysis: Analysis) -> Optional[str]:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     saved: Optional[Saves] = None
+    allowing: Optional[set[int]] = None  # what allow-lists globals for loads (``_allowing``)
     for ref in analysis.references:
         call = ref.call
         if ref.qualname == "torch.load" and call is None and ref.ctx == "load" and not ref.guarded:
@@ -572,6 +613,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 out.append(Hit(rule, ref.node, ref.statement, ref=ref, message=handed))
             continue
         if ref.qualname != "torch.load" or call is None or ref.guarded or not call.args:
+            continue
+        if allowing is None:
+            allowing = _allowing(analysis)
+        if _allow_listed(call, allowing, analysis):
             continue
         if any(a.star or (a.keyword is not None and a.keyword.value in SKIP) for a in call.args):
             continue
