@@ -521,3 +521,20 @@ def test_a_deprecated_class_named_in_an_annotation_is_info() -> None:
     assert sorted((f.rule, f.line, f.severity) for f in found) == [
         ("TU304", 6, "info"), ("TU304", 7, "warning"), ("TU304", 8, "info")]
     assert all("named in an annotation" in f.message for f in found if f.line != 7)
+
+
+def test_a_call_through_a_name_holding_the_old_function_is_not_rewritten() -> None:
+    """torchao: ``orig = dist.all_gather_into_tensor``, then ``dist.all_gather_single`` patched with a wrapper that
+    calls ``orig``. Rewriting ``orig(...)`` to ``dist.all_gather_single(...)`` made the wrapper call itself: the
+    name holds what the attribute was when assigned. Both lines are reported; neither use is rewritten."""
+    code = textwrap.dedent("""
+    import torch.distributed as dist
+    orig = dist.all_gather_into_tensor
+    def counting(*args, **kwargs):
+        return orig(*args, **kwargs)
+    dist.all_gather_single = counting
+    """)
+    report = torch_upgrade.scan_source(code, from_version="2.13", to_version="2.13")
+    assert sorted((f.rule, f.line) for f in report.findings) == [("TU623", 3), ("TU623", 5)]
+    assert all(f.fix is None for f in report.findings if f.line == 5)
+    assert all(f.fix is None for f in report.findings)  # the assignment's value is advice too
