@@ -329,3 +329,41 @@ def test_a_fix_that_empties_an_import_gives_the_text_fix_writes(tmp_path, monkey
     assert count == 1 and "import torch" not in alone
     assert cli("scan", ".", "--fix").exit_code == 0
     assert (tmp_path / "c.py").read_text() == alone
+
+
+IMPORTS_IN_BLOCKS = '''\
+import torch
+
+
+class CPUOffloadPolicy:  # the project's own class, which a top-level import would shadow
+    pass
+
+
+def run():
+    if not torch.distributed.is_available():
+        return None
+    from torch.distributed._composable.fsdp import CPUOffloadPolicy, OffloadPolicy
+    return OffloadPolicy(), CPUOffloadPolicy()
+
+
+def other():
+    return CPUOffloadPolicy()
+'''
+
+
+def test_names_moved_out_of_an_import_in_a_block_are_imported_there(tmp_path):
+    """torchao: the names of a function's import whose module moved were imported again at the module's top,
+    where they shadowed the project's class of the same name and ran before the function's guard. They are
+    imported where the import stood, the statement rewritten (both names move to one module)."""
+    path = tmp_path / "m.py"
+    path.write_text(IMPORTS_IN_BLOCKS)
+    import torch_upgrade
+
+    torch_upgrade.fix(path, from_version="2.6", to_version="2.13")
+    fixed = path.read_text()
+    assert fixed == IMPORTS_IN_BLOCKS.replace(
+        "    from torch.distributed._composable.fsdp import CPUOffloadPolicy, OffloadPolicy\n",
+        "    from torch.distributed.fsdp import CPUOffloadPolicy, OffloadPolicy\n")
+    namespace: dict = {}
+    exec(compile(fixed, str(path), "exec"), namespace)
+    assert namespace["other"]().__class__ is namespace["CPUOffloadPolicy"]  # still the project's
