@@ -342,7 +342,7 @@ def test_a_removed_call_whose_failure_is_handled_is_info_at_most() -> None:
     """
     report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.6", to_version="2.13")
     assert sorted((f.line, f.rule, f.severity) for f in report.findings) == [
-        (4, "TU404", "info"), (8, "TU201", "info"), (11, "TU404", "error")]
+        (4, "TU404", "info"), (8, "TU201", "info"), (11, "TU404", "warning")]  # a no-op that warns: no error
 
 
 def test_getattr_with_a_literal_name_is_a_use_and_with_a_default_a_probe() -> None:
@@ -538,3 +538,13 @@ def test_a_call_through_a_name_holding_the_old_function_is_not_rewritten() -> No
     assert sorted((f.rule, f.line) for f in report.findings) == [("TU623", 3), ("TU623", 5)]
     assert all(f.fix is None for f in report.findings if f.line == 5)
     assert all(f.fix is None for f in report.findings)  # the assignment's value is advice too
+
+
+def test_the_nvfuser_toggles_warn_and_do_nothing() -> None:
+    """timm's jit.py: on torch 2.13 the setters return None with a warning ("deprecated and a no-op"): the code
+    loses a fusion and runs, a warning, not an error (an error says the code breaks)."""
+    torch = pytest.importorskip("torch")
+    assert torch._C._jit_set_nvfuser_enabled(False) is None and torch._C._jit_set_nvfuser_guard_mode(True) is None
+    found = torch_upgrade.scan_source("import torch\ntorch._C._jit_set_nvfuser_enabled(True)\n",
+                                      from_version="2.0", to_version="2.13").findings
+    assert [(f.rule, f.severity) for f in found] == [("TU404", "warning")]
