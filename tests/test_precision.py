@@ -548,3 +548,18 @@ def test_the_nvfuser_toggles_warn_and_do_nothing() -> None:
     found = torch_upgrade.scan_source("import torch\ntorch._C._jit_set_nvfuser_enabled(True)\n",
                                       from_version="2.0", to_version="2.13").findings
     assert [(f.rule, f.severity) for f in found] == [("TU404", "warning")]
+
+
+def test_findings_of_another_severity_are_not_folded_under_the_first(tmp_path, monkeypatch) -> None:
+    """timm's jit.py: a handled toggle (info) first, then unhandled ones (warnings): the warnings showed only as
+    "and 2 more ... the same advice" under the info. Each severity folds on its own."""
+    from helpers import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "jit.py").write_text(
+        "import torch\ntry:\n    torch._C._jit_set_nvfuser_enabled(False)\nexcept Exception:\n    pass\n"
+        "torch._C._jit_set_nvfuser_enabled(True)\ntorch._C._jit_set_nvfuser_enabled(False)\n"
+        "torch._C._jit_set_nvfuser_enabled(True)\n")
+    out = cli("scan", ".", "--from", "2.0", "--no-cache").stdout
+    assert "jit.py:3:5 TU404 info" in out and "jit.py:6:1 TU404 warning" in out
+    assert "and 2 more TU404 in this file, the same advice, at lines 7, 8" in out

@@ -66,13 +66,13 @@ _LINES_SHOWN = 12
 
 
 def _folded(findings: Sequence[Finding]) -> dict[int, list[Finding]]:
-    """Groups of a file's findings that say the same thing with no fix (ruff-style grouping):
+    """Groups of a file's findings that say the same thing at the same severity with no fix (ruff-style grouping):
     the first of each group -> the others, and each other -> []. Every finding is still one
     finding at its own line (counts, JSON and every other format are unchanged)."""
-    groups: dict[tuple[str, str, str, str, Optional[str]], list[Finding]] = {}
+    groups: dict[tuple[str, str, str, str, str, Optional[str]], list[Finding]] = {}
     for f in findings:
-        if f.fix is None:
-            groups.setdefault((f.path, f.rule_id, f.message, f.confidence, f.runtime), []).append(f)
+        if f.fix is None:  # (of one severity: a warning never shows as "the same advice" under an info)
+            groups.setdefault((f.path, f.rule_id, f.severity, f.message, f.confidence, f.runtime), []).append(f)
     out: dict[int, list[Finding]] = {}
     for group in groups.values():
         if len(group) >= FOLD_AT:
