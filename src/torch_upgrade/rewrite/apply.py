@@ -21,17 +21,29 @@ class Applier(CommentKeeper):
 
     def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]],
                  in_place: Optional[dict[int, list[ImportSpec]]] = None,
-                 joined: Optional[dict[int, list[ImportSpec]]] = None) -> None:
+                 joined: Optional[dict[int, list[ImportSpec]]] = None,
+                 beside: Optional[dict[int, list[ImportSpec]]] = None) -> None:
         super().__init__()
         self.replacements = replacements
         self.moves = moves
         self.in_place = in_place or {}
         self.joined = joined or {}  # an import statement -> the names moved into it (``_joined``)
+        self.beside = beside or {}  # an import statement in a block -> the imports of its names moved out
 
     def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> _Replacement:
         new = self.replacements.get(id(original_node))
         if new is not None:
             return new
+        if self.beside and isinstance(original_node, cst.SimpleStatementLine) \
+                and isinstance(updated_node, cst.SimpleStatementLine):
+            specs = [spec for small in original_node.body for spec in self.beside.get(id(small), ())]
+            if specs:  # the names moved out of an import in a block are imported where it stands
+                lines = [cst.SimpleStatementLine(body=[_import_from(module, [s for s in specs if s.module == module])])
+                         for module in dict.fromkeys(spec.module for spec in specs)]
+                # before what is left of it, which a later pass may then join to them (``_joined``)
+                first = lines[0].with_changes(leading_lines=original_node.leading_lines)
+                rest = [updated_node.with_changes(leading_lines=())] if updated_node.body else []
+                return cst.FlattenSentinel([first, *lines[1:], *rest])
         specs = self.in_place.get(id(original_node))
         if specs is not None and isinstance(updated_node, cst.ImportFrom):
             return _rewritten_in_place(updated_node, specs) if specs else cst.RemovalSentinel.REMOVE
@@ -121,17 +133,29 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
         applied += 1
     if not applied:
         return module, 0
-    in_place = _moved_in_place(module, statements, moves, move_specs)
+    top = {id(small) for _, small in _top_imports(module)}
+    in_place = _moved_in_place(module, statements, moves, move_specs, top)
     joined = _joined(module, statements, in_place, covered)
-    imports = [spec for statement, spec in wanted if statement not in in_place]
-    new = module.visit(Applier(replacements, moves, in_place, joined))
+    # the names moved out of an import inside a function, a class or a guard are imported there, not at the
+    # module's top: the import runs when that code does (after a guard, or where the module's own names
+    # would shadow them at the top: torchao's CPUOffloadPolicy)
+    beside: dict[int, list[ImportSpec]] = {}
+    imports = []
+    for statement, spec in wanted:
+        if statement is not None and statement not in top:
+            if statement not in in_place:
+                beside.setdefault(statement, []).append(spec)
+        elif statement not in in_place:
+            imports.append(spec)
+    new = module.visit(Applier(replacements, moves, in_place, joined, beside))
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
     return _no_leading_blank(module, new), applied
 
 
 def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
-                    moves: dict[int, list[cst.ImportAlias]], specs: dict[int, ImportSpec]) -> dict[int, list[ImportSpec]]:
+                    moves: dict[int, list[cst.ImportAlias]], specs: dict[int, ImportSpec],
+                    top: Container[int]) -> dict[int, list[ImportSpec]]:
     """The import statements rewritten where they stand, rather than emptied and their names imported
     again after the file's first imports: those every name of which moves to one module (by the fixes
     applied together: a file's fixes are first applied one by one, see ``rewrite.text.alone``, so a
@@ -145,10 +169,12 @@ def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
             continue
         moved = [specs[id(alias)] for alias in statement.names]
         target = moved[0].module
-        if any(spec.module != target for spec in moved) or any(binds(module, spec) for spec in moved) or any(
-                isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
-                and dotted(small.module) == target for _, small in _top_imports(module)):
+        if any(spec.module != target for spec in moved):
             continue
+        if key in top and (any(binds(module, spec) for spec in moved) or any(
+                isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
+                and dotted(small.module) == target for _, small in _top_imports(module))):
+            continue  # (a statement in a block is rewritten where it stands whatever the top imports)
         out[key] = moved
     return out
 
@@ -202,6 +228,18 @@ def _bodies(module: cst.Module) -> list[Sequence[cst.BaseStatement]]:
                              cst.ExceptStarHandler, cst.Finally)):
             todo.extend(children(node))
     return out
+
+
+def _import_from(module: str, specs: list[ImportSpec]) -> cst.ImportFrom:
+    """``from module import a, b as c`` of ``specs`` (names of that module)."""
+    names = []
+    for spec in specs:
+        assert spec.name is not None  # a moved alias becomes a `from` import
+        names.append(cst.ImportAlias(name=cst.parse_expression(spec.name),  # type: ignore[arg-type]
+                                     asname=cst.AsName(name=cst.Name(spec.asname)) if spec.asname else None))
+    dotted_module = cst.parse_expression(module)
+    assert isinstance(dotted_module, (cst.Name, cst.Attribute))
+    return cst.ImportFrom(module=dotted_module, names=names)
 
 
 def _with_names(statement: cst.ImportFrom, specs: list[ImportSpec]) -> cst.ImportFrom:

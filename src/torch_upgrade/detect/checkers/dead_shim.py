@@ -51,8 +51,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence, \
-    table_values
+from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence
 from torch_upgrade.syntax.guards import catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
@@ -73,7 +72,7 @@ def _names() -> dict[str, NameHistory]:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    decider = Decider(analysis, analysis.project, table_presence(_names()), table_values(_names()))
+    decider = Decider(analysis, analysis.project, table_presence(_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
     messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert
