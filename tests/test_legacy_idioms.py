@@ -870,3 +870,13 @@ def test_variable_import_is_reported_only_when_unused(tmp_path: Path) -> None:
     # rewriting the last use removes the import (a safe fix), as renames do
     two_uses = "import torch\nfrom torch.autograd import Variable\nx = y = torch.ones(1)\na = Variable(x)\nb = Variable(y)\n"
     assert rewrite(tmp_path, two_uses) == "import torch\nx = y = torch.ones(1)\na = x.detach()\nb = y.detach()\n"
+
+
+def test_a_typed_constructor_imported_by_name_goes_with_its_last_call(tmp_path: Path) -> None:
+    """torchmetrics: ``from torch import IntTensor, Tensor``; once ``IntTensor([0])`` is rewritten the name is
+    unused and leaves the import (ruff's F401 otherwise); a call the fix leaves (a size from a variable) keeps it."""
+    fixed = rewrite(tmp_path, "from torch import IntTensor, Tensor\n\nlabels = IntTensor([0])\nx: Tensor\n", "2.0")
+    assert fixed.startswith("from torch import Tensor\nimport torch\n")
+    assert 'labels = torch.tensor([0], dtype=torch.int32, device="cpu")' in fixed
+    kept = rewrite(tmp_path, "from torch import IntTensor\n\na = IntTensor([0])\nb = IntTensor(n)\n", "2.0")
+    assert kept.startswith("from torch import IntTensor\n") and "b = IntTensor(n)" in kept

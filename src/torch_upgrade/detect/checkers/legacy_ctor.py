@@ -77,7 +77,10 @@ def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window:
     except context.Unnameable:
         return None
     new = A.call(func, [(None, a) for a in args] + [("dtype", torch_dtype), ("device", A.string(device))])
-    return K.replace(call, new, tuple(dict.fromkeys(imports + more)))
+    fix = K.replace(call, new, tuple(dict.fromkeys(imports + more)))
+    if fix is not None and ref.binding is not None and ref.binding.kind in ("import", "from"):
+        fix.released = (ref.dotted.split(".", 1)[0],)  # `from torch import IntTensor`: unused once its calls go
+    return fix
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
