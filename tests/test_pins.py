@@ -142,7 +142,8 @@ setup(
 )
 """)
     pin = detect(tmp_path)
-    assert pin.version == Version("1.10.0")
+    # install_requires sets the floor; the "fast" extra's torch>=1.10 does not raise it (torchrl's bug)
+    assert pin.version == Version("1.8.0") and pin.source == "setup.py: torch<2,>=1.8"
     assert not marker.exists()
 
 
@@ -327,3 +328,101 @@ def test_outside_a_repository_a_folder_defining_a_package_ends_the_search(tmp_pa
     write(tmp_path / "proj" / "pyproject.toml", "[tool.ruff]\nline-length = 100\n")  # tool settings alone
     write(tmp_path / "proj" / "requirements.txt", "torch>=1.13\n")
     assert detect_all(tmp_path / "proj")["torchvision"].version == Version("0.15.0")
+
+
+# ------------------------------------------------------------------ the floor: what installing the project requires
+TORCHRL = """\
+[project]
+name = "torchrl"
+dynamic = ["version"]
+dependencies = ["torch>=2.1.0", "numpy", "packaging", "cloudpickle", "tensordict>=0.10.0,<0.11.0"]
+
+[project.optional-dependencies]
+tests = ["pytest", "pyyaml", "pytest-instafail", "scipy", "pytest-mock"]
+replay_buffer = ["torch>=2.7.0"]
+"""
+
+
+def test_an_extras_pin_does_not_raise_the_floor_the_dependencies_set(tmp_path):
+    """torchrl installs on torch 2.1; only its replay_buffer extra needs 2.7: the window starts at 2.1, with
+    a note saying which pin set it."""
+    write(tmp_path / "pyproject.toml", TORCHRL)
+    pin = detect(tmp_path)
+    assert pin.version == Version("2.1.0") and pin.source == "pyproject.toml: torch>=2.1.0"
+    assert pin.origin is not None and pin.origin.raw == "torch>=2.1.0"  # what --bump-pin raises
+    assert pin.problems == [
+        "project files disagree on torch: pyproject.toml: torch>=2.1.0; pyproject.toml [replay_buffer]: torch>=2.7.0; "
+        "the window starts at pyproject.toml: torch>=2.1.0, what installing the project requires (an extra, a "
+        "dependency group or a development file does not raise it)"]
+
+
+def test_the_scan_keeps_compatibility_code_for_the_releases_the_dependencies_allow(tmp_path, monkeypatch):
+    """The torchrl case end to end: a guard for torch 2.5 is live code on the 2.1 the project installs with."""
+    write(tmp_path / "pyproject.toml", TORCHRL)
+    write(tmp_path / "m.py", "import torch\nfrom packaging import version\n\n"
+                             "if version.parse(torch.__version__) >= version.parse('2.5.0'):\n"
+                             "    def f(x):\n        return torch.compile(x)\nelse:\n    def f(x):\n        return x\n")
+    monkeypatch.chdir(tmp_path)
+    data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
+    assert data["window"]["from"] == "2.1" and data["window"]["source"] == "pyproject.toml: torch>=2.1.0"
+    assert [f["rule"] for f in data["findings"]] == []  # no "dead compatibility code" (TU980)
+
+
+@pytest.mark.parametrize("files, floor, source", [
+    ({"setup.cfg": "[metadata]\nname = x\n[options]\ninstall_requires =\n    numpy\n    torch>=1.10\n"
+                   "[options.extras_require]\ncompile =\n    torch>=2.0\n"}, "1.10.0", "setup.cfg: torch>=1.10"),
+    ({"setup.py": "from setuptools import setup\n\nEXTRAS = {'dev': ['pytest']}\nEXTRAS['compile'] = ['torch>=2.0']\n"
+                  "setup(\n    name='x',\n    install_requires=['numpy', 'torch>=1.10'],\n    extras_require=EXTRAS,\n"
+                  "    tests_require=['torch>=2.2'],\n)\n"}, "1.10.0", "setup.py: torch>=1.10"),
+    ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.9"\ntorch = "^2.0"\n'
+                        '[tool.poetry.dev-dependencies]\ntorch = "^2.1"\n'
+                        '[tool.poetry.group.gpu.dependencies]\ntorch = {version = "^2.2", source = "pytorch"}\n'},
+     "2.0.0", "pyproject.toml (poetry dependencies): torch<3.0,>=2.0"),
+    ({"pyproject.toml": '[project]\nname = "x"\ndependencies = ["torch>=2.0"]\n'
+                        '[dependency-groups]\ndev = ["torch>=2.4", "pytest"]\n'}, "2.0.0", "pyproject.toml: torch>=2.0"),
+    ({"Pipfile": '[packages]\ntorch = ">=1.13"\n[dev-packages]\ntorch = ">=2.1"\n'},
+     "1.13.0", "Pipfile [packages]: torch>=1.13"),
+    # a development file that includes the base one: the base one is still base
+    ({"requirements.txt": "torch>=2.0\nnumpy\n", "requirements-dev.txt": "-r requirements.txt\ntorch>=2.3\n",
+      "requirements/docs.txt": "torch>=2.4\nsphinx\n", "requirements/tests.txt": "torch>=2.5\n"},
+     "2.0.0", "requirements.txt: torch>=2.0"),
+    # Lightning's folders: each package's base.txt, and its tests' and extras' files beside it
+    ({"requirements/pytorch/base.txt": "torch >=2.1.0, <2.10.0\n", "requirements/pytorch/test.txt": "torch>=2.3\n",
+      "requirements/pytorch/extra.txt": "torch>=2.4\n"}, "2.1.0", "requirements/pytorch/base.txt: torch<2.10.0,>=2.1.0"),
+])
+def test_each_kind_of_file_keeps_its_base_requirements_floor(tmp_path, files, floor, source):
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    pin = detect(tmp_path)
+    assert (pin.version, pin.source) == (Version(floor), source)
+    assert any(p.startswith("project files disagree on torch") and p.endswith("does not raise it)")
+               for p in pin.problems), pin.problems
+
+
+def test_the_base_requirements_naming_torch_without_a_version_allow_every_release(tmp_path):
+    """``dependencies = ["torch"]``: the project installs on any torch; its extra's pin is not its floor."""
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["torch", "numpy"]\n'
+                                       '[project.optional-dependencies]\ncuda = ["torch>=2.4"]\n')
+    pin = detect(tmp_path)
+    assert pin.version is None
+    assert pin.problems == ["pyproject.toml [cuda]: torch>=2.4: not taken for the torch floor, which the project's "
+                            "install requirements set (pyproject.toml: torch)"]
+
+
+def test_where_the_base_requirements_name_nothing_the_others_set_the_floor(tmp_path):
+    """An extra, a group or a development file that alone names a package is its only source; and one lower
+    than the base requirement, or in its release line, is what it always was."""
+    write(tmp_path / "requirements-dev.txt", "torch>=2.2\npytest\n")
+    write(tmp_path / "requirements.txt", "numpy\n")
+    assert detect(tmp_path).version == Version("2.2.0")
+    write(tmp_path / "requirements.txt", "torch>=2.3\n")
+    assert detect(tmp_path).version == Version("2.3.0")
+    write(tmp_path / "requirements-dev.txt", "torch>=2.3.1\n")
+    assert detect(tmp_path).version == Version("2.3.1")
+
+
+def test_a_librarys_extra_does_not_raise_its_floor(tmp_path):
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["torch>=2.1", "torchvision>=0.16"]\n'
+                                       '[project.optional-dependencies]\nvideo = ["torchvision>=0.20"]\n')
+    pin = detect_all(tmp_path)["torchvision"]
+    assert pin.version == Version("0.16") and pin.source == "pyproject.toml: torchvision>=0.16"

@@ -5,6 +5,16 @@ package: torch (``torch``, conda's ``pytorch``) and the libraries of ``core.vers
 (``torchvision``, ``torchaudio``, ``torchtext``, ``torchdata``: the same names on PyPI and conda).
 The lowest version the specifier set allows becomes the window's ``from``: among torch's releases
 (``RELEASES``) for torch, among the library's releases in the pairing table for a library.
+
+The floor is what the project supports installed without extras: its *base* requirements, where they
+name the package, set it (``[project] dependencies``, ``install_requires`` of setup.py and setup.cfg,
+Poetry's ``dependencies``, Pipfile's ``[packages]``, an environment.yml, and a requirements file whose
+path names no development use, with the files it includes). The others (an extra, a dependency group,
+Poetry's dev dependencies and groups, Pipfile's ``[dev-packages]``, setup.py's ``extras_require`` and
+``tests_require``, a requirements file for tests, docs, typing, ...: ``AUXILIARY``) say what one use
+of the project installs: they may not raise the floor to a later release, and set it only where no
+base requirement names the package (torchrl requires torch>=2.1.0, its ``replay_buffer`` extra
+torch>=2.7.0: its window starts at 2.1).
 """
 
 from __future__ import annotations
@@ -146,7 +156,22 @@ def _requirement(text: str, package: str = TORCH) -> Optional[Requirement]:
 # a requirement's leading name, when it names torch or a library (not torch-tb-profiler, torchmetrics)
 _NAME = re.compile(rf"^\s*(?P<name>{_names()})(?![\w.\-])\s*(?:\[[^\]]*\])?\s*", re.IGNORECASE)
 
-Candidate = tuple[str, str, Optional[Found]]  # (where, PEP 508 requirement text, where it is written)
+# (where, PEP 508 requirement text, where it is written, whether it is a base requirement: see the module's doc)
+Candidate = tuple[str, str, Optional[Found], bool]
+
+# the words of a requirements file's path (from the project's root) that make it auxiliary, not base:
+# requirements-dev.txt, requirements/test.txt, requirements/pytorch/docs.txt, requirements/typing.txt
+AUXILIARY = frozenset({
+    "dev", "devel", "develop", "development", "test", "tests", "testing", "doc", "docs", "documentation",
+    "lint", "linting", "style", "typing", "types", "mypy", "ci", "bench", "benchmark", "benchmarks",
+    "example", "examples", "tutorial", "tutorials", "notebook", "notebooks", "extra", "extras", "optional", "all",
+})
+
+
+def auxiliary(relative: str) -> bool:
+    """Whether a requirements file (its path from the project's root) is for one use of the project
+    (tests, docs, type checking, examples, extras), not what installing it requires."""
+    return any(word in AUXILIARY for word in re.split(r"[/\\\-_.]", relative.lower()))
 
 
 def _found(path: Path, raw: str, kind: str = "requirement") -> Optional[Found]:
@@ -161,35 +186,37 @@ def _package_of_text(text: str) -> Optional[str]:
     return package_of(match.group("name")) if match else None
 
 
-def _requirements_file(path: Path, seen: set[Path], root: Path) -> Iterator[Candidate]:
-    """(where, requirement text, origin) from a requirements file, following -r/-c includes; where: its
-    path from the project's ``root`` (``requirements/pytorch/base.txt``)."""
+def _requirements_file(path: Path, seen: set[Path], root: Path, base: bool = True) -> Iterator[Candidate]:
+    """(where, requirement text, origin, base) from a requirements file, following -r/-c includes; where:
+    its path from the project's ``root`` (``requirements/pytorch/base.txt``). ``base``: whether the file
+    that includes it is a base one; a file is base when that is and its own path is not ``auxiliary``."""
     path = path.resolve()
     if path in seen or not path.is_file():
         return
     seen.add(path)
+    where = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+    base = base and not auxiliary(where)
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         stripped = line.strip()
         match = re.match(r"^(?:-r|--requirement|-c|--constraint)\s*=?\s*(\S+)", stripped)
         if match:
-            yield from _requirements_file(path.parent / match.group(1), seen, root)
+            yield from _requirements_file(path.parent / match.group(1), seen, root, base)
             continue
-        yield (path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name), stripped, \
-            _found(path, stripped)
+        yield where, stripped, _found(path, stripped), base
 
 
 def _pyproject(path: Path) -> Iterator[Candidate]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     project = data.get("project", {})
     for dep in project.get("dependencies", []) or []:
-        yield path.name, dep, _found(path, dep)
+        yield path.name, dep, _found(path, dep), True
     for group, deps in (project.get("optional-dependencies", {}) or {}).items():
         for dep in deps or []:
-            yield f"{path.name} [{group}]", dep, _found(path, dep)
+            yield f"{path.name} [{group}]", dep, _found(path, dep), False
     for group, deps in (data.get("dependency-groups", {}) or {}).items():
         for dep in deps or []:
             if isinstance(dep, str):
-                yield f"{path.name} [dependency-groups.{group}]", dep, _found(path, dep)
+                yield f"{path.name} [dependency-groups.{group}]", dep, _found(path, dep), False
     poetry = data.get("tool", {}).get("poetry", {})
     sections = [("dependencies", poetry.get("dependencies", {})),
                 ("dev-dependencies", poetry.get("dev-dependencies", {}))]
@@ -201,7 +228,7 @@ def _pyproject(path: Path) -> Iterator[Candidate]:
                 for item in value if isinstance(value, list) else [value]:
                     spec = item.get("version", "") if isinstance(item, dict) else str(item)
                     yield f"{path.name} (poetry {where})", f"{package}{_poetry_spec(spec)}", \
-                        Found(path, spec, 0, "poetry", package) if spec else None
+                        Found(path, spec, 0, "poetry", package) if spec else None, where == "dependencies"
 
 
 def _poetry_spec(spec: str) -> str:
@@ -242,21 +269,44 @@ def _setup_cfg(path: Path) -> Iterator[Candidate]:
     for section, key in (("options", "install_requires"),):
         if parser.has_option(section, key):
             for line in parser.get(section, key).splitlines():
-                yield path.name, line, _found(path, line.strip())
+                yield path.name, line, _found(path, line.strip()), True
     if parser.has_section("options.extras_require"):
         for extra, value in parser.items("options.extras_require"):
             for line in value.splitlines():
-                yield f"{path.name} [{extra}]", line, _found(path, line.strip())
+                yield f"{path.name} [{extra}]", line, _found(path, line.strip()), False
 
 
 _SETUP_STRING = re.compile(rf"^\s*{_names()}\b", re.IGNORECASE)
 
 
+# setup()'s keywords whose requirements are for one use of the package, not for installing it
+_SETUP_AUXILIARY = ("extras_require", "tests_require")
+
+
 def _setup_py(path: Path) -> Iterator[Candidate]:
+    """Every string of setup.py that reads as a requirement of a package; base unless it is written in
+    an ``extras_require=``/``tests_require=`` argument, or in what a name passed there is assigned
+    (``EXTRAS = {...}``, ``EXTRAS["fast"] = [...]``: where its extras are written, by name)."""
     tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    auxiliary_values: list[ast.AST] = []
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in _SETUP_AUXILIARY:
+            auxiliary_values.append(node.value)
+            if isinstance(node.value, ast.Name):
+                names.add(node.value.id)
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or node.value is None:
+            continue
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Name) and target.id in names:
+                auxiliary_values.append(node.value)
+    aux = {id(inner) for value in auxiliary_values for inner in ast.walk(value)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SETUP_STRING.match(node.value):
-            yield path.name, node.value, _found(path, node.value)
+            yield path.name, node.value, _found(path, node.value), id(node) not in aux
 
 
 _CONDA_LINE = re.compile(rf"^\s*-\s*(?:[\w\-]+::)?({_names()})(?![\w.\-])\s*([^#]*)")
@@ -293,7 +343,7 @@ def _environment_yml(path: Path) -> Iterator[Candidate]:
             spec = match.group(2).strip()
             where = f"{path.name} (pip)" if in_pip is not None else path.name
             origin = Found(path, line, match.start(2), "conda-pip" if in_pip is not None else "conda", package)
-            yield where, f"{package}{spec if in_pip is not None else conda_spec(spec)}", origin
+            yield where, f"{package}{spec if in_pip is not None else conda_spec(spec)}", origin, True
 
 
 def _pipfile(path: Path) -> Iterator[Candidate]:
@@ -304,7 +354,7 @@ def _pipfile(path: Path) -> Iterator[Candidate]:
             if package is not None:
                 spec = value.get("version", "*") if isinstance(value, dict) else str(value)
                 yield f"{path.name} [{section}]", package + ("" if spec == "*" else spec), \
-                    Found(path, spec, 0, "pipfile", package) if spec != "*" else None
+                    Found(path, spec, 0, "pipfile", package) if spec != "*" else None, section == "packages"
 
 
 READERS = {
@@ -323,8 +373,11 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
                 problems.append(f"{path.name}: cannot read it for its pins: {exc}")
     seen: set[Path] = set()
     # requirements/pytorch/base.txt: Lightning keeps each package's requirements in a folder of its own
-    for path in [*sorted(directory.glob("requirements*.txt")), *sorted(directory.glob("requirements/*.txt")),
-                 *sorted(directory.glob("requirements/*/*.txt"))]:
+    paths = [*sorted(directory.glob("requirements*.txt")), *sorted(directory.glob("requirements/*.txt")),
+             *sorted(directory.glob("requirements/*/*.txt"))]
+    # base files first, so that one a development file includes too (requirements-dev.txt: -r requirements.txt)
+    # is read as base
+    for path in sorted(paths, key=lambda p: auxiliary(p.relative_to(directory).as_posix())):
         try:
             yield from list(_requirements_file(path, seen, directory.resolve()))
         except OSError as exc:
@@ -399,19 +452,21 @@ def _defines_package(folder: Path) -> bool:
 def _pins_at(root: Path) -> dict[str, Pin]:
     """The pins the project files of the folder ``root`` hold."""
     read_problems: list[str] = []
-    texts: dict[str, list[tuple[str, str, Optional[Found]]]] = {package: [] for package in PACKAGES}
-    for where, text, origin in list(_candidates(root, read_problems)):
+    texts: dict[str, list[Candidate]] = {package: [] for package in PACKAGES}
+    for where, text, origin, base in list(_candidates(root, read_problems)):
         package = _package_of_text(text)
         if package is not None:
-            texts[package].append((where, text, origin))
+            texts[package].append((where, text, origin, base))
     return {package: _pin(package, texts[package], list(read_problems)) for package in PACKAGES}
 
 
 def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
     """The pin of ``package`` from the requirements of it the project files hold: the strictest
-    lower bound across them, with notes where they disagree or cannot be read."""
-    found: list[tuple[str, Version, str, SpecifierSet, Optional[Found]]] = []
-    for where, text, origin in candidates:
+    lower bound across them, where the base requirements name the package the strictest of theirs
+    (another file's pin in the same release line counts), with notes where they disagree or cannot be read."""
+    found: list[tuple[str, Version, str, SpecifierSet, Optional[Found], bool]] = []
+    named: list[str] = []  # the base requirements that name the package (with a version or without)
+    for where, text, origin, base in candidates:
         try:
             req = _requirement(text, package)
         except Unparseable as exc:
@@ -421,16 +476,19 @@ def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
             continue
         if req.marker is not None and not req.marker.evaluate({"extra": ""}) and "extra" not in str(req.marker):
             continue
+        label = f"{where}: {req.name}{req.specifier}"
+        if base:
+            named.append(label)
         if not req.specifier:
             continue
         low = lowest(req.specifier, package)
-        label = f"{where}: {req.name}{req.specifier}"
         if low is None:
             problems.append(f"{label} allows no {package} release")
             continue
-        found.append((where, low, label, req.specifier, origin))
+        found.append((where, low, label, req.specifier, origin, base))
     if not found:
         return Pin(None, problems=problems, package=package)
+    pinned_by_base = any(item[5] for item in found)
     # A pin of one release (==X) where another file allows older releases locks an environment (type
     # checking, docs, a CI job), it does not say which releases the project supports: Lightning pins
     # torch==2.9.1 in requirements/typing.txt and requires torch>=2.1 to install; its window starts at 2.1.
@@ -442,10 +500,27 @@ def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
             problems.append("pins of one release taken for an environment's, not the oldest release supported: "
                             + "; ".join(item[2] for item in locks))
             found = [item for item in found if item not in locks]
+    # Where the base requirements name the package, the others do not raise the floor to a later release
+    # line (torchrl: torch>=2.1.0 to install, torch>=2.7.0 for its replay_buffer extra). Where the lock
+    # rule above set every base pin aside, what remains is below them: it stands.
+    listed = found
+    bases = [item for item in found if item[5]]
+    aside: list[tuple[str, Version, str, SpecifierSet, Optional[Found], bool]] = []
+    if named and (bases or not pinned_by_base):
+        line = max(item[1] for item in bases).release[:2] if bases else None
+        aside = [item for item in found if not item[5] and (line is None or item[1].release[:2] > line)]
+        found = [item for item in found if item not in aside]
+    if not found:  # the base requirements name the package without a version: every release is supported
+        problems.append(f"{'; '.join(item[2] for item in aside)}: not taken for the {package} floor, "
+                        f"which the project's install requirements set ({'; '.join(named)})")
+        return Pin(None, problems=problems, package=package)
     # the strictest lower bound across files sets the window
-    where, low, label, _, origin = max(found, key=lambda item: item[1])
-    if len({short(item[1]) for item in found}) > 1:
-        problems.append(f"project files disagree on {package}: " + "; ".join(item[2] for item in found))
+    where, low, label, _, origin, _ = max(found, key=lambda item: item[1])
+    if len({short(item[1]) for item in listed}) > 1:
+        problems.append(f"project files disagree on {package}: " + "; ".join(item[2] for item in listed)
+                        + f"; the window starts at {label}"
+                        + (", what installing the project requires (an extra, a dependency group or a"
+                           " development file does not raise it)" if aside else ""))
     from packaging.specifiers import SpecifierSet
 
     combined = SpecifierSet(",".join(str(item[3]) for item in found))
