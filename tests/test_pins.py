@@ -426,3 +426,32 @@ def test_a_librarys_extra_does_not_raise_its_floor(tmp_path):
                                        '[project.optional-dependencies]\nvideo = ["torchvision>=0.20"]\n')
     pin = detect_all(tmp_path)["torchvision"]
     assert pin.version == Version("0.16") and pin.source == "pyproject.toml: torchvision>=0.16"
+
+
+# ------------------------------------------------------------------ which setup.py is a project file
+@pytest.mark.parametrize("text, package", [
+    ("from setuptools import setup\nsetup()\n", True),
+    ("import setuptools\n\nsetuptools.setup(name='x')\n", True),
+    ("from distutils.core import setup\nsetup(name='x', version='1')\n", True),
+    ("from skbuild import setup\nsetup(name='x', cmake_args=[])\n", True),
+    ("REQUIRED = ['torch>=1.8']\nsetup(name='x', install_requires=REQUIRED)\n", True),  # read, never run
+    ("print 'python 2'\n", True),  # cannot be read: its note says so
+    # dinov2/eval/setup.py: a module of the package, named setup.py
+    ("import argparse\nfrom dinov2.utils.config import setup\n\n\ndef build(args):\n    config = setup(args)\n", False),
+    ("def setup(app):\n    app.add_css_file('custom.css')\n", False),  # Sphinx's conf-style hook
+    ("", False),
+])
+def test_a_setup_py_defines_a_package_where_it_builds_one(tmp_path, text, package):
+    from torch_upgrade.io.pins import defines_package, holds_project
+
+    write(tmp_path / "setup.py", text)
+    assert defines_package(tmp_path / "setup.py") is package
+    assert holds_project(tmp_path) is package
+
+
+def test_a_module_named_setup_py_neither_pins_nor_ends_the_search(tmp_path):
+    """Outside a repository, the folder of a module named setup.py reads the pin of the project around it."""
+    write(tmp_path / "requirements.txt", "torch==2.0.0\n")
+    write(tmp_path / "pkg" / "eval" / "setup.py", "from pkg.utils import setup\nREQ = 'torch>=2.6'\nconfig = setup(REQ)\n")
+    pin = detect(tmp_path / "pkg" / "eval")
+    assert pin.version == Version("2.0.0") and pin.source == "requirements.txt: torch==2.0.0"

@@ -95,3 +95,93 @@ def test_a_subfolder_reading_the_same_pin_from_above_shares_its_window(tmp_path:
     data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
     assert {f["window"]["source"] for f in data["findings"]} == {"pyproject.toml: torch>=1.13",
                                                                  "../../pyproject.toml: torch>=1.13"}
+
+
+# dinov2's setup.py: a package, its requirements read from requirements.txt; and dinov2/eval/setup.py, a module
+DINOV2_SETUP = '''\
+from pathlib import Path
+from typing import List, Tuple
+
+from setuptools import setup, find_packages
+
+HERE = Path(__file__).parent
+
+
+def get_requirements(path: str = HERE / "requirements.txt") -> Tuple[List[str], List[str]]:
+    requirements = []
+    with open(path) as f:
+        for line in f.readlines():
+            requirements.append(line.rstrip("\\r\\n"))
+    return requirements, []
+
+
+requirements, extra_indices = get_requirements()
+
+setup(
+    name="dinov2",
+    packages=find_packages(),
+    install_requires=requirements,
+)
+'''
+DINOV2_EVAL_SETUP = '''\
+import argparse
+from typing import Any, List, Optional, Tuple
+
+import torch
+import torch.backends.cudnn as cudnn
+
+from dinov2.models import build_model_from_cfg
+from dinov2.utils.config import setup
+
+
+def get_args_parser(description: Optional[str] = None):
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--config-file", type=str, help="Model configuration file")
+    return parser
+
+
+def setup_and_build_model(args) -> Tuple[Any, torch.dtype]:
+    cudnn.benchmark = True
+    config = setup(args)
+    model = build_model_from_cfg(config, only_teacher=True)
+    return model, torch.float
+'''
+
+
+def test_a_module_named_setup_py_opens_no_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dinov2/eval/setup.py is an ordinary module: its folder stays in dinov2's window (outside a repository it
+    even cut off the pin above it: torch 1.6, no pin found)."""
+    (tmp_path / "setup.py").write_text(DINOV2_SETUP)
+    (tmp_path / "requirements.txt").write_text("--extra-index-url https://download.pytorch.org/whl/cu117\n"
+                                               "torch==2.0.0\ntorchvision==0.15.0\nomegaconf\n")
+    (tmp_path / "dinov2" / "eval").mkdir(parents=True)
+    (tmp_path / "dinov2" / "eval" / "setup.py").write_text(DINOV2_EVAL_SETUP)
+    (tmp_path / "dinov2" / "eval" / "knn.py").write_text(CODE)
+    (tmp_path / "dinov2" / "train.py").write_text(CODE)
+    monkeypatch.chdir(tmp_path)
+    out = cli("scan", ".", "--no-cache").stdout
+    assert "Windows:" not in out and out.startswith("Window: torch 2.0 → 2.15 (requirements.txt: torch==2.0.0)")
+    data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
+    assert {f["path"]: f["window"]["source"] for f in data["findings"]} == {
+        "dinov2/eval/knn.py": "requirements.txt: torch==2.0.0", "dinov2/train.py": "requirements.txt: torch==2.0.0"}
+
+
+def test_a_setup_py_that_defines_a_package_is_a_project_of_its_own(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A monorepo's subpackage with its own setup.py (setuptools, or a bare setup() call with its keywords) keeps
+    its own window."""
+    (tmp_path / "requirements.txt").write_text("torch==1.6.0\n")
+    (tmp_path / "ext").mkdir()
+    (tmp_path / "ext" / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension\n\n"
+        "setup(name='ext', install_requires=['torch>=2.4'], cmdclass={'build_ext': BuildExtension})\n")
+    (tmp_path / "ext" / "train.py").write_text(CODE)
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "setup.py").write_text("REQUIRED = ['torch>=2.2']\nsetup(name='bare', install_requires=REQUIRED)\n")
+    (tmp_path / "bare" / "train.py").write_text(CODE)
+    (tmp_path / "train.py").write_text(CODE)
+    monkeypatch.chdir(tmp_path)
+    out = cli("scan", ".", "--no-cache").stdout
+    assert "Windows:\n  ./: torch 1.6 → 2.15 (requirements.txt: torch==1.6.0)\n" in out
+    assert "  bare/: torch 2.2 → 2.15 (setup.py: torch>=2.2)\n" in out
+    assert "  ext/: torch 2.4 → 2.15 (setup.py: torch>=2.4)\n" in out

@@ -20,6 +20,7 @@ torch>=2.7.0: its window starts at 2.1).
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -363,10 +364,63 @@ READERS = {
 }
 
 
+# the modules a setup.py that defines a package builds it with
+_PACKAGING = ("setuptools", "distutils", "skbuild", "pbr", "numpy.distutils")
+# setup()'s keywords that say it defines a package (a setup.py that imports nothing: ``setup(name=...)``)
+_SETUP_KEYWORDS = frozenset({
+    "name", "version", "packages", "py_modules", "package_dir", "install_requires", "extras_require",
+    "ext_modules", "cmdclass", "entry_points", "python_requires", "setup_requires", "package_data",
+})
+
+
+def defines_package(path: Path) -> bool:
+    """Whether a ``setup.py`` defines a package: it imports what builds one (setuptools, distutils,
+    scikit-build, ...) or calls ``setup(...)`` with its keywords (``name=``, ``install_requires=``). A
+    module that is only named so is not a project file: dinov2's ``dinov2/eval/setup.py`` (argparse, and
+    ``setup(args)`` imported from ``dinov2.utils.config``) opens no project of its own. One that does not
+    parse is taken for a package definition (its pins' note says it cannot be read)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return _defines_package_file(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _defines_package_file(path: str, mtime_ns: int, size: int) -> bool:
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError):
+        return True
+    except OSError:
+        return False
+
+    def packaging(module: str) -> bool:
+        return any(module == name or module.startswith(name + ".") for name in _PACKAGING)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(packaging(alias.name) for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and packaging(node.module or ""):
+            return True
+        if isinstance(node, ast.Call) and (
+                isinstance(node.func, ast.Name) and node.func.id == "setup"
+                or isinstance(node.func, ast.Attribute) and node.func.attr == "setup") \
+                and any(keyword.arg in _SETUP_KEYWORDS for keyword in node.keywords):
+            return True
+    return False
+
+
+def _project_file(directory: Path, name: str) -> bool:
+    """Whether ``directory`` holds the project file ``name`` (a setup.py that defines a package)."""
+    path = directory / name
+    return path.is_file() and (name != "setup.py" or defines_package(path))
+
+
 def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
     for name in PROJECT_FILES:
         path = directory / name
-        if path.is_file():
+        if _project_file(directory, name):
             try:
                 yield from list(READERS[name](path))
             except Exception as exc:  # malformed project file: report, never fatal
@@ -386,7 +440,7 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
 
 def holds_project(directory: Path) -> bool:
     """Whether a directory holds a project file (where a pin of torch or a library may be written)."""
-    return any((directory / n).is_file() for n in PROJECT_FILES) or any(directory.glob("requirements*.txt")) \
+    return any(_project_file(directory, n) for n in PROJECT_FILES) or any(directory.glob("requirements*.txt")) \
         or any(directory.glob("requirements/*.txt")) or any(directory.glob("requirements/*/*.txt"))
 
 
@@ -438,9 +492,10 @@ def detect_all(start: Path) -> dict[str, Pin]:
 
 
 def _defines_package(folder: Path) -> bool:
-    """Whether ``folder`` defines an installable package: a ``setup.py`` or ``setup.cfg``, or a
-    ``pyproject.toml`` with a ``[project]`` or ``[tool.poetry]`` table (one of tool settings alone does not)."""
-    if (folder / "setup.py").is_file() or (folder / "setup.cfg").is_file():
+    """Whether ``folder`` defines an installable package: a ``setup.py`` that does (``defines_package``) or a
+    ``setup.cfg``, or a ``pyproject.toml`` with a ``[project]`` or ``[tool.poetry]`` table (one of tool
+    settings alone does not)."""
+    if _project_file(folder, "setup.py") or (folder / "setup.cfg").is_file():
         return True
     try:
         data = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
