@@ -563,3 +563,20 @@ def test_findings_of_another_severity_are_not_folded_under_the_first(tmp_path, m
     out = cli("scan", ".", "--from", "2.0", "--no-cache").stdout
     assert "jit.py:3:5 TU404 info" in out and "jit.py:6:1 TU404 warning" in out
     assert "and 2 more TU404 in this file, the same advice, at lines 7, 8" in out
+
+
+@pytest.mark.parametrize("double", ["model = nn.Linear(4, 1).double().cuda()",
+                                    "model = nn.Linear(4, 1, dtype=torch.float64).cuda()"])
+def test_a_model_trained_in_float64_gets_no_float32_amp_hint(double: str) -> None:
+    """captum's test models are .double(): "this project trains in float32" (TU306) is wrong there."""
+    code = f"""
+    import torch
+    from torch import nn
+    {double}
+    opt = torch.optim.Adam(model.parameters())
+    for x in data:
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+    """
+    assert "TU306" not in {rule for rule, _ in findings(code, low="2.4")}

@@ -35,6 +35,7 @@ CUDNN_PRECISION = (
 )
 MIXED = ("torch.autocast", "torch.amp", "torch.cuda.amp", "torch.cpu.amp", "apex.amp")
 HALF_DTYPES = ("torch.bfloat16", "torch.float16", "torch.half")
+DOUBLE_DTYPES = ("torch.float64", "torch.double")  # a model trained in float64 is no float32 one either
 CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.functional.conv1d",
         "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
 
@@ -52,6 +53,7 @@ class TrainingFacts(TypedDict):
     cudnn: bool
     mixed: bool
     half_dtype: bool
+    double: bool  # names float64 (``torch.float64``, ``.double()``)
     trains: bool
     conv: bool
     cuda: Optional[cst.Call]
@@ -80,8 +82,8 @@ def training_facts(analysis: Analysis) -> TrainingFacts:
 
 
 def _training_facts(analysis: Analysis) -> TrainingFacts:
-    fact: TrainingFacts = {"matmul": False, "cudnn": False, "mixed": False, "half_dtype": False, "trains": False,
-                           "conv": False, "cuda": None, "backward": None}
+    fact: TrainingFacts = {"matmul": False, "cudnn": False, "mixed": False, "half_dtype": False, "double": False,
+                           "trains": False, "conv": False, "cuda": None, "backward": None}
     for ref in analysis.references:
         q = ref.qualname
         if q is not None:
@@ -91,6 +93,8 @@ def _training_facts(analysis: Analysis) -> TrainingFacts:
                 fact["cudnn"] = True
             if q in HALF_DTYPES:
                 fact["half_dtype"] = True
+            elif q in DOUBLE_DTYPES:
+                fact["double"] = True
             if _under(q, MIXED):
                 fact["mixed"] = True
             elif ref.call is not None and q in CONV:
@@ -109,6 +113,8 @@ def _training_facts(analysis: Analysis) -> TrainingFacts:
             fact["mixed"] = True
         elif attr == "bfloat16":
             fact["half_dtype"] = True
+        elif attr == "double":
+            fact["double"] = True
         elif fact["cuda"] is None and (attr == "cuda" or (attr == "to" and cuda_string(ref.call))):
             fact["cuda"] = ref.call
     return fact

@@ -5,7 +5,8 @@ work on CUDA, when no file uses autocast, a GradScaler, apex or ``.half()``,
 and no file that trains or puts work on CUDA names a half-precision dtype
 (``torch.bfloat16``, ``torch.float16``, ``.bfloat16()``): such a project
 trains in reduced precision already, and the message's "trains in float32"
-would be wrong (torchtune: bfloat16 models, no autocast). Only files with
+would be wrong (torchtune: bfloat16 models, no autocast); so would it where such a
+file names float64 (``torch.float64``, ``.double()``: captum's test models). Only files with
 ``.backward()`` or CUDA work count it, as the first pass runs this checker
 only on files with its words (``backward``, ``cuda``, ...), not on a file
 that only names a dtype.
@@ -31,7 +32,7 @@ WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     facts = training_facts(analysis)
     works = facts["trains"] or facts["cuda"] is not None
-    fact: Fact = {"sets": facts["matmul"], "amp": facts["mixed"] or (facts["half_dtype"] and works),
+    fact: Fact = {"sets": facts["matmul"], "amp": facts["mixed"] or ((facts["half_dtype"] or facts["double"]) and works),
                   "trains": facts["trains"], "cuda": facts["cuda"] is not None}
     if facts["backward"] is not None and facts["cuda"] is not None:
         fact["node"] = facts["backward"]
