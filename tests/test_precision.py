@@ -580,3 +580,70 @@ def test_a_model_trained_in_float64_gets_no_float32_amp_hint(double: str) -> Non
         opt.step()
     """
     assert "TU306" not in {rule for rule, _ in findings(code, low="2.4")}
+
+
+ONE_EPOCH = [
+    # torchmetrics / torchgeo: an evaluation loader gone through once
+    """
+    from torch.utils.data import DataLoader
+    def embed_all(dataset, num_workers):
+        loader = DataLoader(dataset, batch_size=8, num_workers=num_workers)
+        return [batch.sum() for batch in loader]
+    """,
+    """
+    from torch.utils.data import DataLoader
+    def evaluate(model, dataset):
+        for batch in DataLoader(dataset, num_workers=4):
+            model(batch)
+    """,
+    # captum: one iterator made of it
+    """
+    import torch
+    def batches(dataset):
+        it = iter(torch.utils.data.DataLoader(dataset, batch_size=4, num_workers=2))
+        while True:
+            yield next(it)
+    """,
+    # made anew in every epoch: persistent workers would not outlive it either
+    """
+    from torch.utils.data import DataLoader
+    def train(model, dataset):
+        for epoch in range(10):
+            loader = DataLoader(dataset, num_workers=4)
+            for batch in loader:
+                model(batch)
+    """,
+]
+
+EPOCHS = [
+    """
+    from torch.utils.data import DataLoader
+    def train(model, dataset):
+        loader = DataLoader(dataset, num_workers=4)
+        for epoch in range(10):
+            for batch in loader:
+                model(batch)
+    """,
+    """
+    from torch.utils.data import DataLoader
+    class Trainer:
+        def setup(self, dataset):
+            self.loader = DataLoader(dataset, num_workers=4)
+    """,
+    """
+    from torch.utils.data import DataLoader
+    def make(dataset):
+        loader = DataLoader(dataset, num_workers=4)
+        return loader
+    """,
+]
+
+
+@pytest.mark.parametrize("code", ONE_EPOCH)
+def test_a_loader_gone_through_once_gets_no_persistent_workers_hint(code: str) -> None:
+    assert "TU701" not in {rule for rule, _ in findings(code, low="2.0")}
+
+
+@pytest.mark.parametrize("code", EPOCHS)
+def test_a_loader_that_may_serve_several_epochs_gets_the_hint(code: str) -> None:
+    assert "TU701" in {rule for rule, _ in findings(code, low="2.0")}

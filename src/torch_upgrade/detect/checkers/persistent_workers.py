@@ -3,10 +3,15 @@
 Flags a DataLoader whose ``num_workers`` is a non-zero literal or an
 expression, when neither ``persistent_workers`` nor ``**kwargs`` is passed.
 The suggested keyword keeps a variable worker count valid:
-``persistent_workers=True`` raises when ``num_workers`` is 0.
+``persistent_workers=True`` raises when ``num_workers`` is 0. A loader evidently iterated once (one
+epoch: ``for batch in DataLoader(...)`` outside any loop, or a name of a function assigned the loader and
+only iterated, never inside a loop that does not also make the loader anew) has no epoch to keep its
+workers for, and is left alone (torchmetrics' and torchgeo's evaluation loaders, captum's ``iter(...)``).
 """
 
 from __future__ import annotations
+
+import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
@@ -33,6 +38,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         workers = literal(bound["num_workers"])
         if workers == 0 or workers is None:
             continue
+        if _one_epoch(call, analysis):
+            continue
         if isinstance(workers, int):
             keyword = "persistent_workers=True"
         else:
@@ -41,3 +48,52 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                    " (available since torch 1.7)")
         out.append(hit(rule, ref, analysis, window, message=message))
     return out
+
+
+_ONCE = ("iter", "list", "tuple", "enumerate", "next")  # a call of these over a loader goes through it once
+_LOOPS = (cst.For, cst.While)
+
+
+def _iterated(node: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether ``node`` (a loader) is what a ``for`` or a comprehension goes through, or an argument of
+    ``iter(...)``, ``list(...)``, ``enumerate(...)``."""
+    parent = analysis.parent(node)
+    if isinstance(parent, (cst.For, cst.CompFor)):
+        return parent.iter is node
+    if isinstance(parent, cst.Arg) and parent.value is node:
+        call = analysis.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _ONCE
+    return False
+
+
+def _loops_around(node: cst.CSTNode, analysis: Analysis) -> list[cst.CSTNode]:
+    """The ``for``/``while`` statements around ``node`` in its function (a ``for`` whose iterable it is
+    excluded: going through it is the one epoch)."""
+    out = []
+    child, current = node, analysis.parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(current, _LOOPS) and not (isinstance(current, cst.For) and current.iter is child):
+            out.append(current)
+        child, current = current, analysis.parent(current)
+    return out
+
+
+def _one_epoch(call: cst.Call, analysis: Analysis) -> bool:
+    """Whether the loader ``call`` makes is evidently gone through once: iterated where it is made, outside
+    any loop, or assigned to a name of its function that is only iterated, in no loop that does not also
+    make the loader anew."""
+    if _iterated(call, analysis):
+        return not _loops_around(call, analysis)
+    assign = analysis.parent(call)
+    if not isinstance(assign, cst.Assign) or assign.value is not call or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    scope = analysis.scope_at(call)
+    if scope is analysis.root_scope:
+        return False  # a module's name: any code may read it
+    name = assign.targets[0].target.value
+    reads = [node for node in analysis.nodes(cst.Name) if isinstance(node, cst.Name) and node.value == name
+             and node is not assign.targets[0].target and analysis.scope_at(node) is scope]
+    made = set(map(id, _loops_around(call, analysis)))
+    return bool(reads) and all(_iterated(read, analysis) and
+                               all(id(loop) in made for loop in _loops_around(read, analysis)) for read in reads)
