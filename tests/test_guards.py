@@ -583,6 +583,57 @@ def test_a_type_error_fallback_that_drops_a_keyword_is_compatibility_code():
         """, [("TU021", 5)])
 
 
+def test_a_type_error_fallback_for_a_refused_positional_argument_is_compatibility_code():
+    """timm's ``fast_norm.is_autocast_enabled``: the body passes the device, which torch < 2.4 refuses (a
+    TypeError); the handler is that torch's way, and TU316's fix would make it the call that just failed."""
+    check("""
+        import torch
+
+        def is_autocast_enabled(device="cuda"):
+            try:
+                return torch.is_autocast_enabled(device)
+            except TypeError:
+                if device == "cpu":
+                    return torch.is_autocast_cpu_enabled()
+                return torch.is_autocast_enabled()
+        """, """
+        import torch
+
+        def is_autocast_enabled(device="cuda"):
+            if device == "cpu":
+                return torch.is_autocast_cpu_enabled()
+        """, [("TU316", 6)])
+    # the handler calls something else: a literal argument raises nothing, only the signature can
+    check("""
+        import torch
+        try:
+            on = torch.is_autocast_enabled("cpu")
+        except TypeError:
+            on = torch.is_autocast_cpu_enabled()
+        """, """
+        import torch
+        on = torch.is_autocast_cpu_enabled()
+        """, [("TU316", 3)])
+
+
+@pytest.mark.parametrize("body", [
+    'on = torch.is_autocast_enabled(device)',  # a variable may be what is refused
+    'on = torch.is_autocast_enabled(*devices)',
+    'on = torch.is_autocast_enabled("cpu"); other()',
+    'state[key] = torch.is_autocast_enabled("cpu")',  # the target runs code of its own
+])
+def test_a_type_error_handler_after_other_code_is_no_positional_probe(body):
+    assert ("TU316", 8) in found(f"""
+        import torch
+
+        def f(device, devices, state, key):
+            try:
+                {body}
+            except TypeError:
+                on = torch.is_autocast_cpu_enabled()
+        """)
+
+
 @pytest.mark.parametrize("handler", [
     "except Exception:",  # also where weights_only=True refuses the file: the fallback then matters
     "except (RuntimeError, ValueError):",

@@ -527,7 +527,7 @@ class Analysis:
             finally:
                 self._handled -= handled
             for arm, handler in enumerate(node.handlers, 1):
-                if signature_fallback(node, handler):  # runs only where the call refuses a keyword
+                if signature_fallback(node, handler):  # runs only where the call refuses a keyword or an argument
                     self._guarded(Guard(None, None, PROBE, FEATURE),
                                   lambda: self._in_branch(node, arm, lambda: self._visit(handler)))
                 else:

@@ -158,7 +158,51 @@ def signature_fallback(node: Union[cst.Try, "cst.TryStar"], handler: cst.CSTNode
     body's keywords may come as ``**kwargs``). Only a release that refuses the keyword runs it: it is
     compatibility code. A broader handler (``except Exception:``) also runs where the call fails for
     another reason (a checkpoint ``weights_only=True`` refuses), and is no such probe."""
-    return bool(signature_probes(node, handler))
+    return bool(signature_probes(node, handler)) or positional_probe(node, handler)
+
+
+def _positionals_of(node: cst.CSTNode) -> dict[str, list[Optional[int]]]:
+    """The calls of a dotted name under ``node``: name -> how many positional arguments each passes (None
+    where one is ``*args``: not told here)."""
+    found: dict[str, list[Optional[int]]] = {}
+    for call in subtree(node):
+        if isinstance(call, cst.Call):
+            name = dotted(call.func)
+            if name is not None:
+                spread = any(a.star for a in call.args)
+                found.setdefault(name, []).append(
+                    None if spread else sum(1 for a in call.args if a.keyword is None))
+    return found
+
+
+def positional_probe(node: Union[cst.Try, "cst.TryStar"], handler: cst.CSTNode) -> bool:
+    """Whether ``handler`` is the fallback of a signature probe by position: it catches ``TypeError`` by name,
+    and either calls again a function the ``try`` body calls with fewer positional arguments than the body
+    passes (timm: ``try: return torch.is_autocast_enabled(device)`` / ``except TypeError: ... return
+    torch.is_autocast_enabled()``), or the body is one statement whose whole value is a call passing only
+    literals, by position (``try: on = torch.is_autocast_enabled("cpu")`` / ``except TypeError: on =
+    torch.is_autocast_cpu_enabled()``): literals raise nothing, so only a release whose function refuses that
+    many arguments runs the handler. Star arguments tell nothing; a broader handler (``except Exception:``)
+    also runs where the call fails for another reason."""
+    if not handles(handler, {"TypeError"}):
+        return False
+    tried = _positionals_of(node.body)
+    for name, counts in _positionals_of(handler).items():
+        for count in counts:
+            if count is not None and any(before is not None and count < before for before in tried.get(name, ())):
+                return True
+    if len(node.body.body) != 1 or not isinstance(node.body.body[0], cst.SimpleStatementLine) \
+            or len(node.body.body[0].body) != 1:
+        return False
+    small = node.body.body[0].body[0]
+    value = small.value if isinstance(small, (cst.Return, cst.Assign, cst.AnnAssign, cst.Expr)) else None
+    if isinstance(small, cst.Assign) and not all(isinstance(t.target, cst.Name) for t in small.targets):
+        return False  # a subscript or attribute target runs code of its own
+    if isinstance(small, cst.AnnAssign) and not isinstance(small.target, cst.Name):
+        return False
+    return isinstance(value, cst.Call) and dotted(value.func) is not None and bool(value.args) and all(
+        a.keyword is None and not a.star and _is_literal(a.value) and not isinstance(a.value, cst.FormattedString)
+        for a in value.args)
 
 
 def signature_probes(node: Union[cst.Try, "cst.TryStar"],
