@@ -475,6 +475,34 @@ def test_the_finding_is_a_hint_at_the_guards_first_line():
     assert hints(code, "2.0") == [(4, "hint")]
 
 
+
+def test_a_dir_listing_probe_is_decided_as_hasattr_is():
+    """mamba's distributed_utils: ``"name" not in dir(torch.distributed)`` asks what ``hasattr`` asks; with the
+    name there on every torch of the window (all_gather_into_tensor: 1.13), the shim is dead."""
+    shim = """
+        import torch
+        if "all_gather_into_tensor" not in dir(torch.distributed):
+            torch.distributed.all_gather_into_tensor = torch.distributed._all_gather_base
+        """
+    assert hints(shim, "2.0") == [(2, "hint")]
+    assert hints(shim, "1.6") == []  # missing before 1.13: it runs there
+    assert hints(shim.replace("not in dir", "in dir"), "2.0") == [(2, "hint")]
+
+
+@pytest.mark.parametrize("probe", [
+    '"inference_mode" in dir(torch)',  # torch's __getattr__ gives names dir does not list (has_cuda, _dynamo)
+    '"fft" in dir(torch)',
+    '"_dynamo" in dir(torch)',
+    '"quantization" in dir(torch.ao)',  # a module: listed once something imported it
+    '"linalg" in dir(torch.cuda)',  # not a torch name the table dates
+])
+def test_a_dir_listing_that_may_leave_out_a_present_name_is_undecided(probe):
+    assert hints(f"""
+        import torch
+        if {probe}:
+            x = 1
+        """, "2.0") == []
+
 # ------------------------------------------------------------------ across files
 COMPAT = '''
     import torch

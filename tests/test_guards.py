@@ -545,6 +545,34 @@ def test_the_same_function_imported_without_a_guard_is_reported(tmp_path):
         == [("fftc.py", "TU101", 4, "error", True)]
 
 
+# ------------------------------------------------------------ dir() listings
+@pytest.mark.parametrize("test", [
+    '"all_gather_into_tensor" not in dir(torch.distributed)',  # mamba's distributed_utils
+    'not "all_gather_into_tensor" in dir(dist)',
+    'hasattr(torch.distributed, "all_gather_into_tensor") is False',  # the hasattr it stands for, as before
+])
+def test_a_dir_listing_probe_guards_as_hasattr_does(test):
+    check(f"""
+        import torch
+        import torch.distributed as dist
+        if {test}:
+            torch.distributed.all_gather_into_tensor = torch.distributed._all_gather_base
+        """, """
+        import torch
+        torch.distributed.all_gather_into_tensor = torch.distributed._all_gather_base
+        """, [("TU636", 3)])
+
+
+def test_a_dir_listing_of_the_data_is_no_probe():
+    assert ("TU636", 6) in found("""
+        import torch
+
+        def f(obj):
+            if "x" in dir(obj):
+                return torch.distributed._all_gather_base
+        """)
+
+
 # ------------------------------------------------------------ signature probes
 def test_a_type_error_fallback_that_drops_a_keyword_is_compatibility_code():
     """timm's ``_torch_load``: the keywords come as ``**kwargs``, the fallback in ``except TypeError``

@@ -20,9 +20,9 @@ a version with strings, tuples and ``Version``s, as torch's own does), ``packagi
 of its forms, a comparison known where they agree); functions whose body is assignments, ``if``,
 ``for`` over a known sequence, ``assert``, ``list.append``/``extend`` and a ``return`` (a project's own
 ``digit_version``), called with literal-valued arguments; ``hasattr``/``getattr(..., None)``
-probes of torch names, answered by the table of when names appeared (``catalog.names``: a name not
-in it is not known); the version helpers libraries export (MONAI's ``pytorch_after(2, 1)``,
-accelerate's and diffusers' ``is_torch_version(">=", "1.12")``, transformers'
+probes of torch names (and ``"name" in dir(torch.distributed)``), answered by the table of when names
+appeared (``catalog.names``: a name not in it is not known); the version helpers libraries export
+(MONAI's ``pytorch_after(2, 1)``, accelerate's and diffusers' ``is_torch_version(">=", "1.12")``, transformers'
 ``is_torch_greater_or_equal("2.1")``, lightning_utilities' ``compare_version("torch", operator.ge,
 "2.1.0")`` and ``RequirementCache("torch>=2.1")``, whose truth alone is known, MONAI's
 ``version_leq(torch.__version__, "1.10")``), called with literal arguments, as the comparison the table
@@ -281,6 +281,18 @@ class _Probed:
     class or module (the table's names), so true, and not None."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """``dir(torch.distributed)``: ``"name" in`` it is a probe as ``hasattr`` is (``Evaluator._listed``)."""
+
+    name: str
+
+
+# modules whose ``__getattr__`` gives names ``dir`` does not list (torch's deprecated attributes and lazy
+# modules, torch.ao's and its packages' submodules; checked on 2.13): a name present there may be unlisted
+_LISTING_LESS = ("torch", "torch.ao")
 
 
 @dataclass(frozen=True)
@@ -992,6 +1004,7 @@ class _Evaluation:
             if right is UNKNOWN:
                 return UNKNOWN
             outcome = self._parameter(target.operator, left, right) if isinstance(right, _Parameters) \
+                else self._listed(target.operator, left, right) if isinstance(right, _Listing) \
                 else _compare(target.operator, left, right)
             if outcome is UNKNOWN:
                 return UNKNOWN
@@ -1008,6 +1021,22 @@ class _Evaluation:
         if parameter is None:
             return UNKNOWN
         present = parameter.present_at(Version(self.sample))
+        return present if isinstance(operator, cst.In) else not present
+
+    def _listed(self, operator: cst.BaseCompOp, left: Any, right: _Listing) -> Any:
+        """``"all_gather_into_tensor" in dir(torch.distributed)`` (or ``not in``) on this torch: what
+        ``hasattr`` says, from the table of names. A missing name is in no listing; a present one is known
+        listed only where it is no module (a submodule is listed once imported) and its parent gives no
+        names through a module ``__getattr__`` (``_LISTING_LESS``)."""
+        if not isinstance(left, str) or not isinstance(operator, (cst.In, cst.NotIn)) or self.decider.presence is None:
+            return UNKNOWN
+        name, version = f"{right.name}.{left}", Version(Version(self.sample).base_version)
+        present = self.decider.presence(name, version)
+        if present is None:
+            return UNKNOWN
+        if present and (self.decider.presence(name, version, module=True) is not None
+                        or right.name in _LISTING_LESS or right.name.startswith("torch.ao.")):
+            return UNKNOWN
         return present if isinstance(operator, cst.In) else not present
 
     def _BooleanOperation(self, node: cst.BooleanOperation, names: Names, scope: Scope, env: dict[str, Any],
@@ -1121,6 +1150,9 @@ class _Evaluation:
             args.append((arg.keyword.value if arg.keyword is not None else None, value))
         positional = [v for k, v in args if k is None]
         keywords = {k: v for k, v in args if k is not None}
+        if builtin == "dir" and len(positional) == 1 and not keywords:
+            subject = positional[0]
+            return _Listing(subject.name) if isinstance(subject, (_Present, _Probed)) else UNKNOWN
         if builtin is not None:
             return _call_builtin(builtin, positional, keywords)
         if isinstance(node.func, cst.Attribute):  # a method of a value: "1.8.0".split(".")

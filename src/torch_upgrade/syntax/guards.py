@@ -509,8 +509,10 @@ class GuardModel:
     def _call(self, call: cst.Call, scope: Scope) -> int:
         func = dotted(call.func)
         args = [a.value for a in call.args]
-        if func in ("hasattr", "getattr") and self._names.qualify(func, scope)[1] is None and args:
-            probe = func == "hasattr" or (len(args) == 3 and isinstance(args[2], cst.Name) and args[2].value == "None")
+        if func in ("hasattr", "getattr", "dir") and self._names.qualify(func, scope)[1] is None and args:
+            # dir(m) is what "name" in dir(m) / not in asks about: a probe of m, as hasattr(m, "name") is
+            probe = func == "hasattr" or (func == "dir" and len(args) == 1) or \
+                (len(args) == 3 and isinstance(args[2], cst.Name) and args[2].value == "None")
             if probe:
                 if self._of_torch(args[0], scope):
                     return FEATURE
