@@ -312,3 +312,32 @@ def test_a_literal_that_is_never_a_number_rules_the_overload_out(call: str) -> N
     method (a receiver that combines with a known tensor would otherwise be likely a tensor)."""
     code = f"import torch\ndef f(lsh, table, d, s, k):\n    a = torch.zeros(2)\n    {call}\n"
     assert list(scan(code, min_confidence="possible")) == []
+
+
+@pytest.mark.parametrize("code", [
+    # the base class defined in the file (a ClassDef binding): a class is never a tensor
+    "import torch\n\n\nclass Base:\n    def add(self, index):\n        pass\n\n\n"
+    "class Child(Base):\n    def add(self, index: torch.Tensor) -> None:\n        return Base.add(self, index)\n",
+    # torchrl's prioritized_slice.py: the bases imported from the project, each's add called on this instance
+    "import torch\nfrom .prioritized import PrioritizedSampler\nfrom .slice import SliceSampler\n\n\n"
+    "class PrioritizedSliceSampler(SliceSampler, PrioritizedSampler):\n"
+    "    def add(self, index: torch.Tensor) -> None:\n        PrioritizedSampler.add(self, index)\n"
+    "        return SliceSampler.add(self, index)\n",
+])
+def test_a_class_s_function_called_unbound_is_no_tensor_method(code: str) -> None:
+    """``Base.add(self, index)``: the receiver is a class, the instance comes first; the tensor ``index`` beside
+    it once made the receiver "likely a tensor", and the unsafe fix ``Base.add(index, alpha=self)`` broke it."""
+    report = torch_upgrade.scan_source(code, from_version="2.1", select=["TU934"], min_confidence="possible")
+    assert report.findings == ()
+
+
+@pytest.mark.parametrize("call", [
+    "Weights.add(2, index)",  # a project's CapWords name given no self: not known to be a class
+    "WEIGHTS.add(self, index)",  # a constant's name: a value, maybe a tensor
+    "scale.add(self, index)",
+])
+def test_a_name_not_known_to_be_a_class_stays_likely(call: str) -> None:
+    code = ("import torch\nfrom .weights import Weights, WEIGHTS, scale\n\n\nclass Child:\n"
+            f"    def add(self, index: torch.Tensor):\n        return {call}\n")
+    report = torch_upgrade.scan_source(code, from_version="2.1", select=["TU934"])
+    assert [(f.rule, f.line) for f in report.findings] == [("TU934", 7)]

@@ -283,11 +283,37 @@ class Provenance:
         node = ref.node
         if not isinstance(node, cst.Attribute):
             return POSSIBLE
+        if self._names_a_class(node.value, ref):
+            return NO  # Base.add(self, index): a class's function called unbound, no instance's method
         kind = self.of(node.value, ref, cls=cls)
         if cls == TENSOR and kind == POSSIBLE and ref.call is not None and any(
                 self.of(arg.value, ref, 1) == CERTAIN for arg in ref.call.args if not arg.star):
             return LIKELY  # a method combining the receiver with a tensor: the receiver is likely one too
         return kind
+
+    def _names_a_class(self, receiver: cst.BaseExpression, ref: Reference) -> bool:
+        """Whether a method's receiver is a class, not an instance: a name every binding of which is a
+        ``class`` statement of the file, or one imported from outside torch, named in CapWords, whose method
+        is given ``self`` first (torchrl's ``PrioritizedSampler.add(self, index)``: the base class's
+        function called on this instance; a tensor's method taking ``self`` would take the caller's object)."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        binding = self.analysis.lookup(receiver.value, ref.scope)
+        if binding is None:
+            return False
+        bindings = binding.alternatives if binding.kind == "either" else (binding,)
+        if bindings and all(isinstance(b.statement, cst.ClassDef) for b in bindings):
+            return True
+        name = receiver.value
+        call = ref.call
+        first = next((a.value for a in call.args if a.keyword is None and not a.star), None) \
+            if call is not None else None
+        if not (isinstance(first, cst.Name) and first.value == "self" and name[:1].isupper()
+                and not name.isupper() and self.analysis.enclosing(call, cst.ClassDef) is not None):
+            return False
+        return bool(bindings) and all(
+            b.kind in ("import", "from") and (b.target or "torch").split(".", 1)[0] != "torch" or b.relative
+            for b in bindings)
 
     def of(self, expr: cst.BaseExpression, ref: _Site, depth: int = 0, cls: str = TENSOR) -> str:
         if depth > _MAX_DEPTH:
