@@ -28,6 +28,7 @@ from torch_upgrade.syntax.provenance import LIKELY
 WORDS = ("torch.distributed.launch", ("local_rank", "add_argument"), ("local-rank", "add_argument"))
 MODULE = "torch.distributed.launch"
 FLAGS = ("--local_rank", "--local-rank")
+_PARSERS = ("parse_args", "parse_known_args", "parse_intermixed_args")
 ARGUMENT_MESSAGE = ("this script takes its local rank only from the --local_rank argument that torch.distributed.launch "
                     "(deprecated since torch 1.9) passes; torchrun does not pass it but sets LOCAL_RANK: read "
                     "int(os.environ['LOCAL_RANK']) (e.g. as the argument's default)")
@@ -68,8 +69,49 @@ def _argument_sites(analysis: Analysis, refs: dict[int, Reference]) -> list[tupl
         default = next((a for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
         if default is not None and _reads_environment(default.value, refs):
             continue
+        dest = _dest(call)
+        if dest is None or not _may_be_read(analysis, dest):
+            continue  # accepted and never read: the rank comes from elsewhere, or is not needed
         out.append((ref, call))
     return out
+
+
+def _dest(call: cst.Call) -> Optional[str]:
+    """The attribute an ``add_argument("--local_rank", ...)`` stores into (``dest=`` or the flag's)."""
+    dest = next((_text(a.value) for a in call.args if a.keyword is not None and a.keyword.value == "dest"), None)
+    return dest if dest is not None else "local_rank"
+
+
+def _may_be_read(analysis: Analysis, dest: str) -> bool:
+    """Whether the file may read the argument: an attribute of that name (``args.local_rank``), the name as a
+    string (``getattr(args, "local_rank")``, ``vars(args)["local_rank"]``), or the parsed namespace handed
+    whole to a call (``main(args)``, ``vars(args)``: what reads it there is not seen here). A script that
+    only accepts the flag (the launcher would fail on an unknown one) takes no rank from it."""
+    if any(node.attr.value == dest for node in analysis.nodes(cst.Attribute) if isinstance(node, cst.Attribute)):
+        return True
+    if any(_text(node) == dest for node in analysis.nodes(cst.SimpleString)):
+        return True
+    parsed: set[str] = set()
+    for node in analysis.nodes(cst.Call):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _PARSERS):
+            continue
+        statement = analysis.parent(node)
+        if not isinstance(statement, cst.Assign):
+            return True  # main(parser.parse_args()), return parser.parse_args(), self.args = ...: not followed
+        for target in statement.targets:
+            names = target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]
+            for name in names:
+                value = name.value if isinstance(name, cst.Element) else name
+                if not isinstance(value, cst.Name):
+                    return True
+                parsed.add(value.value)
+    for node in analysis.nodes(cst.Call):  # the namespace passed on (train(args), vars(args))
+        if isinstance(node, cst.Call) and any(isinstance(a.value, cst.Name) and a.value.value in parsed
+                                              for a in node.args):
+            return True
+    return any(isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value in parsed
+               for node in analysis.nodes(cst.Return))
 
 
 def _command(node: cst.CSTNode) -> bool:
