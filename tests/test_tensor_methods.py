@@ -392,3 +392,16 @@ def test_a_removed_method_stays_likely_when_upgrade_moves_the_floor_past_it(tmp_
     report = torch_upgrade.upgrade([tmp_path], to="2.0", diff=True)
     found = {f.line: f.confidence for f in report.findings if f.rule == "TU201"}
     assert found[4] == "likely"
+
+
+def test_the_likely_footnote_is_not_about_receivers_only(tmp_path) -> None:
+    """TU620's likely findings (a script probably started by torch.distributed.launch) have no receiver: the
+    summary's note on "likely" must not say that every likely finding is a guess at a tensor (opacus)."""
+    (tmp_path / "train.py").write_text(
+        "import argparse\nimport torch\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--local_rank", type=int, default=-1)\nargs = parser.parse_args()\n'
+        "torch.cuda.set_device(args.local_rank)\n")
+    text = run_cli("scan", str(tmp_path), "--from", "2.0", "--no-cache").stdout
+    assert "TU620" in text and "Confidence: 1 likely" in text
+    assert "likely: the receiver is probably a torch.Tensor" not in text
+    assert "torch.distributed.launch), its fixes are unsafe" in " ".join(text.split())

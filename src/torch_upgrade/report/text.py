@@ -59,7 +59,8 @@ def _frame(finding: Finding) -> list[str]:
     return out
 
 
-_MEANS = {"likely": "likely: the receiver is probably a torch.Tensor, its fixes are unsafe",
+_MEANS = {"likely": "likely: probably, not certainly, what the rule is about (a method's receiver a torch.Tensor, "
+                    "a script started by torch.distributed.launch), its fixes are unsafe",
           "possible": "possible: nothing is known of the receiver, no fix"}
 FOLD_AT = 3  # this many findings of one rule in a file, all with the same advice: show the first
 _LINES_SHOWN = 12
