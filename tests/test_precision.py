@@ -647,3 +647,13 @@ def test_a_loader_gone_through_once_gets_no_persistent_workers_hint(code: str) -
 @pytest.mark.parametrize("code", EPOCHS)
 def test_a_loader_that_may_serve_several_epochs_gets_the_hint(code: str) -> None:
     assert "TU701" in {rule for rule, _ in findings(code, low="2.0")}
+
+
+def test_advice_that_needs_a_release_after_the_floor_says_so() -> None:
+    """torchmetrics (torch 2.0) was told to write torch.backends.cuda.matmul.fp32_precision, which torch 2.9
+    added: a finding without a fix says when what it advises needs a release after the window's floor."""
+    code = "import torch\ntorch.backends.cuda.matmul.allow_tf32 = False\n"
+    [old] = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
+    assert "this needs torch >= 2.9 and the project supports torch 2.0" in old.message
+    [new] = torch_upgrade.scan_source(code, from_version="2.9", to_version="2.13").findings
+    assert "this needs" not in new.message
