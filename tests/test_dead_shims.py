@@ -778,6 +778,58 @@ UNDECIDED = {
         else:
             from math import inf
         '''),
+    # build checks: torch.version describes the build, not the release (torchao's is_fbcode, torchrl's ROCm test)
+    "a build without git_version (Meta's internal builds)": ("2.11", '''
+        import torch
+
+
+        def is_fbcode():
+            return not hasattr(torch.version, "git_version")
+
+
+        def at_least(v):
+            if is_fbcode():
+                return True
+            return torch.__version__ >= v
+        '''),
+    "a ROCm build: torch.version.hip is None elsewhere": ("2.1", '''
+        import torch
+
+
+        def tensor_cores(device_index):
+            if getattr(torch.version, "hip", None) is not None:
+                return False
+            return True
+        '''),
+    "a CUDA build: torch.version.cuda is None on CPU builds": ("2.1", '''
+        import torch
+        if getattr(torch.version, "cuda", None) is not None:
+            print("cuda build")
+        '''),
+    "an import of the build's git version": ("2.0", '''
+        try:
+            from torch.version import git_version
+        except ImportError:
+            git_version = None
+        '''),
+    "a flag's value, which may be false": ("2.0", '''
+        import torch
+
+        if getattr(torch.backends.cudnn, "enabled", None):
+            MODE = "cudnn"
+        '''),
+    "torch.distributed's members, absent where torch was built without it": ("2.0", '''
+        try:
+            from torch.distributed.fsdp import FullyShardedDataParallel
+        except ImportError:
+            FullyShardedDataParallel = None
+        '''),
+    "a backend's availability": ("2.0", '''
+        import torch
+
+        if torch.backends.mps.is_available() or torch.cuda.is_available():
+            ACCELERATED = True
+        '''),
 }
 
 

@@ -455,3 +455,36 @@ def test_the_rule_loader_skips_the_table():
     # it lives beside the rule files, in the same folder, but holds no rules
     assert default_path().name in DATA_FILES
     assert all(rule.file != default_path().name for rule in load_rules())
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_every_plain_value_is_marked_on_the_installed_torch(table):
+    """An attribute holding a flag, a string, a tuple or None is ``value = true`` (its truth and None-ness
+    are the program's or the build's: ``getattr(torch.version, "cuda", None)``), and only such one."""
+    import torch
+
+    wrong = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, history in sorted(table.items()):
+            if history.kind != "attribute" or not _has(name):
+                continue
+            obj = torch
+            try:
+                for part in name.split(".")[1:]:
+                    obj = getattr(obj, part)
+            except AttributeError:  # a module reached only by importing it (torch.ao.quantization.quantize_fx.convert)
+                continue
+            plain = isinstance(obj, (bool, int, float, str, tuple, list, set, frozenset, dict, type(None)))
+            if plain != history.value:
+                wrong.append(f"{name}: {type(obj).__name__}, value = {str(history.value).lower()}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_build_check_is_never_decided(table):
+    """torch.version's attributes and torch.distributed's members are the build's (catalog.names.build_dependent)."""
+    from torch_upgrade.syntax.decide import table_presence
+    presence = table_presence(table)
+    assert presence("torch.version.git_version", V("2.11")) is None
+    assert presence("torch.distributed.fsdp", V("2.1"), module=True) is None
+    assert presence("torch.distributed.is_available", V("2.1")) is True

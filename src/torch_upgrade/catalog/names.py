@@ -37,7 +37,7 @@ _NEVER_BOUND = Version("9999.0")  # ``bound = "never"``: after every release  # 
 OLDEST_CHECKED = Version("1.6")
 NEWEST_CHECKED = Version("2.15")
 
-_ENTRY_KEYS = {"added", "gone", "source", "kind", "note", "bound"}
+_ENTRY_KEYS = {"added", "gone", "source", "kind", "note", "bound", "value"}
 NEVER = "never"  # ``bound`` of a module that ``import torch`` does not make an attribute of its parent
 _QUALNAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
@@ -61,6 +61,9 @@ class NameHistory:
     # date: at no release checked. Before it, ``hasattr(parent, name)`` is true only once something
     # in the program has imported the module, which the code does not show.
     bound: Optional[Version] = None
+    # an attribute holding a plain value (a flag, a string, a tuple, None): its truth, and whether it is
+    # None, are the program's or the build's (``torch.version.cuda`` is None without CUDA), not the release's
+    value: bool = False
 
     def present_at(self, version: Version) -> bool:
         """Whether the name is present at ``version`` (major.minor; a patch level is ignored)."""
@@ -129,8 +132,11 @@ def _entry(name: str, raw: Any, file: str) -> NameHistory:
         bound = _NEVER_BOUND if raw["bound"] == NEVER else _version(raw["bound"], file, entry, "bound")
         if bound < added:
             raise _fail(file, entry, f"'bound' ({short(bound)}) must not come before 'added' ({short(added)})")
+    value = raw.get("value", False)
+    if not isinstance(value, bool) or value and kind != "attribute":
+        raise _fail(file, entry, "'value' is true or false, and an attribute's")
     return NameHistory(name=name, added=added, gone=gone, source=source.strip(), kind=kind, note=note.strip(),
-                       bound=bound)
+                       bound=bound, value=value)
 
 
 def parse_names(text: str, file: str = "names.toml") -> dict[str, NameHistory]:
@@ -175,6 +181,21 @@ def present(histories: Mapping[str, NameHistory], qualname: str, low: Version, h
     if high < history.added or (history.gone is not None and low >= history.gone):
         return False
     return None
+
+
+# Names whose presence is the build's, not the release's: a probe of one asks how torch was built, so no
+# window decides it. ``torch.version``'s attributes describe the build (``git_version`` is absent from
+# Meta's internal builds, torchao's ``is_fbcode()``; ``cuda``, ``hip``, ``xpu`` are None without that
+# backend); ``torch.distributed`` binds its members, and its submodules import, only where torch was built
+# with it (USE_DISTRIBUTED=1; ``torch.distributed.is_available()`` says which). The release decides
+# ``torch.version.__version__`` (the version itself) and ``torch.distributed.is_available``.
+_BUILT_WITH = ("torch.version.", "torch.distributed.")
+_ALWAYS_BUILT = {"torch.version.__version__", "torch.distributed.is_available"}
+
+
+def build_dependent(qualname: str) -> bool:
+    """Whether the name's presence (or value) depends on how torch was built, not on its release."""
+    return qualname.startswith(_BUILT_WITH) and qualname not in _ALWAYS_BUILT
 
 
 def _minor(version: Version) -> Version:

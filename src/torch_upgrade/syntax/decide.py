@@ -46,7 +46,7 @@ from typing import Any, Callable, Mapping, Optional, Protocol
 import libcst as cst
 from packaging.version import InvalidVersion, Version
 
-from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory
+from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory, build_dependent
 from torch_upgrade.catalog.version_helpers import OPERATOR_FUNCTIONS, Helper, OperatorFunction, load_version_helpers
 from torch_upgrade.core.versions import RELEASES
 from torch_upgrade.syntax.nodes import dotted, subtree
@@ -108,16 +108,24 @@ def table_presence(histories: Mapping[str, NameHistory]) -> Presence:
     was checked at is answered; a later one as the newest checked (a name not gone there is taken to
     stay: a guard's fallback is for older torch); an older one is not known. A module asked about as
     an attribute (``hasattr(torch, "_dynamo")``, not ``import torch._dynamo``) is found only where
-    ``import torch`` binds it (``NameHistory.attribute_at``)."""
+    ``import torch`` binds it (``NameHistory.attribute_at``). A name whose presence is the build's
+    (``catalog.names.build_dependent``: ``torch.version.git_version``, ``torch.distributed``'s members) is
+    not known at any version: its probe is a build check."""
     def presence(qualname: str, version: Version, module: bool = False) -> Optional[bool]:
         history = histories.get(qualname)
-        if history is None or module and history.kind != "module":
+        if history is None or module and history.kind != "module" or build_dependent(qualname):
             return None
         if version < OLDEST_CHECKED:  # a name dated from 1.6 on came then: absent before (else not known)
             return False if history.added >= OLDEST_CHECKED else None
         checked = min(version, NEWEST_CHECKED)
         return history.present_at(checked) if module else history.attribute_at(checked)
     return presence
+
+
+def table_values(histories: Mapping[str, NameHistory]) -> Callable[[str], bool]:
+    """Whether a torch name holds a plain value (``NameHistory.value``: a flag, a string, None on some
+    builds), whose truth and None-ness no release decides."""
+    return lambda qualname: qualname in histories and histories[qualname].value
 
 
 def samples(low: Version) -> list[str]:
@@ -337,10 +345,12 @@ class _Return(Exception):
 class Decider:
     """Evaluates guard tests of one file (its scope model), asking the project for imported helpers."""
 
-    def __init__(self, names: Names, project: Optional[Project] = None, presence: Optional[Presence] = None):
+    def __init__(self, names: Names, project: Optional[Project] = None, presence: Optional[Presence] = None,
+                 values: Optional[Callable[[str], bool]] = None):
         self.names = names
         self.project = project
         self.presence = presence
+        self.values = values  # whether a name present holds a plain value (``table_values``); None: none does
 
     def outcome(self, test: cst.BaseExpression, scope: Scope, low: Version) -> Optional[bool]:
         """The test's truth on every torch version from ``low`` on, when they all agree; else None."""
@@ -1201,8 +1211,10 @@ class _Evaluation:
             return UNKNOWN
         if func == "hasattr":
             return present
-        if present:
-            return _Probed(f"{subject.name}.{attr}")
+        if present:  # a plain value (a flag, torch.version.cuda) is there, but may be false or None
+            values = self.decider.values
+            plain = values is not None and values(f"{subject.name}.{attr}")
+            return _Present(f"{subject.name}.{attr}") if plain else _Probed(f"{subject.name}.{attr}")
         return None if len(args) == 3 else UNKNOWN  # two-argument getattr of a missing name raises
 
     def _function(self, function: "_Function", positional: list[Any], keywords: dict[str, Any], depth: int) -> Any:

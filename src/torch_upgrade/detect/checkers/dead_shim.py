@@ -5,7 +5,8 @@ A guard is dead when ``syntax.decide`` gives it one outcome for every torch from
 bound on, and it is a guard at all: its outcome differs for some older torch (``if True:`` or a flag of
 the program is none). Decided are ``if`` tests (version comparisons in every form the evaluator knows,
 project helpers and constants, ``hasattr``/``getattr(..., None)`` probes answered by the table of when
-torch names appeared, ``not``/``and``/``or``), conditional expressions, and ``try: <imports of torch
+torch names appeared (never a probe of what the build decides: ``torch.version``'s attributes, ``torch.distributed``'s
+members, a flag's value; ``catalog.names.build_dependent``), ``not``/``and``/``or``), conditional expressions, and ``try: <imports of torch
 names> except ImportError/AttributeError:`` blocks whose imports (and lookups, ``if getattr(torch.cuda.amp,
 "autocast") is not None:``) succeed on every torch of the window and fail on some older one (a name the
 table dates, 1.6 included), or whose first import fails on every torch of the window and succeeded on an older
@@ -51,7 +52,8 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence
+from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence, \
+    table_values
 from torch_upgrade.syntax.guards import catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
@@ -72,7 +74,7 @@ def _names() -> dict[str, NameHistory]:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    decider = Decider(analysis, analysis.project, table_presence(_names()))
+    decider = Decider(analysis, analysis.project, table_presence(_names()), table_values(_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
     messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert
