@@ -555,10 +555,10 @@ def test_a_constant_another_file_uses_stays(tmp_path):
             import torch
             from packaging import version
 
-            TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
+            _TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
             TORCH_GE_1_10 = version.parse(torch.__version__) >= version.parse("1.10")
 
-            if TORCH_GE_1_9:
+            if _TORCH_GE_1_9:
                 DEFAULT_NORM = "linalg"
             else:
                 DEFAULT_NORM = "legacy"
@@ -894,3 +894,58 @@ def test_a_skip_marker_that_never_skips_goes_and_its_comments_stay(tmp_path):
             assert n
         ''').lstrip("\n")
     assert [(f.line, f.fix) for f in report.findings] == [(15, None)]  # what stays to do, in the fixed file
+
+
+def test_a_helper_unused_before_the_fix_stays(tmp_path):
+    """torchrl's common.py: _check_all_str, read only by itself, had nothing to do with the guard the fix removes."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+
+
+        def _check_all_str(xs, first=True):
+            if isinstance(xs, str) and first:
+                raise RuntimeError(xs)
+            return [_check_all_str(x, False) for x in xs]
+
+
+        def vm():
+            if torch.__version__ >= "2.0":
+                return torch.vmap
+            else:
+                import functorch
+                return functorch.vmap
+        '''}, "2.1")
+    assert "def _check_all_str(xs, first=True):" in text and "functorch" not in text and "return torch.vmap" in text
+
+
+CHECKS = '''
+    import torch
+    {all}
+
+    def check_torch_version_for_ew_sample() -> bool:
+        return torch.__version__ >= (1, 13)
+
+
+    def modes(use_ew: bool = False):
+        m = ["hooks"]
+        if use_ew and check_torch_version_for_ew_sample():
+            m.append("ew")
+        return m
+    '''
+
+
+@pytest.mark.parametrize("where, listed, kept", [
+    ("mylib/utils/checks.py", "", True),  # opacus: a library's module, no __all__: public
+    ("mylib/utils/checks.py", '__all__ = ["modes"]', False),  # __all__ says what is public
+    ("mylib/utils/checks.py", '__all__ = ["modes", "check_torch_version_for_ew_sample"]', True),
+    ("checks.py", "", False),  # a script: only the project's files could import it, and none does
+    ("mylib/tests/test_checks.py", "", False),  # a test module
+])
+def test_a_public_name_of_a_library_module_stays(tmp_path, where, listed, kept):
+    files = {"pyproject.toml": '[project]\nname = "mylib"\nversion = "1.0"\ndependencies = ["torch>=2.6.0"]\n',
+             "mylib/__init__.py": "", "mylib/utils/__init__.py": "", "mylib/tests/__init__.py": "",
+             where: CHECKS.format(all=listed)}
+    text, report = fixed(tmp_path, files, "2.6", entry=where)
+    assert report.fixed == 1 and "if use_ew:" in text
+    assert ("def check_torch_version_for_ew_sample() -> bool:" in text) is kept
+    assert ("import torch" in text) is kept

@@ -29,8 +29,8 @@ is not decided: what it computes is not what it means.
 
 One fix per file, carried by every finding in it: all its dead guards go together, with the
 module-level version flags and helpers that only the removed code read (``TORCH_GE_1_9 = ...``,
-``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``) when no other file of the project names them and they are not in
-``__all__`` — so that no pass ever leaves a flag removed while a guard still reads it. The fix is safe:
+``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``) when no other file of the project names them and they are not public (``_public``: in ``__all__``, or
+without a leading underscore in a package's module) and were read before the fix by more than themselves — so that no pass ever leaves a flag removed while a guard still reads it. The fix is safe:
 the code that stays is what every torch of the window ran. The imports only the removed code read go
 too (the fix releases their names).
 """
@@ -38,7 +38,8 @@ too (the fix releases their names).
 from __future__ import annotations
 
 import functools
-from typing import Optional, Sequence, Union, cast
+import re
+from typing import Callable, Optional, Sequence, Union, cast
 
 import libcst as cst
 from packaging.version import Version
@@ -56,6 +57,7 @@ from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, 
     table_values
 from torch_upgrade.syntax.guards import catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
+from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Scope
 
 _BEFORE_CHECKED = Version("1.5")  # the release before the table's first: a name dated 1.6 was absent there
@@ -420,31 +422,79 @@ def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag
             definitions[id(flag.node)] = (group, (flag.name,))
     if not definitions:
         return []
-    exported = _exported(analysis.module)
+    public = _public(analysis)
+    definitions = {key: value for key, value in definitions.items() if not any(public(n) for n in value[1])}
     wanted = {n for _, names in definitions.values() for n in names}
     uses: dict[str, list[cst.CSTNode]] = {}  # every read of the name (in any scope: a local of the same name keeps it)
     for ref in analysis.references:
         head = ref.dotted.split(".", 1)[0]
         if head in wanted and ref.ctx in ("load", "annotation"):
             uses.setdefault(head, []).append(ref.node)
+    # unused already (read by nothing but itself: torchrl's self-recursive _check_all_str): not this rule's to
+    # remove; only what a read outside it kept goes, once the fix removes that read
+    definitions = {key: (statements, names) for key, (statements, names) in definitions.items()
+                   if _read_outside(statements, names, uses)}
+    if analysis.project is None:
+        return []
+    dropped = _dropped(definitions, uses, gone, analysis.project.named_elsewhere)
+    return [statement for statements in dropped.values() for statement in statements]
+
+
+def _read_outside(statements: tuple[Definition, ...], names: tuple[str, ...], uses: dict[str, list[cst.CSTNode]]) -> bool:
+    inside = {id(n) for statement in statements for n in subtree(statement)}
+    return any(id(node) not in inside for n in names for node in uses.get(n, []))
+
+
+def _dropped(definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]],
+             uses: dict[str, list[cst.CSTNode]], gone: set[int],
+             elsewhere: Callable[[str], bool] = lambda name: False) -> dict[int, tuple[Definition, ...]]:
+    """The definitions that nothing reads once ``gone`` (the nodes removed) is gone, and they with it, and
+    that no other file names (``elsewhere``)."""
     gone = set(gone)
     dropped: dict[int, tuple[Definition, ...]] = {}
     changed = True
     while changed:
         changed = False
         for key, (statements, names) in definitions.items():
-            if key in dropped or any(n in exported or n.startswith("__") for n in names) or \
-                    not any(uses.get(n) for n in names):
-                continue  # unused already: not this rule's to remove
+            if key in dropped:
+                continue
             inside = {id(n) for statement in statements for n in subtree(statement)}
             if any(id(node) not in gone and id(node) not in inside for n in names for node in uses.get(n, [])):
                 continue  # still read
-            if analysis.project is None or any(analysis.project.named_elsewhere(n) for n in names):
+            if any(elsewhere(n) for n in names):
                 continue
             dropped[key] = statements
             gone |= inside
             changed = True
-    return [statement for statements in dropped.values() for statement in statements]
+    return dropped
+
+
+_TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)$")
+_TEST_PACKAGE = {"test", "tests", "testing"}
+
+
+def _public(analysis: Analysis) -> Callable[[str], bool]:
+    """Whether a module-level name is part of the module's public interface, which code outside the project
+    may import, so that no fix deletes it (opacus's ``check_torch_version_for_ew_sample``): a dunder name
+    always; the names ``__all__`` lists where the module has one (the others are internal, however named);
+    else, in a module of a package (a folder with ``__init__.py``) other than a test module (``test_*.py``,
+    ``*_test.py``, ``conftest.py``, or under a ``test``/``tests``/``testing`` package), every name without a
+    leading underscore. A script (a file outside any package) and a test module have no public names: only
+    the project's own files import them, which ``named_elsewhere`` reads."""
+    exported = _all(analysis.module)
+    project = analysis.project
+    module = project.module if isinstance(project, FileIndex) else ""
+    parts = module.split(".") if module else []
+    packaged = isinstance(project, FileIndex) and (len(parts) > 1 or project.is_package) and \
+        not (parts and _TEST_FILE.match(parts[-1])) and not _TEST_PACKAGE & set(parts[:-1])
+
+    def public(name: str) -> bool:
+        if name.startswith("__"):
+            return True
+        if exported is not None:
+            return name in exported
+        return packaged and not name.startswith("_")
+    return public
 
 
 def _target_names(target: cst.BaseAssignTargetExpression) -> tuple[str, ...]:
@@ -457,7 +507,8 @@ def _target_names(target: cst.BaseAssignTargetExpression) -> tuple[str, ...]:
     return ()
 
 
-def _exported(module: cst.Module) -> set[str]:
+def _all(module: cst.Module) -> Optional[set[str]]:
+    """The names a module-level ``__all__`` lists; None where the module has none."""
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
@@ -466,7 +517,7 @@ def _exported(module: cst.Module) -> set[str]:
                     if any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets):
                         return {s.evaluated_value for s in subtree(small.value) if isinstance(s, cst.SimpleString)
                                 and isinstance(s.evaluated_value, str)}
-    return set()
+    return None
 
 
 def _message(guard: Guard, truth: bool, window: Window) -> str:
