@@ -949,3 +949,18 @@ def test_a_public_name_of_a_library_module_stays(tmp_path, where, listed, kept):
     assert report.fixed == 1 and "if use_ew:" in text
     assert ("def check_torch_version_for_ew_sample() -> bool:" in text) is kept
     assert ("import torch" in text) is kept
+
+
+@pytest.mark.parametrize("code, release", [
+    ('try:\n    from torch.optim.lr_scheduler import LRScheduler\nexcept ImportError:\n'
+     '    from torch.optim.lr_scheduler import _LRScheduler as LRScheduler\n', "2.0"),  # audiocraft
+    ('import pytest\nimport torch\n\n\n@pytest.mark.skipif(not hasattr(torch, "broadcast_to"), reason="old")\n'
+     'def test_a():\n    pass\n', "1.8"),  # torchmetrics
+    ('import torch\nif hasattr(torch, "xpu") and torch.xpu.is_available():\n    pass\n', "2.3"),  # bitsandbytes
+    ('import torch\nif hasattr(torch, "fx"):\n    torch.fx.wrap("f")\n', "1.8"),  # captum
+    ('import torch\nfrom packaging import version\nif version.parse(torch.__version__) >= version.parse("1.9"):\n'
+     '    A = 1\n', "1.9"),
+])
+def test_the_header_names_the_release_that_decides_the_guard(code, release):
+    report = torch_upgrade.scan_source(code, from_version="2.4", select=["TU980"])
+    assert [f.release for f in report.findings] == [release]

@@ -26,4 +26,7 @@ class Hit:
     # at most info: nothing breaks or warns here (an import in ``try: ... except ImportError:`` whose
     # uses change; legacy keywords given None, which take no deprecated path)
     quiet: bool = False
+    # the release that makes the finding apply, where the checker knows it better than the rule's own
+    # (TU980: the release from which the guard is decided, from the data that decides it)
+    release: Optional[str] = None
 

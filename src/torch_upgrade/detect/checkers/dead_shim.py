@@ -48,7 +48,7 @@ from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, load_names
 from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
-from torch_upgrade.core.versions import Window, short
+from torch_upgrade.core.versions import RELEASES as _RELEASES, Window, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
@@ -80,6 +80,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
     messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert
+    since: dict[int, Version] = {}  # a guard's: the first release from which the window's decision holds
     by_hand: list[Hit] = []  # dead, with no fix
     parent = analysis.parent
     reads = _reader(analysis)
@@ -93,8 +94,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
             truths[id(node)] = truth
+            since[id(node)] = _since(lambda at, t=node.test, s=scope, v=truth: decider.decides(t, s, at) is v, window)
         elif truth is None:
-            _settle_operands(decider, node, scope, window, reads, decided, messages)
+            _settle_operands(decider, node, scope, window, reads, decided, messages, since)
     flags = _probe_flags(analysis)
     for node in analysis.nodes(cst.Try):
         assert isinstance(node, cst.Try)
@@ -106,6 +108,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if decider.imports_succeed(node, scope, window.low) and \
                 (not decider.imports_succeed(node, scope, OLDEST_CHECKED) or
                  decider.imports_succeed(node, scope, _BEFORE_CHECKED) is False):
+            since[id(node)] = _since(lambda at, n=node, s=scope: decider.imports_succeed(n, s, at) is True, window)
             flag = flags.get(id(node))
             value = _flag_value(decider, flag, scope, window) if flag is not None and flag.pure else None
             if flag is not None and value is not None:  # the flag's definition becomes its value
@@ -116,14 +119,17 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 decided.append((node, rewrite.try_statement(node, parent, reads)))
         elif _one_plain_handler(node, decider.first_import_fails(node, scope, window.low)):
             decided.append((node, rewrite.handler(node, parent, reads)))
+            since[id(node)] = _since(lambda at, n=node, s=scope: decider.first_import_fails(n, s, at) is not None,
+                                     window)
             messages[id(node)] = (f"dead compatibility code: the first import of this try fails on every torch "
                                   f"{_floor(window)}: keep the except body")
     for node in analysis.nodes(cst.Try):
         assert isinstance(node, cst.Try)
-        since = _probed_keywords(analysis, node)
-        if since is not None and since[1] <= window.low:
+        probed = _probed_keywords(analysis, node)
+        if probed is not None and probed[1] <= window.low:
             decided.append((node, rewrite.try_statement(node, parent, reads)))
-            messages[id(node)] = (f"dead compatibility code: {since[0]} from torch {short(since[1])} on, so on every "
+            since[id(node)] = probed[1]
+            messages[id(node)] = (f"dead compatibility code: {probed[0]} from torch {short(probed[1])} on, so on every "
                                   f"torch {_floor(window)} the except TypeError fallback never runs: keep the try body")
     for node in analysis.nodes(cst.Assert):
         assert isinstance(node, cst.Assert)
@@ -134,6 +140,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if decider.decides(node.test, scope, window.low) is True and decider.decides(node.test, scope, _EVER) is None \
                 and not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.unused(line, parent, reads)))
+            since[id(node)] = _since(lambda at, t=node.test, s=scope: decider.decides(t, s, at) is True, window)
             messages[id(node)] = (f"dead compatibility code: this assert holds on every torch {_floor(window)}; "
                                   "remove it")
     for node in analysis.nodes(cst.Assign):  # pytestmark = pytest.mark.skipif(...): a whole module's or class's
@@ -148,6 +155,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if marker is not None and decider.decides(marker[0], scope, window.low) is (not marker[1]) and \
                 decider.decides(marker[0], scope, _EVER) is None and not _miscompares(decider, marker[0], scope, window):
             decided.append((node, rewrite.unused(line, parent, reads)))
+            since[id(node)] = _since(lambda at, c=marker[0], s=scope, v=not marker[1]: decider.decides(c, s, at) is v,
+                                     window)
             messages[id(node)] = (f"dead compatibility code: this marker never skips on any torch {_floor(window)}; "
                                   "remove it")
     for node in analysis.nodes(cst.Decorator):
@@ -165,12 +174,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             at = next((i for i, d in enumerate(listed) if d is node), None)
             after = listed[at + 1] if at is not None and at + 1 < len(listed) else None
             fix = rewrite.decorator(node, after, reads)
+            since[id(node)] = _since(lambda at, c=condition, s=scope, v=not skips_when: decider.decides(c, s, at) is v,
+                                     window)
             message = f"dead compatibility code: this marker never skips on any torch {_floor(window)}; remove it"
             if fix is not None:
                 decided.append((node, fix))
                 messages[id(node)] = message
             else:  # a comment above it, and the def next: the person removing it says where the comment goes
-                by_hand.append(Hit(rule, node, owner or node, message=message))
+                by_hand.append(Hit(rule, node, owner or node, message=message, release=short(since[id(node)])))
     for node in analysis.nodes(cst.IfExp):
         assert isinstance(node, cst.IfExp)
         scope = analysis.scope_at(node)
@@ -179,8 +190,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.conditional(node, truth, reads)))
             truths[id(node)] = truth
+            since[id(node)] = _since(lambda at, t=node.test, s=scope, v=truth: decider.decides(t, s, at) is v, window)
         elif truth is None:
-            _settle_operands(decider, node, scope, window, reads, decided, messages)
+            _settle_operands(decider, node, scope, window, reads, decided, messages, since)
     decided = _outermost(decided)
     if not decided:
         return by_hand
@@ -192,7 +204,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             or guard
         hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp, cst.Assert)) else guard, statement,
                         fix=combined, message=messages.get(id(guard)) or
-                        _message(guard, truths.get(id(guard), True), window)))
+                        _message(guard, truths.get(id(guard), True), window),
+                        release=short(since.get(id(guard), window.low))))
     return hits + by_hand
 
 
@@ -290,12 +303,29 @@ def _flag_value(decider: Decider, flag: ProbeFlag, scope: Scope, window: Window)
     return None
 
 
+def _since(holds: Callable[[Version], bool], window: Window) -> Version:
+    """The first release from which ``holds`` (the window's decision, made at a lower bound) holds, up to the
+    window's floor (where it does): the release the finding's header names, found by the same evaluation
+    and tables that decide the guard (``LRScheduler``: 2.0), never the rule's own date. The decision holding
+    from a release on holds from every later one, so it is searched by halves."""
+    releases = [v for v in (Version(r) for r in _RELEASES) if v < window.low] + [window.low]
+    low, high = 0, len(releases) - 1
+    while low < high:
+        middle = (low + high) // 2
+        if holds(releases[middle]):
+            high = middle
+        else:
+            low = middle + 1
+    return releases[low]
+
+
 def _floor(window: Window) -> str:
     return f"of the window ({short(window.low)} and later)"
 
 
 def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Scope, window: Window,
-                     reads: rewrite.Reads, decided: list[tuple[Guard, Fix]], partial: dict[int, str]) -> None:
+                     reads: rewrite.Reads, decided: list[tuple[Guard, Fix]], partial: dict[int, str],
+                     since: dict[int, Version]) -> None:
     """A test the window does not decide whose ``and``/``or`` chain has operands it does: a version check
     or probe true on every torch of the window in an ``and`` (``hasattr(torch.backends, "mps") and
     torch.backends.mps.is_available()``), false in an ``or``, goes; the rest of the test stays. (An operand
@@ -316,6 +346,7 @@ def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Sc
         new = cst.BooleanOperation(left=new, operator=kind(), right=operand)
     if len(kept) > 1 and test.lpar:
         new = new.with_changes(lpar=test.lpar, rpar=test.rpar)
+    since[id(node)] = max(_since(lambda at, o=op: decider.decides(o, scope, at) is idle, window) for op in dropped)
     gone = " and ".join(f"`{_code(op)}`" for op in dropped)
     decided.append((node, Fix(edits=[Replace(test, new)], released=reads(dropped),
                               replacement="the test without what the window settles")))
