@@ -483,7 +483,7 @@ def test_the_text_fix_compares_the_version_itself(tmp_path):
     report = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU981"], unsafe=True)
     assert not report.errors and report.fixed == 2
     assert (tmp_path / "mod.py").read_text(encoding="utf-8") == \
-        'import torch\n\nNEW = torch.__version__ >= "2.9"\nOLD = "2.9" > torch.__version__\n'
+        'import torch\n\nNEW = torch.__version__ >= "2.9.dev0"\nOLD = "2.9.dev0" > torch.__version__\n'
     safe = torch_upgrade.fix([tmp_path], from_version="2.0", select=["TU981"])
     assert safe.fixed == 0  # unsafe: it changes what the code does where it was wrong
 
@@ -633,3 +633,31 @@ def test_the_text_fix_gives_what_comparing_versions_gives_on_torch(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("code, low", [
+    ('import torch\nfrom packaging.version import parse as parse_version\n\n'
+     'OLD = parse_version(torch.__version__).base_version < "2.8.0"\n', "2.1"),  # torchrl's _normalization.py
+    ('import torch\nfrom packaging import version\nOLD = version.parse(torch.__version__).base_version < "2.4.0"\n',
+     "2.11"),  # torchao's test_nf4_tensor.py
+])
+def test_the_tu981_fix_keeps_the_answer_on_prereleases_and_says_why_once(code, low):
+    """A pre-release or nightly of the boundary (2.8.0a0+git..., NVIDIA's 2.8.0a0+....nv25.05, 2.8.0.dev...)
+    is that release for base_version; the rewrite must say the same, and its unsafe reason say it once."""
+    import re
+
+    from packaging.version import Version
+
+    report = torch_upgrade.scan_source(code, from_version=low, select=["TU981"])
+    [finding] = report.findings
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert finding.fix.reason.count("the answer its author meant") == 1, finding.fix.reason
+    new = finding.fix.replacement  # OLD = torch.__version__ < "X"
+    bound = re.fullmatch(r'torch\.__version__ < "([^"]+)"', new)
+    assert bound is not None, new
+    limit = re.search(r'< "(\d+\.\d+)\.0"', code).group(1)
+    for sample in (f"{limit}.0a0+git5228986", f"{limit}.0a0+5228986c39.nv25.05", f"{limit}.0.dev20250101",
+                   f"{limit}.0", f"{limit}.1+cu121"):
+        assert not Version(sample) < Version(bound.group(1)), sample  # base_version: not below the boundary
+    for sample in ("2.0.1", f"{limit.split('.')[0]}.{int(limit.split('.')[1]) - 1}.1+cu121"):
+        assert Version(sample) < Version(bound.group(1)), sample

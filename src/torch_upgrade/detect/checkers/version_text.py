@@ -19,6 +19,7 @@ where it was wrong, so it is unsafe.
 
 from __future__ import annotations
 
+import operator
 import re
 from bisect import bisect_right
 from typing import Optional
@@ -78,7 +79,9 @@ def may_match(text: str) -> bool:
 
 MAY_MATCH = may_match
 _VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
-_TORCH_VERSION_CLASS = Version("1.10")  # torch.__version__ compares as a version from here on
+_TORCH_VERSION_CLASS = Version("1.10")
+_ORDERS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
+           cst.GreaterThanEqual: operator.ge}  # torch.__version__ compares as a version from here on
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
@@ -91,14 +94,18 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if wrong is None:
             continue
         statement = analysis.top_of(node) or node
-        hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, scope, window),
+        hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, decider, scope, window),
                         message=_message(node, wrong)))
     return hits
 
 
-def _fix(node: cst.Comparison, analysis: Analysis, scope: Scope, window: Window) -> Optional[Fix]:
-    """``torch.__version__ OP "X.Y"`` in place of the comparison, where the window has ``TorchVersion``
-    throughout, the operator is ``>=`` or ``<``, and the computed side holds ``torch.__version__`` once."""
+def _fix(node: cst.Comparison, analysis: Analysis, decider: Decider, scope: Scope, window: Window) -> Optional[Fix]:
+    """``torch.__version__ OP "X.Y.dev0"`` in place of the comparison, where the window has ``TorchVersion``
+    throughout, the operator is ``>=`` or ``<``, and the computed side holds ``torch.__version__`` once. The
+    ``.dev0`` keeps what the cut version meant on a pre-release or nightly of X.Y (``2.8.0a0+git...``,
+    NVIDIA's ``2.8.0a0+....nv25.05``, ``2.8.0.dev20250101``): X.Y itself, as ``base_version``, ``[:3]`` or
+    ``split("+")[0]`` made it, where ``torch.__version__ < "2.8.0"`` would be true there. The fix is offered
+    only where the evaluation confirms that on those versions (``_keeps_prereleases``)."""
     target = node.comparisons[0]
     literal_first = isinstance(node.left, (cst.SimpleString, cst.Float))
     # torch's side at least, or below: ">=" or "<" written with the version on the left, "<=" or ">" on the right
@@ -114,12 +121,33 @@ def _fix(node: cst.Comparison, analysis: Analysis, scope: Scope, window: Window)
         literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
     if not isinstance(text, str):
         return None
+    if not _keeps_prereleases(node, decider, scope, text, literal_first):
+        return None
     value = versions[0].deep_clone()
-    new_literal = A.string(text)
+    new_literal = A.string(f"{text}.dev0")
     new = node.with_changes(left=new_literal, comparisons=[target.with_changes(comparator=value)]) if literal_first \
         else node.with_changes(left=value, comparisons=[target.with_changes(comparator=new_literal)])
-    return A.replace(node, new, safety="unsafe",
-                     reason="the comparison gives its meant answer on the releases where it gave the other")
+    return A.replace(node, new, safety="unsafe")  # why: the rule's safety note, said once
+
+
+def _keeps_prereleases(node: cst.Comparison, decider: Decider, scope: Scope, text: str, literal_first: bool) -> bool:
+    """Whether ``torch.__version__ OP "<text>.dev0"`` gives, on each pre-release and nightly of the literal's
+    release, what the comparison written gives there, wherever the written one is right on the release
+    itself (where it is wrong there, the fix changes that answer on purpose)."""
+    order = _ORDERS[type(node.comparisons[0].operator)]
+    bound = f"{text}.dev0"
+
+    def rewritten(sample: str) -> bool:
+        mine = Version(sample)
+        return order(Version(bound), mine) if literal_first else order(mine, Version(bound))
+
+    base = ".".join((text.split(".") + ["0", "0"])[:3])
+    if decider.value(node, scope, base) != rewritten(base):
+        return True
+    for sample in (f"{base}a0+git5228986", f"{base}a0+5228986c39.nv25.05", f"{base}.dev20250101", f"{base}rc1"):
+        if decider.value(node, scope, sample) != rewritten(sample):
+            return False
+    return True
 
 
 def _message(node: cst.Comparison, wrong: Miscompare) -> str:
