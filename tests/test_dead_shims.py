@@ -477,16 +477,24 @@ def test_the_finding_is_a_hint_at_the_guards_first_line():
 
 
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
-    """mamba's distributed_utils: ``"name" not in dir(torch.distributed)`` asks what ``hasattr`` asks; with the
-    name there on every torch of the window (all_gather_into_tensor: 1.13), the shim is dead."""
+    """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
+    on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of
+    torch.distributed, whose members a build without distributed lacks: never decided, see
+    test_a_build_check_is_never_decided.)"""
     shim = """
+        import torch.nn.functional as F
+        if "scaled_dot_product_attention" not in dir(F):
+            F.scaled_dot_product_attention = None
+        """
+    assert hints(shim, "2.0") == [(2, "hint")]
+    assert hints(shim, "1.13") == []  # missing before 2.0: it runs there
+    assert hints(shim.replace("not in dir", "in dir"), "2.0") == [(2, "hint")]
+    distributed = """
         import torch
         if "all_gather_into_tensor" not in dir(torch.distributed):
             torch.distributed.all_gather_into_tensor = torch.distributed._all_gather_base
         """
-    assert hints(shim, "2.0") == [(2, "hint")]
-    assert hints(shim, "1.6") == []  # missing before 1.13: it runs there
-    assert hints(shim.replace("not in dir", "in dir"), "2.0") == [(2, "hint")]
+    assert hints(distributed, "2.0") == []
 
 
 @pytest.mark.parametrize("probe", [

@@ -36,10 +36,10 @@ class Applier(CommentKeeper):
             return new
         if self.beside and isinstance(original_node, cst.SimpleStatementLine) \
                 and isinstance(updated_node, cst.SimpleStatementLine):
-            specs = [spec for small in original_node.body for spec in self.beside.get(id(small), ())]
-            if specs:  # the names moved out of an import in a block are imported where it stands
-                lines = [cst.SimpleStatementLine(body=[_import_from(module, [s for s in specs if s.module == module])])
-                         for module in dict.fromkeys(spec.module for spec in specs)]
+            moved = [spec for small in original_node.body for spec in self.beside.get(id(small), ())]
+            if moved:  # the names moved out of an import in a block are imported where it stands
+                lines = [cst.SimpleStatementLine(body=[_import_from(module, [s for s in moved if s.module == module])])
+                         for module in dict.fromkeys(spec.module for spec in moved)]
                 # before what is left of it, which a later pass may then join to them (``_joined``)
                 first = lines[0].with_changes(leading_lines=original_node.leading_lines)
                 rest = [updated_node.with_changes(leading_lines=())] if updated_node.body else []

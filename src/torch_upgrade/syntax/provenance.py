@@ -308,8 +308,8 @@ class Provenance:
         call = ref.call
         first = next((a.value for a in call.args if a.keyword is None and not a.star), None) \
             if call is not None else None
-        if not (isinstance(first, cst.Name) and first.value == "self" and name[:1].isupper()
-                and not name.isupper() and self.analysis.enclosing(call, cst.ClassDef) is not None):
+        if call is None or not (isinstance(first, cst.Name) and first.value == "self" and name[:1].isupper()
+                                and not name.isupper() and self.analysis.enclosing(call, cst.ClassDef) is not None):
             return False
         return bool(bindings) and all(
             b.kind in ("import", "from") and (b.target or "torch").split(".", 1)[0] != "torch" or b.relative

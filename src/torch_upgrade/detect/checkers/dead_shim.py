@@ -94,7 +94,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
             truths[id(node)] = truth
-            since[id(node)] = _since(lambda at, t=node.test, s=scope, v=truth: decider.decides(t, s, at) is v, window)
+            test = node.test
+            since[id(node)] = _since(lambda at: decider.decides(test, scope, at) is truth, window)
         elif truth is None:
             _settle_operands(decider, node, scope, window, reads, decided, messages, since)
     flags = _probe_flags(analysis)
@@ -108,7 +109,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if decider.imports_succeed(node, scope, window.low) and \
                 (not decider.imports_succeed(node, scope, OLDEST_CHECKED) or
                  decider.imports_succeed(node, scope, _BEFORE_CHECKED) is False):
-            since[id(node)] = _since(lambda at, n=node, s=scope: decider.imports_succeed(n, s, at) is True, window)
+            attempt = node
+            since[id(node)] = _since(lambda at: decider.imports_succeed(attempt, scope, at) is True, window)
             flag = flags.get(id(node))
             value = _flag_value(decider, flag, scope, window) if flag is not None and flag.pure else None
             if flag is not None and value is not None:  # the flag's definition becomes its value
@@ -119,7 +121,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 decided.append((node, rewrite.try_statement(node, parent, reads)))
         elif _one_plain_handler(node, decider.first_import_fails(node, scope, window.low)):
             decided.append((node, rewrite.handler(node, parent, reads)))
-            since[id(node)] = _since(lambda at, n=node, s=scope: decider.first_import_fails(n, s, at) is not None,
+            attempt = node
+            since[id(node)] = _since(lambda at: decider.first_import_fails(attempt, scope, at) is not None,
                                      window)
             messages[id(node)] = (f"dead compatibility code: the first import of this try fails on every torch "
                                   f"{_floor(window)}: keep the except body")
@@ -140,7 +143,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if decider.decides(node.test, scope, window.low) is True and decider.decides(node.test, scope, _EVER) is None \
                 and not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.unused(line, parent, reads)))
-            since[id(node)] = _since(lambda at, t=node.test, s=scope: decider.decides(t, s, at) is True, window)
+            test = node.test
+            since[id(node)] = _since(lambda at: decider.decides(test, scope, at) is True, window)
             messages[id(node)] = (f"dead compatibility code: this assert holds on every torch {_floor(window)}; "
                                   "remove it")
     for node in analysis.nodes(cst.Assign):  # pytestmark = pytest.mark.skipif(...): a whole module's or class's
@@ -155,7 +159,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if marker is not None and decider.decides(marker[0], scope, window.low) is (not marker[1]) and \
                 decider.decides(marker[0], scope, _EVER) is None and not _miscompares(decider, marker[0], scope, window):
             decided.append((node, rewrite.unused(line, parent, reads)))
-            since[id(node)] = _since(lambda at, c=marker[0], s=scope, v=not marker[1]: decider.decides(c, s, at) is v,
+            condition, wanted = marker[0], not marker[1]
+            since[id(node)] = _since(lambda at: decider.decides(condition, scope, at) is wanted,
                                      window)
             messages[id(node)] = (f"dead compatibility code: this marker never skips on any torch {_floor(window)}; "
                                   "remove it")
@@ -174,7 +179,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             at = next((i for i, d in enumerate(listed) if d is node), None)
             after = listed[at + 1] if at is not None and at + 1 < len(listed) else None
             fix = rewrite.decorator(node, after, reads)
-            since[id(node)] = _since(lambda at, c=condition, s=scope, v=not skips_when: decider.decides(c, s, at) is v,
+            wanted = not skips_when
+            since[id(node)] = _since(lambda at: decider.decides(condition, scope, at) is wanted,
                                      window)
             message = f"dead compatibility code: this marker never skips on any torch {_floor(window)}; remove it"
             if fix is not None:
@@ -190,7 +196,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.conditional(node, truth, reads)))
             truths[id(node)] = truth
-            since[id(node)] = _since(lambda at, t=node.test, s=scope, v=truth: decider.decides(t, s, at) is v, window)
+            test = node.test
+            since[id(node)] = _since(lambda at: decider.decides(test, scope, at) is truth, window)
         elif truth is None:
             _settle_operands(decider, node, scope, window, reads, decided, messages, since)
     decided = _outermost(decided)
@@ -346,7 +353,7 @@ def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Sc
         new = cst.BooleanOperation(left=new, operator=kind(), right=operand)
     if len(kept) > 1 and test.lpar:
         new = new.with_changes(lpar=test.lpar, rpar=test.rpar)
-    since[id(node)] = max(_since(lambda at, o=op: decider.decides(o, scope, at) is idle, window) for op in dropped)
+    since[id(node)] = max(_since(lambda at: decider.decides(op, scope, at) is idle, window) for op in dropped)
     gone = " and ".join(f"`{_code(op)}`" for op in dropped)
     decided.append((node, Fix(edits=[Replace(test, new)], released=reads(dropped),
                               replacement="the test without what the window settles")))

@@ -69,7 +69,7 @@ def _iterated(node: cst.CSTNode, analysis: Analysis) -> bool:
 def _loops_around(node: cst.CSTNode, analysis: Analysis) -> list[cst.CSTNode]:
     """The ``for``/``while`` statements around ``node`` in its function (a ``for`` whose iterable it is
     excluded: going through it is the one epoch)."""
-    out = []
+    out: list[cst.CSTNode] = []
     child, current = node, analysis.parent(node)
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
         if isinstance(current, _LOOPS) and not (isinstance(current, cst.For) and current.iter is child):

@@ -486,7 +486,7 @@ def _allow_listed(call: cst.Call, allowing: set[int], analysis: Analysis) -> boo
         return True
     scope = analysis.scope_at(call)
     named = {dotted(node.targets[0].target) for node in analysis.nodes(cst.Assign)
-             if id(node) in allowing and analysis.scope_at(node) is scope}
+             if isinstance(node, cst.Assign) and id(node) in allowing and analysis.scope_at(node) is scope}
     block = analysis.enclosing(call, cst.With)
     while block is not None:
         assert isinstance(block, cst.With)
