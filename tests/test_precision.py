@@ -657,3 +657,19 @@ def test_advice_that_needs_a_release_after_the_floor_says_so() -> None:
     assert "this needs torch >= 2.9 and the project supports torch 2.0" in old.message
     [new] = torch_upgrade.scan_source(code, from_version="2.9", to_version="2.13").findings
     assert "this needs" not in new.message
+
+
+def test_the_uses_of_a_name_whose_import_is_renamed_are_info() -> None:
+    """torchao: 143 uses of names imported from torch.distributed._tensor were each a warning beside the 45
+    imports that change; a use keeps its text (the import's fix renames it there), so it is at most info, and
+    every occurrence is still reported."""
+    code = textwrap.dedent("""
+    from torch.distributed._tensor import Replicate
+    def f():
+        a = Replicate()
+        return a, Replicate()
+    """)
+    found = torch_upgrade.scan_source(code, from_version="2.5", to_version="2.13").findings
+    assert [(f.rule, f.line, f.severity) for f in found] == [
+        ("TU630", 2, "warning"), ("TU630", 4, "info"), ("TU630", 5, "info")]
+    assert all("keeps its text" in f.message for f in found if f.line != 2)
