@@ -673,3 +673,21 @@ def test_the_uses_of_a_name_whose_import_is_renamed_are_info() -> None:
     assert [(f.rule, f.line, f.severity) for f in found] == [
         ("TU630", 2, "warning"), ("TU630", 4, "info"), ("TU630", 5, "info")]
     assert all("keeps its text" in f.message for f in found if f.line != 2)
+
+
+def test_a_weight_g_read_says_what_the_line_does_first() -> None:
+    """dinov2's head reads ``self.last.weight_g``: TU034's finding there opened with five lines about
+    remove_weight_norm, which the file never calls. It says what the read becomes."""
+    code = textwrap.dedent("""
+    import torch.nn as nn
+    from torch.nn.utils import weight_norm
+    class H(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.last = weight_norm(nn.Linear(4, 8, bias=False))
+            self.last.weight_g.data.fill_(1)
+    """)
+    [read] = [f for f in torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
+              if f.rule == "TU034"]
+    assert read.message.startswith("this reads weight_g") and "remove_weight_norm" not in read.message
+    assert "self.last.parametrizations.weight.original0" in read.message

@@ -72,6 +72,8 @@ def _factor_message(rule: Rule, node: cst.Attribute) -> str:
     attr = node.attr.value
     name, part = attr[:-2], "original0" if attr.endswith("_g") else "original1"
     new = f"{code(node.value)}.parametrizations.{name}.{part}"
-    return (f"{rule.message}. This reads {attr}, a factor of the old form, on a module this file may apply "
-            f"torch.nn.utils.weight_norm to: after the migration it is {new} ({code(node)} raises AttributeError); "
-            f"TU024 leaves this file as advice until this changes with it")
+    # what this line does first; the rule's message (about remove_weight_norm calls) does not say it
+    return (f"this reads {attr}, a factor of torch.nn.utils.weight_norm's deprecated form, on a module this file "
+            f"may apply it to: after the migration to torch.nn.utils.parametrizations.weight_norm (TU024) it is "
+            f"{new} ({code(node)} raises AttributeError); TU024 leaves this file as advice until this changes "
+            f"with it")
