@@ -55,9 +55,9 @@ FLAGS = '''
     import torch
     from packaging import version
 
-    TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
+    _TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
 
-    if TORCH_GE_1_9:
+    if _TORCH_GE_1_9:
         DEFAULT_NORM = "linalg"
     else:
         DEFAULT_NORM = "legacy"
@@ -79,13 +79,13 @@ def test_an_answer_about_every_file_is_one_dependency_and_a_new_file_re_checks_i
     for i in range(30):
         (root / "pkg" / f"other{i}.py").write_text(f"VALUE = {i}\n")
     index = ProjectIndex().for_file(root / "pkg" / "flags.py")
-    assert not index.named_elsewhere("TORCH_GE_1_9")
+    assert not index.named_elsewhere("_TORCH_GE_1_9")
     assert list(index.used) == [listing.every_file(str(root.resolve()))]  # not one entry per file
     assert not index.named_anywhere(("set_default_dtype",))
 
     alone = _flag_fix(root)
     assert alone == _flag_fix(root)  # answered from the cache
-    (root / "pkg" / "uses.py").write_text("from .flags import TORCH_GE_1_9\n")  # a new file names the flag
+    (root / "pkg" / "uses.py").write_text("from .flags import _TORCH_GE_1_9\n")  # a new file names the flag (private: a public one of a package stays anyway)
     kept = _flag_fix(root)
     assert kept != alone  # the cached result went: the flag stays now
     fresh = torch_upgrade.scan([root], from_version="2.0", to_version="2.13", select=["TU980"])

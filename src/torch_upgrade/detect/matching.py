@@ -291,7 +291,7 @@ def attach_fix(hit: Hit, ref: Reference, analysis: Analysis, window: Window) -> 
 def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:
     """The rule's fix at ``ref`` (its fixer, or the rename table); ``Matcher.match`` decides its safety.
     Raises ``Advice`` when the fixer says what to write instead of a rewrite."""
-    if ref.ctx != "import" and ref.binding is not None and ref.binding.kind == "alias":
+    if ref.ctx != "import" and ref.qualname is not None and ref.binding is not None and ref.binding.kind == "alias":
         # `orig = dist.all_gather_into_tensor` ... `orig(...)`: the name holds what the attribute was when it was
         # assigned; torchao then patches `dist.all_gather_single` with a wrapper calling `orig`, which a rewrite
         # to the module's attribute would make call itself. The assignment is the place to change (reported)
