@@ -21,7 +21,7 @@ from torch_upgrade.report.concise import location
 from torch_upgrade.report.fixview import at_finding, changes
 from torch_upgrade.report.summary import shown_libraries
 
-COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Behaviour changes"),
+COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Notes"),
            ("hint", "Opportunities"))
 FIX_COLUMNS = (("fixable", "Safe fix"), ("fixable-unsafe", "Unsafe fix"), ("manual", "Needs a person"))
 KIND_WORDS = {"removed": "removed", "deprecated": "deprecated", "behavior": "behaviour changed",
@@ -182,7 +182,9 @@ def render(result: ScanResult, *, notes: Sequence[str] = (), **_: object) -> str
     if findings:
         out += ["## Summary", "", *_summary(result), ""]
         out += ["Breaks: removed by the target release. Deprecated: still works, warns, will be removed. "
-                "Behaviour changes: same code, different result or speed. Opportunities: newer APIs the "
+                "Notes: behaviour changes (same code, different result or speed), deprecations not urgent or "
+                "handled by the code, and lines that change with another (a use of a name whose import is "
+                "renamed). Opportunities: newer APIs the "
                 "code could use. A safe fix means the same on every torch in the window; an unsafe fix "
                 "needs review (or a newer minimum torch).", ""]
     else:
