@@ -10,8 +10,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
-from torch_upgrade.syntax import guards
-from torch_upgrade.syntax.guards import NONE
+from torch_upgrade.syntax.guards import NONE, handles
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
@@ -525,7 +524,7 @@ def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
     while handler is not None:
         statement = analysis.parent(handler)
         if isinstance(statement, (cst.Try, cst.TryStar)) and \
-                (cast(cst.ExceptHandler, handler).type is None or guards.handles(handler, _MISSING)):
+                (cast(cst.ExceptHandler, handler).type is None or handles(handler, _MISSING)):
             body = statement.body
             for other in analysis.references:
                 q = other.qualname
@@ -547,6 +546,7 @@ def _in_annotation(ref: Reference, analysis: Analysis) -> bool:
 
 
 def _inside(node: cst.CSTNode, block: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether ``node`` lies inside ``block`` (by identity, through the file's parent map)."""
     current = analysis.parent(node)
     while current is not None and current is not block:
         current = analysis.parent(current)
