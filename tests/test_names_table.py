@@ -32,7 +32,29 @@ _NEVER = "never an attribute of this class or module (the rule's receivers times
 _CUDA_ONLY = "an attribute of a CUDA (or XPU) build's classes: the CPU wheel the table is checked on cannot date it"
 _CHECKED_LATE = ("named by a torch 2.14/2.15 rule and present in the 2.11 and 2.12 wheels' sources or on 2.13: "
                  "checked at 2.11-2.15 only, not against every wheel from 1.6, so a shim probing it is kept")
+_STORAGE_METHODS = ("a class method of a typed storage class, defined in C before 2.0 (the table dates the classes, "
+                    "not their C methods): a shim probing it is kept")
 UNDECIDED: dict[str, str] = {
+    "torch.FloatStorage.from_buffer": _STORAGE_METHODS,
+    "torch.FloatStorage.from_file": _STORAGE_METHODS,
+    "torch.DoubleStorage.from_buffer": _STORAGE_METHODS,
+    "torch.DoubleStorage.from_file": _STORAGE_METHODS,
+    "torch.HalfStorage.from_buffer": _STORAGE_METHODS,
+    "torch.HalfStorage.from_file": _STORAGE_METHODS,
+    "torch.BFloat16Storage.from_buffer": _STORAGE_METHODS,
+    "torch.BFloat16Storage.from_file": _STORAGE_METHODS,
+    "torch.LongStorage.from_buffer": _STORAGE_METHODS,
+    "torch.LongStorage.from_file": _STORAGE_METHODS,
+    "torch.IntStorage.from_buffer": _STORAGE_METHODS,
+    "torch.IntStorage.from_file": _STORAGE_METHODS,
+    "torch.ShortStorage.from_buffer": _STORAGE_METHODS,
+    "torch.ShortStorage.from_file": _STORAGE_METHODS,
+    "torch.CharStorage.from_buffer": _STORAGE_METHODS,
+    "torch.CharStorage.from_file": _STORAGE_METHODS,
+    "torch.ByteStorage.from_buffer": _STORAGE_METHODS,
+    "torch.ByteStorage.from_file": _STORAGE_METHODS,
+    "torch.BoolStorage.from_buffer": _STORAGE_METHODS,
+    "torch.BoolStorage.from_file": _STORAGE_METHODS,
     "torch.jit.RecursiveScriptModule._save_for_lite_interpreter": _CHECKED_LATE,
     "torch.jit.RecursiveScriptModule._save_to_buffer_for_lite_interpreter": _CHECKED_LATE,
     "torch.jit.ScriptModule._save_for_lite_interpreter": _CHECKED_LATE,
