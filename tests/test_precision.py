@@ -657,6 +657,8 @@ def test_advice_that_needs_a_release_after_the_floor_says_so() -> None:
     assert "this needs torch >= 2.9 and the project supports torch 2.0" in old.message
     [new] = torch_upgrade.scan_source(code, from_version="2.9", to_version="2.13").findings
     assert "this needs" not in new.message
+    [unpinned] = torch_upgrade.scan_source(code, to_version="2.13").findings  # no pin: 1.6 is assumed, not claimed
+    assert "this needs" not in unpinned.message
 
 
 def test_the_uses_of_a_name_whose_import_is_renamed_are_info() -> None:

@@ -162,10 +162,11 @@ def fixes(confidence: str) -> bool:
 def floor_note(rule: Rule, window: Window) -> str:
     """What a finding without a fix adds to its message where what it advises needs a release after the
     window's floor (``requires``; an opportunity's ``available``): the code must keep running on the older
-    ones (TU308's fp32_precision, 2.9, told to a project on 2.0). Empty otherwise."""
+    ones (TU308's fp32_precision, 2.9, told to a project on 2.0). Empty otherwise, and where the floor is not
+    stated (no pin: the oldest release assumed is no support the project claims)."""
     need = rule.requires or (rule.available if rule.kind == "opportunity" else None)
     own = _own(rule, window)
-    if need is None or own is None or own.supports_from_start(need):
+    if need is None or own is None or not window.stated or own.supports_from_start(need):
         return ""
     return (f" (this needs {own.package} >= {short(need)} and the project supports {own.package} "
             f"{short(own.low)}: behind a version check until its floor reaches {short(need)})")
