@@ -9,7 +9,7 @@ from typing import Iterable, Optional, cast
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.nodes import dotted, within
 from torch_upgrade.syntax.guards import NONE, handles
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
@@ -529,7 +529,7 @@ def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
             for other in analysis.references:
                 q = other.qualname
                 if q is not None and any(q == new or q.startswith(new + ".") for new in news) and \
-                        _inside(other.node, body, analysis):
+                        within(other.node, body, analysis.parent):
                     return True
         handler = analysis.enclosing(handler, (cst.ExceptHandler, cst.ExceptStarHandler))
     return False
@@ -543,14 +543,6 @@ _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it 
 def _in_annotation(ref: Reference, analysis: Analysis) -> bool:
     """Whether ``ref`` is a name in an annotation (``scaler: torch.cuda.amp.GradScaler``, a string one too)."""
     return ref.ctx == "annotation" or analysis.enclosing(ref.node, cst.Annotation) is not None
-
-
-def _inside(node: cst.CSTNode, block: cst.CSTNode, analysis: Analysis) -> bool:
-    """Whether ``node`` lies inside ``block`` (by identity, through the file's parent map)."""
-    current = analysis.parent(node)
-    while current is not None and current is not block:
-        current = analysis.parent(current)
-    return current is block
 
 
 def _presence_test(ref: Reference) -> bool:

@@ -23,6 +23,7 @@ import libcst as cst
 from torch_upgrade.rewrite import apply as fixing
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.positions import Parent, TopOf, find_once, generate, locate, statements_around
+from torch_upgrade.syntax.nodes import within
 from torch_upgrade.core.model import Fix, TextEdit, source_lines
 from torch_upgrade.core.textedits import diff_edits, offsets, span, touch
 
@@ -136,13 +137,6 @@ def _applied(statement: cst.CSTNode, replacements: dict[int, Any]) -> Optional[l
     return statements if statements and len(statements) == len(parts) else None
 
 
-def _within(node: cst.CSTNode, holder: cst.CSTNode, parent: Parent) -> bool:
-    current: Optional[cst.CSTNode] = node
-    while current is not None and current is not holder:
-        current = parent(current)
-    return current is holder
-
-
 def _in_statement(module: cst.Module, code: str, fix: Fix, top: cst.CSTNode, replacements: dict[int, Any],
                   parent: Parent, uses: _Uses) -> Optional[tuple[str, Optional[dict[str, int]]]]:
     """``fix`` applied alone by regenerating the innermost statement that holds all its nodes and
@@ -152,7 +146,7 @@ def _in_statement(module: cst.Module, code: str, fix: Fix, top: cst.CSTNode, rep
     for statement, indent in statements_around(module, nodes[0], top, parent)[:-1]:
         if any(node is statement for node in nodes):
             return None  # a whole statement replaced: the module-level statement decides
-        if not all(_within(node, statement, parent) for node in nodes[1:]):
+        if not all(within(node, statement, parent) for node in nodes[1:]):
             continue
         old = generate(module, statement, indent)
         offset = find_once(code, old)

@@ -111,6 +111,16 @@ def parent_map(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[type, li
     return parents, by_type
 
 
+def within(node: cst.CSTNode, holder: cst.CSTNode,
+           parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> bool:
+    """Whether ``node`` is ``holder`` or lies inside it (by identity, up through ``parent``: a parent map's
+    lookup, such as ``Analysis.parent``)."""
+    current: Optional[cst.CSTNode] = node
+    while current is not None and current is not holder:
+        current = parent(current)
+    return current is holder
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``child_list`` as an iterator."""
     return iter(child_list(node))

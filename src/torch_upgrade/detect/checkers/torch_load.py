@@ -459,39 +459,43 @@ def _handed_on(expr: cst.BaseExpression, calls: tuple[cst.Call, ...], analysis: 
 
 _SAFE_GLOBALS = "torch.serialization.safe_globals"
 _ADD_SAFE_GLOBALS = "torch.serialization.add_safe_globals"
-_ADDED = -1  # in ``_allowing``'s set: the file calls add_safe_globals
 
 
-def _allowing(analysis: Analysis) -> set[int]:
-    """The calls of ``torch.serialization.safe_globals`` in the file (ids; ``_ADDED`` where it calls
-    ``add_safe_globals``, which allow-lists for every load after it), and the single-target assignments of
-    one to a name (``ctx = torch.serialization.safe_globals([...])``, captum's, beside
-    ``ctx = nullcontext()`` where torch has none)."""
-    calls = {id(ref.call) for ref in analysis.references if ref.qualname == _SAFE_GLOBALS and ref.call is not None}
-    if any(ref.qualname == _ADD_SAFE_GLOBALS and ref.call is not None for ref in analysis.references):
-        calls.add(_ADDED)
-    if calls:
-        calls |= {id(node) for node in analysis.nodes(cst.Assign) if isinstance(node, cst.Assign)
-                  and id(node.value) in calls and len(node.targets) == 1}
-    return calls
+class _AllowLists(NamedTuple):
+    """What allow-lists the globals of a file's loads (``_allow_lists``)."""
+
+    everywhere: bool  # the file calls add_safe_globals: every load after it
+    contexts: set[int]  # the safe_globals([...]) calls (ids)
+    named: set[tuple[int, str]]  # (scope id, name) of the names assigned one (captum's ``ctx = ...``)
 
 
-def _allow_listed(call: cst.Call, allowing: set[int], analysis: Analysis) -> bool:
-    """Whether ``call`` runs inside ``with torch.serialization.safe_globals([...]):``, or inside a ``with`` of a
-    name its function assigns such a context: code that already loads with weights_only=True and allow-lists
-    what its files hold (torch >= 2.4)."""
-    if not allowing:
-        return False
-    if _ADDED in allowing:  # torch.serialization.add_safe_globals([...]) called in the file: for every load
+def _allow_lists(analysis: Analysis) -> _AllowLists:
+    """The file's ``torch.serialization.add_safe_globals`` calls, its ``safe_globals`` calls, and the names
+    single-target assignments give one (``ctx = torch.serialization.safe_globals([...])``, beside ``ctx =
+    nullcontext()`` where torch has none)."""
+    contexts = {id(ref.call) for ref in analysis.references if ref.qualname == _SAFE_GLOBALS and ref.call is not None}
+    everywhere = any(ref.qualname == _ADD_SAFE_GLOBALS and ref.call is not None for ref in analysis.references)
+    named = {(id(analysis.scope_at(node)), node.targets[0].target.value) for node in analysis.nodes(cst.Assign)
+             if isinstance(node, cst.Assign) and id(node.value) in contexts and len(node.targets) == 1
+             and isinstance(node.targets[0].target, cst.Name)} if contexts else set()
+    return _AllowLists(everywhere, contexts, named)
+
+
+def _allow_listed(call: cst.Call, allowed: _AllowLists, analysis: Analysis) -> bool:
+    """Whether ``call`` runs where its globals are allow-listed: the file calls add_safe_globals, or the call is
+    inside ``with torch.serialization.safe_globals([...]):`` or a ``with`` of a name its function assigns such a
+    context: code that already loads with weights_only=True and allow-lists what its files hold (torch >= 2.4)."""
+    if allowed.everywhere:
         return True
-    scope = analysis.scope_at(call)
-    named = {dotted(node.targets[0].target) for node in analysis.nodes(cst.Assign)
-             if isinstance(node, cst.Assign) and id(node) in allowing and analysis.scope_at(node) is scope}
+    if not allowed.contexts:
+        return False
+    scope = id(analysis.scope_at(call))
     block = analysis.enclosing(call, cst.With)
     while block is not None:
         assert isinstance(block, cst.With)
         for item in block.items:
-            if id(item.item) in allowing or (isinstance(item.item, cst.Name) and item.item.value in named):
+            if id(item.item) in allowed.contexts or (
+                    isinstance(item.item, cst.Name) and (scope, item.item.value) in allowed.named):
                 return True
         block = analysis.enclosing(block, cst.With)
     return False
@@ -604,7 +608,7 @@ def _handed(ref: Reference, analysis: Analysis) -> Optional[str]:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     saved: Optional[Saves] = None
-    allowing: Optional[set[int]] = None  # what allow-lists globals for loads (``_allowing``)
+    allowed: Optional[_AllowLists] = None  # what allow-lists globals for loads
     for ref in analysis.references:
         call = ref.call
         if ref.qualname == "torch.load" and call is None and ref.ctx == "load" and not ref.guarded:
@@ -614,9 +618,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         if ref.qualname != "torch.load" or call is None or ref.guarded or not call.args:
             continue
-        if allowing is None:
-            allowing = _allowing(analysis)
-        if _allow_listed(call, allowing, analysis):
+        if allowed is None:
+            allowed = _allow_lists(analysis)
+        if _allow_listed(call, allowed, analysis):
             continue
         if any(a.star or (a.keyword is not None and a.keyword.value in SKIP) for a in call.args):
             continue
