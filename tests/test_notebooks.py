@@ -165,6 +165,9 @@ def test_lines_inside_strings_and_brackets_are_not_masked():
 def test_non_python_cell_magics_are_not_analysed():
     assert mask("%%bash\necho hi\n", "0") is None
     assert mask("\n%%writefile x.py\nimport torch\n", "0") is None
+    assert mask("# Unit tests\n%%shell\nfor m in yolov5s; do python train.py; done\n", "0") is None
+    timed = mask("# how long\n%%time\nx = 1\n", "0")  # a Python cell magic below a comment: its body is read
+    assert timed is not None and timed.text.splitlines()[1:] == ["# tu-magic-0-0", "x = 1"]
 
 
 # ---------------------------------------------------------------- fixing

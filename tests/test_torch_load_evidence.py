@@ -299,6 +299,59 @@ def test_an_attribute_of_the_whole_object_no_tensor_or_container_has(tmp_path):
     assert torch.equal(model.rnn.weight_ih_l0, net.rnn.weight_ih_l0)
 
 
+ENSEMBLE = '''\
+import torch
+
+
+def attempt_load(weights):
+    models = []
+    for w in weights:
+        ckpt = torch.load(w, map_location="cpu")
+        models.append(ckpt["ema" if ckpt.get("ema") else "model"].float().fuse().eval())
+    return models
+
+
+def transfer(model, weights):
+    ckpt = torch.load(weights, map_location="cpu")
+    state_dict = ckpt["model"].float().state_dict()
+    model.load_state_dict(state_dict, strict=False)
+'''
+
+
+class _Fusable(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 1)
+
+    def fuse(self):
+        return self
+
+
+def test_what_an_entry_is_read_for_after_float_tells_a_pickled_model(tmp_path):
+    """yolov5's checkpoints hold whole models: ``ckpt["model"].float().fuse()`` and ``.float().state_dict()``
+    read, after a method tensors and modules both have, what no tensor or container has. torch >= 2.6
+    refuses such a file, so the finding is a warning (no longer info) and advises weights_only=False."""
+    path = _program(tmp_path, ENSEMBLE)
+    findings = _found(path)
+    assert [(f.line, f.severity) for f in findings] == [(7, "warning"), (13, "warning")]
+    assert "`.fuse`" in findings[0].message and "`.state_dict`" in findings[1].message
+    checkpoint = tmp_path / "best.pt"
+    torch.save({"model": _Fusable().half(), "ema": None}, checkpoint)
+    with pytest.raises(pickle.UnpicklingError):
+        _run(path)["attempt_load"]([str(checkpoint)])
+    assert _follow_advice(path, findings[0]) == 'torch.load(w, map_location="cpu", weights_only=False)'
+    [model] = _run(path)["attempt_load"]([str(checkpoint)])
+    assert isinstance(model, _Fusable) and model.conv.weight.dtype == torch.float32 and not model.training
+
+
+def test_a_dict_entry_made_float_is_no_evidence(tmp_path):
+    """``sd["w"].float()`` followed by a tensor's own attribute says nothing of a module."""
+    path = _program(tmp_path, "import torch\n\n\ndef read(p):\n    sd = torch.load(p)\n"
+                              "    return sd[\"w\"].float().shape\n")
+    [finding] = _found(path)
+    assert finding.severity == "info" and "pickled object" not in finding.message
+
+
 EITHER_ARM = '''\
 import io
 import torch

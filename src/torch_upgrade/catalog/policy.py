@@ -38,10 +38,13 @@ def applies(rule: Rule, window: Window) -> bool:
     return window.reaches(rule.trigger)
 
 
-def severity(rule: Rule, window: Window, handled: bool = False, confidence: str = "certain") -> str:
+def severity(rule: Rule, window: Window, handled: bool = False, confidence: str = "certain",
+             breaks: bool = False) -> str:
     """error once the window reaches the removal; a deprecation is a warning unless its rule
     says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
-    a behaviour change is info, an opportunity a hint. A removed or deprecated call whose
+    a behaviour change is info, a warning where the code shows it breaks there (``breaks``: a
+    torch.load of a pickled model; not an error: what the program does elsewhere, such as
+    allow-listing the class in another module, may still let it run), an opportunity a hint. A removed or deprecated call whose
     failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks.
     A ``possible`` finding (nothing is known of the receiver) is at most info too. A suppression
     comment that does nothing is a warning (as a lint of the linter's own comments)."""
@@ -57,7 +60,7 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     if handled and rule.kind in ("removed", "deprecated"):
         return "info" if rule.severity != "hint" else "hint"
     if rule.kind == "behavior":
-        return "info"
+        return "warning" if breaks and not handled else "info"
     if rule.kind == "opportunity":
         return "hint"
     own = _own(rule, window)

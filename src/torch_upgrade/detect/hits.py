@@ -29,4 +29,7 @@ class Hit:
     # the release that makes the finding apply, where the checker knows it better than the rule's own
     # (TU980: the release from which the guard is decided, from the data that decides it)
     release: Optional[str] = None
+    # a behaviour change that breaks this code: what the checker shows it does fails from the rule's release
+    # on (TU803: a load of a file the code shows holds a pickled object, which weights_only=True refuses)
+    breaks: bool = False
 

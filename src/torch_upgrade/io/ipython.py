@@ -5,7 +5,10 @@ logical line become ``pass  # tu-magic-<nonce>-<k>`` at the same indentation (a
 continuation line of a magic becomes a comment), so the cell keeps its number
 of lines and every other line keeps its columns. A cell magic whose body is
 Python (``%%time``) has only its first line masked; any other cell magic
-(``%%bash``, ``%%writefile``) makes the cell not Python at all.
+(``%%bash``, ``%%writefile``) makes the cell not Python at all. A cell magic
+counts where only blank and comment lines come before it (``# Unit tests`` above
+``%%shell``: yolov5's Colab tutorial): such a cell is a script of another language,
+not Python with a syntax error to report.
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def mask(source: str, nonce: str) -> Optional[Masked]:
     """Mask IPython syntax in one cell; None when the cell is not Python (e.g. ``%%bash``)."""
     lines = source.splitlines(keepends=True)
     originals: dict[str, str] = {}
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    first = next((i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")), None)
     out = list(lines)
     skip_to = -1
     if first is not None:

@@ -352,7 +352,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             line=rng.start.line, column=rng.start.column + 1,
             end_line=rng.end.line, end_column=rng.end.column + 1,
             severity=severity(rule, window, handled=hit.quiet or hit.ref is not None and hit.ref.handled,
-                              confidence=hit.confidence),
+                              confidence=hit.confidence, breaks=hit.breaks),
             message=(hit.message or rule.message) + (policy.floor_note(rule, window) if hit.fix is None else ""),
             release=hit.release or release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
             statement_line=first, confidence=hit.confidence, library=rule.library,

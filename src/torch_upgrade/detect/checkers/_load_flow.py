@@ -13,7 +13,8 @@ read is one of:
 - ``DICT``: what code does with a dict of tensors: its keys, items and values, ``key in sd``,
   ``len``/``list``/``isinstance``, an entry assigned, deleted, read back into the same name
   (``sd = sd["state_dict"]``) or read as a tensor (``sd[k].shape``, ``sd[k].squeeze()``);
-- ``MODULE``: a module's use (``.eval()``, ``.parameters()``, called): the file holds a pickled object;
+- ``MODULE``: a module's use (``.eval()``, ``.parameters()``, called), also after methods a tensor and a
+  module both have (``ckpt["model"].float().eval()``, see ``through``): the file holds a pickled object;
 - ``OTHER``: anything else (returned, passed to another function, an attribute read): not known.
 """
 
@@ -30,6 +31,9 @@ STRICT, STATE, DICT, MODULE, OTHER = "strict", "state", "dict", "module", "other
 # methods of an nn.Module that neither a tensor nor a container of tensors has
 MODULE_METHODS = ("eval", "train", "parameters", "named_parameters", "modules", "named_modules", "children",
                   "state_dict", "buffers", "named_buffers", "forward", "zero_grad", "apply")
+# methods a tensor and a module both have, which return an object of their receiver's kind: what is read of
+# their result tells what the receiver is (``ckpt["model"].float().state_dict()``: a module; yolov5)
+THROUGH = ("float", "half", "double", "bfloat16", "cpu", "cuda", "to")
 DICT_METHODS = ("keys", "items", "values", "get", "pop", "copy", "update", "setdefault")
 ENTRY_METHODS = ("get", "pop")  # they return an entry
 BUILTINS = ("len", "list", "dict", "isinstance", "sorted", "set", "iter", "tuple")
@@ -61,8 +65,21 @@ def into_load_state_dict(node: cst.CSTNode, analysis: Analysis) -> Optional[str]
     return STRICT
 
 
+def through(node: cst.CSTNode, analysis: Analysis) -> cst.CSTNode:
+    """``node`` with the calls of ``THROUGH`` made on it around it: ``node.float().cuda()`` for ``node``."""
+    while True:
+        attribute = analysis.parent(node)
+        call = analysis.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+        if not (isinstance(attribute, cst.Attribute) and attribute.value is node and attribute.attr.value in THROUGH
+                and isinstance(call, cst.Call) and call.func is attribute):
+            return node
+        node = call
+
+
 def module_use(node: cst.CSTNode, analysis: Analysis) -> bool:
-    """Whether ``node`` is used as an nn.Module: ``node.eval()``, ``node.parameters()``, ``node(x)``."""
+    """Whether ``node`` is used as an nn.Module: ``node.eval()``, ``node.parameters()``, ``node(x)``, also
+    after the methods of ``THROUGH`` (``node.float().eval()``)."""
+    node = through(node, analysis)
     parent = analysis.parent(node)
     if isinstance(parent, cst.Call) and parent.func is node:
         return True

@@ -127,9 +127,11 @@ def _inside(node: cst.CSTNode, statements: set[int], analysis: Analysis) -> bool
 
 
 def _foreign_attribute(node: cst.BaseExpression, analysis: Analysis) -> Optional[str]:
-    """The attribute read of ``node`` (or of an entry of it: ``ckpt["args"].lr``) that nothing
-    weights_only=True rebuilds has (``catalog.loadable``), if there is one."""
+    """The attribute read of ``node`` (or of an entry of it: ``ckpt["args"].lr``; also after the methods
+    a tensor and a module both have, ``ckpt["model"].float().fuse()``: ``_load_flow.through``) that
+    nothing weights_only=True rebuilds has (``catalog.loadable``), if there is one."""
     for value in (node, F.entry(node, analysis)):
+        value = F.through(value, analysis) if value is not None else None
         parent = analysis.parent(value) if value is not None else None
         if isinstance(parent, cst.Attribute) and parent.value is value and not loadable_attribute(parent.attr.value):
             return parent.attr.value
@@ -646,6 +648,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             # advice, never a fix: weights_only=False makes loading run the file's code, a choice only the
             # user can make for their files (the catalog: "do not auto-insert weights_only=False")
             hit.message = _object_message(call, evidence)
+            hit.breaks = True  # torch >= 2.6 refuses the file
         else:
             hit.message = _advice(call)
         out.append(hit)
