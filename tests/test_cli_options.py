@@ -156,10 +156,10 @@ def test_diff_with_only_unsafe_fixes_says_what_they_need(project):
     result = cli("scan", ".", "--diff")
     assert result.exit_code == 0 and result.stdout == ""
     assert result.stderr.strip().endswith(
-        "Would fix 0 (18 more with --unsafe-fixes; 18 need torch >= 2.3: raise --from or the pin).")
+        "Would fix 0 (18 more with --unsafe-fixes; 18 need torch 1.7 to 2.3: raise --from or the pin).")
     unsafe = cli("scan", ".", "--diff", "--unsafe-fixes")
     assert unsafe.exit_code == 1 and unsafe.stdout.startswith("--- a/legacy/")
-    assert "Would fix 18 (18 need torch >= 2.3: raise --from or the pin)." in unsafe.stderr
+    assert "Would fix 18 (18 need torch 1.7 to 2.3: raise --from or the pin)." in unsafe.stderr
     safe = cli("scan", ".", "--diff", "--from", "2.4")  # torch.irfft's rewrite is unsafe for its own reason
     assert safe.exit_code == 1 and "Would fix 17 (1 more with --unsafe-fixes)." in safe.stderr
 
@@ -184,7 +184,21 @@ def test_diff_respects_format(project):
 def test_text_summary_says_what_the_unsafe_fixes_need(project):
     out = cli("scan", ".").stdout
     assert "0 fixable with --fix, 18 more with --unsafe-fixes, 1 need a person.\n" in out
-    assert "18 of the unsafe fixes need torch >= 2.3: raise --from or the pin to apply them with --fix.\n" in out
+    assert "18 of the unsafe fixes need torch 1.7 to 2.3: raise --from or the pin to apply them with --fix.\n" in out
+    assert "2 need torch >= 2.3: raise" in cli("scan", ".", "--diff", "--from", "2.2").stderr  # one release: as before
+
+
+def test_unsafe_fixes_needing_different_releases_say_the_range(tmp_path, monkeypatch):
+    """yolov5 v5.0 (torch>=1.7): torch.autocast needs 1.10, torch.amp.GradScaler 2.3; "7 need torch >= 2.3"
+    said that of every one of them."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text("import torch\nfrom torch.cuda import amp\n\n"
+                                       "scaler = torch.cuda.amp.GradScaler(enabled=True)\n"
+                                       "with amp.autocast(enabled=True):\n    pass\n")
+    out = cli("scan", ".", "--from", "1.7").stdout
+    assert "3 of the unsafe fixes need torch 1.10 to 2.3: raise --from or the pin to apply them with --fix.\n" in out
+    diff = cli("scan", ".", "--from", "1.7", "--diff")
+    assert "(3 more with --unsafe-fixes; 3 need torch 1.10 to 2.3: raise --from or the pin)." in diff.stderr
 
 
 # ------------------------------------------------------------------ after --fix, and --bump-pin

@@ -18,22 +18,26 @@ def _plural(count: int, word: str, plural: str = "") -> str:
 
 
 def needs_newer(findings: Iterable[Finding], window: Window) -> tuple[int, Optional[str]]:
-    """How many unsafe fixes need a newer torch than their window's lower bound, and the newest
-    torch they need (raising ``--from`` or the pin to it makes that reason go away)."""
-    count, newest = 0, None
+    """How many unsafe fixes need a newer torch than their window's lower bound, and which torch they
+    need: ``torch >= 2.3``, or ``torch 1.10 to 2.3`` where they need different ones (raising ``--from``
+    or the pin to the newest makes that reason go away for all of them, to the oldest for some)."""
+    needs = []
     for f in findings:
         fix = f.fix
         if fix is None or fix.safety != "unsafe" or not fix.needs:
             continue
         need = Version(fix.needs)
         if need > (f.window or window).low:
-            count += 1
-            newest = need if newest is None or need > newest else newest
-    return count, short(newest) if newest is not None else None
+            needs.append(need)
+    if not needs:
+        return 0, None
+    oldest, newest = min(needs), max(needs)
+    return len(needs), f"torch >= {short(newest)}" if oldest == newest else f"torch {short(oldest)} to {short(newest)}"
 
 
 def would_fix(result: ScanResult, unsafe_fixes: bool, count: Optional[int] = None) -> str:
     """``Would fix N (M more with --unsafe-fixes; K need torch >= X: raise --from or the pin).``
+    (``torch X to Y`` where they need different releases)
 
     ``count``: the fixes --fix would apply (default: the findings whose fixes it would take)."""
     fixable = [f for f in result.findings if f.fix is not None]
@@ -42,9 +46,9 @@ def would_fix(result: ScanResult, unsafe_fixes: bool, count: Optional[int] = Non
     parts = []
     if unsafe and not unsafe_fixes:
         parts.append(f"{len(unsafe)} more with --unsafe-fixes")
-    k, newest = needs_newer(unsafe, result.window)
+    k, needed = needs_newer(unsafe, result.window)
     if k:
-        parts.append(f"{k} need torch >= {newest}: raise --from or the pin")
+        parts.append(f"{k} need {needed}: raise --from or the pin")
     return f"Would fix {n}" + (f" ({'; '.join(parts)})" if parts else "") + "."
 
 

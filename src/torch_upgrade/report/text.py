@@ -189,9 +189,9 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
     if result.findings:
         console.print(f"[tu.fix]{fixable} fixable[/] with --fix, [tu.unsafe]{unsafe} more[/] with "
                       f"--unsafe-fixes, [tu.manual]{manual} need a person[/].")
-        newer, newest = needs_newer(result.findings, result.window)
+        newer, needed = needs_newer(result.findings, result.window)
         if newer:
-            console.print(f"[tu.unsafe]{newer} of the unsafe fixes need torch >= {newest}[/]: raise --from or the "
+            console.print(f"[tu.unsafe]{newer} of the unsafe fixes need {needed}[/]: raise --from or the "
                           "pin to apply them with --fix.")
     if result.fixed:
         console.print(f"[tu.fix]Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.[/]")
