@@ -130,8 +130,8 @@ def _foreign_attribute(node: cst.BaseExpression, analysis: Analysis) -> Optional
     """The attribute read of ``node`` (or of an entry of it: ``ckpt["args"].lr``; also after the methods
     a tensor and a module both have, ``ckpt["model"].float().fuse()``: ``_load_flow.through``) that
     nothing weights_only=True rebuilds has (``catalog.loadable``), if there is one."""
-    for value in (node, F.entry(node, analysis)):
-        value = F.through(value, analysis) if value is not None else None
+    for read in (node, F.entry(node, analysis)):
+        value = F.through(read, analysis) if read is not None else None
         parent = analysis.parent(value) if value is not None else None
         if isinstance(parent, cst.Attribute) and parent.value is value and not loadable_attribute(parent.attr.value):
             return parent.attr.value
