@@ -321,3 +321,61 @@ def test_a_script_is_imported_only_by_an_import_statement(tmp_path: Path) -> Non
         torch_upgrade.fix([root], from_version="1.9", to_version="2.13", unsafe=True)
         fixed = "torch.linalg.cholesky(torch.eye(2))" in (root / "examples" / "cifar" / "main.py").read_text()
         assert fixed == (kind == "plain"), kind
+
+
+IGNITE_STEP = '''\
+import torch
+
+
+def amp_step(model):
+    try:
+        from torch.cuda.amp import autocast
+    except ImportError:
+        raise ImportError("Please install torch>=1.6.0 to use amp_mode='amp'.")
+
+    def update(x):
+        with autocast(enabled=False):
+            return model(x)
+
+    return update
+'''
+
+
+def test_a_patched_name_imported_in_a_probe_is_not_rewritten(tmp_path: Path) -> None:
+    """ignite 0.4.6: ``from torch.cuda.amp import autocast`` in a ``try`` that raises a friendlier ImportError,
+    the call in a nested function, and ``mock.patch("torch.cuda.amp.autocast")`` in a test. The use's
+    fix was nulled for the patch, but the import line had already taken it into its own: --fix
+    --unsafe-fixes rewrote the call anyway (four of ignite's tests broke)."""
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/engine.py": IGNITE_STEP,
+                     "tests/test_engine.py": 'from unittest import mock\n\n'
+                                             'def test_amp():\n'
+                                             '    with mock.patch("torch.cuda.amp.autocast") as m:\n'
+                                             '        pass\n'})
+    report = torch_upgrade.fix([tmp_path], from_version="1.3", to_version="2.13", unsafe=True)
+    assert (tmp_path / "pkg" / "engine.py").read_text() == IGNITE_STEP
+    assert report.fixed == 0
+    assert any("tests/test_engine.py:4 patches torch.cuda.amp.autocast" in f.message for f in report.findings)
+
+
+def test_an_import_that_probes_stays_when_its_uses_are_rewritten(tmp_path: Path) -> None:
+    """Without the patch the call is rewritten, and the import that probes for torch >= 1.6 stays: removing
+    it left ``try: pass`` / ``except ImportError: raise ...``, a check that checks nothing."""
+    import sys
+    from unittest import mock
+
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/engine.py": IGNITE_STEP})
+    report = torch_upgrade.fix([tmp_path], from_version="1.3", to_version="2.13", unsafe=True)
+    fixed = (tmp_path / "pkg" / "engine.py").read_text()
+    assert fixed == IGNITE_STEP.replace("with autocast(enabled=False):", 'with torch.autocast("cuda", enabled=False, '
+                                        'dtype=torch.float16, cache_enabled=True):')
+    assert report.fixed == 1 and not report.findings
+    namespace: dict[str, Any] = {}
+    exec(compile(fixed, "engine.py", "exec"), namespace)
+    model = torch.nn.Linear(2, 1)
+    x = torch.ones(3, 2)
+    assert torch.equal(namespace["amp_step"](model)(x), model(x))
+    with mock.patch.dict(sys.modules, {"torch.cuda.amp": None}), pytest.raises(ImportError, match="torch>=1.6.0"):
+        namespace["amp_step"](model)  # the probe still asks

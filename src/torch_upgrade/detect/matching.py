@@ -10,7 +10,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted, within
-from torch_upgrade.syntax.guards import NONE, handles
+from torch_upgrade.syntax.guards import NONE, handles, probes_imports
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
@@ -225,6 +225,11 @@ class Matcher:
                         checked.append(h)
                     elif hidden is not None and policy.reported(h.confidence, POSSIBLE):
                         hidden.append(h)
+        project = analysis.project
+        if isinstance(project, FileIndex):  # before the import lines take their uses' fixes (``_together``)
+            for hit in out + checked:
+                if hit.fix is not None and hit.ref is not None and hit.ref.qualname:
+                    _keep_patched(hit, hit.ref.qualname, project)
         # the import lines of the checkers' uses too (a checker's hit at a use carries its reference)
         checked_uses = [h for h in checked if h.ref is not None and h.ref.ctx == "load" and h.ref.binding is not None
                         and get_checker(h.rule).replaces_name]
@@ -233,12 +238,9 @@ class Matcher:
         out += _read_optional_imports(optional_imports, uses + checked)
         if index is not None:
             _quiet_in_old_branches(out, analysis, index)
-        project = analysis.project
         for hit in out:  # one place decides every fix's safety, whoever proposed it
             if hit.fix is not None and not policy.fixes(hit.confidence):
                 hit.fix = None
-            if hit.fix is not None and isinstance(project, FileIndex) and hit.ref is not None and hit.ref.qualname:
-                _keep_patched(hit, hit.ref.qualname, project)
             if hit.fix is not None:
                 hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
         return out
@@ -311,6 +313,11 @@ def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> O
     return fix
 
 
+_CHANGES_WITH = "this import is read only by the code that changes, so it changes with it"
+_PROBE = ("this import, in a try that catches its failure, probes whether torch has the name: the fixes of the "
+          "code that reads it leave it where it is; it goes with the check once the project's floor decides it")
+
+
 def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renamed: set[tuple[str, int]],
                   optional: list[Hit]) -> list[Hit]:
     """The fixes of import lines, and the import lines that only the uses say must change.
@@ -348,6 +355,7 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
         import_ref = imported.get(key)
         if import_ref is None or binding.target in _EVERYWHERE or _alternative(import_ref):
             continue  # `import torch` itself is no line of the migration; a fallback between imports
+        probe = _probe(import_ref, analysis)  # its line stays: reported, without a fix
         local = _local_name(binding)
         if local is None:
             continue
@@ -363,8 +371,8 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                 continue
             rule = hits[0].rule
             together = _together(hits)  # None where a use is advice: the line changes with it, by hand
-            out.append(Hit(rule, place, statement, ref=None, fix=together, quiet=import_ref.guarded, message=(
-                f"{rule.message} (this import is read only by the code that changes, so it changes with it)")))
+            out.append(Hit(rule, place, statement, ref=None, fix=None if probe else together,
+                           quiet=import_ref.guarded, message=f"{rule.message} ({_PROBE if probe else _CHANGES_WITH})"))
             reported = True
         if not reported and len(by_rule) > 1 and {id(h.ref) for h in flagged} == reads and \
                 _takes_away(flagged, local, binding):
@@ -373,10 +381,20 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
             # all of them, reported once under the first removal among them (else the first use's rule)
             first = min(flagged, key=lambda h: h.rule.kind != "removed")
             others = sorted({h.rule.id for h in flagged} - {first.rule.id})
-            out.append(Hit(first.rule, place, statement, ref=None, fix=_together(flagged), quiet=import_ref.guarded,
-                           message=f"{first.rule.message} (this import is read only by the code that changes, "
-                                   f"here and under {', '.join(others)}, so it changes with it)"))
+            out.append(Hit(first.rule, place, statement, ref=None, fix=None if probe else _together(flagged),
+                           quiet=import_ref.guarded, message=f"{first.rule.message} (" + (_PROBE if probe else (
+                               "this import is read only by the code that changes, here and under "
+                               f"{', '.join(others)}, so it changes with it")) + ")"))
     return out
+
+
+def _probe(ref: Reference, analysis: Analysis) -> bool:
+    """Whether the import at ``ref`` probes whether it works (in the body of a ``try`` catching import
+    errors, ``syntax.guards.probes_imports``): the fixes of its uses leave it where it is
+    (``rewrite.apply``), so its line is no part of their migration."""
+    attempt = analysis.enclosing(ref.statement, cst.Try)
+    return isinstance(attempt, cst.Try) and any(s is ref.statement for s in attempt.body.body) and \
+        probes_imports(attempt)
 
 
 def _moves(hits: list[Hit], binding: Binding) -> bool:

@@ -10,6 +10,7 @@ import libcst as cst
 from torch_upgrade.syntax.analysis import dotted
 from torch_upgrade.syntax.nodes import children
 from torch_upgrade.syntax.comments import CommentKeeper
+from torch_upgrade.syntax.guards import probes_imports
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import MoveImport, Replace
 
@@ -426,9 +427,20 @@ def _count_names(root: cst.CSTNode, names: set[str]) -> dict[str, int]:
 
 
 class _RemoveImports(CommentKeeper):
+    """Removes the imports of ``unused``, but for those that probe whether the import works (in the body of
+    a ``try`` catching import errors, ``syntax.guards.probes_imports``): removing one would leave the probe
+    (``try: pass`` / ``except ImportError: raise ...``) asking nothing (ignite's "Please install torch>=1.6")."""
+
     def __init__(self, unused: set[str]) -> None:
         super().__init__()
         self.unused = unused
+        self.probes: set[int] = set()  # ids of the import statements that probe
+
+    def visit_Try(self, node: cst.Try) -> bool:
+        if probes_imports(node):
+            self.probes.update(id(statement) for line in node.body.body if isinstance(line, cst.SimpleStatementLine)
+                               for statement in line.body if isinstance(statement, (cst.Import, cst.ImportFrom)))
+        return True
 
     def _keep(self, alias: cst.ImportAlias, from_import: bool) -> bool:
         if alias.asname is not None:
@@ -441,7 +453,7 @@ class _RemoveImports(CommentKeeper):
 
     def _strip(self, original: _Import, updated: _Import,
                from_import: bool) -> Union[cst.BaseSmallStatement, cst.RemovalSentinel]:
-        if isinstance(updated.names, cst.ImportStar):
+        if isinstance(updated.names, cst.ImportStar) or id(original) in self.probes:
             return updated
         names = [a for a in updated.names if self._keep(a, from_import)]
         if len(names) == len(updated.names):

@@ -123,6 +123,18 @@ def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     return any(handler.type is None or handles(handler, _FAILURES) for handler in node.handlers)
 
 
+# what a handler catches when its ``try`` probes an import: an import stated in such a ``try`` body asks
+# whether the package (or name) is there, whatever else the code reads of it
+_IMPORT_FAILURES = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def probes_imports(node: cst.Try) -> bool:
+    """Whether a ``try`` catches a failed import (``except ImportError:``, a bare ``except:``): the imports
+    of its body are probes (``try: from torch.cuda.amp import autocast`` / ``except ImportError: raise
+    ImportError("needs torch>=1.6")``), which stay where a rewrite stops reading the name they bind."""
+    return any(handler.type is None or handles(handler, _IMPORT_FAILURES) for handler in node.handlers)
+
+
 def handles(handler: cst.CSTNode, names: set[str]) -> bool:
     """Whether a handler (``except``, ``except*``) names one of these exceptions (``except (TypeError,
     ValueError):``)."""
