@@ -169,6 +169,8 @@ def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Opt
     is a TypeError in both). A bare ``GradScaler`` from ``from torch.cuda.amp import GradScaler`` keeps its
     spelling and its import moves (``from torch.amp import GradScaler``, joining one the file has), as people
     write it, where every use of the name is a call: each then gets its device, in one fix."""
+    checked = _named_as_type(ref, ctx)
+    safety, reason = ("unsafe", CHECKED_UNSAFE) if checked else ("safe", "")
     calls = _calls_through(ref, ctx)
     if calls is not None:
         func, moves, imports = ctx.renamed(ref, "torch.amp.GradScaler")
@@ -176,9 +178,40 @@ def _scaler(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Opt
             edits: list[Edit] = list(moves)
             edits += [Replace(other, A.laid_out_like(_with_device(other, other.func, device), other)) for other in calls]
             new = _with_device(call, func, device)
-            return Fix(edits=edits, imports=imports, replacement=A.code(new), requires="2.3")
+            return Fix(edits=edits, imports=imports, replacement=A.code(new), requires="2.3", safety=safety,
+                       reason=reason)
     func, imports = ctx.qualified("torch.amp.GradScaler")
-    return A.replace(call, _with_device(call, func, device), imports, requires="2.3")
+    return A.replace(call, _with_device(call, func, device), imports, requires="2.3", safety=safety, reason=reason)
+
+
+CHECKED_UNSAFE = ("this file also checks the old class (isinstance, a comparison, an annotation): "
+                  "torch.amp.GradScaler(...) makes a scaler of the class the old one derives from, which "
+                  "isinstance(s, torch.cuda.amp.GradScaler) refuses; that check changes with it, an unsafe fix too")
+
+
+def _named_as_type(ref: Reference, ctx: FixContext) -> bool:
+    """Whether the file checks the deprecated scaler class (``isinstance(s, torch.cuda.amp.GradScaler)``, a
+    comparison, an annotation): a check the scaler the rewritten call makes (of the base class,
+    ``torch.amp.GradScaler``) fails (ignite's tests check their trainer's scaler so)."""
+    return any(other.qualname == ref.qualname and other.call is None and other.ctx != "import"
+               and (_annotates(other, ctx) or _checked(other, ctx)) for other in ctx.analysis.references)
+
+
+def _checked(ref: Reference, ctx: FixContext) -> bool:
+    """Whether the class at ``ref`` is what an ``isinstance``/``issubclass`` call or a comparison checks
+    against (``type(s) is torch.cuda.amp.GradScaler``), not a class handed on (``factory = GradScaler``)."""
+    node: Optional[cst.CSTNode] = ref.node
+    while node is not None and not isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+        parent = ctx.analysis.parent(node)
+        if isinstance(parent, cst.Comparison):
+            return True
+        if isinstance(parent, cst.Arg) and isinstance(ctx.analysis.parent(parent), cst.Call):
+            call = ctx.analysis.parent(parent)
+            assert isinstance(call, cst.Call)
+            return isinstance(call.func, cst.Name) and call.func.value in ("isinstance", "issubclass") \
+                and len(call.args) == 2 and call.args[1] is parent
+        node = parent
+    return False
 
 
 def _with_device(call: cst.Call, func: cst.BaseExpression, device: str) -> cst.Call:
