@@ -93,6 +93,23 @@ PROJECTS: dict[str, Project] = {
     "botorch-0.3.0": Project("pytorch/botorch", "v0.3.0", "1.6", ("test",), ("scipy",),
                              note="Bayesian optimization; torch.norm, solve, cholesky, torch._six (on gpytorch 1.2.0)",
                              dependencies=(("cornellius-gp/gpytorch", "v1.2.0"),)),
+    # ignite v0.4.2 (2020-09; setup.py: torch>=1.3,<2). Its metrics, handlers, engine and contrib tests on the
+    # CPU, those marked distributed/multinode_distributed/tpu left out (process groups, XLA); the two
+    # test_deterministic tests that resume random dataloaders left out too (~110 s each on 2 cores), and
+    # test_trains_logger (needs `trains`, gone from PyPI's current pythons). tests/ignite/distributed not run
+    # (mostly process-group tests). Test deps installed here: scikit-learn, scikit-image, dill, tqdm,
+    # setuptools<81 (its tests import pkg_resources); contrib loggers whose packages are not installed
+    # (tensorboardX, visdom, polyaxon, neptune, mlflow, wandb) fail alike before and after.
+    "ignite-0.4.2": Project(
+        "pytorch/ignite", "refs/tags/v0.4.2", "1.3",
+        ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
+         "tests/ignite/test_utils.py", "tests/ignite/contrib"),
+        ("sklearn", "skimage", "dill", "tqdm", "pkg_resources"),
+        pytest_args=("-m", "not distributed and not multinode_distributed and not tpu",
+                     "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
+                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
+                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
+        note="training loop library; _LRScheduler checks, torch.distributed wrappers, metrics on tensors"),
 }
 # Tried and left out: pyro 1.4.0 asserts torch 1.x when imported (pyro/distributions/torch_patch.py), and
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only arguments): no test
