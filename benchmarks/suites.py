@@ -110,6 +110,18 @@ PROJECTS: dict[str, Project] = {
                      "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
                      "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
         note="training loop library; _LRScheduler checks, torch.distributed wrappers, metrics on tensors"),
+    # the same, `upgrade --to 1.13` (its setup.py's `<2` refuses a 2.x floor): the torch>=1.5 gate in
+    # distributed/comp_models/native.py and test_checkpoint's skipif on 1.4 go, weights_only=True safe
+    "ignite-0.4.2-upgrade": Project(
+        "pytorch/ignite", "refs/tags/v0.4.2", "1.3",
+        ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
+         "tests/ignite/test_utils.py", "tests/ignite/contrib"),
+        ("sklearn", "skimage", "dill", "tqdm", "pkg_resources"), upgrade="1.13",
+        pytest_args=("-m", "not distributed and not multinode_distributed and not tpu",
+                     "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
+                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
+                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
+        note="upgrade --to 1.13 of the same snapshot"),
 }
 # Tried and left out: pyro 1.4.0 asserts torch 1.x when imported (pyro/distributions/torch_patch.py), and
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only arguments): no test
