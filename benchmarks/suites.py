@@ -122,6 +122,25 @@ PROJECTS: dict[str, Project] = {
                      "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
                      "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
         note="upgrade --to 1.13 of the same snapshot"),
+    # ignite v0.4.6 (2021-08; still torch>=1.3,<2): the same subset, and its amp code (torch.cuda.amp's
+    # autocast/GradScaler) and EMA tests (assert_allclose). Left out as well: metrics/gan and metrics/nlp
+    # (torchvision, pytorch_fid, nltk not installed), test_clearml_logger (clearml); contrib's regression
+    # canberra/manhattan tests fail to import before (sklearn 1.9 has no sklearn.neighbors.DistanceMetric).
+    # First run (2026-11-29): 712 tests, 646 passed before, 642 after, 4 broken in test_create_supervised:
+    # two patch "torch.cuda.amp.autocast" by name (TU303 now calls torch.autocast), two hide torch.cuda.amp
+    # and expect the ImportError of a guard that TU303 turned into `try: pass`
+    "ignite-0.4.6": Project(
+        "pytorch/ignite", "refs/tags/v0.4.6", "1.3",
+        ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
+         "tests/ignite/test_utils.py", "tests/ignite/contrib"),
+        ("sklearn", "skimage", "dill", "tqdm", "pkg_resources", "scipy"),
+        pytest_args=("-m", "not distributed and not multinode_distributed and not tpu",
+                     "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
+                     "--ignore=tests/ignite/contrib/handlers/test_clearml_logger.py",
+                     "--ignore=tests/ignite/metrics/gan", "--ignore=tests/ignite/metrics/nlp",
+                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
+                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
+        note="training loop library, 2021: torch.cuda.amp, assert_allclose, torch.norm"),
 }
 # Tried and left out: pyro 1.4.0 asserts torch 1.x when imported (pyro/distributions/torch_patch.py), and
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only arguments): no test
