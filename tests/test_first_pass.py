@@ -83,6 +83,7 @@ BESIDE = {
     "dropout2d_3d": "Sequential: the container a Dropout2d is in",
     "interpolate_scale": "interpolate/Upsample flagged for a scale_factor= keyword",
     "label_smoothing": "losses in a function or sum whose name says smooth",
+    "lr_scheduler_base": "LRScheduler: named beside _LRScheduler in a check, which then stays quiet",
     "legacy_reduction": "losses flagged for a size_average= or reduce= keyword",
     "module_compile": "nn.Module: what torch.compile is given",
     "nccl2_default": "init_process_group flagged for the 'nccl' backend",

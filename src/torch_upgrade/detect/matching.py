@@ -10,7 +10,7 @@ import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted, within
-from torch_upgrade.syntax.guards import NONE, handles, probes_imports
+from torch_upgrade.syntax.guards import NONE, handles
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
@@ -389,12 +389,9 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
 
 
 def _probe(ref: Reference, analysis: Analysis) -> bool:
-    """Whether the import at ``ref`` probes whether it works (in the body of a ``try`` catching import
-    errors, ``syntax.guards.probes_imports``): the fixes of its uses leave it where it is
-    (``rewrite.apply``), so its line is no part of their migration."""
-    attempt = analysis.enclosing(ref.statement, cst.Try)
-    return isinstance(attempt, cst.Try) and any(s is ref.statement for s in attempt.body.body) and \
-        probes_imports(attempt)
+    """Whether the import at ``ref`` probes whether it works (``Analysis.probing_import``): the fixes of its
+    uses leave it where it is (``rewrite.apply``), so its line is no part of their migration."""
+    return analysis.probing_import(ref.statement)
 
 
 def _moves(hits: list[Hit], binding: Binding) -> bool:

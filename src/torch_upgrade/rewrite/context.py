@@ -100,12 +100,14 @@ class FixContext:
         """Name ``qualname`` at ``ref``'s place, keeping the file's import style.
 
         A bare name bound by ``from old import name`` keeps its spelling and
-        the import itself moves (``MoveImport``); anything else is spelled out
-        through the file's imports. Returns (expression, edits, imports).
+        the import itself moves (``MoveImport``), unless that import probes whether it works
+        (``Analysis.probing_import``); anything else is spelled out through the file's
+        imports. Returns (expression, edits, imports).
         """
         binding = ref.binding
         if isinstance(ref.node, cst.Name) and binding is not None and binding.kind == "from" \
-                and isinstance(binding.statement, cst.ImportFrom) and binding.alias is not None:
+                and isinstance(binding.statement, cst.ImportFrom) and binding.alias is not None \
+                and not self.analysis.probing_import(binding.statement):  # a probe asks for what it names
             module, name = qualname.rsplit(".", 1)
             return ref.node, [MoveImport(binding.statement, binding.alias, module, name)], ()
         expression, imports = self.qualified(qualname)

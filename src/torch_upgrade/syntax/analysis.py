@@ -24,8 +24,8 @@ import libcst as cst
 
 from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
-                                         falls_back, needs_library_feature, signature_fallback, try_asks,
-                                         try_packages, ways_out)
+                                         falls_back, needs_library_feature, probes_imports, signature_fallback,
+                                         try_asks, try_packages, ways_out)
 from torch_upgrade.syntax.nodes import child_list, children, dotted, field_values, is_node, parent_map  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
@@ -666,6 +666,15 @@ class Analysis:
         while current is not None and not isinstance(current, kind):
             current = parents.get(id(current))
         return current
+
+    def probing_import(self, statement: cst.CSTNode) -> bool:
+        """Whether an import (the ``Import``/``ImportFrom``, or its line) is stated in the body of a ``try``
+        that catches its failure (``guards.probes_imports``): it asks whether what it names is there, so
+        a fix neither removes nor moves it (ignite: ``from torch.cuda.amp import GradScaler`` / ``except
+        ImportError: raise ImportError("Please install torch>=1.6.0 ...")``)."""
+        line = statement if isinstance(statement, cst.SimpleStatementLine) else self.parent(statement)
+        attempt = self.enclosing(statement, cst.Try)
+        return isinstance(attempt, cst.Try) and any(s is line for s in attempt.body.body) and probes_imports(attempt)
 
     def top_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The module-level statement containing ``node`` (a reference's node, call or
