@@ -71,17 +71,23 @@ def _names(expr: cst.CSTNode, qualname: str, analysis: Analysis) -> bool:
 
 def _fix(ref: Reference, analysis: Analysis) -> Optional[Fix]:
     """``x._LRScheduler`` -> ``x.LRScheduler``; a bare ``_LRScheduler`` -> ``LRScheduler``, imported from
-    torch.optim.lr_scheduler (none where the file binds that name to something else: detectron2's hooks)."""
+    torch.optim.lr_scheduler, or ``torch.optim.lr_scheduler.LRScheduler`` where the file binds that name to
+    something else (ignite's and detectron2's own LRScheduler classes); none where ``torch`` is another thing."""
     node = ref.node
     if isinstance(node, cst.Attribute):
         new: cst.BaseExpression = node.with_changes(attr=cst.Name("LRScheduler"))
         imports: tuple[ImportSpec, ...] = ()
     elif isinstance(node, cst.Name):
         bound = analysis.lookup("LRScheduler", ref.scope)
-        if bound is not None and analysis.qualify("LRScheduler", ref.scope)[0] != NEW:
-            return None
-        new = cst.Name("LRScheduler")
-        imports = () if bound is not None else (ImportSpec("torch.optim.lr_scheduler", "LRScheduler"),)
+        if bound is None or analysis.qualify("LRScheduler", ref.scope)[0] == NEW:
+            new = cst.Name("LRScheduler")
+            imports = () if bound is not None else (ImportSpec("torch.optim.lr_scheduler", "LRScheduler"),)
+        else:  # the file's own LRScheduler (ignite's param_scheduler.py): spelled out through torch
+            torch = analysis.lookup("torch", ref.scope)
+            if torch is not None and analysis.qualify("torch", ref.scope)[0] != "torch":
+                return None
+            new = cst.parse_expression(NEW)
+            imports = () if torch is not None else (ImportSpec("torch"),)
     else:
         return None
     released = (node.value,) if isinstance(node, cst.Name) else ()  # its import, once nothing reads it
