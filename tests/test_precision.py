@@ -661,6 +661,26 @@ def test_advice_that_needs_a_release_after_the_floor_says_so() -> None:
     assert "this needs" not in unpinned.message
 
 
+def test_project_level_advice_that_needs_a_release_after_the_floor_says_so(tmp_path) -> None:
+    """yolov5 v5.0 (torch>=1.7) and captum (torch>=1.2) were told to call torch.compile (TU412, a project-level
+    finding) without the note a file-level finding has: that it needs torch 2.0, after their floor."""
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+    import torch
+    def train(model, loader, opt):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+    """))
+    [old] = [f for f in torch_upgrade.scan(tmp_path, from_version="1.7", to_version="2.13").findings
+             if f.rule == "TU412"]
+    assert "this needs torch >= 2.0 and the project supports torch 1.7" in old.message
+    [new] = [f for f in torch_upgrade.scan(tmp_path, from_version="2.1", to_version="2.13").findings
+             if f.rule == "TU412"]
+    assert "this needs" not in new.message
+
+
 def test_the_uses_of_a_name_whose_import_is_renamed_are_info() -> None:
     """torchao: 143 uses of names imported from torch.distributed._tensor were each a warning beside the 45
     imports that change; a use keeps its text (the import's fix renames it there), so it is at most info, and
