@@ -45,16 +45,22 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 
 def _checked(ref: Reference, analysis: Analysis) -> Optional[list[cst.CSTNode]]:
     """The classes an ``isinstance``/``issubclass`` call checks where ``ref`` is one of them (its second
-    argument, or an element of a tuple there), else None."""
+    argument, or an element of a tuple there), or a comparison (``mro in (_LRScheduler, ...)``, ``cls is
+    _LRScheduler``), else None."""
     node: cst.CSTNode = ref.node
     parent = analysis.parent(node)
     classes: list[cst.CSTNode] = [ref.node]
     if isinstance(parent, cst.Element):
         holder = analysis.parent(parent)
-        if not isinstance(holder, cst.Tuple):
+        if not isinstance(holder, (cst.Tuple, cst.List, cst.Set)):
             return None
         classes = [e.value for e in holder.elements]
         node, parent = holder, analysis.parent(holder)
+    if isinstance(parent, cst.ComparisonTarget) and parent.comparator is node:
+        # `mro in (_LRScheduler, ReduceLROnPlateau)` over a class's __mro__ (Lightning 1.0), `cls is _LRScheduler`
+        member = node is not ref.node  # the class is one of a collection: `in` asks about it
+        wanted = (cst.In, cst.NotIn) if member else (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+        return classes if isinstance(parent.operator, wanted) else None
     if not isinstance(parent, cst.Arg) or parent.keyword is not None or parent.star:
         return None
     call = analysis.parent(parent)
