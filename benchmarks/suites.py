@@ -68,6 +68,15 @@ class Project:
     prepare: str = ""
 
 
+# ignite's tests on the CPU (its distributed, multinode and TPU tests, two slow resumption tests and a logger
+# whose package is gone from PyPI left out): the subset each ignite snapshot below runs
+_IGNITE_TESTS = ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
+                 "tests/ignite/test_utils.py", "tests/ignite/contrib")
+_IGNITE_ARGS = ("-m", "not distributed and not multinode_distributed and not tpu",
+                "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
+                "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
+                "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch")
+
 PROJECTS: dict[str, Project] = {
     "kornia-0.5.0": Project("kornia/kornia", "v0.5.0", "1.6", ("test",),
                             note="computer vision; torch.solve & co, assert_allclose everywhere"),
@@ -102,25 +111,17 @@ PROJECTS: dict[str, Project] = {
     # (tensorboardX, visdom, polyaxon, neptune, mlflow, wandb) fail alike before and after.
     "ignite-0.4.2": Project(
         "pytorch/ignite", "refs/tags/v0.4.2", "1.3",
-        ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
-         "tests/ignite/test_utils.py", "tests/ignite/contrib"),
+        _IGNITE_TESTS,
         ("sklearn", "skimage", "dill", "tqdm", "pkg_resources"),
-        pytest_args=("-m", "not distributed and not multinode_distributed and not tpu",
-                     "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
-                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
-                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
+        pytest_args=_IGNITE_ARGS,
         note="training loop library; _LRScheduler checks, torch.distributed wrappers, metrics on tensors"),
     # the same, `upgrade --to 1.13` (its setup.py's `<2` refuses a 2.x floor): the torch>=1.5 gate in
     # distributed/comp_models/native.py and test_checkpoint's skipif on 1.4 go, weights_only=True safe
     "ignite-0.4.2-upgrade": Project(
         "pytorch/ignite", "refs/tags/v0.4.2", "1.3",
-        ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
-         "tests/ignite/test_utils.py", "tests/ignite/contrib"),
+        _IGNITE_TESTS,
         ("sklearn", "skimage", "dill", "tqdm", "pkg_resources"), upgrade="1.13",
-        pytest_args=("-m", "not distributed and not multinode_distributed and not tpu",
-                     "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
-                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
-                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
+        pytest_args=_IGNITE_ARGS,
         note="upgrade --to 1.13 of the same snapshot"),
     # ignite v0.4.6 (2021-08; still torch>=1.3,<2): the same subset, and its amp code (torch.cuda.amp's
     # autocast/GradScaler) and EMA tests (assert_allclose). Left out as well: metrics/gan and metrics/nlp
@@ -131,15 +132,10 @@ PROJECTS: dict[str, Project] = {
     # and expect the ImportError of a guard that TU303 turned into `try: pass`
     "ignite-0.4.6": Project(
         "pytorch/ignite", "refs/tags/v0.4.6", "1.3",
-        ("tests/ignite/metrics", "tests/ignite/handlers", "tests/ignite/engine", "tests/ignite/base",
-         "tests/ignite/test_utils.py", "tests/ignite/contrib"),
+        _IGNITE_TESTS,
         ("sklearn", "skimage", "dill", "tqdm", "pkg_resources", "scipy"),
-        pytest_args=("-m", "not distributed and not multinode_distributed and not tpu",
-                     "--ignore=tests/ignite/contrib/handlers/test_trains_logger.py",
-                     "--ignore=tests/ignite/contrib/handlers/test_clearml_logger.py",
-                     "--ignore=tests/ignite/metrics/gan", "--ignore=tests/ignite/metrics/nlp",
-                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_iter",
-                     "--deselect=tests/ignite/engine/test_deterministic.py::test_resume_random_dataloader_from_epoch"),
+        pytest_args=(*_IGNITE_ARGS, "--ignore=tests/ignite/contrib/handlers/test_clearml_logger.py",
+                     "--ignore=tests/ignite/metrics/gan", "--ignore=tests/ignite/metrics/nlp"),
         note="training loop library, 2021: torch.cuda.amp, assert_allclose, torch.norm"),
     # captum 0.4.1 (Oct 2021) states torch>=1.2. Its whole suite takes ~11 min on 2 shared cores; left out:
     # tests/insights (needs flask_compress: captum.insights does not import without it), test_kernel_shap.py
