@@ -48,14 +48,18 @@ def test_import_lines_are_findings(code, expected):
 
 
 def test_an_import_that_moves_with_its_uses_is_a_line_of_the_migration():
-    """ignite's examples: ``from torch.cuda.amp import GradScaler`` inside a ``try`` that refuses old torch; the
-    fix keeps the name and moves the import (``from torch.amp import GradScaler``), so its line changes too."""
-    code = ("try:\n    from torch.amp import autocast\n    from torch.cuda.amp import GradScaler\nexcept ImportError:\n"
-            "    raise RuntimeError('Please, use recent PyTorch version, e.g. >=1.12.0')\n"
-            "scaler = GradScaler(enabled=True)\n")
-    found = [f for f in findings(code, low="2.3") if f.rule == "TU304"]  # TU980 too: the try is dead from 2.3
-    assert sorted((f.rule, f.line) for f in found) == [("TU304", 3), ("TU304", 6)]
+    """ignite's examples: ``from torch.cuda.amp import GradScaler``; the fix keeps the name and moves the import
+    (``from torch.amp import GradScaler``), so its line changes too. In a ``try`` that refuses old torch the
+    import probes, and stays (``test_fixing``): its line is reported without a fix."""
+    code = "from torch.cuda.amp import GradScaler\nscaler = GradScaler(enabled=True)\n"
+    found = [f for f in findings(code, low="2.3") if f.rule == "TU304"]
+    assert sorted((f.rule, f.line) for f in found) == [("TU304", 1), ("TU304", 2)]
     assert all(f.fix is not None for f in found)
+    probe = ("try:\n    from torch.amp import autocast\n    from torch.cuda.amp import GradScaler\nexcept ImportError:\n"
+             "    raise RuntimeError('Please, use recent PyTorch version, e.g. >=1.12.0')\n"
+             "scaler = GradScaler(enabled=True)\n")
+    found = [f for f in findings(probe, low="2.3") if f.rule == "TU304"]  # TU980 too: the try is dead from 2.3
+    assert sorted((f.rule, f.line, f.fix is not None) for f in found) == [("TU304", 3, False), ("TU304", 6, True)]
 
 
 def test_an_import_torch_itself_is_no_line_of_the_migration():
