@@ -676,6 +676,32 @@ class Analysis:
         attempt = self.enclosing(statement, cst.Try)
         return isinstance(attempt, cst.Try) and any(s is line for s in attempt.body.body) and probes_imports(attempt)
 
+    def checked_classes(self, node: cst.CSTNode, scope: Scope) -> Optional[list[cst.CSTNode]]:
+        """The classes a check of an object's class checks where ``node`` is one of them, else None: the
+        second argument of the builtin ``isinstance``/``issubclass`` (or an element of a tuple there), the
+        right side of ``is``/``==`` (``type(s) is C``), a member of a collection ``in`` asks about
+        (``base in (C, D)`` over a class's ``__mro__``: Lightning 1.0)."""
+        parent = self.parent(node)
+        classes: list[cst.CSTNode] = [node]
+        checked = node
+        if isinstance(parent, cst.Element):
+            holder = self.parent(parent)
+            if not isinstance(holder, (cst.Tuple, cst.List, cst.Set)):
+                return None
+            classes = [e.value for e in holder.elements]
+            checked, parent = holder, self.parent(holder)
+        if isinstance(parent, cst.ComparisonTarget) and parent.comparator is checked:
+            wanted = (cst.In, cst.NotIn) if checked is not node else (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+            return classes if isinstance(parent.operator, wanted) else None
+        if not isinstance(parent, cst.Arg) or parent.keyword is not None or parent.star:
+            return None
+        call = self.parent(parent)
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) \
+                or call.func.value not in ("isinstance", "issubclass") \
+                or self.lookup(call.func.value, scope) is not None or len(call.args) != 2 or call.args[1] is not parent:
+            return None
+        return classes
+
     def top_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The module-level statement containing ``node`` (a reference's node, call or
         statement, or anything else found by a search)."""

@@ -28,7 +28,6 @@ from torch_upgrade.syntax.analysis import Analysis, Reference
 WORDS = (("_LRScheduler",),)
 OLD = "torch.optim.lr_scheduler._LRScheduler"
 NEW = "torch.optim.lr_scheduler.LRScheduler"
-_CHECKS = ("isinstance", "issubclass")
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
@@ -36,39 +35,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     for ref in analysis.references:
         if ref.qualname != OLD or ref.ctx != "load" or ref.call is not None or ref.guarded:
             continue
-        classes = _checked(ref, analysis)
+        classes = analysis.checked_classes(ref.node, ref.scope)
         if classes is None or any(_names(other, NEW, analysis) for other in classes):
             continue
         out.append(Hit(rule, ref.node, ref.statement, ref=ref, fix=_fix(ref, analysis), breaks=True))
     return out
-
-
-def _checked(ref: Reference, analysis: Analysis) -> Optional[list[cst.CSTNode]]:
-    """The classes an ``isinstance``/``issubclass`` call checks where ``ref`` is one of them (its second
-    argument, or an element of a tuple there), or a comparison (``mro in (_LRScheduler, ...)``, ``cls is
-    _LRScheduler``), else None."""
-    node: cst.CSTNode = ref.node
-    parent = analysis.parent(node)
-    classes: list[cst.CSTNode] = [ref.node]
-    if isinstance(parent, cst.Element):
-        holder = analysis.parent(parent)
-        if not isinstance(holder, (cst.Tuple, cst.List, cst.Set)):
-            return None
-        classes = [e.value for e in holder.elements]
-        node, parent = holder, analysis.parent(holder)
-    if isinstance(parent, cst.ComparisonTarget) and parent.comparator is node:
-        # `mro in (_LRScheduler, ReduceLROnPlateau)` over a class's __mro__ (Lightning 1.0), `cls is _LRScheduler`
-        member = node is not ref.node  # the class is one of a collection: `in` asks about it
-        wanted = (cst.In, cst.NotIn) if member else (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
-        return classes if isinstance(parent.operator, wanted) else None
-    if not isinstance(parent, cst.Arg) or parent.keyword is not None or parent.star:
-        return None
-    call = analysis.parent(parent)
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or call.func.value not in _CHECKS \
-            or analysis.lookup(call.func.value, ref.scope) is not None or len(call.args) != 2 \
-            or call.args[1] is not parent:
-        return None
-    return classes
 
 
 def _names(expr: cst.CSTNode, qualname: str, analysis: Analysis) -> bool:

@@ -194,24 +194,8 @@ def _named_as_type(ref: Reference, ctx: FixContext) -> bool:
     comparison, an annotation): a check the scaler the rewritten call makes (of the base class,
     ``torch.amp.GradScaler``) fails (ignite's tests check their trainer's scaler so)."""
     return any(other.qualname == ref.qualname and other.call is None and other.ctx != "import"
-               and (_annotates(other, ctx) or _checked(other, ctx)) for other in ctx.analysis.references)
-
-
-def _checked(ref: Reference, ctx: FixContext) -> bool:
-    """Whether the class at ``ref`` is what an ``isinstance``/``issubclass`` call or a comparison checks
-    against (``type(s) is torch.cuda.amp.GradScaler``), not a class handed on (``factory = GradScaler``)."""
-    node: Optional[cst.CSTNode] = ref.node
-    while node is not None and not isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
-        parent = ctx.analysis.parent(node)
-        if isinstance(parent, cst.Comparison):
-            return True
-        if isinstance(parent, cst.Arg) and isinstance(ctx.analysis.parent(parent), cst.Call):
-            call = ctx.analysis.parent(parent)
-            assert isinstance(call, cst.Call)
-            return isinstance(call.func, cst.Name) and call.func.value in ("isinstance", "issubclass") \
-                and len(call.args) == 2 and call.args[1] is parent
-        node = parent
-    return False
+               and (_annotates(other, ctx) or ctx.analysis.checked_classes(other.node, other.scope) is not None)
+               for other in ctx.analysis.references)
 
 
 def _with_device(call: cst.Call, func: cst.BaseExpression, device: str) -> cst.Call:
