@@ -44,8 +44,9 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
     a behaviour change is info, a warning where the code shows it breaks there (``breaks``: a
     torch.load of a pickled model; not an error: what the program does elsewhere, such as
-    allow-listing the class in another module, may still let it run), an opportunity a hint. A removed or deprecated call whose
-    failure the code handles (``try: ... except Exception:``) is at most info: nothing breaks.
+    allow-listing the class in another module, may still let it run), an opportunity a hint.
+    A removed or deprecated call whose failure the code handles (``try: ... except Exception:``)
+    is at most info: nothing breaks.
     A ``possible`` finding (nothing is known of the receiver) is at most info too. A suppression
     comment that does nothing is a warning (as a lint of the linter's own comments)."""
     if rule.kind in ("suppression", "runtime"):

@@ -355,7 +355,8 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
         import_ref = imported.get(key)
         if import_ref is None or binding.target in _EVERYWHERE or _alternative(import_ref):
             continue  # `import torch` itself is no line of the migration; a fallback between imports
-        probe = _probe(import_ref, analysis)  # its line stays: reported, without a fix
+        # an import that probes stays where it is (``rewrite.apply``): its line is reported, without a fix
+        probe = analysis.probing_import(import_ref.statement)
         local = _local_name(binding)
         if local is None:
             continue
@@ -386,12 +387,6 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                                "this import is read only by the code that changes, here and under "
                                f"{', '.join(others)}, so it changes with it")) + ")"))
     return out
-
-
-def _probe(ref: Reference, analysis: Analysis) -> bool:
-    """Whether the import at ``ref`` probes whether it works (``Analysis.probing_import``): the fixes of its
-    uses leave it where it is (``rewrite.apply``), so its line is no part of their migration."""
-    return analysis.probing_import(ref.statement)
 
 
 def _moves(hits: list[Hit], binding: Binding) -> bool:
