@@ -183,9 +183,17 @@ def test_diff_respects_format(project):
 
 def test_text_summary_says_what_the_unsafe_fixes_need(project):
     out = cli("scan", ".").stdout
-    assert "0 fixable with --fix, 18 more with --unsafe-fixes, 1 need a person.\n" in out
+    assert "0 fixable with --fix, 18 more with --unsafe-fixes, 1 needs a person.\n" in out
     assert "18 of the unsafe fixes need torch 1.7 to 2.3: raise --from or the pin to apply them with --fix.\n" in out
     assert "2 need torch >= 2.3: raise" in cli("scan", ".", "--diff", "--from", "2.2").stderr  # one release: as before
+
+
+def test_the_summary_speaks_of_one_fix_in_the_singular(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("import torch\ny = torch.cholesky(a)\n")
+    out = cli("scan", ".", "--from", "1.6").stdout
+    assert "1 of the unsafe fixes needs torch >= 1.8: raise --from or the pin to apply them with --fix.\n" in out
+    assert "1 needs torch >= 1.8: raise --from or the pin" in cli("scan", ".", "--from", "1.6", "--diff").stderr
 
 
 def test_unsafe_fixes_needing_different_releases_say_the_range(tmp_path, monkeypatch):

@@ -48,7 +48,7 @@ def would_fix(result: ScanResult, unsafe_fixes: bool, count: Optional[int] = Non
         parts.append(f"{len(unsafe)} more with --unsafe-fixes")
     k, needed = needs_newer(unsafe, result.window)
     if k:
-        parts.append(f"{k} need {needed}: raise --from or the pin")
+        parts.append(f"{k} {'needs' if k == 1 else 'need'} {needed}: raise --from or the pin")
     return f"Would fix {n}" + (f" ({'; '.join(parts)})" if parts else "") + "."
 
 

@@ -188,11 +188,11 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
                       + f" ({'; '.join(_MEANS[c] for c in CONFIDENCES[1:] if sure[c])}).")
     if result.findings:
         console.print(f"[tu.fix]{fixable} fixable[/] with --fix, [tu.unsafe]{unsafe} more[/] with "
-                      f"--unsafe-fixes, [tu.manual]{manual} need a person[/].")
+                      f"--unsafe-fixes, [tu.manual]{manual} {'needs' if manual == 1 else 'need'} a person[/].")
         newer, needed = needs_newer(result.findings, result.window)
         if newer:
-            console.print(f"[tu.unsafe]{newer} of the unsafe fixes need {needed}[/]: raise --from or the "
-                          "pin to apply them with --fix.")
+            console.print(f"[tu.unsafe]{newer} of the unsafe fixes {'needs' if newer == 1 else 'need'} {needed}[/]: "
+                          "raise --from or the pin to apply them with --fix.")
     if result.fixed:
         console.print(f"[tu.fix]Fixed {result.fixed} finding{'s' if result.fixed != 1 else ''}.[/]")
     if result.errors:
