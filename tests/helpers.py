@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 from typing import Optional
 
+import pytest
+from packaging.version import InvalidVersion, Version
+
+from torch_upgrade.catalog.ruledata import load_rules
 from torch_upgrade.engine.scan import scan
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import NEWEST, OLDEST, Window
@@ -38,3 +43,25 @@ def cli(*args, **kw):
 def window(low: Optional[str] = None, high: Optional[str] = None) -> dict:
     """The version window of ``settings(low, high)`` as public-API keywords (no detection from pins)."""
     return {"from_version": low or OLDEST, "to_version": high or NEWEST}
+
+
+def installed_torch() -> Optional[Version]:
+    """The installed torch's release (read from its metadata: torch is not imported), None without one."""
+    try:
+        return Version(Version(importlib.metadata.version("torch")).base_version)
+    except (importlib.metadata.PackageNotFoundError, InvalidVersion):
+        return None
+
+
+def runs_the_old_form(rule_id: str) -> pytest.MarkDecorator:
+    """For a test that runs a rule's old code on the installed torch (to compare the rewrite with it): skipped
+    on a torch where that code no longer runs as it did - from the rule's ``removed`` release (or, for a
+    behaviour change, its ``changed`` one), by the rule data. CI's torch (2.13) runs every such test; on
+    2.14 and later the rewritten code itself still runs (tests/test_rewrites_run.py)."""
+    rule = next(r for r in load_rules() if r.id == rule_id)
+    gone = rule.removed or rule.changed
+    installed = installed_torch()
+    assert gone is not None, f"{rule_id} states no release that removed or changed its old form"
+    return pytest.mark.skipif(installed is not None and installed >= gone,
+                              reason=f"runs the old form of {rule_id}, which torch {gone} removed or changed "
+                                     f"(installed: {installed}): run it on an older torch")

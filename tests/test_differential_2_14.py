@@ -22,6 +22,7 @@ import warnings
 import pytest
 from hypothesis import given, strategies as st
 
+from helpers import runs_the_old_form
 from differential import allclose, assert_same_behaviour, rewrite, run, tensors
 
 torch = pytest.importorskip("torch")
@@ -68,6 +69,7 @@ PROFILED = "with torch.autograd.profiler.profile({args}) as prof:\n    y = (x * 
 @pytest.mark.parametrize("args", ["use_cuda=True", "use_cuda=False", "use_cuda=flag", "use_cuda=flag, record_shapes=True",
                                   "record_shapes=False, use_cuda=True"])
 @given(flag=st.booleans(), x=tensors(dtypes=(torch.float32,), nan=False))
+@runs_the_old_form("TU947")
 def test_autograd_profiler_device(args, flag, x):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the old form's FutureWarning, "CUDA is not available" on both
@@ -75,6 +77,7 @@ def test_autograd_profiler_device(args, flag, x):
 
 
 @pytest.mark.differential("TU947")
+@runs_the_old_form("TU947")
 def test_autograd_profiler_device_from_an_import():
     code = "from torch.autograd.profiler import profile\n" + PROFILED.replace("torch.autograd.profiler.profile", "profile")
     with warnings.catch_warnings():
@@ -108,6 +111,7 @@ def test_with_modules_false_dropped(profiler):
 @pytest.mark.parametrize("dim", ["np.int64(axis)", "np.int32(axis)", "np.argmax(weights)"])
 @given(x=tensors(dtypes=(torch.float32, torch.float64), shapes=[(2, 3), (3, 4, 2)], nan=False),
        axis=st.integers(-2, 1), weights=st.lists(st.integers(0, 9), min_size=2, max_size=2))
+@runs_the_old_form("TU909")
 def test_softmax_numpy_dim(module, dim, x, axis, weights):
     code = f"module = {module}(dim={dim})\nout = module(x)\n"
     assert_same_behaviour(code, rules="TU909", low="2.13", prelude="import numpy as np\nimport torch\nfrom torch import nn\n",
@@ -118,6 +122,7 @@ def test_softmax_numpy_dim(module, dim, x, axis, weights):
 @pytest.mark.differential("TU908")
 @pytest.mark.parametrize("code", ["from torch.utils.cpp_extension import FileBaton\nout = FileBaton\n",
                                   "import torch.utils.cpp_extension as ext\nout = ext.FileBaton\n"])
+@runs_the_old_form("TU908")
 def test_file_baton_is_the_same_class(code):
     new = rewrite(code, "TU908")
     assert "torch.utils.file_baton" in new
@@ -125,6 +130,7 @@ def test_file_baton_is_the_same_class(code):
 
 
 @pytest.mark.differential("TU908")
+@runs_the_old_form("TU908")
 def test_file_baton_locks_the_same_way(tmp_path):
     code = "from torch.utils.cpp_extension import FileBaton\nbaton = FileBaton(path)\n" \
            "out = (baton.try_acquire(), FileBaton(path).try_acquire())\nbaton.release()\n"
@@ -149,6 +155,7 @@ def test_faithful_generator_true_deleted(x):  # two inputs: each run compiles (D
 # ====================================================================== TU214 (with TU204)
 @pytest.mark.differential("TU214")
 @given(A=tensors(dtypes=(torch.float64,), shapes=[(3, 2), (4, 4), (2, 3, 2)], nan=False))
+@runs_the_old_form("TU214")
 def test_return_types_qr_with_its_producer(A):
     code = "res = torch.qr(A)\nout = (isinstance(res, torch.return_types.qr), res.Q, res.R)\n"
     with warnings.catch_warnings():

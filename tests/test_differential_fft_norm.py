@@ -25,14 +25,17 @@ from typing import Any, Callable, Optional
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
+from packaging.version import Version
 
 from differential import (FLOATS, INTS, Raised, allclose, assert_matches_reference, assert_same_behaviour,
                           rewrite, same, tensors, torch)
 from differential import run as run_code
+from helpers import installed_torch
 
 NO_DIFFERENTIAL: dict[str, str] = {}  # every rule of rules/1.7.toml with a fix is tested here
 
 COMPLEX = (torch.complex64, torch.complex128)
+TORCH = installed_torch() or Version("0")
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
 
@@ -677,6 +680,10 @@ def test_fft_errors_alike(case):
         if "irfft" in code:
             return old_irfft(x, k)
         if "rfft" in code:
+            if x.is_complex() and TORCH >= Version("2.14"):
+                # torch.fft.rfft itself raises TypeError for a complex input since torch 2.14 (RuntimeError
+                # before; read on 2.14.1 and 2.15.0), where the old torch.rfft (gone since 1.8) cannot run
+                raise TypeError("rfft expects a real input tensor")
             return old_rfft(x, k)
         return old_fft(x, k, inverse="ifft" in code)
     assert_matches_reference(code, reference, rules=rule, x=x)
@@ -701,7 +708,9 @@ def test_fft_no_fix(code):
 # dimensions, of integers; do the sizes fit); each is in the report to the lead engineer.
 RESIDUAL = [
     pytest.param("out = torch.norm(x)\n", "TU206", "1.9", {"x": torch.eye(3).to_sparse()}, None,
-                 id="norm-of-a-sparse-tensor-through-a-name"),
+                 id="norm-of-a-sparse-tensor-through-a-name",
+                 marks=pytest.mark.skipif(TORCH >= Version("2.14"), reason="vector_norm takes a sparse tensor from "
+                                          "torch 2.14 (read on 2.14.1 and 2.15.0): no difference left there")),
     pytest.param("out = torch.norm(x)\n", "TU206", "1.9", {"x": [3.0, 4.0]}, None, id="norm-of-a-list-through-a-name"),
     pytest.param("x = torch.cat([x.new_zeros(1), x.reshape(-1)])[1:].view(x.shape)\nout = torch.fft(x, 1)\n",
                  "TU101", "1.6", {"x": torch.randn(4, 2, dtype=torch.float64)}, lambda x: old_fft(x, 1),

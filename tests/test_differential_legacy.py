@@ -638,7 +638,8 @@ def test_inverted_comparison_masks(x):
     code = forms(*INVERTED, setup="x: torch.Tensor = X\n")
     assert_rewritten(code, "TU969", "1 - ")
     assert_matches_reference(code, _inverted_reference, rules="TU969", X=x)
-    assert run("import torch\n" + code, {"X": x}) == (RuntimeError,) * len(INVERTED)
+    # a RuntimeError; since torch 2.14 its subclass NotImplementedError (read on 2.14.1 and 2.15.0)
+    assert all(issubclass(raised, RuntimeError) for raised in run("import torch\n" + code, {"X": x})), code
 
 
 # ---------------------------------------------------------------------------------------------- TU955, TU956

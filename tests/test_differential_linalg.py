@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
+from helpers import runs_the_old_form
 from differential import (Raised, allclose, assert_matches_reference, assert_same_behaviour, rewrite, run,
                           same, torch)
 from torch_upgrade.api import scan_source
@@ -386,12 +387,14 @@ def cholesky_inputs(draw):
 @pytest.mark.differential("TU203")
 @given(call=st.sampled_from(["torch.cholesky(A)", "torch.cholesky(A, True)", "torch.cholesky(A, upper=up)",
                              "torch.cholesky(input=A, upper=False)"]), a=cholesky_inputs(), up=st.booleans())
+@runs_the_old_form("TU203")
 def test_cholesky(call, a, up):
     assert_same_behaviour(f"out = {call}\n", rules="TU203", A=a, up=up)
 
 
 @pytest.mark.differential("TU203")
 @given(a=cholesky_inputs(), up=st.booleans())
+@runs_the_old_form("TU203")
 def test_cholesky_method_and_gradient(a, up):
     code = ("def factor(A: torch.Tensor, up):\n    return A.cholesky(upper=up)\n"
             "A = A.detach().requires_grad_(A.is_floating_point())\nL = factor(A, up)\n"
@@ -401,6 +404,7 @@ def test_cholesky_method_and_gradient(a, up):
 
 
 @pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0,)])
+@runs_the_old_form("TU203")
 def test_cholesky_of_an_empty_non_square_tensor(shape):
     """A known, accepted difference: torch.cholesky returned an empty tensor of any shape without checking
     it (``if (self.numel() == 0) return at::empty_like(self)``), torch.linalg.cholesky rejects one that is
@@ -431,6 +435,7 @@ def any_matrices(draw, shapes=((5, 3), (3, 5), (4, 4), (2, 4, 3), (1, 3, 2), (0,
     "r = torch.qr(A, some=s)\nout = (r.Q, r.R)",  # the named tuple's fields
     "def f(A: torch.Tensor, s):\n    return A.qr(some=s)\nout = f(A, s)",
 ]), a=any_matrices(), s=st.booleans())
+@runs_the_old_form("TU204")
 def test_qr(form, a, s):
     assert_same_behaviour(form + "\n", rules="TU204", A=a, s=s)
 
@@ -845,6 +850,7 @@ def test_calls_with_out_or_undecidable_arguments_are_not_rewritten(code, rule):
     rewrite("import torch\n" + code, rule, "2.0", changed=False)
 
 
+@runs_the_old_form("TU204")
 def test_flags_accept_what_the_old_functions_rejected():
     """A flag that is not a bool (``some=1``): qr, svd, symeig and triangular_solve raised TypeError; the
     rewrites turn a variable flag into ``"reduced" if some else "complete"``, ``not some``, ``"U" if upper
@@ -889,6 +895,7 @@ finally:
                                   "torch.profiler.profile(record_shapes=True, use_cuda=False)",
                                   "torch.profiler.profile(activities=[ProfilerActivity.CPU], use_cuda=True)"])
 @pytest.mark.parametrize("simulate_cuda", [False, True])
+@runs_the_old_form("TU940")
 def test_profiler_activities(call, simulate_cuda):
     """The activities the profiler records, here and as a CUDA machine reports them (supported_activities
     stubbed: the profile object is only built, not started)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import torch_upgrade
+from helpers import runs_the_old_form
 
 CALLS = "import torch\n\ndef factor(A):\n    return torch.cholesky(A)\n"
 
@@ -100,6 +101,7 @@ def test_changing_the_constant_re_checks_the_calls_through_the_cache_and_workers
     assert fixed_cholesky(1) == fixed_cholesky(2) == [True]  # pkg/linalg.py itself did not change
 
 
+@runs_the_old_form("TU203")
 def test_the_kept_calls_still_reach_the_mock_on_real_torch(tmp_path: Path) -> None:
     """gpytorch 1.2.0's shape, after ``fix --unsafe-fixes``, run on this torch: the test's ``MagicMock(wraps=
     torch.cholesky)`` patched in by name still counts the module's call (torch.qr, patched nowhere, is rewritten)."""
