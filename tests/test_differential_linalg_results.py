@@ -16,6 +16,7 @@ from hypothesis import given, strategies as st
 import numpy as np
 import scipy.linalg
 
+from helpers import runs_the_old_form
 from differential import assert_matches_reference, assert_same_behaviour, rewrite, run, torch
 from test_differential_linalg import (F64, FLOATS, any_matrices, cholesky_inputs, close_for, make_singular, message_of,
                                       old_solve, seeded, well_conditioned)
@@ -34,6 +35,7 @@ CHOLESKY_OUT = [
 
 @pytest.mark.differential("TU203")
 @given(form=st.sampled_from(CHOLESKY_OUT), a=cholesky_inputs(), up=st.booleans())
+@runs_the_old_form("TU203")
 def test_cholesky_out(form, a, up):
     """out= of every shape and dtype: resized or refused the same way, the same factor, the same object back."""
     assert_same_behaviour(form + "\n", rules="TU203", low="1.10", A=a, up=up)
