@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Union
+from typing import Optional, Protocol, Sequence, Union
 
 import libcst as cst
 
@@ -346,6 +346,21 @@ class Provenance:
             return self.of(expr.expression, ref, depth + 1)
         return POSSIBLE
 
+    def _assigned(self, name: cst.Name) -> Sequence[cst.BaseExpression]:
+        """Every value assigned to ``name`` in the nearest scope that binds it; none where that scope
+        annotates it, loops over it or takes it as a parameter, or no scope assigns it (what those
+        values have in common is then not known)."""
+        for scope_node in self._scopes(name):
+            facts = self._facts_of(scope_node)
+            if name.value in facts.annotations or name.value in facts.loops:
+                return ()
+            values = facts.values.get(name.value)
+            if values:
+                return values
+            if isinstance(scope_node, cst.FunctionDef) and name.value in _param_names(scope_node):
+                return ()
+        return ()
+
     def rank(self, expr: cst.BaseExpression, ref: _Site, depth: int = 0) -> Optional[int]:
         """The number of dimensions of a tensor when the code states it: a factory given its sizes
         (``torch.zeros(2, 3, 4)``, ``torch.randn((8,))``), ``torch.tensor`` of a literal, ``arange`` and
@@ -353,17 +368,8 @@ class Provenance:
         if depth > _MAX_DEPTH:
             return None
         if isinstance(expr, cst.Name):
-            for scope_node in self._scopes(expr):
-                facts = self._facts_of(scope_node)
-                if expr.value in facts.annotations or expr.value in facts.loops:
-                    return None
-                values = facts.values.get(expr.value)
-                if values:
-                    ranks = {self.rank(v, ref, depth + 1) for v in values}
-                    return ranks.pop() if len(ranks) == 1 else None
-                if isinstance(scope_node, cst.FunctionDef) and expr.value in _param_names(scope_node):
-                    return None
-            return None
+            ranks = {self.rank(v, ref, depth + 1) for v in self._assigned(expr)}
+            return ranks.pop() if len(ranks) == 1 else None
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
             numbers = [isinstance(side, (cst.Integer, cst.Float)) for side in (expr.left, expr.right)]
             sides = [self.rank(side, ref, depth + 1) for side, number in zip((expr.left, expr.right), numbers)
@@ -435,17 +441,8 @@ class Provenance:
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (*_ARITHMETIC, cst.MatrixMultiply)):
             return self._arithmetic_dtype(expr, ref, depth)
         if isinstance(expr, cst.Name):
-            for scope_node in self._scopes(expr):
-                facts = self._facts_of(scope_node)
-                if expr.value in facts.annotations or expr.value in facts.loops:
-                    return None
-                values = facts.values.get(expr.value)
-                if values:
-                    kinds = {self.dtype(v, ref, depth + 1) for v in values}
-                    return kinds.pop() if len(kinds) == 1 else None
-                if isinstance(scope_node, cst.FunctionDef) and expr.value in _param_names(scope_node):
-                    return None
-            return None
+            kinds = {self.dtype(v, ref, depth + 1) for v in self._assigned(expr)}
+            return kinds.pop() if len(kinds) == 1 else None
         if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
             return None
         stated = next((self._dtype_name(a.value, ref) for a in expr.args
@@ -674,13 +671,7 @@ class Provenance:
                 return None
             return qualname.rsplit(".", 1)[-1]
         if isinstance(callee, cst.Name):
-            for scope_node in self._scopes(callee):
-                facts = self._facts_of(scope_node)
-                if callee.value in facts.annotations or callee.value in facts.loops:
-                    return None
-                values = facts.values.get(callee.value)
-                if values or isinstance(scope_node, cst.FunctionDef) and callee.value in _param_names(scope_node):
-                    break
+            values = list(self._assigned(callee))
         elif _self_attr(callee) is not None:
             owner = self.analysis.enclosing(callee, cst.ClassDef)
             attr = _self_attr(callee)
