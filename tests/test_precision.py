@@ -713,3 +713,21 @@ def test_a_weight_g_read_says_what_the_line_does_first() -> None:
               if f.rule == "TU034"]
     assert read.message.startswith("this reads weight_g") and "remove_weight_norm" not in read.message
     assert "self.last.parametrizations.weight.original0" in read.message
+
+
+def test_a_deprecated_function_listed_in_a_set_is_info() -> None:
+    """fairseq2: ``{torch.empty, torch.range, ...}``, the tensor constructors a TorchFunctionMode recognises
+    (after torch/utils/_device.py), names torch.range and calls it nowhere; it warns only when called. A call
+    through a name bound to it stays a warning."""
+    code = textwrap.dedent("""
+    import torch
+    def constructors():
+        return {torch.empty, torch.range, torch.zeros}
+    def f(x):
+        fn = torch.range
+        return fn(0, x), [torch.range][0]
+    """)
+    found = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
+    assert sorted((f.rule, f.line, f.severity) for f in found if f.rule == "TU959") == [
+        ("TU959", 4, "info"), ("TU959", 6, "warning"), ("TU959", 7, "info"), ("TU959", 7, "warning")]
+    assert "not called here" in next(f.message for f in found if f.line == 4)

@@ -186,8 +186,10 @@ class Matcher:
                 else:
                     used.add(key)
                     named = rule.kind == "deprecated" and ref.call is None and _in_annotation(ref, analysis)
+                    listed = rule.kind == "deprecated" and ref.call is None and not named and _listed(ref)
+                    note = _ANNOTATED if named else _LISTED if listed else None
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
-                                    quiet=named, message=f"{rule.message} ({_ANNOTATED})" if named else None))
+                                    quiet=named or listed, message=f"{rule.message} ({note})" if note else None))
         # Every import of a catalogued name is reported at its line, and every use of it at its own; a use
         # through a from-import that the rule renames keeps its text and carries the import's fix, at most
         # info: the import's line is the one that changes (torchao's 143 uses of names from
@@ -548,6 +550,20 @@ def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
 _KEEPS_ITS_TEXT = "this line keeps its text: the import of the name is what changes"
 _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it changes with the code that makes "
               "the object")
+
+
+_LISTED = ("named as an element of a set, list or tuple, not called here: it warns where it is called, and a set of "
+           "functions to recognise, as a TorchFunctionMode keeps, calls none")
+
+
+def _listed(ref: Reference) -> bool:
+    """Whether ``ref`` (a callable not called there) is an element of a set, list or tuple display, or a key
+    of a dict display: ``{torch.empty, torch.range}`` compared against in a ``TorchFunctionMode``
+    (fairseq2's tensor constructors, after torch/utils/_device.py) names the functions and calls none."""
+    parent = ref.parents[-1] if ref.parents else None
+    if isinstance(parent, cst.Element):
+        return len(ref.parents) > 1 and isinstance(ref.parents[-2], (cst.Set, cst.List, cst.Tuple))
+    return isinstance(parent, cst.DictElement) and parent.key is ref.node
 
 
 def _in_annotation(ref: Reference, analysis: Analysis) -> bool:
