@@ -1,7 +1,7 @@
 """torch.compile (2.0) for a project that trains eagerly: reported once, at the first training loop.
 
 Per file: whether anything compiles (``torch.compile``, ``torch._dynamo.optimize``,
-a ``.compile()`` method call on a model, ``torch.jit.script``/``trace`` do not count),
+a ``.compile(...)`` method call on a model, with keywords only, ``torch.jit.script``/``trace`` do not count),
 and the first training step: a ``.backward(...)`` call inside a ``for``/``while``
 loop that also calls ``.step(...)`` and ``.zero_grad(...)`` (an optimizer's
 cycle); a backward without them, e.g. guidance by gradients or a fresh
@@ -81,6 +81,13 @@ def _order(analysis: Analysis, node: cst.CSTNode) -> list[float]:
     return path[::-1]
 
 
+def _keywords_only(call: cst.Call) -> bool:
+    """Whether a ``.compile(...)`` call passes keywords only (``**`` too): ``nn.Module.compile(**kwargs)``
+    forwards them to torch.compile (OLMo: ``block.compile(**cfg.compile.asdict())``); ``re.compile(pattern)``
+    and the like take a positional pattern."""
+    return all(a.keyword is not None or a.star == "**" for a in call.args)
+
+
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     compiles = False
     for ref in analysis.references:
@@ -88,7 +95,7 @@ def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
             compiles = True
             break
         if ref.qualname is None and ref.call is not None and isinstance(ref.node, cst.Attribute) \
-                and ref.node.attr.value == "compile" and not ref.call.args:
+                and ref.node.attr.value == "compile" and _keywords_only(ref.call):
             compiles = True
             break
     site = None
