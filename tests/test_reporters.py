@@ -310,3 +310,22 @@ def test_text_report_shows_code_verbatim(tmp_path):
         # not turned into an emoji or markup, no control characters, not wrapped at the width
         assert len(frame) == 1 and frame[0].endswith(tail.replace("\x07", "")), frame
         assert "\x07" not in out
+
+
+def test_code_quoted_in_a_message_is_one_line():
+    """nanotron, OLMo: a message that quotes a call written over several lines (TU803's ``torch.load(`` ... ``)``,
+    TU621's ``dist_cp.save(...)``) carried its line breaks into every format, the one-line ones too."""
+    import torch_upgrade
+
+    code = (
+        "import torch\n"
+        "def load(root, shard_path, map_location):\n"
+        "    state = torch.load(\n"
+        "        shard_path, map_location=map_location\n"
+        "    )\n"
+        "    return state\n"
+    )
+    found = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
+    loads = [f for f in found if f.rule == "TU803"]
+    assert loads and all("\n" not in f.message for f in loads)
+    assert "`torch.load(shard_path, map_location=map_location, weights_only=True)`" in loads[0].message

@@ -121,6 +121,21 @@ class Fix:
                    edit_lines=tuple(edit_lines))
 
 
+_OPENED = re.compile(r"([(\[{])[ \t]*\n\s*")
+_CLOSED = re.compile(r",?[ \t]*\\?\n\s*([)\]}])")
+_BROKEN = re.compile(r"[ \t]*\\?\n\s*")
+
+
+def one_line(text: str) -> str:
+    """``text`` with the line breaks of code quoted in it undone: a message quotes the code of a call or a path
+    as written, which may span lines (``torch.load(\\n    path, map_location=m\\n)``); a finding's message is
+    one line in every format (concise, GitHub annotations): the analysis makes it so. After an opening bracket
+    and before a closing one (with a trailing comma) the break goes, elsewhere it becomes a space."""
+    if "\n" not in text:
+        return text
+    return _BROKEN.sub(" ", _CLOSED.sub(r"\1", _OPENED.sub(r"\1", text)))
+
+
 @dataclass
 class Finding:
     rule_id: str

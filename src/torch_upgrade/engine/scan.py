@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.policy import floor_note, quiet, release, severity
 from torch_upgrade.catalog.ruledata import Rule, RuleSet, load_rules
-from torch_upgrade.core.model import FileResult, Finding, ScanResult, Shard, ShardPart
+from torch_upgrade.core.model import FileResult, Finding, ScanResult, Shard, ShardPart, one_line
 from torch_upgrade.core.paths import ignored_by_path, windows_of, write_roots
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window
@@ -57,7 +57,7 @@ def project_findings(results: Sequence[FileResult], ctx: Context) -> list[Findin
             out.append(Finding(
                 rule_id=rule.id, rule_name=rule.name, path=path, line=line, column=col,
                 end_line=end_line, end_column=end_col, severity=severity(rule, ctx.settings.window),
-                message=message + floor_note(rule, ctx.settings.window),  # project-level advice: never a fix
+                message=one_line(message + floor_note(rule, ctx.settings.window)),  # project-level advice: never a fix
                 release=release(rule, ctx.settings.window), kind=rule.kind,
                 snippet=fact.get("snippet", ""), cell=fact.get("cell"), library=rule.library,
             ))

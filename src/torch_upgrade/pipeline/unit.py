@@ -21,7 +21,7 @@ import libcst as cst
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.policy import release, severity
 from torch_upgrade.core import collector, diffs
-from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, TextEdit, holding, source_lines
+from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, TextEdit, holding, one_line, source_lines
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.hits import Hit
@@ -353,7 +353,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             end_line=rng.end.line, end_column=rng.end.column + 1,
             severity=severity(rule, window, handled=hit.quiet or hit.ref is not None and hit.ref.handled,
                               confidence=hit.confidence, breaks=hit.breaks),
-            message=(hit.message or rule.message) + (policy.floor_note(rule, window) if hit.fix is None else ""),
+            message=one_line((hit.message or rule.message)
+                             + (policy.floor_note(rule, window) if hit.fix is None else "")),
             release=hit.release or release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
             statement_line=first, confidence=hit.confidence, library=rule.library,
         ))
