@@ -8,7 +8,8 @@ calls ``log_softmax``, the sum adds two products, and the sum names the smoothin
 identifier containing "smooth") or the function or its class is a label-smoothing one
 (``LabelSmoothingLoss``, ``label_smoothed_nll_loss``); a function that computes a
 distillation loss (``kl_div``, ``KLDivLoss``), marginalises the likelihood (``logsumexp``: a
-mixture, as in RAG) or already passes ``label_smoothing=`` is not reported. The match is by pattern: a ``likely`` finding.
+mixture, as in RAG), already passes ``label_smoothing=`` or spreads the smoothing over the other
+classes only (a division by ``C - 1``: another loss) is not reported. The match is by pattern: a ``likely`` finding.
 """
 
 from __future__ import annotations
@@ -60,6 +61,20 @@ def _weighted_sum(node: cst.CSTNode) -> bool:
                 for side in (node.left, node.right))
 
 
+def _other_classes(node: cst.CSTNode) -> bool:
+    """Whether ``node`` (the function, or a method's class) divides by ``(... - 1)``: the smoothing spread
+    over the other classes only, ``eps = label_smoothing / (log_probs.size(-1) - 1)`` (fairseq's
+    ``label_smoothed_nll_loss``, fairseq2's cross_entropy), which gives the target 1 - eps and each other
+    class eps / (C - 1), where label_smoothing= gives 1 - eps + eps / C and eps / C: another loss."""
+    for item in _walk(node):
+        if isinstance(item, cst.BinaryOperation) and isinstance(item.operator, cst.Divide):
+            right = item.right
+            if isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Subtract) \
+                    and isinstance(right.right, cst.Integer) and right.right.value == "1":
+                return True
+    return False
+
+
 def _function_refs(function: cst.FunctionDef, refs: dict[int, Reference]) -> list[Reference]:
     """The references in ``function``'s own body (not in functions nested in it)."""
     return [refs[id(node)] for node in _walk(function.body) if id(node) in refs]
@@ -94,6 +109,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if any(r.qualname in CROSS_ENTROPY and r.call is not None and any(
                 a.keyword is not None and a.keyword.value == "label_smoothing" for a in r.call.args) for r in refs):
             continue
+        if _other_classes(owner or function):
+            continue  # eps / (C - 1) on the other classes: not the loss label_smoothing= computes (fairseq's)
         named = any("labelsmooth" in n.name.value.lower().replace("_", "") for n in (function, owner) if n is not None)
         for node in _walk(function.body):
             if _weighted_sum(node) and (named or _smooth(_identifiers(node))):
