@@ -126,10 +126,10 @@ ALONE_CHECKERS = frozenset({"dead_shim"})
 # checkers with project-level facts only, each a fold over the file's references and calls: a statement
 # that holds none of their words adds nothing to it (through ``import torch`` and plain values only)
 FACT_CHECKERS = frozenset({"native_amp", "tf32", "tf32_conv", "channels_last", "compile_opportunity", "regional",
-                           "cudnn_sdpa"})
+                           "cudnn_sdpa", "fsdp1_opportunity"})
 # of those, the ones whose facts of a statement are what their ``collect`` gives for it and the glue
 # (``_facts_of``)
-_COLLECTED = ("regional", "cudnn_sdpa")
+_COLLECTED = ("regional", "cudnn_sdpa", "fsdp1_opportunity")
 # fixers that look beyond the statement they fix (the file's references or nodes): a fix of one statement
 # may change with another's code
 FILEWIDE_FIXERS = frozenset({"default_tensor_type", "weight_norm", "functional_call", "torchdata_datapipes",
