@@ -731,3 +731,29 @@ def test_a_deprecated_function_listed_in_a_set_is_info() -> None:
     assert sorted((f.rule, f.line, f.severity) for f in found if f.rule == "TU959") == [
         ("TU959", 4, "info"), ("TU959", 6, "warning"), ("TU959", 7, "info"), ("TU959", 7, "warning")]
     assert "not called here" in next(f.message for f in found if f.line == 4)
+
+
+def test_a_handler_that_raises_again_handles_nothing() -> None:
+    """fairseq2: ``try: DDP(module, broadcast_buffers=False, ...)`` / ``except RuntimeError as ex: raise
+    GangError(...) from ex`` says the failure in other words; the deprecation was lowered to info as if the
+    code handled it. A handler that carries on still makes it info."""
+    code = textwrap.dedent("""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    def wrap(module, pg):
+        try:
+            return DDP(module, broadcast_buffers=False, process_group=pg)
+        except RuntimeError as ex:
+            raise ValueError("DDP parameter synchronization failed.") from ex
+    def fallback(module, pg):
+        try:
+            return DDP(module, broadcast_buffers=False, process_group=pg)
+        except RuntimeError:
+            return module
+    def one_line(module, pg):
+        try:
+            return DDP(module, broadcast_buffers=False, process_group=pg)
+        except RuntimeError: raise
+    """)
+    found = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
+    assert sorted((f.line, f.severity) for f in found if f.rule == "TU624") == [
+        (5, "warning"), (10, "info"), (15, "warning")]

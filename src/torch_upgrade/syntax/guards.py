@@ -119,8 +119,21 @@ _FAILURES = {"Exception", "BaseException", "RuntimeError", "AttributeError", "Ty
 
 def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     """Whether a ``try``'s handlers catch what a removed or deprecated call raises (a bare
-    ``except:`` too): code in its body that fails is handled, not broken."""
-    return any(handler.type is None or handles(handler, _FAILURES) for handler in node.handlers)
+    ``except:`` too): code in its body that fails is handled, not broken. A handler that ends by raising
+    (``except RuntimeError as ex: raise GangError(...) from ex``, fairseq2's DDP wrapper) only says the
+    failure in other words: nothing is handled there."""
+    return any((handler.type is None or handles(handler, _FAILURES)) and not _raises(handler)
+               for handler in node.handlers)
+
+
+def _raises(handler: cst.CSTNode) -> bool:
+    """Whether a handler's body ends with a ``raise`` statement (it always raises)."""
+    body = getattr(handler, "body", None)
+    statements = getattr(body, "body", ())
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, cst.Raise)
 
 
 # what a handler catches when its ``try`` probes an import: an import stated in such a ``try`` body asks
