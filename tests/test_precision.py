@@ -736,7 +736,7 @@ def test_a_deprecated_function_listed_in_a_set_is_info() -> None:
 def test_a_handler_that_raises_again_handles_nothing() -> None:
     """fairseq2: ``try: DDP(module, broadcast_buffers=False, ...)`` / ``except RuntimeError as ex: raise
     GangError(...) from ex`` says the failure in other words; the deprecation was lowered to info as if the
-    code handled it. A handler that carries on still makes it info."""
+    code handled it. A handler that carries on, on some path, still makes it info."""
     code = textwrap.dedent("""
     from torch.nn.parallel import DistributedDataParallel as DDP
     def wrap(module, pg):
@@ -753,7 +753,14 @@ def test_a_handler_that_raises_again_handles_nothing() -> None:
         try:
             return DDP(module, broadcast_buffers=False, process_group=pg)
         except RuntimeError: raise
+    def sometimes(module, pg, retry):
+        try:
+            return DDP(module, broadcast_buffers=False, process_group=pg)
+        except RuntimeError:
+            if retry:
+                return module
+            raise
     """)
     found = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
     assert sorted((f.line, f.severity) for f in found if f.rule == "TU624") == [
-        (5, "warning"), (10, "info"), (15, "warning")]
+        (5, "warning"), (10, "info"), (15, "warning"), (19, "info")]

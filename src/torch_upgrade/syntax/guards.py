@@ -127,10 +127,13 @@ def catches_failures(node: Union[cst.Try, "cst.TryStar"]) -> bool:
 
 
 def _raises(handler: cst.CSTNode) -> bool:
-    """Whether a handler's body ends with a ``raise`` statement (it always raises)."""
+    """Whether a handler always raises: its body is simple statements (no branch that may carry on:
+    ``if retry: return fallback`` / ``raise``) and ends with a ``raise``."""
     body = getattr(handler, "body", None)
     statements = getattr(body, "body", ())
-    last = statements[-1] if statements else None
+    if not statements or not all(isinstance(s, (cst.SimpleStatementLine, cst.BaseSmallStatement)) for s in statements):
+        return False
+    last = statements[-1]
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
     return isinstance(last, cst.Raise)
