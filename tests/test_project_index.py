@@ -132,3 +132,39 @@ def test_the_fix_of_a_helper_s_result_runs_on_torch(tmp_path: Path) -> None:
              "assert torch.allclose(train.Q @ train.R, A)\n")
     subprocess.run([sys.executable, "-c", check], cwd=tmp_path, check=True)
     assert torch.__version__  # ran on the installed torch
+
+
+def test_a_load_of_what_the_file_saves_as_an_instance_of_a_project_class_breaks(tmp_path: Path) -> None:
+    """nanotron: ``save_random_states(random_states: RandomStates, ...)`` does ``torch.save(random_states,
+    filename)``, ``load_random_states`` does ``torch.load(filename)``; RandomStates (another file) is a class
+    of the project, which weights_only=True refuses on torch >= 2.6. That load was advice naming
+    weights_only=True "for a state dict". A TypedDict is a dict when made: advice stays."""
+    write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/random.py": """\
+            from collections.abc import MutableMapping
+            from typing import TypedDict
+            class RandomStates(MutableMapping):
+                pass
+            class Plain(TypedDict):
+                step: int
+            """,
+        "pkg/serialize.py": """\
+            import torch
+            from pkg.random import RandomStates, Plain
+            def save_random_states(random_states: RandomStates, filename):
+                torch.save(random_states, filename)
+            def load_random_states(filename):
+                return torch.load(filename)
+            def save_plain(plain: Plain, other):
+                torch.save(plain, other)
+            def load_plain(other):
+                return torch.load(other)
+            """,
+    })
+    report = torch_upgrade.scan([tmp_path], from_version="2.0", to_version="2.13")
+    loads = {f.line: f for f in report.findings if f.rule == "TU803"}
+    assert sorted(loads) == [6, 10]
+    assert loads[6].severity == "warning" and "a RandomStates object, a class of this project" in loads[6].message
+    assert "weights_only=False" in loads[6].message and loads[6].fix is None
+    assert loads[10].severity == "info" and "for a state dict" in loads[10].message

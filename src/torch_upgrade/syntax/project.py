@@ -630,10 +630,19 @@ class FileIndex:
         base = _absolute(self.module, self.is_package, level, module)
         return f"{base}.{name}" if base and name else None
 
-    def definition(self, qualname: str, hops: int = 0) -> Optional[tuple[Analysis, cst.CSTNode]]:
+    def class_definition(self, qualname: str) -> Optional[tuple[Analysis, cst.ClassDef]]:
+        """The module-level class (its ``class`` statement) that ``qualname`` names in another file of the
+        project, with that file's analysis: what ``torch.save`` writes of an instance of it
+        (``syntax.provenance.Provenance.project_class``)."""
+        found = self.definition(qualname, classes=True)
+        return (found[0], found[1]) if found is not None and isinstance(found[1], cst.ClassDef) else None
+
+    def definition(self, qualname: str, hops: int = 0,
+                   classes: bool = False) -> Optional[tuple[Analysis, cst.CSTNode]]:
         """The module-level function (its ``def``) or constant (the value it is assigned once) that
         ``qualname`` names in another file of the project, with that file's scope model
-        (``syntax.decide.Project``): a version helper imported from ``utils/_compat.py``."""
+        (``syntax.decide.Project``): a version helper imported from ``utils/_compat.py``. With
+        ``classes``, a class (its ``class`` statement) too."""
         module, _, name = qualname.rpartition(".")
         if not module or hops > _HOPS:
             return None
@@ -651,15 +660,17 @@ class FileIndex:
                 return None
             binding = bindings[0]
             if binding.kind in ("import", "from") and binding.target is not None:
-                return self.definition(binding.target, hops + 1)  # re-exported
+                return self.definition(binding.target, hops + 1, classes)  # re-exported
             if binding.relative and isinstance(binding.statement, cst.ImportFrom) and binding.alias is not None:
                 source = dotted(binding.statement.module) if binding.statement.module is not None else ""
                 target = _absolute(module, path.endswith("__init__.py"), len(binding.statement.relative),
                                    source or "")
                 imported = dotted(binding.alias.name)
-                return self.definition(f"{target}.{imported}", hops + 1) if target and imported else None
+                return self.definition(f"{target}.{imported}", hops + 1, classes) if target and imported else None
             if isinstance(binding.statement, cst.FunctionDef):
                 return analysis, binding.statement
+            if isinstance(binding.statement, cst.ClassDef):
+                return (analysis, binding.statement) if classes else None
             if binding.kind == "local" and binding.branch == ():
                 value = binding.value if binding.value is not None else unpacked(binding)
                 return (analysis, value) if value is not None else None  # TORCH_MAJOR, TORCH_MINOR = ...

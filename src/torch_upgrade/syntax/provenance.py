@@ -66,6 +66,8 @@ _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
     "logging", "datetime", "time", "subprocess", "shutil", "glob", "io", "inspect", "dataclasses", "enum",
     "threading", "multiprocessing", "tempfile", "urllib", "hashlib", "pickle", "warnings", "contextlib",
     "types", "uuid", "csv", "zipfile", "tarfile", "socket", "string", "textwrap", "platform", "queue"}
+# packages whose classes are not the project's (``project_class``)
+_NOT_PROJECT = _STDLIB | {"torch", "builtins", "typing_extensions", *_NOT_TENSOR_MODULES}
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)  # scopes of their own: not walked into for a function's facts
 # calls that return a tensor (``Variable(t)`` returns ``t`` itself since torch 0.4, and raises on anything else)
 _PARAMETER_CLASSES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor", "torch.tensor",
@@ -149,6 +151,8 @@ class ReturnIndex(Protocol):
     def absolute(self, level: int, module: str, name: str) -> Optional[str]: ...
 
     def imported_only_in_compat(self, name: str) -> bool: ...
+
+    def class_definition(self, qualname: str) -> Optional[tuple[Analysis, cst.ClassDef]]: ...
 
 
 class _Site(Protocol):
@@ -502,6 +506,49 @@ class Provenance:
         """``torch.float64`` (through the file's imports) as its canonical name, else None."""
         qualname = self._qualified(expr, ref)
         return _DTYPE_NAMES.get(qualname) if qualname is not None else None
+
+    def project_class(self, expr: cst.BaseExpression, ref: _Site, depth: int = 0) -> Optional[str]:
+        """The name of the class ``expr`` is evidently an instance of, where the project defines that class
+        (this file, or another through the index) and pickling an instance names it, which
+        ``torch.load(weights_only=True)`` refuses: a call of the class, or a name annotated with it (a
+        parameter ``random_states: RandomStates``, nanotron's) or assigned only such calls. None otherwise,
+        and for a ``TypedDict`` (a dict when made), a class that pickles itself (``__reduce__``) or one
+        deriving from a torch class (a module, a tensor subclass: other evidence)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Call):
+            return self._project_class_named(expr.func, ref)
+        if not isinstance(expr, cst.Name):
+            return None
+        for scope_node in self._scopes(expr):
+            facts = self._facts_of(scope_node)
+            if expr.value in facts.annotations:
+                return self._project_class_named(_unwrap_optional(facts.annotations[expr.value]), ref)
+            values = facts.values.get(expr.value)
+            if values:
+                names = {self.project_class(v, ref, depth + 1) for v in values}
+                return names.pop() if len(names) == 1 else None
+            if expr.value in facts.loops or expr.value in facts.entered or (
+                    isinstance(scope_node, cst.FunctionDef) and expr.value in _param_names(scope_node)):
+                return None
+        return None
+
+    def _project_class_named(self, node: cst.BaseExpression, ref: _Site) -> Optional[str]:
+        qualname = self._qualified(node, ref)
+        found: Optional[cst.ClassDef] = None
+        if qualname is None:
+            if isinstance(node, cst.Name):
+                found = self._class(node.value)
+        elif qualname.split(".", 1)[0] not in _NOT_PROJECT and self.index is not None:
+            defined = self.index.class_definition(qualname)
+            found = defined[1] if defined is not None else None
+        if found is None or any((dotted(b.value) or "").rsplit(".", 1)[-1] == "TypedDict" or
+                                (dotted(b.value) or "").split(".", 1)[0] in ("torch", "nn") for b in found.bases):
+            return None
+        if any(isinstance(item, cst.FunctionDef) and item.name.value in ("__reduce__", "__reduce_ex__")
+               for item in getattr(found.body, "body", ())):
+            return None
+        return found.name.value
 
     # ------------------------------------------------------------------ expressions
     def _qualified(self, node: cst.BaseExpression, ref: _Site) -> Optional[str]:

@@ -25,7 +25,9 @@ what the file holds, which value the call needs:
   (or of an entry: ``ckpt["args"].lr``) is read that nothing weights_only=True rebuilds has
   (``catalog.loadable``; only while the name is not bound again after the load); another ``torch.load`` of
   the same path in the function passes ``weights_only=False``; or the file writes that path with
-  ``torch.save`` of an ``nn.Module``.
+  ``torch.save`` of an ``nn.Module``, or of an instance of a class the project defines (a call of it, a name
+  annotated with it: nanotron's ``torch.save(random_states, filename)``, ``random_states: RandomStates``),
+  which weights_only=True refuses whatever it holds (a dataclass, a NamedTuple, a dict subclass alike).
 - **the function's own output** - the call reads back what ``torch.save`` wrote to the same buffer or path
   earlier in the same function (``_round_trip``: a statement that always runs first, the file's names bound
   once and handed to no other call in between, not under ``pytest.raises``): ``weights_only=False`` is
@@ -227,11 +229,13 @@ def _state_value(node: cst.BaseExpression, depth: int = 0) -> bool:
 
 
 class Save(NamedTuple):
-    """A ``torch.save`` call of the file: its scope, what it writes (STATE, OBJECT or "other") and where."""
+    """A ``torch.save`` call of the file: its scope, what it writes (STATE, OBJECT or "other") and where;
+    for an OBJECT, what it is in words."""
 
     scope: Scope
     kind: str
     ref: Reference
+    what: str = ""
 
 
 Saves = dict[str, list[Save]]
@@ -250,13 +254,15 @@ def _saved(analysis: Analysis) -> Saves:
         path = _path(call, 1)
         if obj is None or path is None:
             continue
+        what = ""
         if _state_value(obj.value):
             kind = STATE
         elif provenance.of(obj.value, ref, cls="torch.nn.Module") == CERTAIN:
-            kind = OBJECT
+            kind, what = OBJECT, "a whole nn.Module"
         else:
-            kind = "other"
-        out.setdefault(path, []).append(Save(analysis.scope_at(call), kind, ref))
+            named = provenance.project_class(obj.value, ref)
+            kind, what = (OBJECT, f"a {named} object, a class of this project") if named else ("other", "")
+        out.setdefault(path, []).append(Save(analysis.scope_at(call), kind, ref, what))
     return out
 
 
@@ -374,13 +380,15 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional
     if content is not None:
         return content, evidence
     writes = saved.get(path or "", [])
-    here = [save.kind for save in writes if save.scope is analysis.scope_at(call)]
-    kinds = set(here or [save.kind for save in writes])
+    here = [save for save in writes if save.scope is analysis.scope_at(call)]
+    chosen = here or writes
+    kinds = {save.kind for save in chosen}
     where = "this function" if here else "this file"
     if kinds == {STATE}:
         return STATE, f"{where} writes `{path}` only with torch.save of state dicts"
     if OBJECT in kinds and F.entry(call, analysis) is None:
-        return OBJECT, f"{where} writes `{path}` with torch.save of a whole nn.Module"
+        what = next(save.what for save in chosen if save.kind == OBJECT)
+        return OBJECT, f"{where} writes `{path}` with torch.save of {what}"
     return None, ""
 
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex")
