@@ -168,3 +168,23 @@ def test_a_load_of_what_the_file_saves_as_an_instance_of_a_project_class_breaks(
     assert loads[6].severity == "warning" and "a RandomStates object, a class of this project" in loads[6].message
     assert "weights_only=False" in loads[6].message and loads[6].fix is None
     assert loads[10].severity == "info" and "for a state dict" in loads[10].message
+
+
+def test_the_compile_hint_goes_to_a_training_loop_outside_the_tests(tmp_path: Path) -> None:
+    """OLMo, nanotron: the project-level torch.compile hint (TU412) landed on a unit test's loop, the first in
+    the order of the paths; a training script's loop is where compiling the model is worth it. Only tests
+    train: the hint stays there."""
+    loop = """\
+        import torch
+        def train(model, loader, opt):
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+        """
+    write(tmp_path, {"tests/test_loop.py": loop, "train/run.py": loop})
+    report = torch_upgrade.scan([tmp_path], from_version="2.0", to_version="2.13")
+    assert [(Path(f.path).name, f.line) for f in report.findings if f.rule == "TU412"] == [("run.py", 3)]
+    (tmp_path / "train" / "run.py").unlink()
+    report = torch_upgrade.scan([tmp_path], from_version="2.0", to_version="2.13")
+    assert [(Path(f.path).name, f.line) for f in report.findings if f.rule == "TU412"] == [("test_loop.py", 3)]

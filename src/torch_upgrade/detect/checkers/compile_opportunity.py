@@ -7,11 +7,13 @@ loop that also calls ``.step(...)`` and ``.zero_grad(...)`` (an optimizer's
 cycle); a backward without them, e.g. guidance by gradients or a fresh
 optimizer over latents at inference, is not a training loop. Across the project the hint fires once, at
 the first training loop (what it iterates over: the loop is what compiling the model speeds up; the
-mixed-precision hint, TU306, has the backward line), and only when nothing in the project compiles.
+mixed-precision hint, TU306, has the backward line; a loop outside the tests first), and only when nothing
+in the project compiles.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Optional, Sequence
 
 import libcst as cst
@@ -109,11 +111,25 @@ def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     return fact
 
 
+_TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)$")
+_TEST_FOLDERS = {"test", "tests", "testing"}
+
+
+def _in_tests(path: str) -> bool:
+    """Whether ``path`` is a test module (``test_*.py``, ``*_test.py``, ``conftest.py``, or under a
+    ``test``/``tests``/``testing`` folder)."""
+    parts = path.replace("\\", "/").split("/")
+    return bool(_TEST_FILE.match(parts[-1].rsplit(".", 1)[0])) or any(p in _TEST_FOLDERS for p in parts[:-1])
+
+
 def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
-    """Yield (path, fact, message) once for the project, or nothing."""
+    """Yield (path, fact, message) once for the project, or nothing: at the first training loop outside the
+    tests where there is one (a unit test's loop is no place to compile a model: OLMo's and nanotron's hint
+    landed in tests/), else at the first."""
     if any(f["compiles"] for _, f in facts):
         return []
-    for path, fact in facts:
-        if "position" in fact:
-            return [(path, fact, rule.message)]
-    return []
+    loops = [(path, fact) for path, fact in facts if "position" in fact]
+    if not loops:
+        return []
+    path, fact = next((item for item in loops if not _in_tests(item[0])), loops[0])
+    return [(path, fact, rule.message)]
