@@ -631,3 +631,26 @@ def test_coupled_removal_rewrites_every_call():
         new = rewrite("import torch\n" + code, "TU034", "2.1")
         assert "remove_weight_norm" not in new and "remove_parametrizations(" in new, (name, new)
         assert "torch.nn.utils.weight_norm(" not in new and "from torch.nn.utils import weight_norm" not in new
+
+
+def test_the_coupled_calls_and_reads_are_info_beside_the_deprecation() -> None:
+    """fairseq2's wav2vec2 positional convolution keeps the old weight_norm on purpose, with remove_weight_norm
+    and weight_g / weight_v reads beside it: five warnings rode on one deprecation, though remove_weight_norm and
+    the factors neither warn nor are deprecated. weight_norm's import stays the warning."""
+    code = (
+        "from torch.nn import Conv1d\n"
+        "from torch.nn.utils import remove_weight_norm, weight_norm\n"
+        "class PositionalConv1d(Conv1d):\n"
+        "    def reset_parameters(self):\n"
+        "        try:\n"
+        "            weight = self.weight_g\n"
+        "            remove_weight_norm(self)\n"
+        "        except AttributeError:\n"
+        "            weight = self.weight\n"
+        "        weight_norm(self, dim=2)\n"
+        "        self.weight_v.requires_grad_(weight.requires_grad)\n"
+    )
+    found = torch_upgrade.scan_source(code, from_version="2.1", to_version="2.13").findings
+    coupled = [f for f in found if f.rule == "TU034"]
+    assert coupled and all(f.severity == "info" for f in coupled)
+    assert ("TU024", 2, "warning") in {(f.rule, f.line, f.severity) for f in found}
