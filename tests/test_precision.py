@@ -764,3 +764,58 @@ def test_a_handler_that_raises_again_handles_nothing() -> None:
     found = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13").findings
     assert sorted((f.line, f.severity) for f in found if f.rule == "TU624") == [
         (5, "warning"), (10, "info"), (15, "warning"), (19, "info")]
+
+
+PACK_CPU_LENGTHS = """\
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence
+
+def packed(value):
+    length = torch.as_tensor([2, 2, 1])
+    return pack_padded_sequence(value, length)
+
+def packed_too(value, sizes):
+    a = pack_padded_sequence(value, torch.tensor([len(s) for s in sizes]), batch_first=True)
+    b = pack_padded_sequence(value, torch.tensor([3, 2], device=device))
+    c = pack_padded_sequence(value, torch.tensor(sizes))
+    return a, b, c
+"""
+
+
+def test_pack_padded_lengths_made_from_python_data_are_on_the_cpu(tmp_path, monkeypatch) -> None:
+    """skorch 0.9.0's test fixture: torch.as_tensor of a list without device= is on the CPU in a project that
+    never sets a default device, so TU906 has nothing to say of it; lengths made on a device named, or from a
+    value that may be a tensor (torch.tensor(t) keeps t's device), stay flagged."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "lengths.py").write_text(PACK_CPU_LENGTHS)
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(".", from_version="1.6", to_version="2.13", select=["TU906"])
+    assert sorted(f.line for f in report.findings) == [10, 11]
+
+
+@pytest.mark.parametrize("elsewhere", [
+    "import torch\ntorch.set_default_device('cuda')\n",
+    "import torch\ntorch.set_default_tensor_type(torch.cuda.FloatTensor)\n",
+])
+def test_pack_padded_lengths_follow_a_default_device_the_project_sets(tmp_path, monkeypatch, elsewhere) -> None:
+    """Where a file of the project sets a default device (or a CUDA default tensor type), torch.as_tensor of a
+    list may be made on CUDA: flagged as before."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "lengths.py").write_text(PACK_CPU_LENGTHS)
+    (tmp_path / "setup_device.py").write_text(elsewhere)
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(".", from_version="1.6", to_version="2.13", select=["TU906"])
+    assert sorted(f.line for f in report.findings) == [6, 9, 10, 11]
+
+
+def test_pack_padded_lengths_made_under_a_device_context_stay_flagged(tmp_path, monkeypatch) -> None:
+    code = ("import torch\nfrom torch.nn.utils.rnn import pack_padded_sequence\n\n"
+            "def packed(value):\n    with torch.device('cuda'):\n        length = torch.as_tensor([2, 2, 1])\n"
+            "    return pack_padded_sequence(value, length)\n\n"
+            "def later(value):\n    return pack_padded_sequence(value, torch.tensor([2, 1]))\n\n"
+            "with torch.device('cuda'):\n    later(None)\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "lengths.py").write_text(code)
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(".", from_version="1.6", to_version="2.13", select=["TU906"])
+    assert sorted(f.line for f in report.findings) == [7, 10]

@@ -1,9 +1,10 @@
 """1.7: ``pack_padded_sequence`` needs its ``lengths`` on the CPU.
 
 Flags calls whose ``lengths`` is not visibly on the CPU (a list, ``.cpu()``,
-``.tolist()``, ``.to("cpu")``, the builtins ``sorted``/``list``, a name assigned
-only such values: opacus builds its lengths with ``lengths = []`` and
-``.append``); the fix adds ``.cpu()`` where ``lengths`` is certainly a tensor.
+``.tolist()``, ``.to("cpu")``, the builtins ``sorted``/``list``, ``torch.tensor``/``as_tensor`` of
+Python data where the default device is the CPU, a name assigned only such values: opacus builds
+its lengths with ``lengths = []`` and ``.append``, skorch's tests with ``torch.as_tensor([2, 2, 1])``);
+the fix adds ``.cpu()`` where ``lengths`` is certainly a tensor.
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ from torch_upgrade.detect.checkers._calls import calls, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.pack_lengths import lengths_arg, on_cpu
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Scope, assigned_values
 
 WORDS = (("torch", "pack_padded_sequence"),)
 FUNCTIONS = ("torch.nn.utils.rnn.pack_padded_sequence",)
+FROM_DATA = ("torch.tensor", "torch.as_tensor")
+# what makes the default device another than the CPU (a CUDA default tensor type moves new tensors too)
+DEVICE_SETTERS = ("set_default_device", "set_default_tensor_type", "_set_default_tensor_type")
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
@@ -34,7 +40,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, depth: int = 0) -> bool:
     """Whether ``value`` is on the CPU (``on_cpu``), a list the builtins ``sorted``/``list`` make, or a name
     assigned only such values (followed back a few assignments)."""
-    if on_cpu(value):
+    if on_cpu(value) or _from_python_data(value, scope, analysis):
         return True
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("sorted", "list") \
             and analysis.lookup(value.func.value, scope) is None:
@@ -43,3 +49,49 @@ def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, depth: 
         return False
     values = assigned_values(value.value, scope) or []
     return bool(values) and all(_listed(v, where, analysis, depth + 1) for v, where in values)
+
+
+def _from_python_data(value: cst.BaseExpression, scope: Scope, analysis: Analysis) -> bool:
+    """``torch.tensor([...])`` / ``torch.as_tensor([...])`` of a list, tuple or comprehension (never a tensor,
+    whose device they keep) without ``device=``, outside any ``with`` block, where the default device is the
+    CPU: no file of the project names ``set_default_device`` or ``set_default_tensor_type`` and this one
+    enters no ``torch.device`` context (a caller in another file that does is not seen)."""
+    if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None \
+            or value.args[0].star or not isinstance(value.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
+        return False
+    if any(arg.star or (arg.keyword is not None and arg.keyword.value == "device") for arg in value.args) \
+            or sum(1 for arg in value.args if arg.keyword is None) > 1:  # as_tensor(data, dtype, device)
+        return False
+    name = dotted(value.func)
+    if name is None or analysis.qualify(name, scope)[0] not in FROM_DATA:
+        return False
+    return analysis.enclosing(value, cst.With) is None and _default_device_cpu(analysis)
+
+
+def _default_device_cpu(analysis: Analysis) -> bool:
+    """Whether the default device is the CPU wherever this file runs (asked once per file)."""
+    known = analysis.facts.get("_default_device_cpu")
+    if isinstance(known, bool):
+        return known
+    project = analysis.project
+    found = isinstance(project, FileIndex) and not any(word in analysis.module.code for word in DEVICE_SETTERS) \
+        and not _enters_device(analysis.module) and not project.named_anywhere(DEVICE_SETTERS)
+    analysis.facts["_default_device_cpu"] = found
+    return found
+
+
+def _enters_device(module: cst.Module) -> bool:
+    """Whether a ``with`` of the module enters a device context (``with torch.device("cuda"):``, a name or
+    another expression that may be one)."""
+    found = False
+
+    class Visitor(cst.CSTVisitor):
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            nonlocal found
+            item = node.item
+            name = dotted(item.func) if isinstance(item, cst.Call) else None
+            if name is None or name.rsplit(".", 1)[-1] == "device":
+                found = True
+
+    module.visit(Visitor())
+    return found
