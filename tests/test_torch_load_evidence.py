@@ -693,3 +693,58 @@ def test_a_context_of_another_name_is_no_allow_list(tmp_path):
     code = ("import numpy as np\nimport torch\n\ndef load(path, ctx):\n"
             "    other = torch.serialization.safe_globals([np.ndarray])\n    with ctx:\n        return torch.load(path)\n")
     assert len(_found(_program(tmp_path, code))) == 1
+
+
+# ------------------------------------------------------------------ keywords passed as **dict
+SETSTATE = '''\
+import tempfile
+
+import torch
+
+
+class Net:
+    def __setstate__(self, state):
+        load_kwargs = {'map_location': 'cpu'}
+        with tempfile.SpooledTemporaryFile() as f:
+            f.write(state['__cuda_dependent_attributes__'])
+            f.seek(0)
+            cuda_attrs = torch.load(f, **load_kwargs)
+        state.update(cuda_attrs)
+        self.__dict__.update(state)
+'''
+
+
+def test_keywords_from_a_dict_the_function_shows_whole_are_read(tmp_path):
+    """skorch 0.9.0's NeuralNet.__setstate__: `torch.load(f, **load_kwargs)` with `load_kwargs = {'map_location':
+    map_location}` just above leaves weights_only to the default as plainly as `map_location=` would, and every
+    unpickling of a fitted net fails on torch >= 2.6. Advice (the call written with the keyword), no rewrite."""
+    path = _program(tmp_path, SETSTATE)
+    [finding] = _found(path)
+    assert finding.line == 12 and finding.fix is None
+    assert "`torch.load(f, **load_kwargs, weights_only=True)`" in finding.message
+    assert _fixed(path) == SETSTATE
+
+
+@pytest.mark.parametrize("code", [
+    # the dict passes weights_only (or a pickle module) itself
+    "import torch\ndef load(f):\n    kw = {'map_location': 'cpu', 'weights_only': True}\n"
+    "    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f, p):\n    kw = {'pickle_module': p}\n    return torch.load(f, **kw)\n",
+    # changed, merged or handed on after it is made; made by a call; a parameter; bound twice; keys not strings
+    "import torch\ndef load(f, wo):\n    kw = {'map_location': 'cpu'}\n    kw['weights_only'] = wo\n"
+    "    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f, more):\n    kw = {'map_location': 'cpu'}\n    kw.update(more)\n"
+    "    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f, more):\n    kw = {'map_location': 'cpu', **more}\n"
+    "    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f):\n    kw = {'map_location': 'cpu'}\n    log(kw)\n    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f):\n    kw = dict(map_location='cpu')\n    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f, **kw):\n    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f, old):\n    kw = {'map_location': 'cpu'}\n    if old:\n"
+    "        kw = {'weights_only': False}\n    return torch.load(f, **kw)\n",
+    "import torch\ndef load(f, key):\n    kw = {key: False}\n    return torch.load(f, **kw)\n",
+    # at module level, where other code may change the dict
+    "import torch\nkw = {'map_location': 'cpu'}\nobj = torch.load('a.pt', **kw)\n",
+])
+def test_keywords_from_a_dict_that_may_hold_weights_only_say_nothing(tmp_path, code):
+    assert _found(_program(tmp_path, code)) == []

@@ -1,8 +1,9 @@
 """The 2.6 ``torch.load`` default ``weights_only=True``: what each call needs.
 
-Flags ``torch.load(...)`` calls that leave ``weights_only`` to the default (no ``**kwargs``, no
-``pickle_module``: with a custom pickle module the default stays False) and says, where the code shows
-what the file holds, which value the call needs:
+Flags ``torch.load(...)`` calls that leave ``weights_only`` to the default (no ``**kwargs`` but a dict the
+function shows whole, ``_known_keywords``; no ``pickle_module``: with a custom pickle module the default stays
+False) and says, where the code shows what the file holds, which value the call needs (a call passing such a
+dict gets advice):
 
 - **a state dict** - ``weights_only=True`` is written (an unsafe fix): the loaded object goes straight into
   ``x.load_state_dict(...)`` (strict, the default: a checkpoint holding other entries fails there anyway), or
@@ -57,7 +58,7 @@ from torch_upgrade.rewrite.fixers.pin_keyword import with_keyword
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted, names
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
-from torch_upgrade.syntax.scopes import Scope, visible_bindings
+from torch_upgrade.syntax.scopes import Scope, assigned_values, visible_bindings
 
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")
@@ -615,6 +616,25 @@ def _handed(ref: Reference, analysis: Analysis) -> Optional[str]:
             "objects, what the calls did before 2.6")
 
 
+def _known_keywords(arg: cst.Arg, ref: Reference, analysis: Analysis) -> bool:
+    """Whether ``**name`` passes the keywords of a dict the function shows whole: ``name`` is bound once in
+    the function, to a dict display of string keys, none of them ``weights_only`` or ``pickle_module``, and
+    read only here (never changed, merged or handed on): skorch's ``torch.load(f, **load_kwargs)`` after
+    ``load_kwargs = {'map_location': map_location}``."""
+    if arg.star != "**" or not isinstance(arg.value, cst.Name) or ref.scope.kind != "function" \
+            or len(ref.scope.bindings.get(arg.value.value, [])) != 1:
+        return False
+    values = assigned_values(arg.value.value, ref.scope)
+    if values is None or len(values) != 1 or values[0][1] is not ref.scope or not isinstance(values[0][0], cst.Dict):
+        return False
+    for element in values[0][0].elements:
+        key = element.key if isinstance(element, cst.DictElement) else None
+        if not isinstance(key, cst.SimpleString) or key.evaluated_value in SKIP:
+            return False
+    reads = F.reads(arg.value.value, ref.scope, analysis)
+    return reads is not None and len(reads) == 1 and reads[0] is arg.value
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     saved: Optional[Saves] = None
@@ -632,9 +652,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             allowed = _allow_lists(analysis)
         if _allow_listed(call, allowed, analysis):
             continue
-        if any(a.star or (a.keyword is not None and a.keyword.value in SKIP) for a in call.args):
+        if any((a.star and not _known_keywords(a, ref, analysis))
+               or (a.keyword is not None and a.keyword.value in SKIP) for a in call.args):
             continue
-        positional = [a for a in call.args if a.keyword is None]
+        positional = [a for a in call.args if a.keyword is None and not a.star]
         if len(positional) >= 3:  # pickle_module passed by position
             continue
         if saved is None:
@@ -644,7 +665,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             content = None  # a module of this file may keep extra state that weights_only=True refuses
         hit = Hit(rule, call, ref.statement, ref=ref)
         written = _round_trip(ref, analysis, saved) if content != STATE else None
-        if content == STATE:
+        if any(a.star for a in call.args):
+            hit.message = _advice(call)  # the keywords come from a dict: advice, no rewrite
+        elif content == STATE:
             hit.message = _state_message(evidence)
             if rule.fixable:
                 hit.fix = _fix(call, "True", _state_reason(evidence))
