@@ -160,6 +160,36 @@ PROJECTS: dict[str, Project] = {
                              ("opacus/tests/grad_samples", "opacus/tests/dp_layers", "opacus/tests/poisson_test.py"),
                              ("scipy", "hypothesis"),
                              note="differential privacy; set_deterministic, assert_allclose, torch.load of modules"),
+    # skorch 0.9.0 (2020-08): no torch requirement in setup.py/requirements.txt; its README supports "the last
+    # four minor PyTorch versions", 1.3.1 to 1.6.0, hence --from 1.3.1. Its whole suite (skorch/tests, ~7 min on
+    # 2 cores) with setup.cfg's addopts dropped (--cov: pytest-cov not installed); test_helper.py does not
+    # collect under pytest 9 (marks on fixtures) in either tree. Installed here: tabulate, flaky (tqdm, scipy,
+    # scikit-learn were). First run (2026-11-30, tool a78ea8d): 848 tests, 507 passed before and after, 0 fixed,
+    # 0 broken; the failures before are sklearn 1.9's (__sklearn_tags__ through skorch's super() calls: ~210),
+    # GridSearchCV(iid=), collections.Sequence, pytest.warns(None) and test_pickle of ProgressBar: unpickling a
+    # fitted net runs NeuralNet.__setstate__'s torch.load(f, **load_kwargs) of its own pickled modules, which
+    # weights_only=True refuses (TU803 advice there since 5526698). Rewrites: two LongTensor([...]) ->
+    # torch.tensor(..., dtype=torch.int64, device="cpu"), two dead `LooseVersion(torch.__version__) >= '1.2'`
+    # gates in test_net.py (TU980), one lengths.cpu() on a CPU tensor (TU906; its lengths are
+    # torch.as_tensor([2, 2, 1]): no longer reported since 99adfee). Run again at 5526698: the same counts
+    "skorch-0.9.0": Project("skorch-dev/skorch", "v0.9.0", "1.3.1", ("skorch/tests",),
+                            ("sklearn", "scipy", "tabulate", "tqdm", "flaky"),
+                            ("-o", "addopts="),
+                            note="scikit-learn wrapper for torch; torch.save/load of params, pack_padded_sequence"),
+    # torchmetrics 0.3.2 (2021-05; requirements.txt: torch>=1.3.1). Its tests parametrize nearly every metric
+    # over a 2-process spawn pool (ddp=True), ~5,000 cases: tests/classification, tests/regression and
+    # tests/retrieval (~4,700 of them) are left out, far past a few minutes on 2 cores. Run: tests/bases (with
+    # its 6 gloo DDP tests, ~25 s each), tests/functional, tests/wrappers, tests/test_utilities.py and the
+    # package's doctests (setup.cfg's --doctest-modules). Installed here: nltk (scikit-image, cloudpickle
+    # were). First run (2026-11-30, tool a78ea8d): 283 tests, 276 passed before and after, 0 fixed, 0 broken;
+    # failing before: 4 MetricCollection key-type tests (dict_keys against odict_keys) and one
+    # pytest.warns(None). The one rewrite, torch.norm(batch, p=2, dim=1) -> torch.linalg.vector_norm in
+    # functional/self_supervised.py, runs in test_self_supervised.py (6) and its doctest
+    "torchmetrics-0.3.2": Project("Lightning-AI/torchmetrics", "v0.3.2", "1.3.1",
+                                  ("tests/bases", "tests/functional", "tests/wrappers", "tests/test_utilities.py",
+                                   "torchmetrics"),
+                                  ("sklearn", "skimage", "nltk", "cloudpickle"),
+                                  note="metrics (2021); torch.norm, torch.jit.script of metrics"),
 }
 # Tried and left out: pyro 1.4.0 asserts torch 1.x when imported (pyro/distributions/torch_patch.py), and
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only arguments): no test
