@@ -78,7 +78,7 @@ BESIDE = {
     "accelerator_api": "torch.device: a branch of a test of torch.cuda.is_available()",
     "attention": "matmul, dropout, SDPA: parts of an attention computed around a softmax",
     "byte_mask": "modules and functions flagged for a *mask= keyword given a uint8 mask",
-    "dataloader_workers": "TensorDataset: the dataset of a DataLoader flagged, which then stays quiet",
+    "dataloader_workers": "TensorDataset, torch factories: the dataset of a DataLoader flagged, which then stays quiet",
     "ddp_join": "samplers and datasets beside a DistributedDataParallel",
     "dropout2d_3d": "Sequential: the container a Dropout2d is in",
     "interpolate_scale": "interpolate/Upsample flagged for a scale_factor= keyword",
