@@ -819,3 +819,25 @@ def test_pack_padded_lengths_made_under_a_device_context_stay_flagged(tmp_path, 
     monkeypatch.chdir(tmp_path)
     report = torch_upgrade.scan(".", from_version="1.6", to_version="2.13", select=["TU906"])
     assert sorted(f.line for f in report.findings) == [7, 10]
+
+
+def test_the_dcp_advice_says_once_what_save_needs() -> None:
+    """OLMo (torch>=2.1): TU621's advice ended "save() needs torch >= 2.2 (this needs torch >= 2.2 and the
+    project supports torch 2.1: ...)". With a stated floor the floor note says it, once; from 2.2 on nothing
+    needs saying; with no pin the advice says it itself."""
+    code = textwrap.dedent("""
+    import torch.distributed.checkpoint as dist_cp
+    def save(state, writer):
+        dist_cp.save_state_dict(state, writer)
+    """)
+    import pathlib
+    import tempfile
+    for floor, times in (("2.1", 1), ("2.3", 0)):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "pyproject.toml").write_text(f'[project]\nname = "p"\ndependencies = ["torch>={floor}"]\n')
+            (root / "ckpt.py").write_text(code)
+            [found] = [f for f in torch_upgrade.scan([root], to_version="2.13").findings if f.rule == "TU621"]
+            assert found.message.count("torch >= 2.2") == times, found.message
+    [unpinned] = [f for f in torch_upgrade.scan_source(code, to_version="2.13").findings if f.rule == "TU621"]
+    assert unpinned.message.count("save() needs torch >= 2.2") == 1

@@ -77,5 +77,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         "ValueError unless no_dist=True)"]
     differs.append("it calls state_dict()/load_state_dict() on the dict's values that have both (a module or "
                    "optimizer stored as itself), which the old function pickled whole")
+    # where the window states a floor, the finding's floor note says what the new function needs (below 2.2), or
+    # nothing needs saying (from 2.2 on)
+    needs = "" if ctx.window.stated else f"; {new_name}() needs torch >= 2.2"
     raise Advice(f"torch.distributed.checkpoint.{old} is deprecated since torch 2.2: call `{new}`{where}. It "
-                 f"differs: {', and '.join(differs)}; {new_name}() needs torch >= 2.2")
+                 f"differs: {', and '.join(differs)}{needs}")
