@@ -972,3 +972,29 @@ def test_a_public_name_of_a_library_module_stays(tmp_path, where, listed, kept):
 def test_the_header_names_the_release_that_decides_the_guard(code, release):
     report = torch_upgrade.scan_source(code, from_version="2.4", select=["TU980"])
     assert [f.release for f in report.findings] == [release]
+
+
+def test_a_floor_older_than_the_name_table_still_gets_a_safe_fix(tmp_path):
+    """skorch 0.9.0 (torch 1.3.1): ``LooseVersion(torch.__version__) >= '1.2'`` is true from its floor on. The code
+    kept is what 1.3.1 ran, so the fix is safe there: it was "unsafe: needs torch >= 1.6" (the oldest release the
+    table of torch names knows), and --fix left it. A probe of a name the table dates from 1.6 is not known below
+    it, so a floor of 1.3.1 leaves it undecided."""
+    code = '''
+        from distutils.version import LooseVersion
+        import torch
+
+        def f(e):
+            if LooseVersion(torch.__version__) >= "1.2":
+                e = e.replace("a", "b")
+            return e
+
+        def g():
+            if hasattr(torch, "no_grad"):
+                return 1
+            return 2
+        '''
+    report = torch_upgrade.scan_source(textwrap.dedent(code).lstrip("\n"), from_version="1.3.1", select=["TU980"])
+    assert [(f.line, f.fix.safety if f.fix else None) for f in report.findings] == [(5, "safe")]
+    text, fixed_report = fixed(tmp_path, {"mod.py": code}, "1.3.1")
+    assert "LooseVersion(torch" not in text and 'e = e.replace("a", "b")' in text
+    assert 'hasattr(torch, "no_grad")' in text
