@@ -358,7 +358,7 @@ def test_set_deterministic(code, flag, light_inductor_config):
 
 
 # ================================================================== TU906 pack_padded_sequence
-LENGTHS = ["torch.tensor(L)", "torch.as_tensor(L).long()", "torch.LongTensor(L)", "torch.tensor(L, dtype=torch.int32)",
+LENGTHS = ["torch.tensor(L)", "torch.as_tensor(L).long()", "torch.tensor(L, dtype=torch.int32)",
            "torch.tensor(L, dtype=torch.float64)", "mask.sum(1).long()", "torch.tensor(L) + 0", "lengths"]
 
 
@@ -401,6 +401,7 @@ def test_pack_padded_cpu_lengths(inputs):
     "out = pack_padded_sequence(x, lengths.tolist())\n",
     "out = pack_padded_sequence(x, frame.ne(0).sum(1))\n",
     "out = pack_padded_sequence(x, torch.unbind(lengths))\n",
+    "out = pack_padded_sequence(x, torch.LongTensor(L))\n",  # a legacy CPU type: on the CPU under any default device
 ])
 def test_pack_padded_no_fix(code):
     assert_no_fix(code, "TU906", "1.6", prelude="import torch\nfrom torch.nn.utils.rnn import pack_padded_sequence\n")

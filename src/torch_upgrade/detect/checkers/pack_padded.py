@@ -2,7 +2,8 @@
 
 Flags calls whose ``lengths`` is not visibly on the CPU (a list, ``.cpu()``,
 ``.tolist()``, ``.to("cpu")``, the builtins ``sorted``/``list``, ``torch.tensor``/``as_tensor`` of
-Python data where the default device is the CPU, a name assigned only such values: opacus builds
+Python data where the default device is the CPU, a legacy CPU type's constructor (``torch.LongTensor(L)``,
+CPU under any default device), a name assigned only such values: opacus builds
 its lengths with ``lengths = []`` and ``.append``, skorch's tests with ``torch.as_tensor([2, 2, 1])``);
 the fix adds ``.cpu()`` where ``lengths`` is certainly a tensor.
 """
@@ -24,6 +25,11 @@ from torch_upgrade.syntax.scopes import Scope, assigned_values
 WORDS = (("torch", "pack_padded_sequence"),)
 FUNCTIONS = ("torch.nn.utils.rnn.pack_padded_sequence",)
 FROM_DATA = ("torch.tensor", "torch.as_tensor")
+# the legacy CPU types: what their constructors make is a CPU tensor under any default device or device
+# context (checked on torch 2.13 with set_default_device and with torch.device: torch.tensor follows both);
+# given a CUDA tensor they raise
+CPU_TYPES = tuple(f"torch.{kind}Tensor" for kind in ("Long", "Int", "Short", "Char", "Byte", "Bool", "Float",
+                                                      "Double", "Half", "BFloat16"))
 # what makes the default device another than the CPU (a CUDA default tensor type moves new tensors too)
 DEVICE_SETTERS = ("set_default_device", "set_default_tensor_type", "_set_default_tensor_type")
 
@@ -40,7 +46,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
 def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, depth: int = 0) -> bool:
     """Whether ``value`` is on the CPU (``on_cpu``), a list the builtins ``sorted``/``list`` make, or a name
     assigned only such values (followed back a few assignments)."""
-    if on_cpu(value) or _from_python_data(value, scope, analysis):
+    if on_cpu(value) or _from_python_data(value, scope, analysis) or _cpu_type(value, scope, analysis):
         return True
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("sorted", "list") \
             and analysis.lookup(value.func.value, scope) is None:
@@ -66,6 +72,12 @@ def _from_python_data(value: cst.BaseExpression, scope: Scope, analysis: Analysi
     if name is None or analysis.qualify(name, scope)[0] not in FROM_DATA:
         return False
     return analysis.enclosing(value, cst.With) is None and _default_device_cpu(analysis)
+
+
+def _cpu_type(value: cst.BaseExpression, scope: Scope, analysis: Analysis) -> bool:
+    """``torch.LongTensor(...)`` and the other legacy CPU types' constructors (CPU_TYPES)."""
+    name = dotted(value.func) if isinstance(value, cst.Call) else None
+    return name is not None and analysis.qualify(name, scope)[0] in CPU_TYPES
 
 
 def _default_device_cpu(analysis: Analysis) -> bool:
