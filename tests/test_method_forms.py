@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from differential import allclose, rewrite, run, same, torch
-from helpers import settings as scan_settings
+from helpers import installed_torch, settings as scan_settings
 from torch_upgrade.api import scan_source
 from torch_upgrade.catalog.ruledata import load_rules
 from torch_upgrade.rewrite.context import FixContext
@@ -321,11 +321,14 @@ def test_where_the_function_form_is_advice_so_is_the_method_form(case: Case):
 
 
 def test_the_fixed_program_runs_as_the_unfixed_one_where_torch_still_has_it():
-    """svd, qr, cholesky and triangular_solve are still in torch: the method call itself gives what its
-    rewrite gives (the same kernels: bit for bit where the rule's fix is safe)."""
+    """svd, qr and cholesky are in torch up to 2.13 (qr and cholesky raise from 2.14: those cases are left out
+    there, by the rule data): the method call itself gives what its rewrite gives (the same kernels: bit for bit
+    where the rule's fix is safe)."""
+    installed = installed_torch()
+    gone = {r.id for r in load_rules() if r.removed is not None and installed is not None and installed >= r.removed}
     for case in FIXED:
-        if case.rule not in ("TU220", "TU204", "TU203") or "svdvals" in rewrite(case.code(case.method), case.rule,
-                                                                              LOW, HIGH):
+        if case.rule not in ("TU220", "TU204", "TU203") or case.rule in gone or \
+                "svdvals" in rewrite(case.code(case.method), case.rule, LOW, HIGH):
             continue
         old = run(case.code(case.method), case.names())
         new = run(rewrite(case.code(case.method), case.rule, LOW, HIGH), case.names())
