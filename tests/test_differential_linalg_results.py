@@ -125,6 +125,19 @@ def test_solve_keeping_the_lu_factor(data):
                              A=a, B=b)
 
 
+@pytest.mark.differential("TU201")
+@pytest.mark.parametrize("a_shape,k", SOLVE_LU_SHAPES)
+@pytest.mark.parametrize("transpose", ["Y.t()", "torch.t(Y)"])
+def test_solve_keeping_the_lu_factor_of_a_transpose(a_shape, k, transpose):
+    """B a transpose is at most 2-D (Tensor.t refuses more): no batch dimensions, so lu_factor(A) is torch.solve's
+    LU (nflows 0.14's ``outputs, lu = torch.solve(outputs.t(), self._weight)`` of an unannotated parameter)."""
+    a, y = well_conditioned(a_shape, F64, 3), seeded((k, a_shape[-1]), F64, 4)
+    code = f"def f(A, Y):\n    X, LU = torch.solve({transpose}, A)\n    return X, LU\nout = f(A, Y)\n"
+    assert "LU, pivots = torch.linalg.lu_factor(A)" in rewrite("import torch\n" + code, "TU201", "1.13")
+    assert_matches_reference(code, lambda A, Y: old_solve_lu(Y.t(), A), rules="TU201", low="1.13",
+                             close=close_for(a), A=a, Y=y)
+
+
 def test_solve_keeping_the_lu_factor_of_a_batch_not_stated_is_advice():
     """Where B may have batch dimensions A lacks, torch.solve's LU was A's broadcast to them: advice that writes
     the broadcast out; the code it names gives the old LU."""

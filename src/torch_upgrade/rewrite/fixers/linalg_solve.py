@@ -20,8 +20,9 @@ matrices and fails where it failed (tests/test_differential_linalg.py).
 two steps with their results kept: ``LU, pivots = torch.linalg.lu_factor(A)`` then
 ``X = torch.linalg.lu_solve(LU, pivots, B)`` (a name ``pivots`` the file does not use yet). ``torch.solve``
 returned ``LU`` broadcast to the batch shape of ``A`` and ``B`` together; ``lu_factor(A)`` has ``A``'s. The two
-agree where ``B`` has no batch dimensions (the code states it 2-D); elsewhere the finding is advice that
-writes the broadcast out.
+agree where ``B`` has no batch dimensions (the code states it 2-D, or it is a transpose ``Y.t()``, which is
+at most 2-D: nflows' ``torch.solve(outputs.t(), self._weight)``); elsewhere the finding is advice that writes the
+broadcast out.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Optional
 
 import libcst as cst
 
-from torch_upgrade.syntax.nodes import names as _names
+from torch_upgrade.syntax.nodes import dotted, names as _names
 
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers._results import first_of_pair
@@ -74,6 +75,16 @@ BROADCAST = ("{lu} (the LU factor) is read here: torch.linalg.lu_factor(A) compu
              "lu_factor(A) alone where B never has more batch dimensions than A")
 
 
+def _transpose(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> bool:
+    """``Y.t()`` or ``torch.t(Y)``: at most 2-D (Tensor.t refuses more dimensions), so no batch dimensions."""
+    if not isinstance(expr, cst.Call) or any(a.star or a.keyword is not None for a in expr.args):
+        return False
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "t" and not expr.args:
+        return True
+    name = dotted(expr.func)
+    return name is not None and len(expr.args) == 1 and ctx.analysis.qualify(name, ref.scope)[0] == "torch.t"
+
+
 def _keeping_lu(ref: Reference, ctx: FixContext, matrix: cst.BaseExpression, rhs: cst.BaseExpression,
                 rank_b: Optional[int]) -> Optional[Fix]:
     """``X, LU = torch.solve(B, A)`` with LU read: ``LU, pivots = lu_factor(A)``; ``X = lu_solve(LU, pivots, B)``."""
@@ -89,7 +100,7 @@ def _keeping_lu(ref: Reference, ctx: FixContext, matrix: cst.BaseExpression, rhs
     x, lu = (cst.ensure_type(e.value, cst.Name) for e in target.elements)
     if x.value == lu.value or lu.value in _names(rhs):
         return None  # the second step reads B after LU is bound
-    if rank_b != 2:
+    if rank_b != 2 and not _transpose(rhs, ref, ctx):
         raise Advice(f"{ctx.rule.message}. {BROADCAST.format(lu=lu.value, x=x.value)}")
     if any(isinstance(n, cst.Name) and n.value == PIVOTS for n in ctx.analysis.nodes(cst.Name)):
         return None  # the name the steps need is in use
