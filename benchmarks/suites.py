@@ -190,6 +190,32 @@ PROJECTS: dict[str, Project] = {
                                    "torchmetrics"),
                                   ("sklearn", "skimage", "nltk", "cloudpickle"),
                                   note="metrics (2021); torch.norm, torch.jit.script of metrics"),
+    # torchdiffeq 0.2.1 (2021-02, commit ff42a45 "bump version": the repository has no tags; setup.py:
+    # torch>=1.3.0). Its tests are unittest files named *_tests.py, given by path. Run: api_tests, event_tests and
+    # norm_tests (~2 min on 2 cores); gradient_tests and odeint_tests (gradchecks and every solver x dtype) are
+    # left out: with them one run of the tests took over 10 min. torchdiffeq/ itself has no findings at --from 1.3;
+    # the rewrites are in examples/ (not exported) and tests/DETEST/run.py (set_default_tensor_type(DoubleTensor)
+    # -> set_default_dtype(float64), TU052; not run: it needs the `detest` module), so this suite checks that the
+    # package and its tests are left alone. First run (2026-11-30, tool 4e4bcdd): 8 tests (126 subtests), 8 passed
+    # before and after, 0 fixed, 0 broken
+    "torchdiffeq-0.2.1": Project("rtqichen/torchdiffeq", "ff42a45", "1.3",
+                                 ("tests/api_tests.py", "tests/event_tests.py", "tests/norm_tests.py"),
+                                 note="ODE solvers; adjoint method, torch.autograd.Function, norms"),
+    # nflows 0.14 (2020-11): no torch version stated (setup.py's install_requires and environment.yml name torch
+    # unversioned); --from 1.4, the torch of early 2020 when nflows was split out (every rewrite below needs 1.7 or
+    # later, so any floor below 1.7 gives the same fixes). Its whole suite (tests/, unittest files *_test.py, ~1 min
+    # on 2 cores). Installed here: torchtestcase (matplotlib, tqdm, numpy were; tensorboard, in install_requires, is
+    # imported by no test). First run (2026-11-30, tool 4e4bcdd): 145 tests, 141 passed before, 145 after, 4 fixed,
+    # 0 broken. Fixed: NaiveLinear's two tests (torch.solve, removed: inverse_no_cache() reads the LU factor torch.solve
+    # returned; with B = outputs.t() it is fixed as lu_factor + lu_solve since 4e4bcdd, advice before) and two
+    # spline tests (test_forward_inverse_are_consistent of the linear and rational-quadratic splines) that failed
+    # in the full run before on unseeded random inputs ("tensors are different") and pass alone in the same tree:
+    # chance, no rewrite touches the splines. Rewrites: triangular_solve -> linalg.solve_triangular (lu.py,
+    # qr.py), torch.qr -> linalg.qr, torch.ger -> outer, log(1 + x**2) -> log1p, log(exp(x) - 1) -> log(expm1(x)),
+    # meshgrid(indexing="ij") in the example notebooks (not exported). Left: LongTensor(values) of a list argument
+    # in reshape_test.py (TU964 advice)
+    "nflows-0.14": Project("bayesiains/nflows", "v0.14", "1.4", ("tests",), ("torchtestcase",),
+                           note="normalizing flows (2020); torch.solve keeping its LU, triangular_solve, qr, ger"),
 }
 # Tried and left out: pyro 1.4.0 asserts torch 1.x when imported (pyro/distributions/torch_patch.py), and
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only arguments): no test
