@@ -151,6 +151,17 @@ def test_solve_keeping_the_lu_factor_of_a_batch_not_stated_is_advice():
     assert LU.shape == old_lu.shape == (2, 3, 3) and torch.allclose(LU, old_lu) and torch.allclose(X, old_x)
 
 
+@pytest.mark.parametrize("low", ["1.4", "1.10"])
+def test_solve_keeping_the_lu_factor_advice_says_what_its_code_needs(low):
+    """The advice writes torch.linalg.lu_factor and lu_solve (torch 1.13): its floor note says 1.13, not the rule's
+    1.8 (torch.linalg.solve), which told a project on 1.10 nothing and one on 1.4 'until its floor reaches 1.8'."""
+    code = "import torch\ndef f(A, B):\n    X, LU = torch.solve(B, A)\n    return X, LU\n"
+    message = message_of(code, "TU201", low)
+    assert f"this needs torch >= 1.13 and the project supports torch {low}" in message
+    assert "floor reaches 1.13" in message and "1.8" not in message
+    assert "behind a version check" not in message_of(code, "TU201", "1.13")
+
+
 @pytest.mark.parametrize("code", [
     "def f(A):\n    B = torch.ones(3, 2)\n    X, LU = torch.solve(B, A); print(LU)\n",  # two statements on the line
     "def f(A, pivots):\n    B = torch.ones(3, 2)\n    X, LU = torch.solve(B, A)\n    return LU, pivots\n",

@@ -32,4 +32,6 @@ class Hit:
     # a behaviour change that breaks this code: what the checker shows it does fails from the rule's release
     # on (TU803: a load of a file the code shows holds a pickled object, which weights_only=True refuses)
     breaks: bool = False
+    # the release what an advice message writes needs, where later than the rule's ``requires`` (context.Advice)
+    advice_requires: Optional[str] = None
 

@@ -288,7 +288,7 @@ def attach_fix(hit: Hit, ref: Reference, analysis: Analysis, window: Window) -> 
     try:
         hit.fix = fix_for(hit.rule, ref, analysis, window)
     except Advice as advice:
-        hit.fix, hit.message = None, advice.message
+        hit.fix, hit.message, hit.advice_requires = None, advice.message, advice.requires
 
 
 def fix_for(rule: Rule, ref: Reference, analysis: Analysis, window: Window) -> Optional[Fix]:

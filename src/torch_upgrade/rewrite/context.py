@@ -24,11 +24,13 @@ class Unnameable(Exception):
 
 class Advice(Exception):
     """No rewrite keeps the behaviour at this place: ``message`` (the finding's message) says what
-    differs and the exact code to write. The finding stays, with no fix: it needs a person."""
+    differs and the exact code to write. The finding stays, with no fix: it needs a person. ``requires``: the
+    release the code it writes needs where that is later than the rule's own ``requires`` (the floor note says it)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, requires: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
+        self.requires = requires
 
 
 class FixContext:

@@ -101,7 +101,7 @@ def _keeping_lu(ref: Reference, ctx: FixContext, matrix: cst.BaseExpression, rhs
     if x.value == lu.value or lu.value in _names(rhs):
         return None  # the second step reads B after LU is bound
     if rank_b != 2 and not _transpose(rhs, ref, ctx):
-        raise Advice(f"{ctx.rule.message}. {BROADCAST.format(lu=lu.value, x=x.value)}")
+        raise Advice(f"{ctx.rule.message}. {BROADCAST.format(lu=lu.value, x=x.value)}", requires=LU_STEPS)
     if any(isinstance(n, cst.Name) and n.value == PIVOTS for n in ctx.analysis.nodes(cst.Name)):
         return None  # the name the steps need is in use
     solve, solve_imports = ctx.qualified("torch.linalg.lu_solve")
