@@ -18,6 +18,10 @@ cannot), cached with its file.
 - In another file (the modules are built elsewhere), the file's calls change together, unsafely:
   the rewrite is right once the ``weight_norm`` calls that built the modules are migrated, and
   wrong before; the message says so.
+- In a file that names the old ``weight_norm`` only in compatibility code (the fallback where
+  ``torch.nn.utils.parametrizations.weight_norm`` is missing), the file picks the form by torch, and
+  the modules its calls undo may have either form (parler-tts's DAC wrapper removes the old form the
+  ``dac`` library applied, then applies whichever torch has): advice, no fix.
 """
 
 from __future__ import annotations
@@ -51,6 +55,12 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         elif here:
             message = (f"{rule.message}. This file applies torch.nn.utils.weight_norm, and its migration is advice "
                        f"here ({plan.blocked}): change this with it, writing {shown}")
+            fix = None
+        elif plan.picks:
+            message = (f"{rule.message}. This file picks weight_norm's form by what torch has (the old "
+                       f"torch.nn.utils.weight_norm only as a fallback), so the modules this undoes may have either "
+                       f"form, by who built them and on which torch (a library's, the file's own): once every module "
+                       f"it undoes has the new form, write {shown}")
             fix = None
         elif not plan.blocked:
             message = (f"{rule.message}. The module comes from elsewhere (this file does not apply weight_norm): "

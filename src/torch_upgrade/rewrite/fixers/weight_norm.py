@@ -84,6 +84,7 @@ class Plan:
     imports: tuple[ImportSpec, ...] = ()
     released: tuple[str, ...] = ()
     shown: dict[int, str] = field(default_factory=dict)  # the code to write, by the id of a reference's node
+    picks: bool = False  # the file names the old weight_norm only in compatibility code (it picks the form by torch)
 
     @property
     def blocked(self) -> str:
@@ -122,6 +123,7 @@ def _plan(analysis: Analysis, rule: Rule, window: Window) -> Plan:
     names = _factor_names(applies)
     factors = _factor_reads(analysis, names) if applies else []
     made = Plan(applies, removes, factors)
+    made.picks = not applies and any(r.qualname in OLD and not _live(r) for r in analysis.references)
     if applies:
         made.old_form, made.old_form_advice = _old_form(analysis, rule, window, names, factors)
     if removes:
