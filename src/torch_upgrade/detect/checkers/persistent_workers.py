@@ -7,6 +7,8 @@ The suggested keyword keeps a variable worker count valid:
 epoch: ``for batch in DataLoader(...)`` outside any loop, or a name of a function assigned the loader and
 only iterated, never inside a loop that does not also make the loader anew) has no epoch to keep its
 workers for, and is left alone (torchmetrics' and torchgeo's evaluation loaders, captum's ``iter(...)``).
+So is a loader whose sampler draws an endless epoch, ``RandomSampler(ds, replacement=True,
+num_samples=int(1e10))`` (minGPT's trainer: its ``iter(loader)`` again on StopIteration never runs).
 """
 
 from __future__ import annotations
@@ -27,8 +29,13 @@ PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_w
           "prefetch_factor", "persistent_workers", "pin_memory_device", "in_order")
 
 
+SAMPLERS = ("torch.utils.data.RandomSampler", "torch.utils.data.sampler.RandomSampler")
+ENDLESS = 10 ** 9  # samples in an epoch no training run finishes
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
+    endless = {id(call) for _, call in calls(analysis, SAMPLERS) if _endless(call)}
     for ref, call in calls(analysis, LOADERS):
         if has_star_kwargs(call):
             continue
@@ -38,7 +45,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         workers = literal(bound["num_workers"])
         if workers == 0 or workers is None:
             continue
-        if _one_epoch(call, analysis):
+        if _one_epoch(call, analysis) or ("sampler" in bound and id(bound["sampler"].value) in endless):
             continue
         if isinstance(workers, int):
             keyword = "persistent_workers=True"
@@ -48,6 +55,19 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                    " (available since torch 1.7)")
         out.append(hit(rule, ref, analysis, window, message=message))
     return out
+
+
+def _endless(call: cst.Call) -> bool:
+    """Whether a RandomSampler call draws ENDLESS samples or more (``num_samples=int(1e10)``)."""
+    bound = bind(call, ("data_source", "replacement", "num_samples", "generator"))
+    if bound is None or "num_samples" not in bound:
+        return False
+    value = bound["num_samples"].value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "int" \
+            and len(value.args) == 1:
+        value = value.args[0].value
+    number = literal(value)
+    return isinstance(number, (int, float)) and not isinstance(number, bool) and number >= ENDLESS
 
 
 _ONCE = ("iter", "list", "tuple", "enumerate", "next")  # a call of these over a loader goes through it once
