@@ -90,6 +90,7 @@ BESIDE = {
     "nested_weights_only": "torch.load beside nested tensors",
     "object_collective_exceptions": "object collectives flagged for a weights_only= keyword",
     "pack_padded": "torch.tensor/as_tensor: the lengths of a pack_padded_sequence flagged, which then stays quiet",
+    "persistent_workers": "RandomSampler: the sampler of a DataLoader flagged, which then stays quiet",
     "require_grad": "Tensor and Module: receivers of the misspelt attribute",
     "sac_saved_tensors_hooks": "checkpoint flagged for a context_fn= keyword",
     "ta_legacy_backend": "set_audio_backend flagged for the 'sox' literal",
