@@ -697,3 +697,51 @@ def test_a_fallback_calling_something_else_or_with_the_same_keywords_is_no_probe
             except TypeError:
                 return torch.load(path)
         """)
+
+
+def test_a_broad_handler_that_only_chooses_the_same_names_again_is_a_fallback():
+    """Megatron's layers.py: the deprecated names where the version check says old torch, and as the
+    fallback where the check itself fails (a bare except, or except Exception, binding the same names)."""
+    check("""
+        import torch
+        from megatron.core.utils import is_torch_min_version
+
+        try:
+            if is_torch_min_version("2.4.0a0"):
+                custom_fwd = torch.amp.custom_fwd
+            else:
+                custom_fwd = torch.cuda.amp.custom_fwd
+        except:
+            custom_fwd = torch.cuda.amp.custom_fwd
+
+        try:
+            custom_bwd = torch.amp.custom_bwd
+        except Exception:
+            custom_bwd = torch.cuda.amp.custom_bwd
+        """, """
+        import torch
+        custom_fwd = torch.cuda.amp.custom_fwd
+        custom_bwd = torch.cuda.amp.custom_bwd
+        """, [("TU330", 3), ("TU330", 4)])
+
+
+def test_a_broad_handler_that_does_more_than_choose_again_is_no_fallback():
+    """A handler that logs, calls or binds another name is error handling: what it reads is reported."""
+    assert ("TU330", 8) in found("""
+        import torch
+
+        try:
+            custom_fwd = torch.amp.custom_fwd
+        except Exception:
+            print("old torch")
+            custom_fwd = torch.cuda.amp.custom_fwd
+        """)
+    assert ("TU330", 8) in found("""
+        import torch
+
+        try:
+            custom_fwd = torch.amp.custom_fwd
+        except Exception:
+            other = 1
+            custom_bwd = torch.cuda.amp.custom_bwd
+        """)

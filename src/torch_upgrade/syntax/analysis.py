@@ -24,8 +24,8 @@ import libcst as cst
 
 from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
-                                         falls_back, needs_library_feature, probes_imports, signature_fallback,
-                                         try_asks, try_packages, ways_out)
+                                         falls_back, needs_library_feature, probes_imports, rebinds_on_failure,
+                                         signature_fallback, try_asks, try_packages, ways_out)
 from torch_upgrade.syntax.nodes import child_list, children, dotted, field_values, is_node, parent_map  # children: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
@@ -533,7 +533,7 @@ class Analysis:
                 else:
                     self._in_branch(node, arm, lambda: self._visit(handler))
 
-        if catches_import_errors(node):
+        if catches_import_errors(node) or rebinds_on_failure(node):
             self._guarded(Guard(None, None, PROBE, try_asks(node), try_packages(node)), attempts)
         else:
             attempts()

@@ -112,6 +112,54 @@ def catches_import_errors(node: Union[cst.Try, "cst.TryStar"]) -> bool:
     return any(handles(handler, GUARD_EXCEPTIONS) for handler in node.handlers)
 
 
+_BROAD = {"Exception", "BaseException"}
+
+
+def rebinds_on_failure(node: Union[cst.Try, "cst.TryStar"]) -> bool:
+    """Whether a ``try`` only chooses values, and its broad handlers (a bare ``except:``, ``except
+    Exception:``) only bind again names its body binds: the handler is the fallback of the body's choice
+    (``try: f = torch.distributed.all_gather_into_tensor`` / ``except: f = torch.distributed._all_gather_base``;
+    Megatron's ``try: if is_torch_min_version("1.13.0"): f = <new> else: f = <old>`` / ``except: f = <old>``,
+    the old name where the check itself fails), compatibility code as a handler of AttributeError is."""
+    chosen = _assigned(node.body)
+    if chosen is None or not chosen:
+        return False
+    broad = [h for h in node.handlers if h.type is None or handles(h, _BROAD)]
+    if not broad or len(broad) != len(node.handlers):
+        return False
+    for handler in broad:
+        rebound = _assigned(handler.body)
+        if not rebound or not rebound <= chosen:
+            return False
+    return True
+
+
+def _assigned(block: cst.BaseSuite) -> Optional[set[str]]:
+    """The names a block binds when it holds only assignments of names (``if``/``else`` arms of them
+    too, ``pass``); None when it holds anything else."""
+    names: set[str] = set()
+    for statement in getattr(block, "body", ()):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Pass):
+                    continue
+                if not isinstance(small, cst.Assign) or \
+                        not all(isinstance(target.target, cst.Name) for target in small.targets):
+                    return None
+                names.update(cast(cst.Name, target.target).value for target in small.targets)
+        elif isinstance(statement, cst.If):
+            arm: Optional[Union[cst.If, cst.Else]] = statement
+            while arm is not None:
+                inner = _assigned(arm.body)
+                if inner is None:
+                    return None
+                names |= inner
+                arm = arm.orelse if isinstance(arm, cst.If) else None
+        else:
+            return None
+    return names
+
+
 # what a removed or deprecated call raises: AttributeError (the name is gone), RuntimeError (a
 # removed function's stub, torch 1.12-2.13), TypeError (an argument no longer accepted)
 _FAILURES = {"Exception", "BaseException", "RuntimeError", "AttributeError", "TypeError", "NotImplementedError"}
