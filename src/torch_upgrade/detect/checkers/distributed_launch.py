@@ -97,9 +97,15 @@ def _may_be_read(analysis: Analysis, dest: str) -> bool:
                 and node.func.attr.value in _PARSERS):
             continue
         statement = analysis.parent(node)
-        if not isinstance(statement, cst.Assign):
-            return True  # main(parser.parse_args()), return parser.parse_args(), self.args = ...: not followed
-        for target in statement.targets:
+        if isinstance(statement, cst.Return):  # def parse(): ... return parser.parse_args(); args = parse()
+            statements = _assigned_from(analysis, statement)
+            if statements is None:
+                return True
+        elif isinstance(statement, cst.Assign):
+            statements = [statement]
+        else:
+            return True  # main(parser.parse_args()), self.args = ...: not followed
+        for target in (t for s in statements for t in s.targets):
             names = target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target]
             for name in names:
                 value = name.value if isinstance(name, cst.Element) else name
@@ -112,6 +118,26 @@ def _may_be_read(analysis: Analysis, dest: str) -> bool:
             return True
     return any(isinstance(node, cst.Return) and isinstance(node.value, cst.Name) and node.value.value in parsed
                for node in analysis.nodes(cst.Return))
+
+
+def _assigned_from(analysis: Analysis, returned: cst.Return) -> Optional[list[cst.Assign]]:
+    """The assignments of the calls of the module-level function whose ``return`` this is (gptoss'
+    ``def _parse_args(): ... return parser.parse_args()`` / ``args = _parse_args()``); None where the
+    function is not such a function or a call of it is not such an assignment (the result not followed)."""
+    function = analysis.enclosing(returned, cst.FunctionDef)
+    if not isinstance(function, cst.FunctionDef) or analysis.parent(function) is not analysis.module:
+        return None
+    name = function.name.value
+    found: list[cst.Assign] = []
+    for node in analysis.nodes(cst.Name):
+        if not isinstance(node, cst.Name) or node.value != name or node is function.name:
+            continue
+        call = analysis.parent(node)
+        statement = analysis.parent(call) if isinstance(call, cst.Call) and call.func is node else None
+        if not isinstance(statement, cst.Assign) or statement.value is not call:
+            return None
+        found.append(statement)
+    return found
 
 
 def _command(node: cst.CSTNode) -> bool:
