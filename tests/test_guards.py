@@ -745,3 +745,39 @@ def test_a_broad_handler_that_does_more_than_choose_again_is_no_fallback():
             other = 1
             custom_bwd = torch.cuda.amp.custom_bwd
         """)
+
+
+def test_the_right_side_of_and_or_after_a_guard_is_guarded():
+    """Megatron: DTensor from a try import, its flag tested before the name is read in the same
+    expression (``HAVE_DTENSOR and isinstance(t, DTensor)``, ``not HAVE_DTENSOR or not isinstance(...)``)."""
+    check("""
+        try:
+            from torch.distributed._tensor import DTensor
+            HAVE_DTENSOR = True
+        except ImportError:
+            HAVE_DTENSOR = False
+
+        def unshard(t):
+            if HAVE_DTENSOR and isinstance(t, DTensor):
+                return t.full_tensor()
+            return t
+
+        def check_plain(obj):
+            assert not HAVE_DTENSOR or not isinstance(obj, DTensor)
+        """, """
+        from torch.distributed._tensor import DTensor
+
+        def unshard(t):
+            if isinstance(t, DTensor):
+                return t.full_tensor()
+            return t
+        """, [("TU630", 2)])
+
+
+def test_the_right_side_of_and_after_another_test_is_reported():
+    assert ("TU330", 5) in found("""
+        import torch
+
+        def pick(ready):
+            return ready and torch.cuda.amp.custom_fwd
+        """)

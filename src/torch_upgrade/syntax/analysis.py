@@ -515,6 +515,15 @@ class Analysis:
         self._guarded(Guard(node.test, self.scope, PROBE), lambda: self._stack_push_visit([node.body, node.orelse]))
         self._stack.pop()
 
+    def _bool_op(self, node: cst.BooleanOperation) -> None:
+        """``a and b``, ``a or b``: ``b`` runs only on one answer of ``a``, as an ``if``'s arm does, so a
+        guard ``a`` guards it (Megatron: ``HAVE_DTENSOR and isinstance(t, DTensor)``, ``not HAVE_DTENSOR or
+        not isinstance(obj, DTensor)``, DTensor from a ``try`` import)."""
+        self._stack.append(node)
+        self._visit(node.left)
+        self._guarded(Guard(node.left, self.scope, PROBE), lambda: self._visit(node.right))
+        self._stack.pop()
+
     def _try(self, node: Union[cst.Try, "cst.TryStar"]) -> None:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
@@ -802,6 +811,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Analysis, Any], None]] = {
     cst.Name: Analysis._chain,
     cst.If: Analysis._if,
     cst.IfExp: Analysis._if_exp,
+    cst.BooleanOperation: Analysis._bool_op,
     cst.Try: Analysis._try,
     cst.SimpleString: Analysis._skip,
     cst.ConcatenatedString: Analysis._skip,
