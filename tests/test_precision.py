@@ -649,6 +649,26 @@ def test_a_loader_that_may_serve_several_epochs_gets_the_hint(code: str) -> None
     assert "TU701" in {rule for rule, _ in findings(code, low="2.0")}
 
 
+def test_a_worker_count_of_the_cpus_is_at_least_one() -> None:
+    """denoising-diffusion-pytorch's DataLoader(ds, num_workers=cpu_count()) was told persistent_workers=cpu_count()
+    > 0: the count of CPUs is 1 or more wherever the loader can be made, so persistent_workers=True."""
+    code = textwrap.dedent("""
+        from multiprocessing import cpu_count
+        import os
+        from torch.utils.data import DataLoader
+
+        def loaders(ds, n):
+            a = DataLoader(ds, num_workers=cpu_count())
+            b = DataLoader(ds, num_workers=os.cpu_count())
+            c = DataLoader(ds, num_workers=n)
+            return a, b, c
+        """)
+    report = torch_upgrade.scan_source(code, from_version="2.0", select=["TU701"])
+    advice = {f.line: f.message for f in report.findings}
+    assert "persistent_workers=True " in advice[7] and "persistent_workers=True " in advice[8]
+    assert "persistent_workers=n > 0 " in advice[9]
+
+
 def test_advice_that_needs_a_release_after_the_floor_says_so() -> None:
     """torchmetrics (torch 2.0) was told to write torch.backends.cuda.matmul.fp32_precision, which torch 2.9
     added: a finding without a fix says when what it advises needs a release after the window's floor."""

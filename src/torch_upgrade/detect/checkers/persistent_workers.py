@@ -30,12 +30,15 @@ PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_w
 
 
 SAMPLERS = ("torch.utils.data.RandomSampler", "torch.utils.data.sampler.RandomSampler")
+CPU_COUNTS = ("os.cpu_count", "multiprocessing.cpu_count")
 ENDLESS = 10 ** 9  # samples in an epoch no training run finishes
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     endless = {id(call) for _, call in calls(analysis, SAMPLERS) if _endless(call)}
+    # os.cpu_count() / multiprocessing.cpu_count(): at least 1 wherever the loader can be made
+    counts = {id(r.call) for r in analysis.references if r.qualname in CPU_COUNTS and r.call is not None}
     for ref, call in calls(analysis, LOADERS):
         if has_star_kwargs(call):
             continue
@@ -47,7 +50,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         if _one_epoch(call, analysis) or ("sampler" in bound and id(bound["sampler"].value) in endless):
             continue
-        if isinstance(workers, int):
+        if isinstance(workers, int) or id(bound["num_workers"].value) in counts:
             keyword = "persistent_workers=True"
         else:
             keyword = f"persistent_workers={code(bound['num_workers'].value)} > 0"
