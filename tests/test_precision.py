@@ -669,6 +669,24 @@ def test_a_worker_count_of_the_cpus_is_at_least_one() -> None:
     assert "persistent_workers=n > 0 " in advice[9]
 
 
+def test_a_class_check_of_variable_is_told_what_it_checks() -> None:
+    """Megatron's isinstance(val, (Parameter, Variable)) was told 'Variable(x) is x.detach()', what a call does:
+    the class check asks whether the object is a tensor, and the message says so."""
+    code = textwrap.dedent("""
+        import torch
+        from torch.autograd import Variable
+
+        def half(val):
+            if isinstance(val, (torch.nn.Parameter, Variable)):
+                return val.data
+            return Variable(val)
+        """)
+    report = torch_upgrade.scan_source(code, from_version="2.0", select=["TU950"])
+    advice = {f.line: f.message for f in report.findings}
+    assert advice[6].startswith("isinstance(obj, Variable) is isinstance(obj, torch.Tensor)")
+    assert advice[8].startswith("Variable(...) is deprecated")
+
+
 def test_advice_that_needs_a_release_after_the_floor_says_so() -> None:
     """torchmetrics (torch 2.0) was told to write torch.backends.cuda.matmul.fp32_precision, which torch 2.9
     added: a finding without a fix says when what it advises needs a release after the window's floor."""

@@ -19,12 +19,17 @@ from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
 from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.fixers.variable_wrapper import isinstance_use
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted, named
 
 WORDS = (("torch", "Variable"),)
 REPLACES_NAME = True  # `from torch.autograd import Variable` goes with its uses
 NAMES = {"torch.autograd.Variable", "torch.autograd.variable.Variable"}
+# what the rule's message (about Variable(x) calls) does not say of a class check
+ISINSTANCE = ("isinstance(obj, Variable) is isinstance(obj, torch.Tensor): torch.autograd.Variable (deprecated since "
+              "torch 0.4, when tensors began to track gradients themselves) is kept for old code, and its class "
+              "check asks whether obj is a tensor; write torch.Tensor")
 
 
 def _unused_import(ref: Reference, analysis: Analysis, rule: Rule) -> list[Hit]:
@@ -59,5 +64,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if ref.ctx == "import":
             out += _unused_import(ref, analysis, rule)
         elif ref.ctx == "load" and (ref.call is None or ref.node is ref.call.func):
-            out.append(hit(rule, ref, analysis, window))
+            out.append(hit(rule, ref, analysis, window,
+                           message=ISINSTANCE if ref.call is None and isinstance_use(ref) else None))
     return out

@@ -130,7 +130,7 @@ def _always_bool(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> b
     return False
 
 
-def _isinstance_use(ref: Reference) -> bool:
+def isinstance_use(ref: Reference) -> bool:
     """Whether the reference is the class argument of ``isinstance`` (alone or in a tuple)."""
     parents = ref.parents
     if not parents:
@@ -148,7 +148,7 @@ def _isinstance_use(ref: Reference) -> bool:
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     call = ref.call
     if call is None:
-        if ref.ctx == "load" and _isinstance_use(ref) and ref.scope.bindings.get("isinstance") is None \
+        if ref.ctx == "load" and isinstance_use(ref) and ref.scope.bindings.get("isinstance") is None \
                 and "isinstance" not in ctx.analysis.root_scope.bindings:
             tensor, imports = ctx.qualified("torch.Tensor")
             return Fix(edits=[Replace(ref.node, tensor)], imports=imports, replacement=A.code(tensor))
