@@ -747,6 +747,31 @@ def test_a_broad_handler_that_does_more_than_choose_again_is_no_fallback():
         """)
 
 
+def test_a_broad_handler_that_gives_a_default_value_is_error_handling():
+    """``try: state = torch.load(path)`` / ``except Exception: state = {}`` chooses no other API: a call's result
+    and a literal in its place are error handling, and what the try calls is still reported (it was not, for a
+    while, once a try only binding names counted as a fallback)."""
+    code = """
+        import torch
+
+        def restore(path):
+            try:
+                state = torch.load(path)
+            except Exception:
+                state = {}
+            return state
+
+        def scaler():
+            try:
+                s = torch.cuda.amp.GradScaler()
+            except:
+                s = None
+            return s
+        """
+    rules = {rule for rule, _ in found(code)}
+    assert {"TU803", "TU304"} <= rules, rules
+
+
 def test_the_right_side_of_and_or_after_a_guard_is_guarded():
     """Megatron: DTensor from a try import, its flag tested before the name is read in the same
     expression (``HAVE_DTENSOR and isinstance(t, DTensor)``, ``not HAVE_DTENSOR or not isinstance(...)``)."""

@@ -135,15 +135,17 @@ def rebinds_on_failure(node: Union[cst.Try, "cst.TryStar"]) -> bool:
 
 
 def _assigned(block: cst.BaseSuite) -> Optional[set[str]]:
-    """The names a block binds when it holds only assignments of names (``if``/``else`` arms of them
-    too, ``pass``); None when it holds anything else."""
+    """The names a block binds when it holds only assignments of names to what a dotted name refers to
+    (``f = torch.distributed._all_gather_base``: a choice of function or class, not a call's result or a
+    literal: ``try: state = torch.load(p)`` / ``except Exception: state = {}`` is error handling), ``if``/``else``
+    arms of them too, ``pass``; None when it holds anything else."""
     names: set[str] = set()
     for statement in getattr(block, "body", ()):
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Pass):
                     continue
-                if not isinstance(small, cst.Assign) or \
+                if not isinstance(small, cst.Assign) or dotted(small.value) is None or \
                         not all(isinstance(target.target, cst.Name) for target in small.targets):
                     return None
                 names.update(cast(cst.Name, target.target).value for target in small.targets)
