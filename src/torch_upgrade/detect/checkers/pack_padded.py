@@ -15,6 +15,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
+from torch_upgrade.detect.checkers._sites import source
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.pack_lengths import lengths_arg, on_cpu
 from torch_upgrade.syntax.analysis import Analysis
@@ -86,24 +87,20 @@ def _default_device_cpu(analysis: Analysis) -> bool:
     if isinstance(known, bool):
         return known
     project = analysis.project
-    found = isinstance(project, FileIndex) and not any(word in analysis.module.code for word in DEVICE_SETTERS) \
-        and not _enters_device(analysis.module) and not project.named_anywhere(DEVICE_SETTERS)
+    text = source(analysis)
+    found = isinstance(project, FileIndex) and not any(word in text for word in DEVICE_SETTERS) \
+        and not _enters_device(analysis) and not project.named_anywhere(DEVICE_SETTERS)
     analysis.facts["_default_device_cpu"] = found
     return found
 
 
-def _enters_device(module: cst.Module) -> bool:
+def _enters_device(analysis: Analysis) -> bool:
     """Whether a ``with`` of the module enters a device context (``with torch.device("cuda"):``, a name or
     another expression that may be one)."""
-    found = False
-
-    class Visitor(cst.CSTVisitor):
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            nonlocal found
-            item = node.item
-            name = dotted(item.func) if isinstance(item, cst.Call) else None
-            if name is None or name.rsplit(".", 1)[-1] == "device":
-                found = True
-
-    module.visit(Visitor())
-    return found
+    for node in analysis.nodes(cst.WithItem):
+        assert isinstance(node, cst.WithItem)
+        item = node.item
+        name = dotted(item.func) if isinstance(item, cst.Call) else None
+        if name is None or name.rsplit(".", 1)[-1] == "device":
+            return True
+    return False
