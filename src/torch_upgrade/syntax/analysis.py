@@ -121,6 +121,14 @@ class Analysis:
         self._stack.pop()
         self._resolve()
 
+    @property
+    def source(self) -> str:
+        """The module's code, generated once per file (LibCST's codegen is not cheap)."""
+        code = self.facts.get("_code")
+        if not isinstance(code, str):
+            code = self.facts["_code"] = self.module.code
+        return code
+
     def dispose(self) -> None:
         """Let the file's tree go as soon as nothing else holds it. A scope and its bindings point at
         each other (``Binding.scope``), and references at the guard model that holds this analysis:

@@ -118,16 +118,16 @@ def default_dtype(analysis: Analysis) -> Optional[str]:
         return known if isinstance(known, str) else None
     found: Optional[str] = None
     project = analysis.project
-    if isinstance(project, FileIndex) and not _names(analysis.module, CHANGERS) \
+    if isinstance(project, FileIndex) and not _names(analysis, CHANGERS) \
             and not project.named_anywhere(CHANGERS):
         found = FLOAT32
     analysis.facts["_default_dtype"] = found
     return found
 
 
-def _names(module: cst.Module, words: tuple[str, ...]) -> bool:
+def _names(analysis: Analysis, words: tuple[str, ...]) -> bool:
     """Whether the module's text names one of ``words`` (as a name, an attribute or in a string)."""
-    text = module.code
+    text = analysis.source
     return any(word in text for word in words)
 
 

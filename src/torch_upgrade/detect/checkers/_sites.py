@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, cast
+from typing import Optional
 
 import libcst as cst
 
@@ -38,9 +38,3 @@ def constructed_class(node: cst.CSTNode, body: Optional[Body], order: int) -> Op
     return None
 
 
-def source(analysis: Analysis) -> str:
-    """The module's code, generated once per file (LibCST's codegen is not cheap)."""
-    code = cast(Optional[str], analysis.facts.get("_code"))
-    if code is None:
-        code = analysis.facts["_code"] = analysis.module.code
-    return code

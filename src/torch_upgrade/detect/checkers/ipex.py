@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._sites import source
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
@@ -19,7 +18,7 @@ OPTIMIZE = ("intel_extension_for_pytorch.optimize", "torch.xpu.optimize")
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     sites = [r for r in analysis.references if r.qualname in OPTIMIZE and r.call is not None and not r.guarded]
-    if not sites or "xpu" not in source(analysis):
+    if not sites or "xpu" not in analysis.source:
         return []
     for ref in analysis.references:
         if ref.qualname in OPTIMIZE and ref.call is not None and not ref.guarded:

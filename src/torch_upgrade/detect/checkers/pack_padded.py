@@ -15,7 +15,6 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
-from torch_upgrade.detect.checkers._sites import source
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.pack_lengths import lengths_arg, on_cpu
 from torch_upgrade.syntax.analysis import Analysis
@@ -87,7 +86,7 @@ def _default_device_cpu(analysis: Analysis) -> bool:
     if isinstance(known, bool):
         return known
     project = analysis.project
-    text = source(analysis)
+    text = analysis.source
     found = isinstance(project, FileIndex) and not any(word in text for word in DEVICE_SETTERS) \
         and not _enters_device(analysis) and not project.named_anywhere(DEVICE_SETTERS)
     analysis.facts["_default_device_cpu"] = found
