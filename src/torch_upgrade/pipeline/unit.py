@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
+import symtable
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -224,13 +225,15 @@ def analyse(unit: Unit, ctx: Context, parser: Parser = parse) -> FileResult:
 
 
 def _compiles(text: str) -> bool:
-    """Whether ``text`` is a Python program this interpreter parses (its syntax tree only: far
-    cheaper than LibCST's). Where it is not, or parses only under a newer Python, the file is
-    analysed and the parser says what is wrong, as for any file."""
+    """Whether ``text`` is a Python program this interpreter parses. Its symbol table is built in C
+    without making Python objects of the tree: a third of ``ast.parse``'s time, a tenth of LibCST's.
+    It also refuses a few programs that parse (``nonlocal`` at the module's level, a name declared
+    ``global`` after its use): those, the ones that do not parse, and the ones that parse only under a
+    newer Python are analysed, and the parser says what is wrong, as for any file."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like: not ours to tell
-            compile(text, "<file>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            symtable.symtable(text, "<file>", "exec")
     except Exception:  # SyntaxError, ValueError (a null byte), RecursionError, MemoryError
         return False
     return True
