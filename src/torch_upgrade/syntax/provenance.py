@@ -876,12 +876,7 @@ class Provenance:
                 return CERTAIN if all(k == CERTAIN for k in kinds) else POSSIBLE
             values = facts.values.get(name)
             if values:
-                kinds = [self.of(v, ref, depth + 1, cls) for v in values]
-                if all(k == CERTAIN for k in kinds):
-                    return CERTAIN
-                if all(k == NO for k in kinds):
-                    return NO
-                return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
+                return _joined([self.of(v, ref, depth + 1, cls) for v in values])
             if isinstance(scope_node, cst.FunctionDef) and name in _param_names(scope_node):
                 return POSSIBLE  # an unannotated parameter
         return POSSIBLE
@@ -971,12 +966,7 @@ class Provenance:
         values = members.values.get(attr)
         if not values or attr in members.unpacked:
             return POSSIBLE
-        kinds = [self.of(v, ref, depth + 1, cls) for v in values]
-        if all(k == CERTAIN for k in kinds):
-            return CERTAIN
-        if all(k == NO for k in kinds):
-            return NO
-        return LIKELY if CERTAIN in kinds or LIKELY in kinds else POSSIBLE
+        return _joined([self.of(v, ref, depth + 1, cls) for v in values])
 
     def members(self, owner: cst.ClassDef) -> "Members":
         """What the class assigns to ``self.<attr>`` and registers as buffers: found for every class of
@@ -1126,6 +1116,12 @@ def _agree(kinds: list[Optional[str]]) -> Optional[str]:
     """The kinds of a name's assignments together (None: not a module there, nothing known)."""
     if all(k is None for k in kinds):
         return None
+    return _joined(kinds)
+
+
+def _joined(kinds: Sequence[Optional[str]]) -> str:
+    """What several possible values are together: certain or no where all are, likely where one is
+    certain or likely, else possible."""
     if all(k == CERTAIN for k in kinds):
         return CERTAIN
     if all(k == NO for k in kinds):
