@@ -998,3 +998,37 @@ def test_a_floor_older_than_the_name_table_still_gets_a_safe_fix(tmp_path):
     text, fixed_report = fixed(tmp_path, {"mod.py": code}, "1.3.1")
     assert "LooseVersion(torch" not in text and 'e = e.replace("a", "b")' in text
     assert 'hasattr(torch, "no_grad")' in text
+
+
+def test_a_version_check_in_setup_py_is_never_dead(tmp_path):
+    # setup.py imports whatever torch the installing environment holds, which the floor does not bound: the
+    # check below keeps torch in the requirements where an older one is installed
+    setup = '''
+        from setuptools import setup
+
+        floor = "1.7"
+        requires = ["torch>=" + floor, "scipy"]
+        try:
+            import torch
+
+            if torch.__version__ >= floor:
+                requires = ["scipy"]
+        except ImportError:
+            pass
+
+        setup(name="gp", install_requires=requires)
+        '''
+    module = '''
+        import torch
+
+        if torch.__version__ >= "1.7":
+            solve = torch.linalg.solve
+        else:
+            solve = None
+        '''
+    (tmp_path / "requirements.txt").write_text("torch>=1.7\n", encoding="utf-8")
+    text, report = fixed(tmp_path, {"setup.py": setup, "gp/__init__.py": "", "gp/ops.py": module}, "1.8",
+                         entry="setup.py")
+    assert text == textwrap.dedent(setup).lstrip("\n")
+    assert [(f.path, f.rule) for f in report.findings] == []
+    assert (tmp_path / "gp" / "ops.py").read_text(encoding="utf-8") == "import torch\n\nsolve = torch.linalg.solve\n"

@@ -38,6 +38,7 @@ too (the fix releases their names).
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import Callable, Optional, Sequence, Union, cast
 
@@ -76,6 +77,8 @@ def _names() -> dict[str, NameHistory]:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    if _packaging_script(analysis):
+        return []
     decider = Decider(analysis, analysis.project, table_presence(_names()), table_values(_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
@@ -509,6 +512,15 @@ def _dropped(definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...
 
 _TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)$")
 _TEST_PACKAGE = {"test", "tests", "testing"}
+
+
+def _packaging_script(analysis: Analysis) -> bool:
+    """Whether the file is a ``setup.py``: the torch it imports is whatever the environment installing or
+    building the package holds, which no floor bounds (the requirements it computes are what brings the
+    floor): gpytorch's ``if torch.__version__ >= torch_min: install_requires = []`` keeps torch in the
+    requirements where an older one is installed. Its version checks are never dead."""
+    project = analysis.project
+    return isinstance(project, FileIndex) and project.path is not None and os.path.basename(project.path) == "setup.py"
 
 
 def _public(analysis: Analysis) -> Callable[[str], bool]:
