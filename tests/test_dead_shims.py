@@ -379,6 +379,31 @@ DECIDED = {
 
         autocast = torch.amp.autocast
         '''),
+    "a keyword-only default probed in __kwdefaults__ (MONAI's meshgrid_ij / meshgrid_xy)": ("1.13", '''
+        import torch
+
+
+        def grid_ij(*tensors):
+            if torch.meshgrid.__kwdefaults__ is not None and "indexing" in torch.meshgrid.__kwdefaults__:
+                return torch.meshgrid(*tensors, indexing="ij")
+            return torch.meshgrid(*tensors)
+
+
+        def grid_xy(*tensors):
+            if torch.meshgrid.__kwdefaults__ is not None and "indexing" in torch.meshgrid.__kwdefaults__:
+                return torch.meshgrid(*tensors, indexing="xy")
+            return torch.meshgrid(tensors[1], tensors[0], *tensors[2:])
+        ''', '''
+        import torch
+
+
+        def grid_ij(*tensors):
+            return torch.meshgrid(*tensors, indexing="ij")
+
+
+        def grid_xy(*tensors):
+            return torch.meshgrid(*tensors, indexing="xy")
+        '''),
 }
 
 
@@ -439,6 +464,8 @@ CALLS = {
     "and/or chains: the operands the window settles go": ["device()"],
     "a probe flag (timm's has_native_amp), read by an if and an assert": ["mode('native')", "mode('apex')"],
     "a probe flag its handler sets, beside an import it keeps": ["roundtrip(torch.randn(8))"],
+    "a keyword-only default probed in __kwdefaults__ (MONAI's meshgrid_ij / meshgrid_xy)": [
+        "torch.stack(grid_ij(torch.randn(3), torch.randn(2)))", "torch.stack(grid_xy(torch.randn(3), torch.randn(2)))"],
 }
 
 
@@ -676,6 +703,23 @@ def test_a_name_in_all_stays(tmp_path):
 
 # ------------------------------------------------------------------ undecided: untouched
 UNDECIDED = {
+    "a keyword-only default probed in a window that starts before it": ("1.8", '''
+        import torch
+
+
+        def grid_ij(*tensors):
+            if torch.meshgrid.__kwdefaults__ is not None and "indexing" in torch.meshgrid.__kwdefaults__:
+                return torch.meshgrid(*tensors, indexing="ij")
+            return torch.meshgrid(*tensors)
+        '''),
+    "the __kwdefaults__ of a function with no keyword-only parameter the table dates": ("2.0", '''
+        import torch.nn.functional as F
+
+        if F.interpolate.__kwdefaults__ is not None:
+            RESIZE = "keywords"
+        else:
+            RESIZE = "positional"
+        '''),
     "the window starts before the threshold": ("1.7", '''
         import torch
         from packaging import version

@@ -879,3 +879,20 @@ def test_the_dcp_advice_says_once_what_save_needs() -> None:
             assert found.message.count("torch >= 2.2") == times, found.message
     [unpinned] = [f for f in torch_upgrade.scan_source(code, to_version="2.13").findings if f.rule == "TU621"]
     assert unpinned.message.count("save() needs torch >= 2.2") == 1
+
+
+def test_the_fallback_of_a_kwdefaults_probe_is_guarded() -> None:
+    """MONAI's meshgrid_ij: the call without indexing= runs only where torch.meshgrid has no such keyword
+    (torch < 1.10), so it is compatibility code, not a call to give indexing= (which would raise there)."""
+    code = """
+    import torch
+
+    def meshgrid_ij(*tensors):
+        if torch.meshgrid.__kwdefaults__ is not None and "indexing" in torch.meshgrid.__kwdefaults__:
+            return torch.meshgrid(*tensors, indexing="ij")
+        return torch.meshgrid(*tensors)
+
+    def plain(a, b):
+        return torch.meshgrid(a, b)
+    """
+    assert findings(code, low="1.8") == [("TU021", 10)]

@@ -46,7 +46,7 @@ _HELPER_KEYS = {"also", "params", "defaults", "unset", "require", "operator", "v
                 "functions", "subject", "fallback", "requirement", "returns"}
 _FALLBACKS = {"leading-digits"}
 _RETURNS = {"bool", "truth"}
-_PARAMETER_KEYS = {"added", "reference", "note"}
+_PARAMETER_KEYS = {"added", "reference", "note", "keyword_only"}
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _QUALNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
@@ -173,6 +173,7 @@ class Parameter:
     added: Version
     reference: str
     note: str = ""
+    keyword_only: bool = False  # after ``*`` (or ``*args``): in ``__kwdefaults__`` where it has a default
 
     def present_at(self, version: Version) -> bool:
         return Version(version.base_version) >= self.added
@@ -286,8 +287,11 @@ def _parameter(callable_: str, name: str, raw: Any) -> Parameter:
         raise _fail(entry, "'added' must be a major.minor release such as \"1.13\"")
     if not isinstance(reference, str) or not reference.strip():
         raise _fail(entry, "missing or empty 'reference'")
+    keyword_only = raw.get("keyword_only", False)
+    if not isinstance(keyword_only, bool):
+        raise _fail(entry, "'keyword_only' must be true or false")
     return Parameter(callable=callable_, name=name, added=Version(added), reference=reference.strip(),
-                     note=str(raw.get("note", "")).strip())
+                     note=str(raw.get("note", "")).strip(), keyword_only=keyword_only)
 
 
 def _flags(module: str, raw: Any) -> dict[str, Flag]:

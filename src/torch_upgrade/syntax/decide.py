@@ -29,8 +29,9 @@ appeared (``catalog.names``: a name not in it is not known); the version helpers
 ``catalog.version_helpers`` says each makes (only those qualified names: a function of the same name
 elsewhere is evaluated as any other), and the flags they define (Lightning's and torchmetrics'
 ``_TORCH_GREATER_EQUAL_2_1``, transformers' ``is_torch_greater_or_equal_than_1_13``) as the same table
-says; signature probes, ``"weights_only" in inspect.signature(torch.load).parameters``, answered by the
-same table's dates of parameters.
+says; signature probes, ``"weights_only" in inspect.signature(torch.load).parameters`` and ``"indexing" in
+torch.meshgrid.__kwdefaults__`` (for a parameter the table marks keyword-only), answered by the same table's
+dates of parameters.
 Anything else is unknown, and an unknown anywhere leaves the guard undecided.
 ``Decider.miscompares`` finds a comparison of torch's version as text or as a float that gives another
 answer than the comparison of versions it stands for on some release (TU981).
@@ -326,6 +327,27 @@ class _Parameters:
 
 
 @dataclass(frozen=True)
+class _KwDefaults:
+    """``torch.meshgrid.__kwdefaults__``: the defaults of a torch function's keyword-only parameters. ``"indexing"
+    in`` it is answered by the table of when parameters appeared, for a parameter it marks keyword-only; it is
+    not None where such a parameter is there; anything else is unknown (other keyword-only parameters)."""
+
+    name: str
+
+    def has(self, parameter: str, sample: str) -> Any:
+        """Whether ``parameter`` is among the defaults on torch ``sample`` (UNKNOWN where the table cannot say)."""
+        dated = load_version_helpers().parameters.get((self.name, parameter))
+        if dated is None or not dated.keyword_only:
+            return UNKNOWN
+        return dated.present_at(Version(sample))
+
+    def some(self, sample: str) -> Any:
+        """True where a keyword-only parameter the table dates is there (so the defaults are not None)."""
+        dated = [p for (name, _), p in load_version_helpers().parameters.items() if name == self.name and p.keyword_only]
+        return True if any(p.present_at(Version(sample)) for p in dated) else UNKNOWN
+
+
+@dataclass(frozen=True)
 class _Truth:
     """What a helper returning an object whose truth is the check gives (``RequirementCache("torch>=2.1")``):
     that truth, and nothing else (its comparisons and its text are not known)."""
@@ -333,7 +355,7 @@ class _Truth:
     value: bool
 
 
-_OPAQUE = (_Present, _Helper, _Signature, _Parameters, OperatorFunction)  # their truth and comparisons: unknown
+_OPAQUE = (_Present, _Helper, _Signature, _Parameters, _KwDefaults, OperatorFunction)  # their truth and comparisons: unknown
 
 
 class _Return(Exception):
@@ -894,6 +916,9 @@ class _Evaluation:
         return self._named(node.value, names, scope, depth)
 
     def _Attribute(self, node: cst.Attribute, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
+        if node.attr.value == "__kwdefaults__":
+            function = self.eval(node.value, names, scope, env, depth)
+            return _KwDefaults(function.name) if isinstance(function, (_Present, _Probed)) else UNKNOWN
         name = dotted(node)
         if name is not None and name.split(".", 1)[0] not in env:
             found = self._named(name, names, scope, depth)
@@ -1015,7 +1040,8 @@ class _Evaluation:
                 return UNKNOWN
             outcome = self._parameter(target.operator, left, right) if isinstance(right, _Parameters) \
                 else self._listed(target.operator, left, right) if isinstance(right, _Listing) \
-                else _compare(target.operator, left, right)
+                else self._defaults(target.operator, left, right) if isinstance(right, _KwDefaults) \
+                or isinstance(left, _KwDefaults) else _compare(target.operator, left, right)
             if outcome is UNKNOWN:
                 return UNKNOWN
             result = result and outcome
@@ -1031,6 +1057,20 @@ class _Evaluation:
         if parameter is None:
             return UNKNOWN
         present = parameter.present_at(Version(self.sample))
+        return present if isinstance(operator, cst.In) else not present
+
+    def _defaults(self, operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
+        """``"indexing" in torch.meshgrid.__kwdefaults__`` (or ``not in``), ``torch.meshgrid.__kwdefaults__ is
+        not None`` (or ``is None``) on this torch (``_KwDefaults``)."""
+        if isinstance(right, _KwDefaults) and isinstance(left, str) and isinstance(operator, (cst.In, cst.NotIn)):
+            present = right.has(left, self.sample)
+        elif isinstance(left, _KwDefaults) and right is None and isinstance(operator, (cst.Is, cst.IsNot)):
+            present = left.some(self.sample)
+            operator = cst.In() if isinstance(operator, cst.IsNot) else cst.NotIn()
+        else:
+            return UNKNOWN
+        if present is UNKNOWN:
+            return UNKNOWN
         return present if isinstance(operator, cst.In) else not present
 
     def _listed(self, operator: cst.BaseCompOp, left: Any, right: _Listing) -> Any:

@@ -665,6 +665,8 @@ class GuardModel:
         if qualname in load_version_helpers().flags:
             return VERSION  # a library's torch version flag (Lightning's _TORCH_GREATER_EQUAL_2_1)
         parts = qualname.split(".")
+        if parts[0] == "torch" and parts[-1] == "__kwdefaults__":
+            return FEATURE  # "indexing" in torch.meshgrid.__kwdefaults__: which signature this torch has
         if parts[0] in _VERSION_TOOLS or parts[-1] in _NOT_FLAGS:
             return NONE
         return _by_name(parts[-1])  # imported: its value is in another module
