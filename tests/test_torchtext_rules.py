@@ -80,3 +80,42 @@ def test_rules_state_library_and_versions():
             assert rule.library == "torchtext" and rule.references and rule.versions()
         if rule.id.startswith("TUD"):
             assert rule.library == "torchdata" and rule.references and rule.versions()
+
+
+def _notebook(*cells: str) -> str:
+    """A notebook whose code cells are ``cells``, each with one stream output (kept by a fix)."""
+    import json
+    return json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": [
+        {"cell_type": "code", "execution_count": i + 1, "metadata": {}, "source": source.splitlines(True),
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": [f"out {i}\n"]}]}
+        for i, source in enumerate(cells)]})
+
+
+def test_classmethods_through_the_class_are_found_and_renamed(tmp_path):
+    """The tutorials call the old classes' classmethods through the module (bentrevett's sentiment notebooks,
+    pytorch/examples' snli: `data.BucketIterator.splits(...)`): each such line has its finding, and in a
+    torchtext 0.9-0.11 window the rename reaches them too, so nothing is left reading torchtext.data."""
+    import json
+
+    from torch_upgrade import api
+
+    cells = ("import torch\nfrom torchtext import data\n",
+             "TEXT = data.Field(tokenize='spacy')\nLABEL = data.LabelField(dtype=torch.float)\n",
+             "train_it, test_it = data.BucketIterator.splits(\n    (train, test), batch_size=64)\n"
+             "rows = data.TabularDataset.splits(path='.', train='t.json', format='json', fields={})\n")
+    path = tmp_path / "tutorial.ipynb"
+    path.write_text(_notebook(*cells), encoding="utf-8")
+    found = api.scan(path, from_version="1.6", select=["TUT001"]).findings
+    assert {(f.cell, f.line) for f in found} >= {(1, 1), (1, 2), (2, 1), (2, 3)}  # (cell, line in the cell)
+    assert not any(f.fix for f in found)  # the default window reaches torchtext 0.12: advice only
+
+    api.fix(path, from_version="1.8", to_version="1.10", select=["TUT001"])
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    sources = ["".join(cell["source"]) for cell in notebook["cells"]]
+    assert "torchtext.legacy.data.BucketIterator.splits(" in sources[2]
+    assert "torchtext.legacy.data.TabularDataset.splits(" in sources[2]
+    assert "torchtext.legacy.data.Field(" in sources[1]
+    assert "data." not in sources[2].replace("legacy.data.", "")  # no read of the old module is left
+    assert [cell["outputs"] for cell in notebook["cells"]] == [
+        [{"output_type": "stream", "name": "stdout", "text": [f"out {i}\n"]}] for i in range(3)]
+    assert not api.scan(path, from_version="1.8", to_version="1.10", select=["TUT001"]).findings
