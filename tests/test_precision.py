@@ -896,3 +896,26 @@ def test_the_fallback_of_a_kwdefaults_probe_is_guarded() -> None:
         return torch.meshgrid(a, b)
     """
     assert findings(code, low="1.8") == [("TU021", 10)]
+
+
+def test_a_removed_name_in_a_string_annotation_is_info_and_an_evaluated_one_stays_an_error() -> None:
+    """speechbrain (before its torchaudio 2.9 port): ``-> "torchaudio.backend.common.AudioMetaData"`` and
+    ``streamer: "torchaudio.io.StreamReader"`` are strings nothing evaluates, so those lines run on torchaudio
+    2.9 too; the calls beside them fail there and stay errors, as does an annotation Python evaluates when
+    the function is defined."""
+    code = textwrap.dedent("""
+    import torchaudio
+    def read_info(path) -> "torchaudio.backend.common.AudioMetaData":
+        return torchaudio.info(path)
+    def stream(streamer: "torchaudio.io.StreamReader", n: int):
+        return streamer
+    def open_it(path):
+        return torchaudio.io.StreamReader(path)
+    def typed(streamer: torchaudio.io.StreamReader):
+        return streamer
+    """)
+    found = torch_upgrade.scan_source(code, from_version="2.1", to_version="2.13").findings
+    assert sorted((f.rule, f.line, f.severity) for f in found) == [
+        ("TUA004", 3, "info"), ("TUA005", 4, "error"), ("TUA006", 5, "info"), ("TUA006", 8, "error"),
+        ("TUA006", 9, "error")]
+    assert all("string annotation" in f.message for f in found if f.line in (3, 5))

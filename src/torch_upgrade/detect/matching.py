@@ -186,8 +186,12 @@ class Matcher:
                 else:
                     used.add(key)
                     named = rule.kind == "deprecated" and ref.call is None and _in_annotation(ref, analysis)
+                    # a removed name in a string annotation: the string is never evaluated (only a type checker
+                    # or typing.get_type_hints reads it), so the line runs on every release
+                    quoted = rule.kind == "removed" and ref.ctx == "annotation"
                     listed = rule.kind == "deprecated" and ref.call is None and not named and _listed(ref)
-                    note = _ANNOTATED if named else _LISTED if listed else None
+                    note = _ANNOTATED if named else _QUOTED if quoted else _LISTED if listed else None
+                    named = named or quoted
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
                                     quiet=named or listed, message=f"{rule.message} ({note})" if note else None))
         # Every import of a catalogued name is reported at its line, and every use of it at its own; a use
@@ -548,6 +552,8 @@ def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
 
 
 _KEEPS_ITS_TEXT = "this line keeps its text: the import of the name is what changes"
+_QUOTED = ("named in a string annotation, which nothing evaluates when the code runs: it changes with the code "
+           "that makes the object, and a type checker reads it")
 _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it changes with the code that makes "
               "the object")
 
