@@ -919,3 +919,74 @@ def test_a_removed_name_in_a_string_annotation_is_info_and_an_evaluated_one_stay
         ("TUA004", 3, "info"), ("TUA005", 4, "error"), ("TUA006", 5, "info"), ("TUA006", 8, "error"),
         ("TUA006", 9, "error")]
     assert all("string annotation" in f.message for f in found if f.line in (3, 5))
+
+
+TRAIN_SCRIPT = """\
+import argparse
+import torch
+from helpers import dist_setup
+
+
+def build_parser():
+    parser = argparse.ArgumentParser("pretraining")
+    parser.add_argument("--epochs", type=int, default=100)
+    parser.add_argument("--local_rank", type=int, default=-1)
+    return parser
+
+
+def run(opts):
+    dist_setup.start(opts)
+    model = torch.nn.Linear(4, 4).cuda(opts.gpu)
+    return model
+
+
+if __name__ == "__main__":
+    opts = build_parser().parse_args()
+    run(opts)
+"""
+
+SETUP_FROM_ENV = """\
+import os
+import torch
+
+
+def start(opts):
+    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+        opts.rank = int(os.environ["RANK"])
+        opts.gpu = int(os.environ["LOCAL_RANK"])
+    else:
+        opts.gpu = 0
+    torch.cuda.set_device(opts.gpu)
+"""
+
+SETUP_FROM_FLAG = """\
+import torch
+
+
+def start(opts):
+    opts.gpu = opts.local_rank
+    torch.cuda.set_device(opts.gpu)
+"""
+
+
+@pytest.mark.parametrize("setup, shown", [(SETUP_FROM_ENV, []), (SETUP_FROM_FLAG, [(9, "likely")])],
+                         ids=["rank-from-environment", "rank-from-flag"])
+def test_a_local_rank_flag_whose_rank_another_file_reads_from_the_environment(tmp_path, monkeypatch, setup,
+                                                                               shown) -> None:
+    """MAE's main_*.py: --local_rank is declared (for torch.distributed.launch) and the parsed namespace goes
+    whole to a helper in another file, which takes the rank from LOCAL_RANK: the script works under torchrun, so
+    TU620's "takes its local rank only from --local_rank" is shown only at --min-confidence possible. A project
+    whose helper reads args.local_rank and never LOCAL_RANK keeps the likely finding."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "helpers" / "dist_setup.py").write_text(setup)
+    (tmp_path / "pretrain.py").write_text(TRAIN_SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(".", from_version="1.6", to_version="2.13", select=["TU620"])
+    assert [(f.line, f.confidence) for f in report.findings] == shown
+    wide = torch_upgrade.scan(".", from_version="1.6", to_version="2.13", select=["TU620"], min_confidence="possible")
+    found = [(f.line, f.confidence) for f in wide.findings]
+    assert found == (shown or [(9, "possible")])
+    if not shown:
+        assert "hands the parsed arguments on whole" in wide.findings[0].message

@@ -11,6 +11,10 @@ Besides the module itself (matched by name in the rule data), two code-level sig
   environment). A file that mentions ``LOCAL_RANK`` (it reads the environment too) or whose
   argument's default reads the environment is compatible already and is not reported; the
   finding is ``likely`` (the script may be started by another launcher that passes the flag).
+  Where the file never reads the argument itself but hands the parsed namespace on whole
+  (``main(args)``) and another file of the project names ``LOCAL_RANK`` (MAE's scripts: the flag
+  declared, the rank read from the environment in ``util/misc.py``), what takes the rank is out of
+  sight and the project reads the variable torchrun sets: a ``possible`` finding only.
 """
 
 from __future__ import annotations
@@ -23,15 +27,21 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference, children
-from torch_upgrade.syntax.provenance import LIKELY
+from torch_upgrade.syntax.project import FileIndex
+from torch_upgrade.syntax.provenance import LIKELY, POSSIBLE
 
 WORDS = ("torch.distributed.launch", ("local_rank", "add_argument"), ("local-rank", "add_argument"))
 MODULE = "torch.distributed.launch"
 FLAGS = ("--local_rank", "--local-rank")
 _PARSERS = ("parse_args", "parse_known_args", "parse_intermixed_args")
+READ, HANDED = "read", "handed"  # how the file may read the argument (``_may_be_read``)
 ARGUMENT_MESSAGE = ("this script takes its local rank only from the --local_rank argument that torch.distributed.launch "
                     "(deprecated since torch 1.9) passes; torchrun does not pass it but sets LOCAL_RANK: read "
                     "int(os.environ['LOCAL_RANK']) (e.g. as the argument's default)")
+HANDED_MESSAGE = ("this script declares the --local_rank argument that torch.distributed.launch (deprecated since "
+                  "torch 1.9) passes and hands the parsed arguments on whole; another file of the project reads LOCAL_RANK, "
+                  "which torchrun sets instead of passing the argument: if the code the arguments go to takes the "
+                  "local rank from args.local_rank, read int(os.environ['LOCAL_RANK']) there")
 COMMAND_MESSAGE = ("runs python -m torch.distributed.launch, deprecated since torch 1.9: use torchrun "
                    "(python -m torch.distributed.run), which sets LOCAL_RANK instead of passing --local_rank")
 
@@ -57,7 +67,7 @@ def _reads_environment(node: cst.CSTNode, refs: dict[int, Reference]) -> bool:
     return False
 
 
-def _argument_sites(analysis: Analysis, refs: dict[int, Reference]) -> list[tuple[Reference, cst.Call]]:
+def _argument_sites(analysis: Analysis, refs: dict[int, Reference]) -> list[tuple[Reference, cst.Call, str]]:
     out = []
     for ref in analysis.references:
         call, node = ref.call, ref.node
@@ -70,9 +80,10 @@ def _argument_sites(analysis: Analysis, refs: dict[int, Reference]) -> list[tupl
         if default is not None and _reads_environment(default.value, refs):
             continue
         dest = _dest(call)
-        if dest is None or not _may_be_read(analysis, dest):
+        how = _may_be_read(analysis, dest) if dest is not None else None
+        if how is None:
             continue  # accepted and never read: the rank comes from elsewhere, or is not needed
-        out.append((ref, call))
+        out.append((ref, call, how))
     return out
 
 
@@ -82,15 +93,20 @@ def _dest(call: cst.Call) -> Optional[str]:
     return dest if dest is not None else "local_rank"
 
 
-def _may_be_read(analysis: Analysis, dest: str) -> bool:
-    """Whether the file may read the argument: an attribute of that name (``args.local_rank``), the name as a
-    string (``getattr(args, "local_rank")``, ``vars(args)["local_rank"]``), or the parsed namespace handed
-    whole to a call (``main(args)``, ``vars(args)``: what reads it there is not seen here). A script that
-    only accepts the flag (the launcher would fail on an unknown one) takes no rank from it."""
+def _may_be_read(analysis: Analysis, dest: str) -> Optional[str]:
+    """How the file may read the argument: READ, an attribute of that name (``args.local_rank``) or the name
+    as a string (``getattr(args, "local_rank")``, ``vars(args)["local_rank"]``); HANDED, the parsed namespace
+    handed whole to a call (``main(args)``, ``vars(args)``: what reads it there is not seen here); None, a
+    script that only accepts the flag (the launcher would fail on an unknown one) and takes no rank from it."""
     if any(node.attr.value == dest for node in analysis.nodes(cst.Attribute) if isinstance(node, cst.Attribute)):
-        return True
+        return READ
     if any(_text(node) == dest for node in analysis.nodes(cst.SimpleString)):
-        return True
+        return READ
+    return HANDED if _handed_on(analysis) else None
+
+
+def _handed_on(analysis: Analysis) -> bool:
+    """Whether the parsed namespace may be handed whole to code this file does not show."""
     parsed: set[str] = set()
     for node in analysis.nodes(cst.Call):
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
@@ -153,8 +169,12 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out: list[Hit] = []
     arguments = _argument_sites(analysis, refs)
     if arguments and not _mentions_local_rank_env(analysis):
-        out += [Hit(rule, call, ref.statement, ref=ref, message=ARGUMENT_MESSAGE, confidence=LIKELY)
-                for ref, call in arguments]
+        project = analysis.project
+        for ref, call, how in arguments:
+            # the namespace goes whole to code out of sight, and the project reads LOCAL_RANK there (MAE)
+            elsewhere = how == HANDED and isinstance(project, FileIndex) and project.named_anywhere(("LOCAL_RANK",))
+            message, confidence = (HANDED_MESSAGE, POSSIBLE) if elsewhere else (ARGUMENT_MESSAGE, LIKELY)
+            out.append(Hit(rule, call, ref.statement, ref=ref, message=message, confidence=confidence))
     for ref in analysis.references:  # a command string given to a call
         call = ref.call
         if call is None or ref.qualname is None:
