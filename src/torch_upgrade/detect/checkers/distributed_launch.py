@@ -170,11 +170,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     arguments = _argument_sites(analysis, refs)
     if arguments and not _mentions_local_rank_env(analysis):
         project = analysis.project
-        for ref, call, how in arguments:
+        for ref, added, how in arguments:
             # the namespace goes whole to code out of sight, and the project reads LOCAL_RANK there (MAE)
             elsewhere = how == HANDED and isinstance(project, FileIndex) and project.named_anywhere(("LOCAL_RANK",))
             message, confidence = (HANDED_MESSAGE, POSSIBLE) if elsewhere else (ARGUMENT_MESSAGE, LIKELY)
-            out.append(Hit(rule, call, ref.statement, ref=ref, message=message, confidence=confidence))
+            out.append(Hit(rule, added, ref.statement, ref=ref, message=message, confidence=confidence))
     for ref in analysis.references:  # a command string given to a call
         call = ref.call
         if call is None or ref.qualname is None:
