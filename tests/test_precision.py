@@ -4,6 +4,7 @@ code is reported at its own line, and the callable used as a value is an occurre
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import pytest
 
@@ -990,3 +991,57 @@ def test_a_local_rank_flag_whose_rank_another_file_reads_from_the_environment(tm
     assert found == (shown or [(9, "possible")])
     if not shown:
         assert "hands the parsed arguments on whole" in wide.findings[0].message
+
+
+BYTES_FOR_A_COLLECTIVE = """\
+import pickle
+import torch
+
+
+def to_byte_tensor(obj, device):
+    payload = pickle.dumps(obj)
+    raw = torch.ByteStorage.from_buffer(payload)
+    return torch.ByteTensor(raw).to(device)
+
+
+def image_bytes(img, h, w):
+    return torch.ByteTensor(torch.ByteStorage.from_buffer(img.tobytes())).view(h, w, 3)
+
+
+def same_memory(x: torch.Tensor):
+    return torch.FloatTensor(x.storage())
+
+
+scratch = torch.FloatTensor(2, 3)
+"""
+
+
+def test_a_typed_tensor_of_a_storage_of_bytes_is_told_of_torch_frombuffer() -> None:
+    """DETR's all_gather and panoptic post-processing: torch.ByteTensor(torch.ByteStorage.from_buffer(buf)).
+    TU051 told them to use tensor.untyped_storage() (there is no tensor) and TU964 that integers are sizes and a
+    list is data (the argument is a storage, whose memory the tensor shares). Both now name what makes the
+    tensor of a buffer's bytes, torch.frombuffer (1.10), and the floor note says 1.10, not 2.0; another storage
+    gets .set_(storage); sizes keep the usual message."""
+    report = torch_upgrade.scan_source(BYTES_FOR_A_COLLECTIVE, from_version="1.5", to_version="2.13")
+    found = {(f.rule, f.line): f.message for f in report.findings if f.rule in ("TU051", "TU964")}
+    assert sorted(found) == [("TU051", 7), ("TU051", 12), ("TU051", 16), ("TU964", 8), ("TU964", 12),
+                             ("TU964", 16), ("TU964", 19)]
+    for key in (("TU051", 7), ("TU051", 12), ("TU964", 8), ("TU964", 12)):
+        assert "torch.frombuffer(bytearray(buf), dtype=torch.uint8)" in found[key], found[key]
+        assert "floor reaches 1.10)" in found[key], found[key]
+        assert "integers are sizes" not in found[key]
+    assert 'torch.empty(0, dtype=torch.float32, device="cpu").set_(storage)' in found[("TU964", 16)]
+    assert "use tensor.untyped_storage()" in found[("TU051", 16)]
+    assert "integers are sizes" in found[("TU964", 19)]
+    # what the messages say, on the installed torch
+    torch = pytest.importorskip("torch")
+    payload = bytes(range(7, 40))
+    x = torch.arange(6.0)
+    with warnings.catch_warnings():  # TypedStorage's deprecation (torch warns once a process)
+        warnings.simplefilter("ignore")
+        old = torch.ByteTensor(torch.ByteStorage.from_buffer(payload))
+        storage = x.storage()
+    new = torch.frombuffer(bytearray(payload), dtype=torch.uint8)
+    assert old.dtype == new.dtype and torch.equal(old, new)
+    viewed = torch.empty(0, dtype=torch.float32, device="cpu").set_(storage)
+    assert torch.equal(torch.FloatTensor(storage), viewed) and viewed.data_ptr() == x.data_ptr()

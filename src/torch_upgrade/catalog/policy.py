@@ -163,13 +163,17 @@ def fixes(confidence: str) -> bool:
     return confidence != "possible"
 
 
-def floor_note(rule: Rule, window: Window, advice_requires: Optional[str] = None) -> str:
+def floor_note(rule: Rule, window: Window, advice_requires: Optional[str] = None,
+               advice_instead: Optional[str] = None) -> str:
     """What a finding without a fix adds to its message where what it advises needs a release after the
     window's floor (``requires``; an opportunity's ``available``; ``advice_requires``, what a fixer's advice
     writes needs where later: TU201's lu_factor, 1.13, beside the rule's 1.8): the code must keep running on the
     older ones (TU308's fp32_precision, 2.9, told to a project on 2.0). Empty otherwise, and where the floor is
-    not stated (no pin: the oldest release assumed is no support the project claims)."""
+    not stated (no pin: the oldest release assumed is no support the project claims). ``advice_instead``: the
+    release the message's own advice needs, in place of the rule's (``Hit.advice_instead``)."""
     need = rule.requires or (rule.available if rule.kind == "opportunity" else None)
+    if advice_instead is not None:
+        need = parse_version(advice_instead)
     if advice_requires is not None:
         need = max(need, parse_version(advice_requires)) if need is not None else parse_version(advice_requires)
     own = _own(rule, window)

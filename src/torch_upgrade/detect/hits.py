@@ -34,4 +34,7 @@ class Hit:
     breaks: bool = False
     # the release what an advice message writes needs, where later than the rule's ``requires`` (context.Advice)
     advice_requires: Optional[str] = None
+    # the release the message's advice needs in place of the rule's ``requires``, where the checker advises
+    # another replacement (TU051: torch.frombuffer, 1.10, for a storage's from_buffer, beside untyped_storage's 2.0)
+    advice_instead: Optional[str] = None
 

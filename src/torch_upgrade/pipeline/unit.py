@@ -357,7 +357,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             severity=severity(rule, window, handled=hit.quiet or hit.ref is not None and hit.ref.handled,
                               confidence=hit.confidence, breaks=hit.breaks),
             message=one_line((hit.message or rule.message)
-                             + (policy.floor_note(rule, window, hit.advice_requires) if hit.fix is None else "")),
+                             + (policy.floor_note(rule, window, hit.advice_requires, hit.advice_instead)
+                                if hit.fix is None else "")),
             release=hit.release or release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
             statement_line=first, confidence=hit.confidence, library=rule.library,
         ))

@@ -10,6 +10,13 @@ the typed constructors remain, unwarned, with overloaded meanings (checked on to
 - a NumPy array is data *shared* with the array, and a tensor of the same type is returned as an
   alias (another type raises): neither is ``torch.tensor``, so they are advice.
 
+A storage argument (``torch.ByteTensor(torch.ByteStorage.from_buffer(pickle.dumps(obj)))``, the all-gather helper
+of DETR and much research code of its time) makes a tensor on that storage, its memory shared: neither factory
+says that, so the message says what does - ``torch.frombuffer(bytearray(buf), dtype=torch.uint8)`` (torch >=
+1.10) for the bytes of a buffer, without the TypedStorage that 2.0 deprecated; ``.set_(storage)`` on an empty
+tensor for another storage. The check is by name: a call of a storage class or of its ``from_buffer`` /
+``from_file``, ``x.storage()`` / ``x.untyped_storage()``, or a name assigned one such call only.
+
 The CPU constructors make CPU tensors even under ``torch.set_default_tensor_type(torch.cuda.FloatTensor)``
 or ``torch.set_default_device``, hence the explicit ``device="cpu"``; ``torch.cuda.X`` makes them on
 the current CUDA device, which is what ``device="cuda"`` means. Only literal sizes and literal
@@ -32,6 +39,7 @@ from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.scopes import Scope, assigned_values
 
 WORDS = (("torch", "Tensor("), ("torch", "Tensor)"))
 REPLACES_NAME = True  # an import of the legacy type goes with its uses
@@ -42,6 +50,49 @@ _DTYPES = {
     "CharTensor": ("int8", (-128, 127)), "ByteTensor": ("uint8", (0, 255)), "BoolTensor": ("bool", None),
 }
 TYPES = {f"torch.{name}": ("cpu", name) for name in _DTYPES} | {f"torch.cuda.{name}": ("cuda", name) for name in _DTYPES}
+
+
+_STORAGE_METHODS = ("storage", "untyped_storage")
+_BUFFER = "from_buffer"
+FROMBUFFER_SINCE = "1.10"  # torch.frombuffer (rules/names.toml)
+
+
+def _storage_made_by(node: cst.BaseExpression, analysis: Analysis, scope: Scope,
+                     follow: bool = True) -> Optional[str]:
+    """What makes the storage ``node`` evidently is: ``"from_buffer"`` (``torch.ByteStorage.from_buffer(buf)``),
+    ``"storage"`` (a storage class called, ``from_file``, ``x.storage()``, ``x.untyped_storage()``), or None;
+    a name is followed to the one value assigned to it."""
+    if isinstance(node, cst.Name) and follow:
+        values = assigned_values(node.value, scope)
+        if values is None or len(values) != 1:
+            return None
+        return _storage_made_by(values[0][0], analysis, values[0][1], follow=False)
+    if not isinstance(node, cst.Call):
+        return None
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STORAGE_METHODS and not node.args:
+        return "storage"
+    name = dotted(node.func)
+    qualname = analysis.qualify(name, scope)[0] if name is not None else None
+    if qualname is None or not qualname.startswith("torch."):
+        return None
+    parts = qualname.split(".")
+    if parts[-1] in (_BUFFER, "from_file") and parts[-2].endswith("Storage"):
+        return _BUFFER if parts[-1] == _BUFFER else "storage"
+    return "storage" if parts[-1].endswith("Storage") else None
+
+
+def _storage_message(ref: Reference, call: cst.Call, made_by: str) -> str:
+    device, name = TYPES[ref.qualname or ""]
+    dtype = _DTYPES[name][0]
+    old = f"{A.code(call.func).strip()}(storage)"
+    if made_by == _BUFFER and device == "cpu":
+        return (f"legacy typed constructor: {old} makes a {dtype} tensor on the storage, sharing its memory, which "
+                f"torch.empty and torch.tensor do not; for the bytes of a buffer (a storage's from_buffer(buf)) write "
+                f"torch.frombuffer(bytearray(buf), dtype=torch.{dtype}) (torch >= {FROMBUFFER_SINCE}, native byte order), which "
+                f"needs no TypedStorage (deprecated since torch 2.0)")
+    return (f"legacy typed constructor: {old} makes a {dtype} tensor on the storage, sharing its memory, which "
+            f"torch.empty and torch.tensor do not; torch.empty(0, dtype=torch.{dtype}, device=\"{device}\")"
+            f".set_(storage) says it with a dtype and a device")
 
 
 def _numbers(node: cst.BaseExpression, kind: Any) -> bool:
@@ -93,7 +144,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         call = ref.call
         if ref.qualname in TYPES and ref.node is call.func:
             fix = _fix(ref, call, analysis, rule, window) if rule.fixable else None
-            out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
+            made_by = _storage_made_by(call.args[0].value, analysis, ref.scope) \
+                if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star else None
+            message = _storage_message(ref, call, made_by) if made_by is not None else None
+            needs = FROMBUFFER_SINCE if made_by == _BUFFER and TYPES[ref.qualname or ""][0] == "cpu" else None
+            out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix, message=message, advice_requires=needs))
         elif ref.qualname is None and isinstance(ref.node, cst.Attribute) and ref.node.attr.value == "type" \
                 and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
             name = dotted(call.args[0].value)

@@ -7,6 +7,12 @@ use, the same address in both) is rewritten to ``x.untyped_storage().data_ptr()`
 Other uses index or size the storage, and those count bytes in an
 UntypedStorage: advice only. The legacy ``torch.FloatStorage``-style classes
 are matched by name in the rule data.
+
+Their ``from_buffer`` class method is found here, for a message of its own: a storage made of a
+buffer's bytes has no tensor to take ``untyped_storage()`` of, and what the code wants of it (DETR's
+all-gather helper: ``torch.ByteTensor(torch.ByteStorage.from_buffer(pickle.dumps(obj)))``) is a tensor
+of those bytes, which ``torch.frombuffer(bytearray(buf), dtype=...)`` (torch >= 1.10) makes directly
+(the same values for a ``from_buffer`` in native byte order, checked on torch 2.13).
 """
 
 from __future__ import annotations
@@ -22,8 +28,19 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import NO, provenance_of
 
-WORDS = (("torch", "storage"),)
+WORDS = (("torch", "storage"), ("torch", "from_buffer"))
 IDENTITY = ("data_ptr",)
+# the typed storage classes whose from_buffer the rule reports, and their tensors' dtypes
+_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
+           "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+FROMBUFFER_SINCE = "1.10"  # torch.frombuffer (rules/names.toml)
+FROM_BUFFER = {f"torch.{kind}Storage.from_buffer": dtype for kind, dtype in _DTYPES.items()}
+
+
+def _from_buffer_message(qualname: str) -> str:
+    return (f"{qualname}(buf) makes a TypedStorage, deprecated since torch 2.0, and there is no tensor to take "
+            f"untyped_storage() of: torch.frombuffer(bytearray(buf), dtype=torch.{FROM_BUFFER[qualname]}) (torch >= "
+            f"{FROMBUFFER_SINCE}) makes the tensor of the buffer's bytes (native byte order) with no storage class")
 
 
 def _uses_torch(analysis: Analysis) -> bool:
@@ -37,6 +54,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         node, call = ref.node, ref.call
+        if ref.qualname in FROM_BUFFER and ref.ctx == "load" and not ref.guarded:
+            out.append(Hit(rule, call or node, ref.statement, ref=ref, message=_from_buffer_message(ref.qualname),
+                           advice_instead=FROMBUFFER_SINCE))
+            continue
         if ref.qualname is not None or call is None or call.args or not isinstance(node, cst.Attribute) \
                 or node.attr.value != "storage" or ref.guarded:
             continue
