@@ -1045,3 +1045,23 @@ def test_a_typed_tensor_of_a_storage_of_bytes_is_told_of_torch_frombuffer() -> N
     assert old.dtype == new.dtype and torch.equal(old, new)
     viewed = torch.empty(0, dtype=torch.float32, device="cpu").set_(storage)
     assert torch.equal(torch.FloatTensor(storage), viewed) and viewed.data_ptr() == x.data_ptr()
+
+
+def test_the_join_hint_does_not_promise_that_join_ends_a_samplers_padding() -> None:
+    """MoCo, MAE, DETR: DDP fed by DistributedSampler(shuffle=...) with drop_last left False. TU601 said that
+    wrapping the loop in model.join() lets ranks see different numbers of batches "without hanging or padding",
+    but the sampler still pads every rank to the same count: the hint now names both steps."""
+    code = textwrap.dedent("""
+    import torch
+    from torch.utils.data.distributed import DistributedSampler
+
+    def setup(net, train_set, gpu):
+        net = torch.nn.parallel.DistributedDataParallel(net, device_ids=[gpu])
+        sampler = DistributedSampler(train_set, shuffle=True)
+        return net, torch.utils.data.DataLoader(train_set, batch_size=32, sampler=sampler)
+    """)
+    [hint] = [f for f in torch_upgrade.scan_source(code, from_version="1.7", to_version="2.13").findings
+              if f.rule == "TU601"]
+    assert hint.line == 6 and hint.severity == "hint"
+    assert "without hanging or padding" not in hint.message
+    assert "split the data without padding" in hint.message and "model.join()" in hint.message

@@ -4,7 +4,8 @@ Specific, not general: a file that wraps a model in DistributedDataParallel
 and feeds it from an IterableDataset subclass (no sampler shards it evenly)
 or from a ``DistributedSampler(..., drop_last=False)`` -- which pads each rank
 by repeating samples -- and never uses ``join``/``Join``. One hint per file,
-at the DDP construction.
+at the DDP construction. ``join()`` does not end the sampler's padding (every rank
+still gets as many batches): the hint says both steps, an unpadded split and ``join``.
 """
 
 from __future__ import annotations
@@ -25,15 +26,19 @@ ITERABLE = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.Iterab
 JOIN = ("torch.distributed.algorithms.join.Join", "torch.distributed.algorithms.Join")
 
 
+_ITERABLE = "an IterableDataset (no sampler splits it evenly across ranks)"
+_PADDED = "DistributedSampler(drop_last=False), which pads every rank by repeating samples"
+
+
 def _uneven_source(analysis: Analysis) -> str:
     for ref in analysis.references:
         q = ref.qualname
         if q in ITERABLE and (ref.call is not None or _is_base(ref)):  # not isinstance() checks
-            return "an IterableDataset (no sampler splits it evenly across ranks)"
+            return _ITERABLE
         if q in SAMPLER and ref.call is not None:
             drop = keyword(ref.call, "drop_last")
             if drop is None or literal(drop) is False:
-                return "DistributedSampler(drop_last=False), which pads every rank by repeating samples"
+                return _PADDED
     return ""
 
 
@@ -59,7 +64,13 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     source = _uneven_source(analysis)
     if not source or _joins(analysis):
         return []
-    message = (f"{rule.message}; this file feeds DistributedDataParallel from {source}: "
-               "wrap the training loop in `with model.join():` (or Join([model]) from torch 1.10) "
-               "so ranks may see different numbers of batches without hanging or padding")
+    if source == _PADDED:  # join() alone leaves the sampler's padding: every rank still sees as many batches
+        message = (f"{rule.message}; this file feeds DistributedDataParallel from {source} so that every rank "
+                   "sees as many batches: to see each sample once, split the data without padding (a sampler of "
+                   "your own) and wrap the training loop in `with model.join():` (or Join([model]) from torch "
+                   "1.10), which keeps the ranks with fewer batches from hanging the others")
+    else:
+        message = (f"{rule.message}; this file feeds DistributedDataParallel from {source}: "
+                   "wrap the training loop in `with model.join():` (or Join([model]) from torch 1.10) "
+                   "so ranks may see different numbers of batches without hanging or padding")
     return [hit(rule, first, analysis, window, message=message)]
