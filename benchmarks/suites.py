@@ -221,19 +221,28 @@ PROJECTS: dict[str, Project] = {
     # the same patched code is the "before" and is what gets fixed. Its setup.cfg turns every warning into an
     # error (filterwarnings = error): kept, but for conftest.py's set_default_tensor_type(os.environ.get(...)),
     # whose 2.1 deprecation would stop every test from being collected in both trees (a non-literal tensor type:
-    # no fix, TU052 advice). A subset that runs in ~3 min on 2 cores: poutine, nn, params, optim, the tracking
-    # (LSH, EKF, dynamic models) and timeseries contribs, gp, and the ops/distributions files with findings
-    # (tests/ops's gaussian, contract and einsum tests and tests/infer take several minutes each). Installed
-    # here: pyro-api 0.1.2, opt_einsum (scipy was).
+    # no fix, TU052 advice). A subset of files with findings or testing rewritten code: nn, params, optim,
+    # tracking (LSH, EKF, dynamic models), timeseries, gp's conditional and kernels, and ops/distributions files.
+    # Left out for time (2 shared cores): tests/ops's gaussian, contract and einsum tests and tests/infer
+    # (several minutes each), tracking's assignment/EM tests, poutine; a first try with tests/contrib/gp whole,
+    # poutine and all of tracking ran past 25 min. Installed here: pyro-api 0.1.2, opt_einsum (scipy was).
+    # First run (2026-11-30, tool 3fb2c22, 8 min on 2 shared cores, 81 s of it the fixes): 1396 tests, 1133 passed
+    # before, 1279 after, 146 fixed, 0 broken, 0 flaky. Fixed: `import torch.tensor as tt` (TU035, 52),
+    # torch.load(buffer, weights_only=False) of what the test saved (TU803, 50 + 1), pyro.optim's scheduler
+    # wrappers (issubclass(_, _LRScheduler) -> LRScheduler, TU036: test_optim collects again, 30),
+    # Kff.cholesky() in gp's test_conditional (12), precision_to_scale_tril's triangular_solve (1). Still failing
+    # alike: 70 tests through torch_patch.py's `v.symeig(eigenvectors=False)` on a receiver of unknown type
+    # (TU202 at `possible` confidence, not fixed), pickling weakrefs, unittest's _Skip(msg=), Adam's tensor step.
     "pyro-1.6.0": Project(
         "pyro-ppl/pyro", "1.6.0", "1.8",
-        ("tests/poutine", "tests/nn", "tests/params", "tests/optim", "tests/contrib/tracking",
-         "tests/contrib/timeseries", "tests/contrib/gp",
+        ("tests/nn", "tests/params", "tests/optim", "tests/contrib/tracking/test_hashing.py",
+         "tests/contrib/tracking/test_dynamic_models.py", "tests/contrib/tracking/test_ekf.py",
+         "tests/contrib/tracking/test_measurements.py", "tests/contrib/timeseries",
+         "tests/contrib/gp/test_conditional.py", "tests/contrib/gp/test_kernels.py",
          "tests/ops/test_tensor_utils.py", "tests/ops/test_arrowhead.py", "tests/ops/test_welford.py",
          "tests/ops/test_linalg.py", "tests/ops/test_special.py",
          "tests/distributions/test_util.py", "tests/distributions/test_tensor_type.py",
-         "tests/distributions/test_mvt.py", "tests/distributions/test_one_hot_categorical.py",
-         "tests/distributions/test_pickle.py", "tests/distributions/test_omt_mvn.py",
+         "tests/distributions/test_one_hot_categorical.py", "tests/distributions/test_pickle.py",
          "tests/distributions/test_one_two_matching.py", "tests/distributions/test_ordered_logistic.py"),
         ("pyroapi", "opt_einsum", "scipy"),
         pytest_args=("-W", "ignore:torch.set_default_tensor_type() is deprecated:UserWarning"),
