@@ -16,18 +16,13 @@ import torch_upgrade
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def fixed(tmp_path: Path, files: dict[str, str], low: str, entry: str = "mod.py",
-          pinned: bool = False) -> tuple[str, torch_upgrade.Report]:
-    """The project's files written, fixed for TU980 with the window [low, newest]: ``low`` given as --from,
-    or with ``pinned`` written as the project's pin (``torch>=low`` in requirements.txt); the entry file's
-    text."""
-    if pinned:
-        files = {"requirements.txt": f"torch>={low}\n", **files}
+def fixed(tmp_path: Path, files: dict[str, str], low: str, entry: str = "mod.py") -> tuple[str, torch_upgrade.Report]:
+    """The project's files written, fixed for TU980 with the window [low, 2.13]; the entry file's text."""
     for name, code in files.items():
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(code).lstrip("\n"), encoding="utf-8")
-    report = torch_upgrade.fix([tmp_path], from_version=None if pinned else low, select=["TU980"])
+    report = torch_upgrade.fix([tmp_path], from_version=low, select=["TU980"])
     assert not report.errors, report.errors
     return (tmp_path / entry).read_text(encoding="utf-8"), report
 
@@ -418,7 +413,7 @@ def decided(tmp_path_factory) -> dict[str, tuple[Path, str, torch_upgrade.Report
     out = {}
     for index, (name, (low, before, _)) in enumerate(DECIDED.items()):
         folder = tmp_path_factory.mktemp(f"case{index}")
-        out[name] = (folder, *fixed(folder, {"mod.py": before}, low, pinned=True))
+        out[name] = (folder, *fixed(folder, {"mod.py": before}, low))
     return out
 
 
@@ -650,7 +645,7 @@ def test_a_probe_flag_another_file_names_becomes_its_value(tmp_path):
             ''',
         "validate.py": "from train import has_native_amp\n",
     }
-    text, report = fixed(tmp_path, files, "1.7", entry="train.py", pinned=True)
+    text, report = fixed(tmp_path, files, "1.7", entry="train.py")
     assert text == textwrap.dedent('''
         import torch
 
@@ -1081,34 +1076,3 @@ def test_a_version_check_in_setup_py_is_never_dead(tmp_path):
     assert text == textwrap.dedent(setup).lstrip("\n")
     assert [(f.path, f.rule) for f in report.findings] == []
     assert (tmp_path / "gp" / "ops.py").read_text(encoding="utf-8") == "import torch\n\nsolve = torch.linalg.solve\n"
-
-
-def test_a_floor_check_stays_where_only_from_states_the_floor(tmp_path):
-    """An assert of torch's version, or an if that only raises for an older torch, is how a project enforces
-    its floor (TransformerEngine's ``assert torch_version() >= (2, 1)``, states no pin): dead only where a pin the
-    installer reads states the floor; with the floor only given as --from, it stays, and so does its import."""
-    code = '''
-        import torch
-        from packaging.version import Version
-
-        assert Version(torch.__version__) >= Version("2.1"), "needs torch >= 2.1"
-
-
-        def attention(flash):
-            if flash and Version(torch.__version__) < Version("2.0"):
-                raise ValueError("flash attention needs torch >= 2.0")
-            if Version(torch.__version__) >= Version("1.9"):
-                return "inference_mode"
-            return "no_grad"
-        '''
-    text, _ = fixed(tmp_path / "claimed", {"mod.py": code}, "2.1")
-    assert text == textwrap.dedent(code).lstrip("\n").replace('''
-    if Version(torch.__version__) >= Version("1.9"):
-        return "inference_mode"
-    return "no_grad"''', '''
-    return "inference_mode"''')
-    text, _ = fixed(tmp_path / "pinned", {"mod.py": code}, "2.1", pinned=True)
-    assert text == textwrap.dedent('''
-        def attention(flash):
-            return "inference_mode"
-        ''').lstrip("\n")  # the imports only the removed code read go too

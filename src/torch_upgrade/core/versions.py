@@ -64,12 +64,6 @@ class Window:
         return self.source != "default" and not self.source.startswith(NO_PIN)
 
     @property
-    def pinned(self) -> bool:
-        """Whether the lower bound is one a pin of the project states (which the installer enforces), or the
-        one ``upgrade --to`` writes there: not only a claim of ``--from`` or the config's ``from``."""
-        return self.stated and self.source != "--from" and not self.source.startswith("config ")
-
-    @property
     def current(self) -> bool:
         """Whether the lower bound is what the code supports today, as the project states it (a pin,
         --from, a config): not assumed, and not the release ``upgrade --to`` moves it to (code not ported

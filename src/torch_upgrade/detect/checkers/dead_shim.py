@@ -13,8 +13,7 @@ table dates, 1.6 included), or whose first import fails on every torch of the wi
 one (``try: from torch._six import inf`` / ``except ImportError: from torch import inf``: the handler's body
 stays, where it is the only handler, catches what the import raises, binds no name and re-raises nothing),
 and ``assert`` statements that hold on every torch of the window (``assert
-has_native_amp, "Please update PyTorch"``: removed; one that always fails is no shim, and stays): those, and an
-``if`` that only raises, only where a pin states the floor (``_refuses``). A flag that
+has_native_amp, "Please update PyTorch"``: removed; one that always fails is no shim, and stays). A flag that
 such a ``try`` sets (``syntax.decide.ProbeFlag``: timm's ``has_native_amp = False`` / ``try: if
 getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError: pass``) is
 decided as its value: the guards reading it go, and where the try only probes and sets it, the default and the
@@ -95,8 +94,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         scope = analysis.scope_at(node)
         truth = decider.decides(node.test, scope, window.low)
         if truth is not None and decider.decides(node.test, scope, _EVER) is None and \
-                not _miscompares(decider, node.test, scope, window) and \
-                (window.pinned or not (truth is False and _refuses(node))):
+                not _miscompares(decider, node.test, scope, window):
             decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
             truths[id(node)] = truth
             test = node.test
@@ -139,7 +137,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             since[id(node)] = probed[1]
             messages[id(node)] = (f"dead compatibility code: {probed[0]} from torch {short(probed[1])} on, so on every "
                                   f"torch {_floor(window)} the except TypeError fallback never runs: keep the try body")
-    for node in analysis.nodes(cst.Assert) if window.pinned else ():  # see _refuses
+    for node in analysis.nodes(cst.Assert):
         assert isinstance(node, cst.Assert)
         line = parent(node)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
@@ -329,17 +327,6 @@ def _since(holds: Callable[[Version], bool], window: Window) -> Version:
         else:
             low = middle + 1
     return releases[low]
-
-
-def _refuses(node: cst.If) -> bool:
-    """Whether the ``if`` only refuses what its test finds (every statement of its body raises, and it has no
-    ``else``): ``if not pytorch_after(2, 0): raise ValueError("needs PyTorch >= 2.0")``. Such a check, like an
-    ``assert`` of torch's version, is how the project enforces its floor: it is dead only where a pin the
-    installer reads states that floor (``Window.pinned``); where the floor is only what ``--from`` or the
-    config says (TransformerEngine states none: ``assert torch_version() >= (2, 1)`` is its floor), it stays."""
-    return node.orelse is None and isinstance(node.body, cst.IndentedBlock) and bool(node.body.body) and all(
-        isinstance(line, cst.SimpleStatementLine) and all(isinstance(small, cst.Raise) for small in line.body)
-        for line in node.body.body)
 
 
 def _floor(window: Window) -> str:
