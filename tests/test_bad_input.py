@@ -151,3 +151,38 @@ def test_default_excluded_directories_and_exclude_globs(tmp_path):
     (tmp_path / "src" / "keep.py").write_text(OLD)
     report = torch_upgrade.scan([tmp_path], exclude=["src/gen"], **window())
     assert [f.path for f in report.findings] == ["src/keep.py"]
+
+
+@pytest.mark.parametrize("chain", [" + ", " if c else "])
+def test_a_long_chain_of_operators_is_an_error_line_at_once(tmp_path, chain):
+    """A generated line of 20,000 terms joined by an operator nests each term in the next without a
+    bracket: LibCST's parser takes minutes on it (time quadratic in the chain), so it is refused
+    as too deeply nested, quickly, and the other files are scanned."""
+    import time
+
+    code = "import torch\ny = torch.solve(b, a)[0] + " + chain.join(["x"] * 20000) + "\n"
+    (tmp_path / "fine.py").write_text(OLD)
+    (tmp_path / "example.py").write_text(code, encoding="utf-8")
+    started = time.monotonic()
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert time.monotonic() - started < 30
+    assert [(e.path, e.message) for e in report.errors] == [("example.py", "too deeply nested to analyse")]
+    assert [f.path for f in report.findings] == ["fine.py"]
+
+
+def test_a_long_line_of_short_chains_is_analysed(tmp_path):
+    code = "import torch\nx = [" + ", ".join(["a + b + c"] * 400) + ", torch.solve(b, a)]\n"
+    (tmp_path / "example.py").write_text(code, encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert not report.errors and [f.rule for f in report.findings] == ["TU201"]
+
+
+def test_a_nul_byte_is_an_error_naming_its_line(tmp_path):
+    """Python refuses a NUL byte in code without saying where: the error says the line and column."""
+    (tmp_path / "nul.py").write_bytes(b"import torch\r\nx = 1 \x00 + 2\nX, _ = torch.solve(B, A)\n")
+    (tmp_path / "ok.py").write_text(OLD)
+    report = torch_upgrade.scan([tmp_path], **window())
+    [error] = report.errors
+    assert (error.path, error.line, error.column) == ("nul.py", 2, 7)
+    assert error.message.startswith("syntax error at line 2, column 7")
+    assert [f.path for f in report.findings] == ["ok.py"]

@@ -31,6 +31,35 @@ def nesting(text: str) -> int:
     return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
+_LONG_LINE = 1000  # characters: a line of code this long may hold a chain of operators
+
+
+def _chained_too_deeply(text: str) -> bool:
+    """Whether an expression nests deeper than ``_MAX_NESTING`` without brackets: a chain of binary
+    operators (``a + b + ... + z``, each one nested in the next) or of conditional expressions.
+    LibCST's parser takes time quadratic in such a chain (a line of 10,000 terms: minutes), so it
+    is refused before LibCST sees it. Only texts with a long line are looked at (Python's own
+    parser, then a walk of its tree); a text Python does not parse is left to LibCST."""
+    if all(len(line) <= _LONG_LINE for line in text.split("\n")):
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = compile(text, "<analysed>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                           dont_inherit=True)
+        except (RecursionError, MemoryError):  # CPython's parser says MemoryError when it runs out of stack
+            return True
+        except (SyntaxError, ValueError):
+            return False
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > _MAX_NESTING:
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
+
+
 # LibCST checks every node it builds (``CSTNode.__post_init__`` calls ``_validate``): a fifth of a
 # parse, spent proving what the parser's grammar already holds (its authors note as much there). While
 # a thread parses, the nodes it builds are not checked; nodes built anywhere else (a fix's code) still are.
@@ -52,7 +81,7 @@ def parse_module(text: str) -> cst.Module:
 
     A big file is parsed in pieces (``syntax.pieces``): the same tree, in bounded memory.
     """
-    if nesting(text) > _MAX_NESTING:
+    if nesting(text) > _MAX_NESTING or _chained_too_deeply(text):
         raise RecursionError("nesting")
     _PARSING.active = True
     try:
@@ -103,14 +132,27 @@ def why_unparsable(text: str, exc: Exception) -> Unparsable:
                     dont_inherit=True)
         except SyntaxError as error:
             line, column = error.lineno, error.offset
+            if not line and "\0" in text:  # Python names no place for a NUL byte: the first one's
+                line, column = _place(text, text.index("\0"))
             where = f" at line {line}, column {column}" if line and column else f" at line {line}" if line else ""
             return Unparsable(f"syntax error{where}: {error.msg}", line or None, column if line else None)
-        except (ValueError, RecursionError, MemoryError):
-            pass  # e.g. a NUL byte; LibCST's message says it
+        except ValueError as error:  # a NUL byte, before Python 3.11.4
+            if "\0" in text:
+                line, column = _place(text, text.index("\0"))
+                return Unparsable(f"syntax error at line {line}, column {column}: {error}", line, column)
+        except (RecursionError, MemoryError):
+            pass
     if isinstance(exc, cst.ParserSyntaxError):
         return Unparsable(f"cannot parse (LibCST) at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}",
                           exc.raw_line, exc.raw_column + 1)
     return Unparsable(syntax_message(exc))
+
+
+def _place(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of ``offset`` in ``text``, lines as Python counts them."""
+    before = text[:offset]
+    line_start = max(before.rfind("\n"), before.rfind("\r")) + 1
+    return before.count("\n") + before.count("\r") - before.count("\r\n") + 1, offset - line_start + 1
 
 
 def syntax_message(exc: Exception) -> str:
