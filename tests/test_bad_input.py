@@ -186,3 +186,14 @@ def test_a_nul_byte_is_an_error_naming_its_line(tmp_path):
     assert (error.path, error.line, error.column) == ("nul.py", 2, 7)
     assert error.message.startswith("syntax error at line 2, column 7")
     assert [f.path for f in report.findings] == ["ok.py"]
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\r", b"\r# a comment\r"])
+def test_a_last_lone_cr_survives_a_fix(tmp_path, ending):
+    """Old Mac line endings (a lone CR) up to the very end of the file: LibCST's tree drops the
+    last CR, and the fixed file must not."""
+    path = tmp_path / "cr.py"
+    path.write_bytes(b"import torch\rX, _ = torch.solve(B, A)" + ending)
+    report = torch_upgrade.fix([tmp_path], unsafe=True, **window())
+    assert not report.errors and report.changed == ("cr.py",)
+    assert path.read_bytes() == b"import torch\rX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" + ending

@@ -85,9 +85,21 @@ def parse_module(text: str) -> cst.Module:
         raise RecursionError("nesting")
     _PARSING.active = True
     try:
-        return parse_in_pieces(text) or cst.parse_module(text)
+        module = parse_in_pieces(text) or cst.parse_module(text)
     finally:
         _PARSING.active = False
+    if text.endswith("\r"):
+        module = _keep_last_cr(module, text)
+    return module
+
+
+def _keep_last_cr(module: cst.Module, text: str) -> cst.Module:
+    """LibCST's tree of a text that ends with a lone CR (old Mac line endings) gives back the text
+    without that CR: the module gets it back as a last empty line, so that a rewrite keeps it."""
+    code = module.code
+    if code != text and code + "\r" == text:
+        return module.with_changes(footer=[*module.footer, cst.EmptyLine(indent=False, newline=cst.Newline("\r"))])
+    return module
 
 
 @dataclass(frozen=True)
