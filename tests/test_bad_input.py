@@ -197,3 +197,17 @@ def test_a_last_lone_cr_survives_a_fix(tmp_path, ending):
     report = torch_upgrade.fix([tmp_path], unsafe=True, **window())
     assert not report.errors and report.changed == ("cr.py",)
     assert path.read_bytes() == b"import torch\rX = torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)" + ending
+
+
+@pytest.mark.parametrize("where", [b'"""a docstring with a \x00 in it"""', b"# a comment with a \x00"])
+def test_a_nul_byte_in_a_string_or_comment_is_an_error_too(tmp_path, where):
+    """LibCST parses a NUL inside a string or a comment, Python refuses the file: an error line,
+    under --fix as well (a rule that evaluated the string crashed there: 'internal error')."""
+    path = tmp_path / "nul.py"
+    data = b"import torch\n" + where + b"\nX, _ = torch.solve(B, A)\nx.requires_grad = True\n"
+    path.write_bytes(data)
+    for report in (torch_upgrade.scan([tmp_path], **window()), torch_upgrade.fix([tmp_path], unsafe=True, **window())):
+        [error] = report.errors
+        assert (error.path, error.line) == ("nul.py", 2) and "null bytes" in error.message
+        assert "internal error" not in error.message and not report.findings
+    assert path.read_bytes() == data

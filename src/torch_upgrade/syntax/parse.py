@@ -83,6 +83,8 @@ def parse_module(text: str) -> cst.Module:
     """
     if nesting(text) > _MAX_NESTING or _chained_too_deeply(text):
         raise RecursionError("nesting")
+    if "\0" in text:  # LibCST takes one in a string or a comment; Python refuses the whole file
+        raise ValueError("source code cannot contain null bytes")
     _PARSING.active = True
     try:
         module = parse_in_pieces(text) or cst.parse_module(text)
