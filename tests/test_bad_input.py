@@ -37,6 +37,9 @@ def test_non_utf8_file_is_an_error_not_a_crash(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"import torch\nname = '\xe9t\xe9'\n")
     report = torch_upgrade.scan([tmp_path], **window())
     assert len(report.errors) == 1 and "cannot decode" in report.errors[0].message
+    # where: the first byte that does not decode
+    assert (report.errors[0].line, report.errors[0].column) == (2, 9)
+    assert report.errors[0].message == "cannot decode as utf-8 at line 2, column 9: invalid continuation byte"
 
 
 def test_coding_cookie_and_bom_are_honoured(tmp_path):

@@ -70,7 +70,7 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
         try:
             text = decode(raw)[0]
         except SourceError as exc:
-            results[index] = FileResult(path=rel, errors=[FileError(rel, str(exc))])
+            results[index] = FileResult(path=rel, errors=[FileError(rel, str(exc), exc.line, exc.column)])
             continue
         if not ctx.wanted(text):
             results[index] = FileResult(path=rel)

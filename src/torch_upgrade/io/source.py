@@ -10,7 +10,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 from torch_upgrade.core.paths import outside
 
@@ -23,7 +23,12 @@ def is_notebook(path: Path) -> bool:
 
 
 class SourceError(Exception):
-    """A file could not be read, decoded or written; the message is one line."""
+    """A file could not be read, decoded or written; the message is one line. ``line`` and
+    ``column`` (1-based, the column in characters) say where, when known (bytes that do not decode)."""
+
+    def __init__(self, message: str, line: Optional[int] = None, column: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.line, self.column = line, column
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,15 @@ def decode(raw: bytes) -> tuple[str, str]:
         raise SourceError(f"cannot determine the encoding: {exc}") from None
     try:
         text = raw.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        reason = getattr(exc, "reason", str(exc))
-        raise SourceError(f"cannot decode as {encoding}: {reason}") from None
+    except UnicodeDecodeError as exc:
+        before = raw[:exc.start]
+        line_start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+        line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+        column = len(before[line_start:].decode(encoding, errors="replace")) + 1
+        raise SourceError(f"cannot decode as {encoding} at line {line}, column {column}: {exc.reason}",
+                          line, column) from None
+    except LookupError as exc:
+        raise SourceError(f"cannot decode as {encoding}: {exc}") from None
     return text, encoding
 
 

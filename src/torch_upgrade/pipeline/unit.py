@@ -179,7 +179,7 @@ def scan_path(path: Path, rel: str, ctx: Context) -> tuple[Optional[str], FileRe
             source = read_source(path)
             unit, digest = file_unit(source, rel), source.digest
     except SourceError as exc:
-        return None, FileResult(path=rel, errors=[FileError(rel, str(exc))])
+        return None, FileResult(path=rel, errors=[FileError(rel, str(exc), exc.line, exc.column)])
     if not ctx.wanted(unit.text):
         return digest, FileResult(path=rel)
     return digest, analyse(unit, ctx)
