@@ -42,6 +42,19 @@ def test_non_utf8_file_is_an_error_not_a_crash(tmp_path):
     assert report.errors[0].message == "cannot decode as utf-8 at line 2, column 9: invalid continuation byte"
 
 
+@pytest.mark.parametrize("raw, line", [
+    (b"# coding: no-such-codec\nimport torch\n", 1),
+    (b"#!/usr/bin/env python\n# -*- coding: bogus -*-\nimport torch\n", 2),
+    (b"\xef\xbb\xbf# coding: latin-1\nimport torch\n", 1),  # a UTF-8 BOM contradicting the cookie
+    (b"name = '\xe9'  # no cookie\nimport torch\n", 1),
+])
+def test_an_encoding_that_cannot_be_determined_names_its_line(tmp_path, raw, line):
+    (tmp_path / "enc.py").write_bytes(raw)
+    report = torch_upgrade.scan([tmp_path], **window())
+    [error] = report.errors
+    assert error.line == line and f"cannot determine the encoding at line {line}: " in error.message, error
+
+
 def test_coding_cookie_and_bom_are_honoured(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nimport torch\nname = '\xe9'\nX, _ = torch.solve(B, A)\n")
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfimport torch\nQ, R = torch.qr(A)\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import stat
 import tempfile
 import tokenize
@@ -55,7 +56,8 @@ def decode(raw: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as exc:
-        raise SourceError(f"cannot determine the encoding: {exc}") from None
+        line = _encoding_line(raw)
+        raise SourceError(f"cannot determine the encoding at line {line}: {exc}", line) from None
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -68,6 +70,22 @@ def decode(raw: bytes) -> tuple[str, str]:
     except LookupError as exc:
         raise SourceError(f"cannot decode as {encoding}: {exc}") from None
     return text, encoding
+
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]")  # PEP 263
+
+
+def _encoding_line(raw: bytes) -> int:
+    """The line ``tokenize.detect_encoding`` refused (its SyntaxError names none): the first of the two lines it
+    reads that holds a coding cookie or is not UTF-8."""
+    for number, line in enumerate(raw.splitlines()[:2], start=1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            return number
+        if _COOKIE.match(line):
+            return number
+    return 1
 
 
 def read_bytes(path: Path) -> bytes:
