@@ -33,6 +33,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers.typed_storage import frombuffer_since
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite import context
 from torch_upgrade.rewrite.fixers import _args as A
@@ -54,7 +55,6 @@ TYPES = {f"torch.{name}": ("cpu", name) for name in _DTYPES} | {f"torch.cuda.{na
 
 _STORAGE_METHODS = ("storage", "untyped_storage")
 _BUFFER = "from_buffer"
-FROMBUFFER_SINCE = "1.10"  # torch.frombuffer (rules/names.toml)
 
 
 def _storage_made_by(node: cst.BaseExpression, analysis: Analysis, scope: Scope,
@@ -88,7 +88,7 @@ def _storage_message(ref: Reference, call: cst.Call, made_by: str) -> str:
     if made_by == _BUFFER and device == "cpu":
         return (f"legacy typed constructor: {old} makes a {dtype} tensor on the storage, sharing its memory, which "
                 f"torch.empty and torch.tensor do not; for the bytes of a buffer (a storage's from_buffer(buf)) write "
-                f"torch.frombuffer(bytearray(buf), dtype=torch.{dtype}) (torch >= {FROMBUFFER_SINCE}, native byte order), which "
+                f"torch.frombuffer(bytearray(buf), dtype=torch.{dtype}) (torch >= {frombuffer_since()}, native byte order), which "
                 f"needs no TypedStorage (deprecated since torch 2.0)")
     return (f"legacy typed constructor: {old} makes a {dtype} tensor on the storage, sharing its memory, which "
             f"torch.empty and torch.tensor do not; torch.empty(0, dtype=torch.{dtype}, device=\"{device}\")"
@@ -147,7 +147,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             made_by = _storage_made_by(call.args[0].value, analysis, ref.scope) \
                 if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star else None
             message = _storage_message(ref, call, made_by) if made_by is not None else None
-            needs = FROMBUFFER_SINCE if made_by == _BUFFER and TYPES[ref.qualname or ""][0] == "cpu" else None
+            needs = frombuffer_since() if made_by == _BUFFER and TYPES[ref.qualname or ""][0] == "cpu" else None
             out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix, message=message, advice_requires=needs))
         elif ref.qualname is None and isinstance(ref.node, cst.Attribute) and ref.node.attr.value == "type" \
                 and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:

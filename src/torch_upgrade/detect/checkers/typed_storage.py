@@ -17,10 +17,13 @@ of those bytes, which ``torch.frombuffer(bytearray(buf), dtype=...)`` (torch >= 
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
+from torch_upgrade.catalog.names import load_names
 from torch_upgrade.catalog.ruledata import Rule
-from torch_upgrade.core.versions import Window
+from torch_upgrade.core.versions import Window, short
 from torch_upgrade.syntax import arguments as A
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
@@ -33,14 +36,19 @@ IDENTITY = ("data_ptr",)
 # the typed storage classes whose from_buffer the rule reports, and their tensors' dtypes
 _DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
            "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
-FROMBUFFER_SINCE = "1.10"  # torch.frombuffer (rules/names.toml)
+
+
+@functools.cache
+def frombuffer_since() -> str:
+    """The release that brought torch.frombuffer, as the table of names dates it (1.10)."""
+    return short(load_names()["torch.frombuffer"].added)
 FROM_BUFFER = {f"torch.{kind}Storage.from_buffer": dtype for kind, dtype in _DTYPES.items()}
 
 
 def _from_buffer_message(qualname: str) -> str:
     return (f"{qualname}(buf) makes a TypedStorage, deprecated since torch 2.0, and there is no tensor to take "
             f"untyped_storage() of: torch.frombuffer(bytearray(buf), dtype=torch.{FROM_BUFFER[qualname]}) (torch >= "
-            f"{FROMBUFFER_SINCE}) makes the tensor of the buffer's bytes (native byte order) with no storage class")
+            f"{frombuffer_since()}) makes the tensor of the buffer's bytes (native byte order) with no storage class")
 
 
 def _uses_torch(analysis: Analysis) -> bool:
@@ -56,7 +64,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         node, call = ref.node, ref.call
         if ref.qualname in FROM_BUFFER and ref.ctx == "load" and not ref.guarded:
             out.append(Hit(rule, call or node, ref.statement, ref=ref, message=_from_buffer_message(ref.qualname),
-                           advice_instead=FROMBUFFER_SINCE))
+                           advice_instead=frombuffer_since()))
             continue
         if ref.qualname is not None or call is None or call.args or not isinstance(node, cst.Attribute) \
                 or node.attr.value != "storage" or ref.guarded:
