@@ -385,3 +385,17 @@ def test_a_config_floor_and_a_library_pin_in_the_same_file_are_raised_together(t
     assert cli("upgrade", root, "--to", "2.0").exit_code == 0
     assert read(root, "pyproject.toml") == ('[project]\nname = "x"\ndependencies = ["torchvision>=0.15"]\n'
                                             '[tool.torch-upgrade]\nfrom = "2.0"\n')
+
+
+def test_a_pin_of_a_release_that_never_was_starts_at_the_next_one_with_a_note(tmp_path):
+    # speechbrain once wrote torchaudio>=1.9.0: after torchaudio 0.13 came 2.0, so pip installs 2.0 or later
+    write(tmp_path, {"requirements.txt": "torch>=1.13\ntorchaudio>=1.9.0\n", "m.py": "import torch\n"})
+    resolved = api.resolve([tmp_path], to_version="2.1")
+    assert lib(resolved.settings.window, "torchaudio") == (
+        "2.0", "2.1", "requirements.txt: torchaudio>=1.9.0; no torchaudio 1.9 was released")
+    assert any(n.startswith("torchaudio 1.9 (requirements.txt: torchaudio>=1.9.0) was never released") and
+               "starts at torchaudio 2.0" in n for n in resolved.notes)
+    # a release the table lists, and one older than the table, are taken as they are
+    write(tmp_path, {"requirements.txt": "torch>=1.13\ntorchaudio>=0.13.1\n"})
+    resolved = api.resolve([tmp_path], to_version="2.1")
+    assert lib(resolved.settings.window, "torchaudio")[0] == "0.13.1" and not any("never" in n for n in resolved.notes)

@@ -57,6 +57,10 @@ class Pairing:
         found = self.releases(library, torch)
         return found[-1] if found else None
 
+    def known(self, library: str) -> tuple[Version, ...]:
+        """Every release (major.minor) of the library the table lists, oldest first."""
+        return tuple(sorted({v for row in self.rows.values() for v in row.get(library, ())}))
+
     def torch_for(self, library: str, version: Version) -> Optional[Version]:
         """The oldest torch release paired with ``version`` of the library or a later one (what
         raising torch to a release asks of a library pin, read backwards); None past the table."""

@@ -229,6 +229,14 @@ def _pinned(library: str, pinned: Version, source: str, window: Window, pairing:
     before 0.15 runs on torch 2.0) starts at that release; a pin newer than the target's release
     ends there too (the window is never empty)."""
     low = Version(pinned.base_version)
+    known = pairing.known(library)
+    minor = Version(f"{low.major}.{low.minor}")
+    if known and known[0] < minor < known[-1] and minor not in known:  # torchaudio>=1.9: after 0.13 came 2.0
+        released = min(v for v in known if v > minor)
+        notes.append(f"{library} {short(low)} ({source}) was never released: what the pin admits starts at "
+                     f"{library} {short(released)}, the window's floor")
+        source = f"{source}; no {library} {short(minor)} was released"
+        low = released
     paired = pairing.floor(library, window.low)
     if window.stated and paired is not None and paired > low:
         source = f"{source}; torch {short(window.low)} pairs with {library} {short(paired)}"
