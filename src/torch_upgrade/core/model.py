@@ -54,6 +54,14 @@ def source_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+def place(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of ``offset`` in ``text``, lines as ``source_lines`` counts
+    them."""
+    before = text[:offset]
+    line_start = max(before.rfind("\n"), before.rfind("\r")) + 1
+    return before.count("\n") + before.count("\r") - before.count("\r\n") + 1, offset - line_start + 1
+
+
 @dataclass(frozen=True)
 class TextEdit:
     """Replace the text from (start_line, start_column) up to, not including, (end_line, end_column).

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from torch_upgrade.core.model import place
 from torch_upgrade.core.paths import outside
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -61,10 +62,8 @@ def decode(raw: bytes) -> tuple[str, str]:
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
-        before = raw[:exc.start]
-        line_start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
-        line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
-        column = len(before[line_start:].decode(encoding, errors="replace")) + 1
+        before = raw[:exc.start].decode(encoding, errors="replace")  # decodes: the error is past it
+        line, column = place(before, len(before))
         raise SourceError(f"cannot decode as {encoding} at line {line}, column {column}: {exc.reason}",
                           line, column) from None
     except LookupError as exc:

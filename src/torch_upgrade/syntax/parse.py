@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Optional, TypeVar
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
+from torch_upgrade.core.model import place
 from torch_upgrade.syntax.pieces import parse_in_pieces
 
 T = TypeVar("T")
@@ -147,12 +148,12 @@ def why_unparsable(text: str, exc: Exception) -> Unparsable:
         except SyntaxError as error:
             line, column = error.lineno, error.offset
             if not line and "\0" in text:  # Python names no place for a NUL byte: the first one's
-                line, column = _place(text, text.index("\0"))
+                line, column = place(text, text.index("\0"))
             where = f" at line {line}, column {column}" if line and column else f" at line {line}" if line else ""
             return Unparsable(f"syntax error{where}: {error.msg}", line or None, column if line else None)
         except ValueError as error:  # a NUL byte, before Python 3.11.4
             if "\0" in text:
-                line, column = _place(text, text.index("\0"))
+                line, column = place(text, text.index("\0"))
                 return Unparsable(f"syntax error at line {line}, column {column}: {error}", line, column)
         except (RecursionError, MemoryError):
             pass
@@ -160,13 +161,6 @@ def why_unparsable(text: str, exc: Exception) -> Unparsable:
         return Unparsable(f"cannot parse (LibCST) at line {exc.raw_line}, column {exc.raw_column + 1}: {exc.message}",
                           exc.raw_line, exc.raw_column + 1)
     return Unparsable(syntax_message(exc))
-
-
-def _place(text: str, offset: int) -> tuple[int, int]:
-    """The 1-based line and column (in characters) of ``offset`` in ``text``, lines as Python counts them."""
-    before = text[:offset]
-    line_start = max(before.rfind("\n"), before.rfind("\r")) + 1
-    return before.count("\n") + before.count("\r") - before.count("\r\n") + 1, offset - line_start + 1
 
 
 def syntax_message(exc: Exception) -> str:
