@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
 
 import torch_upgrade
-from helpers import window
+from helpers import cli, window
 
 OLD = "import torch\nX, _ = torch.solve(B, A)\n"
 
@@ -227,3 +228,25 @@ def test_a_nul_byte_in_a_string_or_comment_is_an_error_too(tmp_path, where):
         assert (error.path, error.line) == ("nul.py", 2) and "null bytes" in error.message
         assert "internal error" not in error.message and not report.findings
     assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("data, line, solve", [
+    (b"\x0cimport torch\nX, _ = torch.solve(B, A)\n", 1, 2),  # a form feed before the first statement
+    (b"import torch\n\n\x0cX, _ = torch.solve(B, A)\n", 3, 3),  # ... before a later one (a page break)
+    (b"import torch\nX, _ = torch.solve(B, A)\n\r \n", 3, 2),  # a lone CR before blanks
+])
+def test_text_the_parser_drops_is_never_lost_by_a_fix(tmp_path, data, line, solve):
+    """LibCST's tree drops a few characters (a form feed before a statement, a lone CR before blanks):
+    a file written from it would lose them. The fix is refused with an error naming the line; the file
+    stays as it was and its finding is still reported at its line, where the report shows that line (a
+    form feed ends no line: ``str.splitlines`` would have shown the line before)."""
+    path = tmp_path / "ff.py"
+    path.write_bytes(data)
+    report = torch_upgrade.fix([tmp_path], unsafe=True, **window())
+    [error] = report.errors
+    assert (error.path, error.line) == ("ff.py", line) and error.message.startswith("not fixed:")
+    assert path.read_bytes() == data and not report.changed
+    [finding] = torch_upgrade.scan([tmp_path], **window()).findings
+    assert finding.line == solve
+    shown = cli("scan", "ff.py", "--from", "2.0", "--no-cache").output
+    assert re.search(rf"^ *{solve} │ \x0c?X, _ = torch.solve", shown, re.M), shown

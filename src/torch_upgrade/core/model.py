@@ -54,6 +54,11 @@ def source_lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+def code_lines(text: str) -> list[str]:
+    """The lines of a source text without their endings, numbered from 0 as ``source_lines`` counts them."""
+    return [line.rstrip("\r\n") for line in _LINE.findall(text)]
+
+
 def place(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column (in characters) of ``offset`` in ``text``, lines as ``source_lines`` counts
     them."""

@@ -22,7 +22,8 @@ import libcst as cst
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.policy import release, severity
 from torch_upgrade.core import collector, diffs
-from torch_upgrade.core.model import FileError, FileResult, Finding, Fix, TextEdit, holding, one_line, source_lines
+from torch_upgrade.core.model import (FileError, FileResult, Finding, Fix, TextEdit, code_lines, holding, one_line, place,
+                                     source_lines)
 from torch_upgrade.core.paths import ignored_by_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.detect.hits import Hit
@@ -303,6 +304,12 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
         code = module.code if applied else text
         if code == text:
             return module, text
+        lost = _first_loss(original, text)
+        if lost is not None:
+            result.errors.append(FileError(unit.rel, f"not fixed: the parser does not give this file's text back as "
+                                           f"it is from line {lost[0]} (a form feed or a lone CR there?), so a "
+                                           "rewrite would lose it", *lost))
+            return original, text
         rendered = unit.render(code)
     except SourceError as exc:
         result.errors.append(FileError(unit.rel, str(exc)))
@@ -325,6 +332,16 @@ def _rewrite(unit: Unit, module: cst.Module, text: str, ctx: Context, result: Fi
     return module, code
 
 
+def _first_loss(module: cst.Module, text: str) -> Optional[tuple[int, int]]:
+    """Where LibCST's tree of ``text`` does not give it back as it is, the line and column of the first
+    difference: a file written from that tree would lose what the tree drops (a form feed before a
+    statement, a lone CR before blanks). None where it gives it back."""
+    code = module.code
+    if code == text:
+        return None
+    return place(text, next((i for i, (a, b) in enumerate(zip(code, text)) if a != b), min(len(code), len(text))))
+
+
 def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], ctx: Context,
                  analysis: Optional[Analysis] = None, suppressions: Optional[Suppressions] = None) -> list[Finding]:
     """Position hits, drop suppressed ones (``suppressions`` records which comments did), and turn
@@ -336,7 +353,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
                    analysis.parent if analysis is not None else None,
                    analysis.span if analysis is not None else None)
     suppressions = suppressions or Suppressions.of(text)
-    lines = text.splitlines()
+    lines = code_lines(text)
     window = ctx.settings.window
     out = []
     for hit in hits:
@@ -387,7 +404,7 @@ def _collect_facts(analysis: Analysis, module: cst.Module, text: str, ctx: Conte
     if places:
         where = locate(module, [place["node"] for _, place in places], text, analysis.top_of, analysis.parent,
                        analysis.span)
-        lines = text.splitlines()
+        lines = code_lines(text)
         suppressions = suppressions or Suppressions.of(text)
         for rule, place in places:
             rng = where.get(id(place.pop("node")))  # nodes never leave the file's analysis

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from torch_upgrade.core.model import Finding, Fix, TextEdit, source_lines
+from torch_upgrade.core.model import Finding, Fix, TextEdit, code_lines, source_lines
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,6 @@ class Change:
         return f"cell {self.cell}, line {self.line}" if self.cell is not None else f"line {self.line}"
 
 
-def _lines(text: str) -> list[str]:
-    return [line.rstrip("\r\n") for line in source_lines(text)]
-
-
 def _change(edit: TextEdit, before: str) -> Change:
     """An edit applied to the original lines it touches, the lines it leaves alone trimmed."""
     text = before + "\n"  # the lines' last ending (an edit of whole lines ends past it)
@@ -36,7 +32,7 @@ def _change(edit: TextEdit, before: str) -> Change:
     start = edit.start_column - 1
     end = sum(len(line) for line in lines[:rel]) + edit.end_column - 1
     after = text[:start] + edit.text + text[min(end, len(text)):]
-    old, new = _lines(text), _lines(after)
+    old, new = code_lines(text), code_lines(after)
     line = edit.start_line
     while old and new and old[0] == new[0]:
         old, new, line = old[1:], new[1:], line + 1

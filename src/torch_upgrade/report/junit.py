@@ -30,7 +30,7 @@ def _details(finding: Finding) -> str:
              f"severity: {finding.severity} ({finding.kind} in torch {finding.release})",
              f"confidence: {finding.confidence}"]
     if finding.snippet:
-        lines += ["", *finding.snippet.splitlines()]
+        lines += ["", *finding.snippet.split("\n")]
     if finding.fix is not None:
         found = changes(finding.fix)
         if found:

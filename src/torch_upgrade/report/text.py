@@ -47,7 +47,7 @@ RUNTIME_WORD = {"confirmed": "confirmed at run time", "runtime-only": "seen only
 
 
 def _frame(finding: Finding) -> list[str]:
-    lines = finding.snippet.splitlines()
+    lines = finding.snippet.split("\n")  # joined so by the pipeline; a form feed ends no line
     shown = lines[:4]
     width = len(str(finding.line + len(shown)))
     out = []

@@ -86,7 +86,8 @@ class _Offsets:
     """(row, column) from the tokenizer -> offset in the text."""
 
     def __init__(self, text: str) -> None:
-        self.lines = [0] + list(itertools.accumulate(len(line) for line in text.splitlines(keepends=True)))
+        # the lines the tokenizer reads (``_tokens``): ended by "\n" alone, not by a form feed or a lone CR
+        self.lines = [0] + list(itertools.accumulate(len(line) for line in io.StringIO(text)))
 
     def __call__(self, position: tuple[int, int]) -> int:
         return self.lines[position[0] - 1] + position[1]

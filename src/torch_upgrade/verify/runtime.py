@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Rule, RuleSet
-from torch_upgrade.core.model import Finding, ScanResult
+from torch_upgrade.core.model import Finding, ScanResult, code_lines
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.versions import Window
 from torch_upgrade.io.source import SourceError, read_source
@@ -72,7 +72,7 @@ def merge(result: ScanResult, records: Sequence[dict], rules: RuleSet, root: Pat
         lines = texts.get(rel)
         if lines is None:
             try:
-                lines = texts[rel] = read_source(path).text.splitlines()
+                lines = texts[rel] = code_lines(read_source(path).text)
             except SourceError:
                 lines = texts[rel] = []
         here = [f for f in result.findings if f.path == rel and (rule is None or f.rule_id == rule.id)
