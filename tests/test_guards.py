@@ -220,10 +220,10 @@ def test_early_exit_guards_only_the_rest_of_its_own_block():
 def test_an_if_else_whose_branches_all_exit_is_an_exit():
     check("""
         import torch
-        from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_13
+        from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_12
 
         def solve(A, B, left=True):
-            if is_torch_greater_or_equal_than_1_13:
+            if is_torch_greater_or_equal_than_1_12:
                 if left:
                     return torch.linalg.solve(A, B)
                 else:
@@ -284,7 +284,7 @@ OLD_CALL = "torch.symeig(x, eigenvectors=True)"
     # timm/kornia: a tuple of ints from the version string
     ("TORCH_VERSION = tuple(int(x) for x in torch.__version__.split('.')[:2])", "TORCH_VERSION < (1, 9)"),
     ("", "tuple(int(p) for p in torch.__version__.split('.')[:2]) < (1, 9)"),
-    ("", "int(torch.__version__.split('.')[1]) < 9"),
+    ("", "int(torch.__version__.split('.')[0]) == 1 and int(torch.__version__.split('.')[1]) < 9"),
     ("", 'torch.__version__ < "1.9"'),
     ("", 'torch.__version__.startswith("1.8")'),
     ("", 'importlib.metadata.version("torch") < "1.9"'),
@@ -806,3 +806,94 @@ def test_the_right_side_of_and_after_another_test_is_reported():
         def pick(ready):
             return ready and torch.cuda.amp.custom_fwd
         """)
+
+
+# ------------------------------------------------------------ checks that do not keep the old name from where it is gone
+def findings(code: str, low: str = "1.6", high: str = "2.15") -> list[tuple[str, int, str]]:
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version=low, to_version=high, ignore=["TU980"])
+    return sorted((f.rule, f.line, f.message) for f in report.findings)
+
+
+def test_a_fallback_that_still_runs_where_the_name_is_gone_is_reported():
+    """transformers' flag for 1.13 keeps torch.solve for torch 1.12, where it is gone (removed in 1.12): the
+    fallback raises there. Reported, saying where the check lets it run; with the flag for 1.12, quiet."""
+    code = """
+        import torch
+        from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_13
+
+        def solve(A, B):
+            if is_torch_greater_or_equal_than_1_13:
+                return torch.linalg.solve(A, B)
+            X, _ = torch.solve(B, A)
+            return X
+        """
+    [(rule, line, message)] = findings(code)
+    assert (rule, line) == ("TU201", 8) and message.endswith("(the check around it still lets it run on torch 1.12)")
+    assert findings(code.replace("1_13", "1_12")) == []
+
+
+@pytest.mark.parametrize("guard, line", [
+    ('if version.parse(torch.__version__) >= version.parse("1.9"):', 6),  # true on every torch from 1.9
+    ('if hasattr(torch, "compile"):', 6),  # true from 2.0: a probe of something else
+    ('if torch.__version__ >= "1.8":', 6),
+])
+def test_a_check_that_does_not_keep_a_removed_name_from_its_removal_guards_nothing(guard, line):
+    """torch.cholesky under a check that holds on torch 2.14, where it raises: the check decides nothing
+    about it. Reported, with the fix, as if unguarded (2.14's removal of cholesky, a guard written for
+    something else)."""
+    code = f"""
+        import torch
+        from packaging import version
+
+        {guard}
+            L = torch.cholesky(a)
+        """
+    [(rule, at, message)] = findings(code, low="1.9")
+    assert (rule, at) == ("TU203", line) and message.endswith("(the check around it still lets it run on torch 2.14)")
+
+
+@pytest.mark.parametrize("code", [
+    # the old name only where it still works: below the release that removed or deprecated it
+    """
+    if version.parse(torch.__version__) >= version.parse("1.9"):
+        L = torch.linalg.cholesky(a)
+    else:
+        L = torch.cholesky(a)
+    """,
+    """
+    if version.parse(torch.__version__) < version.parse("2.0"):
+        Q, R = torch.qr(a)
+    """,
+    "y = torch.cholesky(a) if torch.__version__ < '1.9' else torch.linalg.cholesky(a)\n",
+    "y = hasattr(torch, 'linalg') or torch.cholesky(a)\n",
+    """
+    def g(a):
+        if hasattr(torch.linalg, "cholesky"):
+            return torch.linalg.cholesky(a)
+        return torch.cholesky(a)
+    """,
+    # a check the evaluation cannot read (a name the table of names does not know): quiet, as before
+    """
+    if hasattr(torch, "some_future_api"):
+        L = torch.cholesky(a)
+    """,
+])
+def test_a_check_that_keeps_the_old_name_where_it_works_stays_quiet(code):
+    head = "import torch\nfrom packaging import version\n"
+    assert findings(head + textwrap.dedent(code)) == []
+    assert findings(head + "L = torch.cholesky(a)\n")  # the same call unguarded is reported
+
+
+def test_a_check_of_the_minor_release_alone_lets_the_old_call_run_on_2_x():
+    """``int(torch.__version__.split(".")[1]) < 9`` is true on torch 2.0 to 2.8 as well, where torch.symeig
+    is gone (removed in 2.0): the branch meant for 1.x raises there."""
+    code = """
+        import torch
+
+        if int(torch.__version__.split(".")[1]) < 9:
+            w, v = torch.symeig(x, eigenvectors=True)
+        else:
+            w, v = torch.linalg.eigh(x)
+        """
+    [(rule, line, message)] = findings(code, high="2.13")
+    assert (rule, line) == ("TU202", 5) and message.endswith("(the check around it still lets it run on torch 2.0)")

@@ -19,6 +19,8 @@ it first came in. The table says nothing about releases outside the checked rang
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +154,12 @@ def parse_names(text: str, file: str = "names.toml") -> dict[str, NameHistory]:
     if not isinstance(table, dict):
         raise NamesError(f"{file}: 'names' must be a table of [names.\"qualified.name\"] entries")
     return {name: _entry(name, raw, file) for name, raw in table.items()}
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_names() -> dict[str, NameHistory]:
+    """The shipped table's name histories, read once per process (on first use)."""
+    return load_names()
 
 
 def load_names(path: Optional[Path] = None) -> dict[str, NameHistory]:

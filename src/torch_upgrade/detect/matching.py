@@ -8,7 +8,11 @@ from typing import Iterable, Optional, cast
 
 import libcst as cst
 
+from packaging.version import Version
+
+from torch_upgrade.catalog.names import shipped_names
 from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.decide import Decider, samples, table_presence, table_values
 from torch_upgrade.syntax.nodes import dotted, within
 from torch_upgrade.syntax.guards import NONE, handles
 from torch_upgrade.syntax.project import FileIndex
@@ -16,7 +20,7 @@ from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
 from torch_upgrade.catalog.ruledata import Match, Rule, RuleSet
-from torch_upgrade.core.versions import LIBRARIES, Window, parse_version, short
+from torch_upgrade.core.versions import LIBRARIES, TORCH, Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.detect.registry import fixes_string_annotations, get_checker, get_fixer
 from torch_upgrade.rewrite.context import Advice, FixContext, Unnameable
@@ -127,6 +131,46 @@ class Matcher:
             next(iter(self._rules_naming(other.target + ("." + rest if rest else ""))), None) is None
             for other in others)
 
+    def _runs_on(self, ref: Reference, decider: Decider,
+                 truths: dict[tuple[int, str], Optional[bool]]) -> Optional[list[Version]]:
+        """The releases of the window that code under ``ref``'s guards runs on, where each of its
+        compatibility contexts is an ``if`` arm (an ``and``/``or`` operand, code after an early exit) whose
+        test the evaluation knows on every release (``syntax.decide``); None where one is not. Contexts
+        that are no compatibility code (``if x > 0:``) run on every release. Code in a branch the window
+        always takes (``if version >= 1.9:`` with torch 2.0 and later) is not guarded by it at all:
+        what it calls runs on every release, removals included."""
+        model = ref.model
+        if model is None:
+            return None
+        high = self.window.high.release[:2]
+        releases = [s for s in samples(self.window.low) if Version(s).release[:2] <= high]
+        for guard in ref.guards:
+            if not model.meets(guard):
+                continue
+            if guard.test is None or guard.scope is None or guard.arm is None:
+                return None
+            kept = []
+            for sample in releases:
+                key = (id(guard.test), sample)
+                if key not in truths:
+                    truths[key] = decider.truth(guard.test, guard.scope, sample)
+                if truths[key] is None:
+                    return None
+                if truths[key] is guard.arm:
+                    kept.append(sample)
+            releases = kept
+        return [Version(s) for s in releases]
+
+    def _runs_where(self, rule: Rule, live: list[Version]) -> Optional[Version]:
+        """Where a torch rule's finding (a removal or a deprecation) concerns code that runs on the releases
+        ``live`` only: the first of them at or after the release the finding is about; None where there is
+        none. Other rules, and a library's (whose version the evaluation does not know), stay quiet under a
+        guard."""
+        if rule.library != TORCH or rule.kind not in ("removed", "deprecated"):
+            return None
+        about = parse_version(policy.release(rule, self.window)).release[:2]
+        return next((v for v in live if v.release[:2] >= about), None)
+
     def match(self, analysis: Analysis, package: Optional[str] = None,
               index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:
         """The hits in one file; ``package``: the file's own top-level package (see
@@ -139,16 +183,27 @@ class Matcher:
         used: set[tuple[str, int]] = set()  # (rule, binding) pairs with a flagged use
         renamed: set[tuple[str, int]] = set()  # (rule, binding) pairs fixed at the import
         provenance: Optional[Provenance] = None
+        decider: Optional[Decider] = None
+        truths: dict[tuple[int, str], Optional[bool]] = {}  # (id of a guard's test, release) -> its truth
         for ref in analysis.references:
             candidates = list(self._candidates(ref))
             if not candidates:
                 continue
             optional = False
+            live: Optional[list[Version]] = None  # the releases guarded code runs on, where they are known
             if ref.guarded:
-                if not _optional_import(ref, analysis):
-                    continue
-                optional = True  # `try: from apex import amp`: the live path where the package is there
+                if _optional_import(ref, analysis):
+                    optional = True  # `try: from apex import amp`: the live path where the package is there
+                else:
+                    decider = decider or Decider(analysis, analysis.project, table_presence(shipped_names()),
+                                                 table_values(shipped_names()))
+                    live = self._runs_on(ref, decider, truths)
+                    if not live:
+                        continue
             for rule in candidates:
+                runs = None if live is None else self._runs_where(rule, live)
+                if live is not None and runs is None:
+                    continue  # `if torch < 2.0: torch.cholesky(a)`: never runs where the finding would say
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
                         or ref.probes & policy.owners(rule) or self._falls_back(rule, ref) \
                         or _new_tried_first(rule, ref, analysis):
@@ -190,7 +245,8 @@ class Matcher:
                     # or typing.get_type_hints reads it), so the line runs on every release
                     quoted = rule.kind == "removed" and ref.ctx == "annotation"
                     listed = rule.kind == "deprecated" and ref.call is None and not named and _listed(ref)
-                    note = _ANNOTATED if named else _QUOTED if quoted else _LISTED if listed else None
+                    note = _ANNOTATED if named else _QUOTED if quoted else _LISTED if listed else \
+                        _GUARDED.format(short(runs)) if runs is not None else None
                     named = named or quoted
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
                                     quiet=named or listed, message=f"{rule.message} ({note})" if note else None))
@@ -554,6 +610,8 @@ def _new_tried_first(rule: Rule, ref: Reference, analysis: Analysis) -> bool:
 _KEEPS_ITS_TEXT = "this line keeps its text: the import of the name is what changes"
 _QUOTED = ("named in a string annotation, which nothing evaluates when the code runs: it changes with the code "
            "that makes the object, and a type checker reads it")
+# a deprecated or removed name under a check (of the version, of a feature) that does not keep it from the releases the finding is about
+_GUARDED = "the check around it still lets it run on torch {}"
 _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it changes with the code that makes "
               "the object")
 

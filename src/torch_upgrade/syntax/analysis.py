@@ -409,7 +409,7 @@ class Analysis:
         for i, statement in enumerate(node.body):
             self._visit_statement(statement, node.body[i + 1] if i + 1 < len(node.body) else None)
             if isinstance(statement, cst.If):
-                exits = tuple(Guard(test, self.scope, FEATURE) for test in _exit_tests(statement))
+                exits = tuple(Guard(test, self.scope, FEATURE, arm=False) for test in _exit_tests(statement))
                 if exits:
                     self._guards = self._guards + exits
         self._guards = saved
@@ -500,27 +500,29 @@ class Analysis:
         saved_statement, self._statement = self._statement, node
         self._stack.append(node)
         self._visit(node.test)
-        guard = Guard(node.test, self.scope, PROBE)  # judged once every binding is known
-
         typing_only = _is_type_checking(node.test)
 
-        def arms() -> None:
+        def body() -> None:
             self._typing_only += typing_only
             try:
                 self._in_branch(node, 0, lambda: self._visit(node.body))
             finally:
                 self._typing_only -= typing_only
-            if node.orelse is not None:
-                self._in_branch(node, 1, lambda: self._visit(cast(Union[cst.If, cst.Else], node.orelse)))
 
-        self._guarded(guard, arms)
+        # each arm's guard is judged once every binding is known
+        self._guarded(Guard(node.test, self.scope, PROBE, arm=True), body)
+        if node.orelse is not None:
+            orelse = node.orelse
+            self._guarded(Guard(node.test, self.scope, PROBE, arm=False),
+                          lambda: self._in_branch(node, 1, lambda: self._visit(orelse)))
         self._stack.pop()
         self._statement = saved_statement
 
     def _if_exp(self, node: cst.IfExp) -> None:
         self._stack.append(node)
         self._visit(node.test)
-        self._guarded(Guard(node.test, self.scope, PROBE), lambda: self._stack_push_visit([node.body, node.orelse]))
+        self._guarded(Guard(node.test, self.scope, PROBE, arm=True), lambda: self._stack_push_visit([node.body]))
+        self._guarded(Guard(node.test, self.scope, PROBE, arm=False), lambda: self._stack_push_visit([node.orelse]))
         self._stack.pop()
 
     def _bool_op(self, node: cst.BooleanOperation) -> None:
@@ -529,7 +531,8 @@ class Analysis:
         not isinstance(obj, DTensor)``, DTensor from a ``try`` import)."""
         self._stack.append(node)
         self._visit(node.left)
-        self._guarded(Guard(node.left, self.scope, PROBE), lambda: self._visit(node.right))
+        self._guarded(Guard(node.left, self.scope, PROBE, arm=isinstance(node.operator, cst.And)),
+                      lambda: self._visit(node.right))
         self._stack.pop()
 
     def _try(self, node: Union[cst.Try, "cst.TryStar"]) -> None:

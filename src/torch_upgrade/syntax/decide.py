@@ -390,6 +390,11 @@ class Decider:
                 break
         return _single(truths)
 
+    def truth(self, test: cst.BaseExpression, scope: Scope, sample: str) -> Optional[bool]:
+        """An ``if`` test's truth on torch ``sample`` (as ``decides`` takes it), None where unknown."""
+        found = self._test_truth(test, scope, sample)
+        return None if found is UNKNOWN else bool(found)
+
     def _test_truth(self, test: cst.BaseExpression, scope: Scope, sample: str) -> Any:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             truth = self._test_truth(test.expression, scope, sample)

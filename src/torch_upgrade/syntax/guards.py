@@ -434,7 +434,7 @@ class GuardModel:
         key = id(guards)  # the tuples live as long as the references and bindings holding them
         known = self._holds.get(key)
         if known is None:
-            known = self._holds[key] = any(self._meets(g) for g in guards)
+            known = self._holds[key] = any(self.meets(g) for g in guards)
         return known
 
     def probed(self, guards: tuple[Guard, ...]) -> frozenset[str]:
@@ -473,7 +473,7 @@ class GuardModel:
         own package's tests for guards; ``holds`` (what ``Reference.guarded`` says) takes them all."""
         found: set[str] = set()
         for guard in guards:
-            if not self._meets(guard):
+            if not self.meets(guard):
                 continue
             if guard.test is None:
                 if guard.asks >= FEATURE:
@@ -535,7 +535,8 @@ class GuardModel:
                 found.add(next((p for p in LIBRARIES if p in last), TORCH))
         return found
 
-    def _meets(self, guard: Guard) -> bool:
+    def meets(self, guard: Guard) -> bool:
+        """Whether code under this one context is compatibility code."""
         if guard.test is None:
             return True
         assert guard.scope is not None  # a test always comes with its scope

@@ -78,13 +78,16 @@ class Guard(NamedTuple):
     (``guards.PROBE`` for the branches of an ``if``, ``guards.FEATURE`` for the rest of a block
     after an early exit); and, for a ``try``, what it asks (``guards.FEATURE`` when its body
     imports from torch, else ``guards.NONE``: ``HAS_TABULATE`` is no torch flag) and the
-    top-level packages its body imports (``apex``: a flag set there tells whether apex is there)."""
+    top-level packages its body imports (``apex``: a flag set there tells whether apex is there);
+    ``arm``: the test's truth under which the code runs (True in an ``if``'s body, False in its ``else``
+    and after an early exit), None where that is not the question (a ``try``, a default overridden)."""
 
     test: Optional[cst.BaseExpression]
     scope: Optional[Scope]
     level: int
     asks: int = 0
     packages: tuple[str, ...] = ()
+    arm: Optional[bool] = None
 
 
 def visible_bindings(name: str, scope: Scope) -> list[Binding]:

@@ -37,7 +37,6 @@ too (the fix releases their names).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from typing import Callable, Optional, Sequence, Union, cast
@@ -45,7 +44,7 @@ from typing import Callable, Optional, Sequence, Union, cast
 import libcst as cst
 from packaging.version import Version
 
-from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, load_names
+from torch_upgrade.catalog.names import OLDEST_CHECKED, shipped_names
 from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
@@ -71,15 +70,10 @@ WORDS = ("if", "try", "assert", "skipif", "skipIf", "skipUnless", "xfail")
 Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert, cst.Decorator, cst.Assign]
 
 
-@functools.lru_cache(maxsize=1)
-def _names() -> dict[str, NameHistory]:
-    return load_names()
-
-
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if _packaging_script(analysis):
         return []
-    decider = Decider(analysis, analysis.project, table_presence(_names()), table_values(_names()))
+    decider = Decider(analysis, analysis.project, table_presence(shipped_names()), table_values(shipped_names()))
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
     messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert

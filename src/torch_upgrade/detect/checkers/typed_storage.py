@@ -21,7 +21,7 @@ import functools
 
 import libcst as cst
 
-from torch_upgrade.catalog.names import load_names
+from torch_upgrade.catalog.names import shipped_names
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window, short
 from torch_upgrade.syntax import arguments as A
@@ -41,7 +41,7 @@ _DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16
 @functools.cache
 def frombuffer_since() -> str:
     """The release that brought torch.frombuffer, as the table of names dates it (1.10)."""
-    return short(load_names()["torch.frombuffer"].added)
+    return short(shipped_names()["torch.frombuffer"].added)
 FROM_BUFFER = {f"torch.{kind}Storage.from_buffer": dtype for kind, dtype in _DTYPES.items()}
 
 
