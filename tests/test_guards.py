@@ -897,3 +897,21 @@ def test_a_check_of_the_minor_release_alone_lets_the_old_call_run_on_2_x():
         """
     [(rule, line, message)] = findings(code, high="2.13")
     assert (rule, line) == ("TU202", 5) and message.endswith("(the check around it still lets it run on torch 2.0)")
+
+
+def test_a_branch_for_older_releases_where_a_name_is_only_deprecated_stays_quiet():
+    """ignite 0.4.6 keeps torch.ger (deprecated in 1.7, in the documentation only, never removed) for torch up
+    to 1.7.0, one release too many: it works there, and goes with its check. The same branch with a check the
+    target passes is reported: the upgrade's own path still calls it."""
+    code = """
+        import torch
+        from distutils.version import LooseVersion
+
+        if LooseVersion(torch.__version__) <= LooseVersion("1.7.0"):
+            s = torch.ger(a, b)
+        else:
+            s = torch.outer(a, b)
+        """
+    assert findings(code) == []
+    [(rule, line, message)] = findings(code.replace("<=", ">="))
+    assert (rule, line) == ("TU205", 6) and message.endswith("(the check around it still lets it run on torch 1.7)")

@@ -162,14 +162,20 @@ class Matcher:
         return [Version(s) for s in releases]
 
     def _runs_where(self, rule: Rule, live: list[Version]) -> Optional[Version]:
-        """Where a torch rule's finding (a removal or a deprecation) concerns code that runs on the releases
-        ``live`` only: the first of them at or after the release the finding is about; None where there is
-        none. Other rules, and a library's (whose version the evaluation does not know), stay quiet under a
-        guard."""
+        """Where a torch rule's finding concerns code that runs on the releases ``live`` (in order) only: a
+        removal, where one of them is the release that removed the name or later (the code breaks there); a
+        deprecation, where they include the target (the branch the upgrade takes still calls it; a branch
+        for older releases that runs on one where the name is deprecated but works, ignite's ``torch.ger``
+        under ``LooseVersion(torch.__version__) <= LooseVersion("1.7.0")``, goes with its check). The
+        release named is the first of ``live`` at or after the one the finding is about; None: quiet. Other
+        rules, and a library's (whose version the evaluation does not know), stay quiet under a guard."""
         if rule.library != TORCH or rule.kind not in ("removed", "deprecated"):
             return None
         about = parse_version(policy.release(rule, self.window)).release[:2]
-        return next((v for v in live if v.release[:2] >= about), None)
+        first = next((v for v in live if v.release[:2] >= about), None)
+        if first is None or (rule.removed is not None and self.window.reaches(rule.removed)):
+            return first
+        return first if live[-1].release[:2] >= self.window.high.release[:2] else None
 
     def match(self, analysis: Analysis, package: Optional[str] = None,
               index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:
