@@ -1065,3 +1065,61 @@ def test_the_join_hint_does_not_promise_that_join_ends_a_samplers_padding() -> N
     assert hint.line == 6 and hint.severity == "hint"
     assert "without hanging or padding" not in hint.message
     assert "split the data without padding" in hint.message and "model.join()" in hint.message
+
+
+PACKED_LENGTHS_ON_THE_CPU = """
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+
+class Encoder(nn.Module):
+    def forward(self, x, input_lengths):
+        input_lengths = input_lengths.cpu().numpy()
+        return nn.utils.rnn.pack_padded_sequence(x, input_lengths, batch_first=True)
+
+
+def repack(packed, layer):
+    output, lengths = pad_packed_sequence(packed, batch_first=True)
+    return pack_padded_sequence(layer(output), lengths, batch_first=True)
+
+
+def before(x, lengths):
+    packed = pack_padded_sequence(x, lengths, batch_first=True)
+    lengths = lengths.cpu()
+    return packed, lengths
+
+
+def in_a_branch(x, lengths, flag):
+    if flag:
+        lengths = lengths.cpu()
+    return pack_padded_sequence(x, lengths, batch_first=True)
+
+
+def first_element(packed, x):
+    lengths, output = pad_packed_sequence(packed, batch_first=True)
+    return pack_padded_sequence(x, lengths, batch_first=True)
+
+
+def in_a_loop(x, lengths, n):
+    for _ in range(n):
+        out = pack_padded_sequence(x, lengths, batch_first=True)
+        lengths = lengths.cpu()
+    return out
+"""
+
+
+def test_pack_padded_lengths_made_cpu_before_the_call_are_not_flagged() -> None:
+    """tacotron2's encoder reassigns its parameter, input_lengths = input_lengths.cpu().numpy(), before
+    pack_padded_sequence; allennlp repacks with the lengths pad_packed_sequence returned (on the CPU: made
+    from the packed sequence's CPU batch sizes). TU906 said both raise for a CUDA tensor since 1.7. A
+    reassignment after the call, in one arm of an if, or later in a loop's body, and the padded output
+    unpacked into the name, are still flagged."""
+    found = [line for rule, line in findings(PACKED_LENGTHS_ON_THE_CPU) if rule == "TU906"]
+    assert found == [19, 27, 32, 37]
+    torch = pytest.importorskip("torch")
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    packed = pack_padded_sequence(torch.randn(2, 3, 4), torch.tensor([3, 2]), batch_first=True)
+    output, lengths = pad_packed_sequence(packed, batch_first=True)
+    assert lengths.device.type == "cpu" and lengths.dtype == torch.int64
+    assert torch.equal(pack_padded_sequence(output, lengths.numpy(), batch_first=True).data, packed.data)

@@ -206,3 +206,38 @@ def _names(statement: cst.CSTNode) -> list[cst.Name]:
             continue
         stack.extend(children(item))
     return out
+
+
+_FUNCTION_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+
+
+def runs_before(first: cst.CSTNode, then: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether statement ``first`` always runs before statement ``then`` on the way to it, in the same
+    function: ``first`` is an earlier statement of a block around ``then``, or lies in the body of such a
+    ``with`` (which runs it; an ``if``, a loop or a ``try`` may not). In a loop around both, each pass runs
+    ``first`` before ``then``."""
+    runs = [first]  # first and the with-statements around it, up to a statement of a block around ``then``
+    node = analysis.parent(first)
+    while node is not None and not isinstance(node, _FUNCTION_SCOPES):
+        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            node = analysis.parent(node)
+            continue
+        if not isinstance(node, cst.With):
+            break
+        runs.append(node)
+        node = analysis.parent(node)
+    ids = {id(n) for n in runs}
+    child: cst.CSTNode = then
+    block = analysis.parent(then)
+    while block is not None:
+        body = getattr(block, "body", None)
+        if isinstance(body, (list, tuple)):
+            for item in body:
+                if item is child:
+                    break
+                if id(item) in ids:
+                    return True
+        if isinstance(block, _FUNCTION_SCOPES):
+            return False
+        child, block = block, analysis.parent(block)
+    return False

@@ -4,27 +4,34 @@ Flags calls whose ``lengths`` is not visibly on the CPU (a list, ``.cpu()``,
 ``.tolist()``, ``.to("cpu")``, the builtins ``sorted``/``list``, ``torch.tensor``/``as_tensor`` of
 Python data where the default device is the CPU, a legacy CPU type's constructor (``torch.LongTensor(L)``,
 CPU under any default device), a name assigned only such values: opacus builds
-its lengths with ``lengths = []`` and ``.append``, skorch's tests with ``torch.as_tensor([2, 2, 1])``);
-the fix adds ``.cpu()`` where ``lengths`` is certainly a tensor.
+its lengths with ``lengths = []`` and ``.append``, skorch's tests with ``torch.as_tensor([2, 2, 1])``;
+the lengths ``pad_packed_sequence`` returns, which are on the CPU (made from the packed sequence's CPU
+batch sizes: allennlp's ``output, lengths = pad_packed_sequence(...)`` repacked); a name whose last
+assignment, before the call, is such a value: tacotron2's ``input_lengths = input_lengths.cpu().numpy()``
+in the function given ``input_lengths``); the fix adds ``.cpu()`` where ``lengths`` is certainly a tensor.
 """
 
 from __future__ import annotations
+
+from typing import Optional
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
+from torch_upgrade.detect.checkers._flow import runs_before
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.pack_lengths import lengths_arg, on_cpu
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.project import FileIndex
-from torch_upgrade.syntax.scopes import Scope, assigned_values
+from torch_upgrade.syntax.scopes import Binding, Scope, reaching, visible_bindings
 
 WORDS = (("torch", "pack_padded_sequence"),)
 FUNCTIONS = ("torch.nn.utils.rnn.pack_padded_sequence",)
 FROM_DATA = ("torch.tensor", "torch.as_tensor")
+UNPACKS = "torch.nn.utils.rnn.pad_packed_sequence"  # (padded, lengths): lengths on the CPU
 # the legacy CPU types: what their constructors make is a CPU tensor under any default device or device
 # context (checked on torch 2.13 with set_default_device and with torch.device: torch.tensor follows both);
 # given a CUDA tensor they raise
@@ -38,14 +45,15 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref, call in calls(analysis, FUNCTIONS):
         lengths = lengths_arg(call)
-        if lengths is not None and not _listed(lengths.value, ref.scope, analysis):
+        if lengths is not None and not _listed(lengths.value, ref.scope, analysis, ref.statement):
             out.append(hit(rule, ref, analysis, window))
     return out
 
 
-def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, depth: int = 0) -> bool:
-    """Whether ``value`` is on the CPU (``on_cpu``), a list the builtins ``sorted``/``list`` make, or a name
-    assigned only such values (followed back a few assignments)."""
+def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, at: cst.CSTNode, depth: int = 0) -> bool:
+    """Whether ``value``, read in statement ``at``, is on the CPU (``on_cpu``), a list the builtins
+    ``sorted``/``list`` make, or a name assigned only such values, or whose binding that holds at ``at``
+    is one (``_held_at``) (followed back a few assignments)."""
     if on_cpu(value) or _from_python_data(value, scope, analysis) or _cpu_type(value, scope, analysis):
         return True
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("sorted", "list") \
@@ -53,8 +61,46 @@ def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, depth: 
         return True
     if not isinstance(value, cst.Name) or depth >= 3:
         return False
-    values = assigned_values(value.value, scope) or []
-    return bool(values) and all(_listed(v, where, analysis, depth + 1) for v, where in values)
+    bindings = visible_bindings(value.value, scope)
+    if bindings and all(_cpu_binding(b, scope, analysis, at, depth) for b in bindings):
+        return True
+    held = _held_at(value.value, scope, at, analysis)
+    return held is not None and _cpu_binding(held, scope, analysis, at, depth)
+
+
+def _cpu_binding(binding: Binding, scope: Scope, analysis: Analysis, at: cst.CSTNode, depth: int) -> bool:
+    """Whether an assignment binds a value on the CPU: one ``_listed`` accepts, or the lengths that
+    ``pad_packed_sequence`` returns (``padded, lengths = pad_packed_sequence(packed)``)."""
+    if binding.kind not in ("local", "alias") or binding.statement is not None:
+        return False  # a parameter, an import, a def
+    where = binding.scope or scope
+    if binding.unpacked is not None:
+        whole, index = binding.unpacked
+        name = dotted(whole.func) if isinstance(whole, cst.Call) else None
+        return index == 1 and name is not None and analysis.qualify(name, where)[0] == UNPACKS
+    if binding.value is None:
+        return False
+    return _listed(binding.value, where, analysis, _statement(binding.value, analysis) or at, depth + 1)
+
+
+def _held_at(name: str, scope: Scope, at: cst.CSTNode, analysis: Analysis) -> Optional[Binding]:
+    """The binding of ``name`` that holds at statement ``at`` where the scope has one the code shows: the
+    only binding left at the end of the scope, an assignment that always runs before ``at`` (``runs_before``:
+    no ``if``, loop or ``try`` around it but one around both; a parameter reassigned, ``lengths =
+    lengths.cpu()``, then used). Every other binding of the name comes before it, so none holds at ``at``."""
+    live = reaching(visible_bindings(name, scope))
+    if len(live) != 1 or live[0].scope is not scope or live[0].value is None:
+        return None
+    statement = _statement(live[0].value, analysis)
+    return live[0] if statement is not None and runs_before(statement, at, analysis) else None
+
+
+def _statement(node: cst.CSTNode, analysis: Analysis) -> Optional[cst.CSTNode]:
+    """The simple statement line that holds ``node`` (None for one in a compound statement's header)."""
+    current: Optional[cst.CSTNode] = node
+    while current is not None and not isinstance(current, cst.SimpleStatementLine):
+        current = analysis.parent(current)
+    return current
 
 
 def _from_python_data(value: cst.BaseExpression, scope: Scope, analysis: Analysis) -> bool:

@@ -51,6 +51,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers import _load_flow as F
+from torch_upgrade.detect.checkers._flow import runs_before
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
@@ -395,38 +396,6 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex")
 
 
-def _runs_before(first: cst.CSTNode, then: cst.CSTNode, analysis: Analysis) -> bool:
-    """Whether statement ``first`` always runs before statement ``then`` on the way to it, in the same
-    function: ``first`` is an earlier statement of a block around ``then``, or lies in the body of such a
-    ``with`` (which runs it; an ``if``, a loop or a ``try`` may not). In a loop around both, each pass runs
-    ``first`` before ``then``."""
-    runs = [first]  # first and the with-statements around it, up to a statement of a block around ``then``
-    node = analysis.parent(first)
-    while node is not None and not isinstance(node, _SCOPES):
-        if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
-            node = analysis.parent(node)
-            continue
-        if not isinstance(node, cst.With):
-            break
-        runs.append(node)
-        node = analysis.parent(node)
-    ids = {id(n) for n in runs}
-    child: cst.CSTNode = then
-    block = analysis.parent(then)
-    while block is not None:
-        body = getattr(block, "body", None)
-        if isinstance(body, (list, tuple)):
-            for item in body:
-                if item is child:
-                    break
-                if id(item) in ids:
-                    return True
-        if isinstance(block, _SCOPES):
-            return False
-        child, block = block, analysis.parent(block)
-    return False
-
-
 def _round_trip(ref: Reference, analysis: Analysis, saved: Saves) -> Optional[str]:
     """The ``torch.save`` call (its code) that writes what this ``torch.load`` reads, in the same function
     just before it: ``torch.save(guide, f)`` ... ``f.seek(0)`` ... ``torch.load(f)``, the names of the file
@@ -446,7 +415,7 @@ def _round_trip(ref: Reference, analysis: Analysis, saved: Saves) -> Optional[st
     for save in saved.get(path, ()):
         written = save.ref.call
         assert written is not None  # _saved keeps calls only
-        if save.scope is scope and _runs_before(save.ref.statement, ref.statement, analysis) \
+        if save.scope is scope and runs_before(save.ref.statement, ref.statement, analysis) \
                 and _stable(file_arg.value, analysis, call) and not _handed_on(file_arg.value, (written, call), analysis):
             return A.code(written).strip()
     return None

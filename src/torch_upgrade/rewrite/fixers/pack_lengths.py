@@ -32,11 +32,12 @@ def lengths_arg(call: cst.Call) -> Optional[cst.Arg]:
 
 
 def on_cpu(node: cst.BaseExpression) -> bool:
-    """Whether ``node`` is certainly on the CPU already (a list, ``.cpu()``, ``.tolist()``)."""
+    """Whether ``node`` is certainly on the CPU already (a list, ``.cpu()``, ``.tolist()``, ``.numpy()``: a
+    NumPy array, which pack_padded_sequence takes as a list)."""
     if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
         return True
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.attr.value in ("cpu", "tolist") or (
+        return node.func.attr.value in ("cpu", "tolist", "numpy") or (
             node.func.attr.value == "to" and bool(node.args) and A.literal(node.args[0]) == "cpu")
     return False
 
