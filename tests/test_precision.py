@@ -1123,3 +1123,28 @@ def test_pack_padded_lengths_made_cpu_before_the_call_are_not_flagged() -> None:
     output, lengths = pad_packed_sequence(packed, batch_first=True)
     assert lengths.device.type == "cpu" and lengths.dtype == torch.int64
     assert torch.equal(pack_padded_sequence(output, lengths.numpy(), batch_first=True).data, packed.data)
+
+
+def test_an_unread_import_of_a_catalogued_name_is_told_to_go_not_to_wait_for_a_floor() -> None:
+    """asteroid 0.4.0's tests/models/demask_test.py imports torch.testing.assert_allclose and calls it only
+    in a comment. With torch>=1.3 the import line was told to change 'behind a version check until its floor
+    reaches 1.9' (assert_close's release); removing the import needs no release. A removed name's unread
+    import stays an error (the import fails); a read import changes with its uses (here an unsafe fix)."""
+    code = textwrap.dedent("""
+    from torch.testing import assert_allclose
+    from torch import solve
+    from torch.cuda.amp import autocast as ac
+
+    # assert_allclose(output, expected)
+    with ac():
+        pass
+    """)
+    report = torch_upgrade.scan_source(code, from_version="1.3", to_version="2.13")
+    found = {(f.rule, f.line): f for f in report.findings}
+    for key, local in ((("TU901", 2), "assert_allclose"), (("TU201", 3), "solve")):
+        message = found[key].message
+        assert "floor reaches" not in message, message
+        assert f"nothing in this module reads {local}: remove the import" in message, message
+    assert found[("TU201", 3)].severity == "error"
+    assert found[("TU303", 4)].fix is not None
+    assert "nothing in this module reads" not in found[("TU303", 4)].message

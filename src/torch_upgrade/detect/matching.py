@@ -402,6 +402,7 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
     by_binding: dict[int, list[Hit]] = {}
     for use in uses:
         by_binding.setdefault(id(cast(Reference, use.ref).binding), []).append(use)
+    read = {id(r.binding) for r in analysis.references if r.ctx != "import" and r.binding is not None}
     at_import: dict[tuple[str, int], Hit] = {}
     for hit in imports:
         binding = cast(Reference, hit.ref).binding
@@ -412,6 +413,8 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                     use.fix = hit.fix
         elif hit.fix is None and by_binding.get(id(binding)):
             hit.fix = _together(by_binding[id(binding)])
+        if hit.fix is None and binding is not None and id(binding) not in read:
+            _unread(hit, binding)
     out: list[Hit] = []
     catalogued = {id(cast(Reference, h.ref).binding) for h in imports + optional}
     imported = {id(r.binding): r for r in analysis.references if r.ctx == "import" and r.binding is not None}
@@ -455,6 +458,23 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                                "this import is read only by the code that changes, here and under "
                                f"{', '.join(others)}, so it changes with it")) + ")"))
     return out
+
+
+# the release that removing an import needs: none ("0.1", the names table's "at every release")
+_ANY_RELEASE = "0.1"
+
+
+def _unread(hit: Hit, binding: Binding) -> None:
+    """An import of a catalogued name that nothing in the module reads (asteroid's tests import
+    torch.testing.assert_allclose and call it only in a comment): the line to change is its removal,
+    which every release allows, not the replacement the rule's message names (no floor note saying that
+    it needs a release after the project's floor). Another module may import the name from this one."""
+    local = _local_name(binding)
+    if local is None:
+        return
+    hit.message = (f"{hit.rule.message} (nothing in this module reads {local}: remove the import, unless "
+                   f"another module imports {local} from here)")
+    hit.advice_instead = _ANY_RELEASE
 
 
 def _moves(hits: list[Hit], binding: Binding) -> bool:
