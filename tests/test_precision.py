@@ -1148,3 +1148,30 @@ def test_an_unread_import_of_a_catalogued_name_is_told_to_go_not_to_wait_for_a_f
     assert found[("TU201", 3)].severity == "error"
     assert found[("TU303", 4)].fix is not None
     assert "nothing in this module reads" not in found[("TU303", 4)].message
+
+
+def test_a_data_update_is_told_the_same_update_under_no_grad() -> None:
+    """allennlp 0.9.0's moving-average tests scale parameters through .data (param1.data *= 5); TU952 told
+    them to write `with torch.no_grad(): w -= lr * w.grad`, an SGD step the code does not take. The advice
+    now writes the update at hand without .data; a tensor that cannot be an assignment's target keeps the
+    rule's message."""
+    code = textwrap.dedent("""
+    import torch
+
+    def step(model, lr, param1: torch.Tensor):
+        param1.data *= 5   # now all 5s
+        for p in model.parameters():
+            d_p = p.grad.data
+            p.data.add_(d_p, alpha=-lr)
+    """)
+    report = torch_upgrade.scan_source(code, from_version="1.6", to_version="2.13")
+    found = {f.line: f.message for f in report.findings if f.rule == "TU952"}
+    assert sorted(found) == [5, 8]
+    assert found[5].endswith("write `with torch.no_grad(): param1 *= 5` instead"), found[5]
+    assert found[8].endswith("write `with torch.no_grad(): p.add_(d_p, alpha=-lr)` instead"), found[8]
+    torch = pytest.importorskip("torch")
+    p = torch.nn.Parameter(torch.ones(3))
+    p.grad = torch.full((3,), 2.0)
+    with torch.no_grad():
+        p.add_(p.grad, alpha=-0.5)
+    assert torch.equal(p.detach(), torch.zeros(3)) and p.requires_grad

@@ -26,6 +26,9 @@ from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 WORDS = (("torch", ".data"),)
 _UPDATES = {"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "copy_", "lerp_"}
+# the rule's message, with the update at hand in place of its example (``w -= lr * w.grad``)
+ADVICE = ("updating a tensor through .data hides the change from autograd (since torch 0.4 .data is discouraged): "
+          "write `with torch.no_grad(): {code}` instead")
 
 
 def _gradient(node: cst.BaseExpression, ref: Reference) -> bool:
@@ -63,7 +66,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 and any(_gradient(a.value, ref) for a in ref.call.args):
             confidence = _tensor_data(node.value, ref, analysis)
             if confidence is not None:
-                out.append(Hit(rule, ref.call, ref.statement, ref=ref, confidence=confidence))
+                assert isinstance(node.value, cst.Attribute)  # <tensor>.data (_tensor_data)
+                update = ref.call.with_changes(func=node.with_changes(value=node.value.value))
+                out.append(Hit(rule, ref.call, ref.statement, ref=ref, confidence=confidence,
+                               message=_advice(analysis, update)))
     refs = {id(r.node): r for r in analysis.references}
     for statement in _augmented(analysis):
         target = statement.target
@@ -72,8 +78,21 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         confidence = _tensor_data(target, at, analysis)
         if confidence is not None:
-            out.append(Hit(rule, statement, at.statement, ref=at, confidence=confidence))
+            tensor = target.value
+            update = statement.with_changes(target=tensor, semicolon=cst.MaybeSentinel.DEFAULT) \
+                if isinstance(tensor, (cst.Name, cst.Attribute, cst.Subscript)) else None  # `f().data += 1`
+            out.append(Hit(rule, statement, at.statement, ref=at, confidence=confidence,
+                           message=_advice(analysis, update)))
     return out
+
+
+def _advice(analysis: Analysis, update: Optional[cst.CSTNode]) -> Optional[str]:
+    """The message with this update written without ``.data`` under no_grad (allennlp's tests scale
+    ``param1.data *= 5``, which the rule's example, an SGD step, does not describe); None (the rule's
+    message) where the tensor cannot be the target of the update."""
+    if update is None:
+        return None
+    return ADVICE.format(code=" ".join(analysis.module.code_for_node(update).split()))
 
 
 def _augmented(analysis: Analysis) -> list[cst.AugAssign]:
