@@ -67,9 +67,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             confidence = _tensor_data(node.value, ref, analysis)
             if confidence is not None:
                 assert isinstance(node.value, cst.Attribute)  # <tensor>.data (_tensor_data)
-                update = ref.call.with_changes(func=node.with_changes(value=node.value.value))
+                call = ref.call.with_changes(func=node.with_changes(value=node.value.value))
                 out.append(Hit(rule, ref.call, ref.statement, ref=ref, confidence=confidence,
-                               message=_advice(analysis, update)))
+                               message=_advice(analysis, call)))
     refs = {id(r.node): r for r in analysis.references}
     for statement in _augmented(analysis):
         target = statement.target
