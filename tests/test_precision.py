@@ -1175,3 +1175,21 @@ def test_a_data_update_is_told_the_same_update_under_no_grad() -> None:
     with torch.no_grad():
         p.add_(p.grad, alpha=-0.5)
     assert torch.equal(p.detach(), torch.zeros(3)) and p.requires_grad
+
+
+def test_project_level_training_advice_goes_where_the_project_trains(tmp_path, monkeypatch) -> None:
+    """ssd.pytorch puts work on CUDA in eval.py before train.py (in file order): the 1.7 TF32-convolution
+    advice, 'this project trains convolutions in float32 on CUDA', landed at eval.py's x.cuda(); allennlp
+    0.9.0's native-AMP hint landed in tests/ (a test calling backward on CUDA). Both now go to the first file
+    that trains, outside the tests."""
+    (tmp_path / "eval.py").write_text("import torch\nnet = Net().cuda()\nx = x.cuda()\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nimport torch.nn as nn\nnet = nn.Conv2d(3, 8, 3).cuda()\n"
+        "for x, y in loader:\n    loss = crit(net(x.cuda()), y)\n    loss.backward()\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import torch\nm = torch.nn.Linear(2, 2).cuda()\nm(torch.ones(2).cuda()).sum().backward()\n")
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(["."], from_version="1.6", to_version="2.13", select=["TU306", "TU307"])
+    assert sorted((f.rule, f.path, f.line) for f in report.findings) == [
+        ("TU306", "train.py", 6), ("TU307", "train.py", 3)]

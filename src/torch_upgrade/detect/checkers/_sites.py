@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import re
+from typing import Optional, Sequence, TypeVar
 
 import libcst as cst
 
 from torch_upgrade.detect.checkers._flow import Body
 from torch_upgrade.syntax.analysis import Analysis, dotted
+
+
+_TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)$")
+_TEST_FOLDERS = {"test", "tests", "testing"}
+S = TypeVar("S")
+
+
+def in_tests(path: str) -> bool:
+    """Whether ``path`` is a test module (``test_*.py``, ``*_test.py``, ``conftest.py``, or under a
+    ``test``/``tests``/``testing`` folder)."""
+    parts = path.replace("\\", "/").split("/")
+    return bool(_TEST_FILE.match(parts[-1].rsplit(".", 1)[0])) or any(p in _TEST_FOLDERS for p in parts[:-1])
+
+
+def project_site(sites: Sequence[tuple[str, S]]) -> tuple[str, S]:
+    """Where a project-level finding goes among its candidate ``(path, fact)`` sites, in the order given:
+    the first outside the tests where there is one (a unit test is no place to tell a project how it
+    trains: OLMo's and nanotron's compile hint, allennlp's AMP hint landed in tests/), else the first."""
+    return next((site for site in sites if not in_tests(site[0])), sites[0])
 
 
 def qualnames(analysis: Analysis) -> dict[int, str]:

@@ -13,13 +13,13 @@ in the project compiles.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterable, Optional, Sequence
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._sites import project_site
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import child_list
@@ -111,17 +111,6 @@ def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     return fact
 
 
-_TEST_FILE = re.compile(r"^(test_.*|.*_test|conftest)$")
-_TEST_FOLDERS = {"test", "tests", "testing"}
-
-
-def _in_tests(path: str) -> bool:
-    """Whether ``path`` is a test module (``test_*.py``, ``*_test.py``, ``conftest.py``, or under a
-    ``test``/``tests``/``testing`` folder)."""
-    parts = path.replace("\\", "/").split("/")
-    return bool(_TEST_FILE.match(parts[-1].rsplit(".", 1)[0])) or any(p in _TEST_FOLDERS for p in parts[:-1])
-
-
 def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> Iterable[tuple[str, Fact, str]]:
     """Yield (path, fact, message) once for the project, or nothing: at the first training loop outside the
     tests where there is one (a unit test's loop is no place to compile a model: OLMo's and nanotron's hint
@@ -131,5 +120,5 @@ def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> It
     loops = [(path, fact) for path, fact in facts if "position" in fact]
     if not loops:
         return []
-    path, fact = next((item for item in loops if not _in_tests(item[0])), loops[0])
+    path, fact = project_site(loops)
     return [(path, fact, rule.message)]

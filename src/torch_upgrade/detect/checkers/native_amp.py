@@ -1,7 +1,7 @@
 """Native AMP (1.6) for float32 CUDA training that uses no mixed precision at all.
 
 Reported once per project, at the first ``.backward()`` of a file that puts
-work on CUDA, when no file uses autocast, a GradScaler, apex or ``.half()``,
+work on CUDA (outside the tests where there is one), when no file uses autocast, a GradScaler, apex or ``.half()``,
 and no file that trains or puts work on CUDA names a half-precision dtype
 (``torch.bfloat16``, ``torch.float16``, ``.bfloat16()``): such a project
 trains in reduced precision already, and the message's "trains in float32"
@@ -22,6 +22,7 @@ from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._sites import project_site
 from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
@@ -47,5 +48,5 @@ def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> It
     sites = [(p, f) for p, f in facts if "position" in f]
     if not sites:
         return []
-    path, fact = sites[0]
+    path, fact = project_site(sites)
     return [(path, fact, rule.message)]

@@ -4,7 +4,8 @@
 again for matmuls only (``torch.backends.cudnn.allow_tf32`` is still True in
 2.13). A project upgrading from 1.6 that trains convolutions in float32 on
 CUDA and never sets a cuDNN precision gets different numerics; the advice is
-reported once, at the first CUDA site.
+reported once, at the first CUDA site of a file that trains (else of any file), outside the tests
+where there is one (ssd.pytorch's was in eval.py, its training in train.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._sites import project_site
 from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
@@ -40,7 +42,7 @@ def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> It
     sites = [(p, f) for p, f in facts if "position" in f]
     if not sites:
         return []
-    path, fact = sites[0]
+    path, fact = project_site(sorted(sites, key=lambda site: not site[1]["trains"]))
     message = rule.message
     if window.high < MATMUL_OFF:
         message += "; up to torch 1.11 float32 matmuls run in TF32 too"
