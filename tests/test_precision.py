@@ -1148,6 +1148,11 @@ def test_an_unread_import_of_a_catalogued_name_is_told_to_go_not_to_wait_for_a_f
     assert found[("TU201", 3)].severity == "error"
     assert found[("TU303", 4)].fix is not None
     assert "nothing in this module reads" not in found[("TU303", 4)].message
+    # `import torch._six` binds torch, which the later `import torch` binds for the read
+    report = torch_upgrade.scan_source("import torch._six\nimport torch\nx = torch._six.inf\n", from_version="1.6",
+                                       to_version="2.13")
+    assert [f.line for f in report.findings if f.rule == "TU050"] == [1, 3]
+    assert not any("nothing in this module reads" in f.message for f in report.findings)
 
 
 def test_a_data_update_is_told_the_same_update_under_no_grad() -> None:

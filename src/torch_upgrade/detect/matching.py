@@ -468,9 +468,11 @@ def _unread(hit: Hit, binding: Binding) -> None:
     """An import of a catalogued name that nothing in the module reads (asteroid's tests import
     torch.testing.assert_allclose and call it only in a comment): the line to change is its removal,
     which every release allows, not the replacement the rule's message names (no floor note saying that
-    it needs a release after the project's floor). Another module may import the name from this one."""
+    it needs a release after the project's floor). Another module may import the name from this one. Not
+    ``import torch.x`` (it binds ``torch``, which another import of torch may bind for the reads)."""
     local = _local_name(binding)
-    if local is None:
+    if local is None or binding.alias is None or \
+            not isinstance(binding.statement, cst.ImportFrom) and binding.alias.asname is None:
         return
     hit.message = (f"{hit.rule.message} (nothing in this module reads {local}: remove the import, unless "
                    f"another module imports {local} from here)")
