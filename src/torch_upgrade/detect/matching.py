@@ -474,8 +474,8 @@ def _unread(hit: Hit, binding: Binding) -> None:
     if local is None or binding.alias is None or \
             not isinstance(binding.statement, cst.ImportFrom) and binding.alias.asname is None:
         return
-    hit.message = (f"{hit.rule.message} (nothing in this module reads {local}: remove the import, unless "
-                   f"another module imports {local} from here)")
+    hit.message = (f"{hit.message or hit.rule.message} (nothing in this module reads {local}: remove the import, "
+                   f"unless another module imports {local} from here)")
     hit.advice_instead = _ANY_RELEASE
 
 
