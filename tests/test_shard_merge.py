@@ -173,3 +173,24 @@ def test_merge_refuses_what_is_not_every_part_of_one_run(project: Path) -> None:
     _scan("--format", "json", "-o", "whole.json")
     plain = cli("merge", "whole.json")
     assert plain.exit_code == 2 and "--shard" in plain.output
+
+
+def test_a_baseline_hides_the_project_level_advice_as_in_one_scan(project: Path) -> None:
+    """The TF32 advice is made at the merge, from every part's facts: a baseline that records it hides it
+    there as one scan does, and no part calls its entry stale (none of them could report it)."""
+    cli("scan", ".", "--no-cache", "--baseline-write", "base.json")
+    assert "TU302" in {e["rule"] for e in json.loads(Path("base.json").read_text())["findings"]}
+    code, whole = _scan("--format", "json", "--baseline", "base.json")
+    data = json.loads(whole)
+    assert not data["findings"] and not data["baseline"]["stale"]
+    merged = cli("merge", *_parts(3, ("--baseline", "base.json")), "--format", "json")
+    assert merged.stdout == whole and merged.exit_code == code
+
+
+def test_a_merge_without_the_baseline_file_keeps_the_advice_and_says_so(project: Path) -> None:
+    cli("scan", ".", "--no-cache", "--baseline-write", "base.json")
+    names = _parts(2, ("--baseline", "base.json"))
+    Path("base.json").unlink()
+    data = json.loads(cli("merge", *names, "--format", "json").stdout)
+    assert "TU302" in {f["rule"] for f in data["findings"]}
+    assert any("base.json is not here" in note for note in data["notes"]), data["notes"]

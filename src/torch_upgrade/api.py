@@ -41,6 +41,7 @@ from torch_upgrade.report.summary import baseline_note
 
 if TYPE_CHECKING:  # imported where used: a scan needs neither --verify's modules nor upgrade's floors
     from torch_upgrade.engine import floor
+    from torch_upgrade.report.merge import Merged
     from torch_upgrade.verify import session
 
 VERIFY_TIMEOUT = 30 * 60.0  # seconds for one run of the --verify command
@@ -306,11 +307,37 @@ def merge_reports(reports: Sequence[PathLike]) -> tuple[ScanResult, list[str], O
     advice = [f for group in merged.groups
               for f in engine.merged_project_findings(group.settings, group.paths, group.facts,
                                                       merged.result.findings, rules)]
+    if merged.baseline is not None:
+        advice = _baseline_on_advice(merged, advice)
     notes = list(merged.notes)
     if merged.baseline is not None:
         note = baseline_note(merged.stale, merged.baseline["pruned"], merged.baseline["path"])
         notes += [note] if note else []
     return merged.with_advice(advice), notes, merged.baseline
+
+
+def _baseline_on_advice(merged: "Merged", advice: list[_Finding]) -> list[_Finding]:
+    """The parts applied the baseline to what they reported; the project-level advice is made at the merge,
+    so the baseline is applied to it here, as one scan does: what it records is hidden (and counted known),
+    and its entries are not stale. The baseline file is read where the merge runs (the parts' path); where
+    it is not there, the advice is kept, with a note."""
+    from torch_upgrade.io import baseline
+
+    assert merged.baseline is not None  # the caller checks
+    path = Path(merged.baseline["path"])
+    if not advice or not path.is_file():
+        if advice:
+            merged.notes.append(f"baseline: {path} is not here: the project-level advice is shown whether or not "
+                                "it records it")
+        return advice
+    try:
+        kept, hidden, made = baseline.judge_later(merged.result.findings, advice, path)
+    except baseline.BaselineError as exc:
+        raise UsageError(f"--baseline {exc}") from None
+    merged.baseline["known"] += hidden
+    merged.stale[:] = [e for e in merged.stale if e.get("fingerprint") not in made]
+    merged.baseline["stale"] = merged.stale
+    return kept
 
 
 # ------------------------------------------------------------------ the API

@@ -130,6 +130,17 @@ def apply(result: ScanResult, path: Path, only_scanned: bool = False) -> Applied
     return Applied(_without(result, hidden), len(hidden), stale)
 
 
+def judge_later(findings: Sequence[Finding], later: Sequence[Finding], path: Path) -> tuple[list[Finding], int, set[str]]:
+    """For findings made after the baseline was applied to ``findings`` (a sharded scan's project-level
+    advice, made at the merge from every part's facts): those of ``later`` the baseline at ``path`` does
+    not record, how many it hides, and the fingerprints of all of them (their entries are not stale).
+    Fingerprints are of the whole list, as one scan takes them."""
+    known = {e["fingerprint"] for e in _read(path)}
+    prints = fingerprints([*findings, *later], path.resolve().parent)[len(findings):]
+    kept = [f for f, fp in zip(later, prints) if fp not in known]
+    return kept, len(later) - len(kept), set(prints)
+
+
 def prune(path: Path, stale: Sequence[dict]) -> int:
     """Remove ``stale`` entries from the baseline at ``path`` (nothing else changes); returns how many."""
     gone = {e["fingerprint"] for e in stale}
