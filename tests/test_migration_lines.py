@@ -69,10 +69,19 @@ def test_an_import_torch_itself_is_no_line_of_the_migration():
 @pytest.mark.parametrize("code", [
     "try:\n    from torch.cuda.amp import autocast\nexcept ImportError:\n    autocast = None\n",
     "try:\n    import functorch\nexcept ImportError:\n    functorch = None\n",
-    "import torch\nif hasattr(torch, 'solve'):\n    from torch import solve\n",
+    "import torch\nfrom packaging import version\nif version.parse(torch.__version__) < version.parse('1.12'):\n"
+    "    from torch import solve\n",
 ])
 def test_an_import_in_compatibility_code_stays_quiet(code):
     assert [f for f in findings(code) if f.severity in ("warning", "error")] == []
+
+
+def test_an_import_under_a_probe_that_holds_where_the_name_is_gone_is_reported():
+    """torch keeps a stub of torch.solve that raises (the catalog: hasattr() is no test of its removal), so
+    ``hasattr(torch, 'solve')`` is true on every release: the import runs on 1.12 and later, where solve is
+    gone, and the check guards nothing."""
+    code = "import torch\nif hasattr(torch, 'solve'):\n    from torch import solve\n"
+    assert [(f.rule, f.line, f.severity) for f in findings(code)] == [("TU980", 2, "hint"), ("TU201", 3, "error")]
 
 
 def test_the_import_line_carries_the_fixes_of_its_uses_together(tmp_path, monkeypatch):
