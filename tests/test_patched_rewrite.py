@@ -157,6 +157,17 @@ def test_a_patch_written_in_a_comment_a_docstring_or_a_string_patches_nothing() 
     assert listing.patch_targets(text) == {"torch.symeig": 7, "torch.ger": 9}
 
 
+def test_literals_that_cannot_be_read_after_one_kind_of_patch_leave_the_other_kind_s_reading_alone() -> None:
+    """The literals are read once for both kinds of patch (by a string, by a bare name), up to the last of either;
+    where the text cannot be read that far (a quote left open), each kind is read up to its own last patch, as
+    if read alone: the docstring's patch before the open quote still patches nothing."""
+    from torch_upgrade.io import listing
+
+    text = (b'"""How to mock it: patch("torch.cholesky")."""\nwith patch("torch.qr"):\n    pass\n'
+            b"shown = 'unclosed\nsetattr(module, name, value)\n")
+    assert listing.patch_targets(text) == {"torch.qr": 2, "(module": 5}
+
+
 def test_quotes_inside_literals_do_not_hide_a_patch() -> None:
     """A triple quote inside a one-line string or a comment opens no docstring: the patch after it is code."""
     from torch_upgrade.io import listing

@@ -96,30 +96,43 @@ def patch_targets(raw: bytes) -> dict[str, int]:
             found.setdefault((bound.group(1) + CONSTANT.encode() + match.group(2)).decode("ascii", "replace"), 0)
     if b"patch" not in raw and b"setattr" not in raw and b"spy" not in raw:
         return found
-    for match in _calls(raw, _PATCHES):
+    calls, by_name = _calls(raw, (_PATCHES, _PATCHES_BY_NAME))
+    for match in calls:
         whole, module, name = match.group(2), match.group(3), match.group(5)
         target = (whole if whole is not None else module + b"." + name).decode("ascii", "replace")
         found.setdefault(target, raw.count(b"\n", 0, match.start()) + 1)
-    for match in _calls(raw, _PATCHES_BY_NAME):
+    for match in by_name:
         found.setdefault(BY_NAME + match.group(1).decode("ascii", "replace"), raw.count(b"\n", 0, match.start()) + 1)
     return found
 
 
-def _calls(raw: bytes, expressions: tuple[re.Pattern[bytes], ...]) -> list[re.Match[bytes]]:
-    """The matches of ``expressions`` whose name starts a word (``dispatch(`` is no ``patch(``) in code, not in
-    a comment, a docstring or another string (a function's docstring showing ``patch("torch.cholesky")``, a
-    test's sample program), in the order of the text. Where the text's literals cannot be told
-    (``core.prose``), every match counts: a patch too many only holds a fix back."""
-    found = sorted((match for expression in expressions for match in expression.finditer(raw)
-                    if match.start() == 0 or not (raw[match.start() - 1:match.start()].isalnum()
-                                                  or raw[match.start() - 1] == 0x5F)),  # "_"
-                   key=lambda match: match.start())
-    # latin-1: the same offsets as the bytes'; what follows the last match does not tell where it lies
-    spans = literals(raw.decode("latin-1"), found[-1].start()) if found else None
-    if not spans:
+def _calls(raw: bytes, groups: tuple[tuple[re.Pattern[bytes], ...], ...]) -> list[list[re.Match[bytes]]]:
+    """For each group of expressions, the matches of its expressions whose name starts a word (``dispatch(`` is no
+    ``patch(``) in code, not in a comment, a docstring or another string (a function's docstring showing
+    ``patch("torch.cholesky")``, a test's sample program), in the order of the text. Where the text's literals
+    cannot be told (``core.prose``) up to a group's last match, every match of the group counts: a patch too many
+    only holds a fix back."""
+    found = [sorted((match for expression in expressions for match in expression.finditer(raw)
+                     if match.start() == 0 or not (raw[match.start() - 1:match.start()].isalnum()
+                                                   or raw[match.start() - 1] == 0x5F)),  # "_"
+                    key=lambda match: match.start()) for expressions in groups]
+    ends = [matches[-1].start() for matches in found if matches]
+    if not ends:
         return found
-    starts = [start for start, _, _ in spans]
-    return [match for match in found if not _inside(spans, starts, match.start())]
+    # latin-1: the same offsets as the bytes'; what follows the last match does not tell where it lies
+    text = raw.decode("latin-1")
+    # read once, up to the last match of any group: where that reading succeeds, the literals up to an earlier
+    # offset are those of it that start before (``literals`` stops at the first one starting after ``until``)
+    shared = literals(text, max(ends))
+    out = []
+    for matches in found:
+        spans = shared if shared is not None or not matches else literals(text, matches[-1].start())
+        if not spans:
+            out.append(matches)
+            continue
+        starts = [start for start, _, _ in spans]
+        out.append([match for match in matches if not _inside(spans, starts, match.start())])
+    return out
 
 
 def _inside(spans: list[tuple[int, int, str]], starts: list[int], position: int) -> bool:

@@ -224,6 +224,9 @@ class ProjectIndex:
         self._listed: dict[str, Optional[tuple[str, ...]]] = {}  # root -> its Python files
         # real path -> (its stat when read, SHA-256, the names it patches by name): calls left unrewritten
         self._patches: dict[str, tuple[tuple[int, int], str, Optional[dict[str, int]]]] = {}
+        # real path -> (its stat when read, the names it patches by name): the same, without the SHA-256 that only
+        # a file read apart from the listing records (``patch_map`` reads every file of the project)
+        self._targets: dict[str, tuple[tuple[int, int], Optional[dict[str, int]]]] = {}
         # root -> (when built, the files listed, what they patch: patch_map)
         # (path, SHA-256 of its bytes, a module's stem) -> whether the file may import that module (a script's
         # ``main``: asked for every script a patch might hold)
@@ -320,6 +323,30 @@ class ProjectIndex:
         unreadable."""
         return self._read(self._patches, path, listing.patch_targets)
 
+    def targets(self, path: str) -> Optional[dict[str, int]]:
+        """``patches(path)`` without the SHA-256 of the file (what ``patch_map`` needs of each listed file: hashing
+        and ``pathlib`` took a third of the time it took to read them all, in every worker); kept until the file's
+        stat changes. None if unreadable."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        known = self._targets.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                with open(path, "rb") as handle:
+                    raw = handle.read()
+            except OSError:
+                return None
+            value: Optional[dict[str, int]]
+            try:
+                value = listing.patch_targets(raw)
+            except (SourceError, cst.ParserSyntaxError, RecursionError, ValueError):
+                value = None
+            known = self._targets[path] = (stamp, value)
+        return known[1]
+
     def patch_map(self, root: str, listed: tuple[str, ...]) -> Optional[tuple[dict[str, list[tuple[str, int]]], str]]:
         """What the files ``listed`` under ``root`` patch by name: each name -> every file patching it (path,
         line), and ``listing.patch_digest`` of them; None where a file cannot be read. Built once and kept for
@@ -333,10 +360,10 @@ class ProjectIndex:
         files: list[tuple[str, dict[str, int]]] = []
         result: Optional[tuple[dict[str, list[tuple[str, int]]], str]] = None
         for path in listed:
-            got = self.patches(path)
+            got = self.targets(path)
             if got is None:
                 break
-            files.append((path, got[1]))
+            files.append((path, got))
         else:
             result = (_patched_names(files), listing.patch_digest(files))
         self._patch_maps[root] = (now, listed, result)
@@ -508,8 +535,8 @@ class FileIndex:
                 self.used[path] = extra[0]
             extras.append((path, extra[1]))
         if extras:  # their own targets, and constants joined with the listed files' (either side may be here)
-            listed_files = [(path, self.project.patches(path)) for path in listed]
-            joined = _patched_names([(p, got[1]) for p, got in listed_files if got is not None] + extras)
+            listed_files = [(path, self.project.targets(path)) for path in listed]
+            joined = _patched_names([(p, got) for p, got in listed_files if got is not None] + extras)
             found = self._patching(joined.get(qualname, ()))
             if found is not None:
                 return f"{os.path.relpath(found[0], root)}:{found[1]}"
