@@ -106,3 +106,27 @@ def test_the_code_keeps_its_lines():
     blanked = without_prose(text)
     assert blanked is not None and blanked.count("\n") == text.count("\n")
     assert blanked.splitlines()[3] == "    return torch.load(p)"
+
+
+def test_the_literal_expression_reads_what_one_alternation_per_character_reads() -> None:
+    """``_LITERAL``'s string bodies are unrolled for speed: on texts made of quotes, escapes, hashes and line breaks
+    (unclosed strings, four quotes in a row, an escaped quote before a closing one) it finds the very spans of the
+    plain form, ``(?:[^"\\]|\\.|"(?!""))*``."""
+    import random
+    import re
+
+    from torch_upgrade.core import prose
+
+    plain = re.compile(
+        r'''"""(?:[^"\\]|\\.|"(?!""))*"""'''
+        r"""|'''(?:[^'\\]|\\.|'(?!''))*'''"""
+        r'''|"(?:[^"\\\n]|\\.)*"'''
+        r"""|'(?:[^'\\\n]|\\.)*'"""
+        r"""|\#[^\r\n]*""",
+        re.S,
+    )
+    pieces = ['"', "'", "\\", "#", "\n", "\r", " ", "a", '"""', "'''", "f", "r"]
+    chance = random.Random(7)
+    for _ in range(20000):
+        text = "".join(chance.choice(pieces) for _ in range(chance.randint(0, 24)))
+        assert [m.span() for m in prose._LITERAL.finditer(text)] == [m.span() for m in plain.finditer(text)], text

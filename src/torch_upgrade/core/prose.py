@@ -21,15 +21,19 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+# (each string's body unrolled, ``[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*``: the same texts as ``(?:[^"\\]|\\.|"(?!""))*``,
+# but a run of plain characters is one step of the engine, not one alternation per character; this expression
+# was most of the first pass's reading of a file)
 _LITERAL = re.compile(  # from its opening quote (a prefix is read before it) or its hash
-    r'''"""(?:[^"\\]|\\.|"(?!""))*"""'''
-    r"""|'''(?:[^'\\]|\\.|'(?!''))*'''"""
-    r'''|"(?:[^"\\\n]|\\.)*"'''
-    r"""|'(?:[^'\\\n]|\\.)*'"""
+    r'''"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'''
+    r"""|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"""
+    r'''|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'''
+    r"""|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"""
     r"""|\#[^\r\n]*""",
     re.S,
 )
 _PREFIX = re.compile(r"(?<![A-Za-z0-9_])[rRbBuUfF]{1,2}\Z")
+_PREFIX_LETTERS = frozenset("rRbBuUfF")
 _STATEMENT_END = re.compile(r"[ \t\f\r]*(?:#|;|\n|\Z)")
 _QUOTES = re.compile(r"""['"]""")
 
@@ -65,9 +69,11 @@ def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int,
         if text[start] == "#":
             found.append((start, end, "comment"))
             continue
-        prefix = _PREFIX.search(text, max(0, start - 3), start)
+        # a prefix ends at the quote: none unless a prefix letter is just before it (most strings have none)
+        prefix = _PREFIX.search(text, max(0, start - 3), start) if start and text[start - 1] in _PREFIX_LETTERS \
+            else None
         begin = start if prefix is None else prefix.start()
-        fstring = formatted(text, begin)
+        fstring = prefix is not None and formatted(text, begin)  # no prefix: no f
         if fstring and not _fields_close(text[start:end]):
             return None
         line = text.rfind("\n", 0, begin) + 1
