@@ -309,7 +309,9 @@ def test_a_method_is_needed_as_called_however_python_writes_the_call(tmp_path):
 
 # ---------------------------------------------------------------- a test of the whole text (MAY_MATCH)
 LITERALS = ['"1.8"', "'1.10'", 'r"2.0"', "u'1'", '"""1.8"""', "'''2.1.3'''", "1.7", "10.25", '("1.8")',
-            r'"1\x2e8"', r'"\u0031.8"', r'"\N{DIGIT ONE}.8"', '"1.\\\n8"', 'b"1.8"', 'f"1.8"', '"v1.8"', "1e3"]
+            r'"1\x2e8"', r'"\u0031.8"', r'"\N{DIGIT ONE}.8"', '"1.\\\n8"', 'b"1.8"', 'f"1.8"', '"v1.8"', "1e3",
+            "1.0", "2.00", "0.0", "1.0e-3", "1.00_1"]
+WHOLE_FLOATS = ("1.0", "2.00", "0.0")  # never reported (test_a_float_with_only_zeros...): not looked for
 GAPS = ["", " ", "  \\\n  ", "\n  # a comment\n  ", " # a # comment (with brackets)\n ", "\t(", "\r\n"]
 
 
@@ -334,12 +336,45 @@ def test_the_version_comparisons_test_finds_every_literal_the_decider_reads():
                     if not isinstance(node, cst.Comparison):
                         continue
                     sides = (node.left, node.comparisons[0].comparator)
-                    if any(_literal_text(side) is not None for side in sides):
+                    if literal in WHOLE_FLOATS:
+                        assert not may_match(text), text
+                    elif any(_literal_text(side) is not None for side in sides):
                         checked += 1
                         assert may_match(text), text
                     elif literal.startswith(('"v', "1e")):  # (b"1.8", f"1.8" before the operator: let in)
                         assert not may_match(text), text
     assert checked > 300
+
+
+def test_a_float_with_only_zeros_after_its_point_never_miscompares(tmp_path):
+    """``x > 0.0`` lets no file in for TU981 (in transformers 4.30, most of the files it alone let in): a number
+    cut from torch's version (``float(torch.__version__[:3])``: ``2.1`` on torch 2.10) is at least ``M.0``
+    exactly where the major is at least M, and equals it only on ``M.0.*``, where the versions compared at the
+    literal's precision are equal too. The checker finds nothing there on any window, where the same
+    comparisons with ``1.7`` or ``2.05`` are found."""
+    from torch_upgrade.detect.checkers.version_text import may_match
+
+    derived = ["float(torch.__version__[:3])", "float(torch.__version__[:4])",
+               'float(".".join(torch.__version__.split(".")[:2]))', "float(torch.__version__.split('+')[0][:3])"]
+    for literal, reported in (("0.0", False), ("1.0", False), ("2.00", False), ("3.0", False), ("10.0", False),
+                              ("1.7", True), ("2.05", True)):
+        lines = ["import torch", ""]
+        for value in derived:
+            for op in ("<", "<=", ">", ">="):
+                lines.append(f"a{len(lines)} = {value} {op} {literal}")
+                lines.append(f"b{len(lines)} = {literal} {op} {value}")
+        text = "\n".join(lines) + "\n"
+        assert may_match(text) is reported, literal
+        (tmp_path / "v.py").write_text(text, encoding="utf-8")
+        for low in ("0.4", "1.0", "1.6", "2.0", "2.9"):
+            base = settings(low, "2.15", root=str(tmp_path))
+            narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+            assert _report(narrowed) == _report(every), (literal, low)
+            found = [f.line for f in every.findings if f.rule_id == "TU981"]
+            if not reported:
+                assert not found, (literal, low, found)
+            elif low == "1.6":
+                assert found, (literal, low)
 
 
 def test_an_operator_in_a_string_compares_nothing(tmp_path):

@@ -55,13 +55,21 @@ _QUOTED_REVERSED = "|".join(f"{q}{_BODY_REVERSED}{q}" for q in ('"""', "'''", '"
 _AFTER_REVERSED = re.compile(rf"[<>]{_GAP_REVERSED}(?:{_QUOTED_REVERSED}|\d+\.\d+)")
 
 
+# a float with nothing but zeros after its point (``0.0``, ``1.0``): compared with a number cut from torch's version
+# (``float(torch.__version__[:3])``, the major and the start of the minor: ``2.1`` on torch 2.10), the answer is
+# that of the versions on every release, so no such comparison is ever reported. The number is at least
+# ``M.0`` exactly where the major is at least M, and equals it only on ``M.0.*``, where the versions compared at
+# the literal's precision are equal too. (Not so for strings: ``"2.1" < "10.0"`` is false.)
+_WHOLE_FLOAT = re.compile(r"\d+\.0+")
+
+
 def may_match(text: str) -> bool:
     """Whether the text has an ordering comparison with a version literal on one side: a string of
-    digits and dots (``"1.10"``; quoted in any way, escapes and continuations too) or a float (``1.7``),
-    the operator next to it but for blanks, brackets, continuations and comments. The operator is
-    code: one inside a string (``"needs TensorFlow >= 2.0"``) or a comment compares nothing; inside an
-    f-string it may be a field's (``core.prose``; where the text cannot be read that way, any operator
-    counts)."""
+    digits and dots (``"1.10"``; quoted in any way, escapes and continuations too) or a float (``1.7``;
+    not one with only zeros after its point, ``_WHOLE_FLOAT``: ``p > 0.0``), the operator next to it but for
+    blanks, brackets, continuations and comments. The operator is code: one inside a string (``"needs
+    TensorFlow >= 2.0"``) or a comment compares nothing; inside an f-string it may be a field's
+    (``core.prose``; where the text cannot be read that way, any operator counts)."""
     spans = literals(text)
     inert = [] if spans is None else [(start, end) for start, end, kind in spans
                                       if kind != "string" or not formatted(text, start)]
@@ -71,10 +79,31 @@ def may_match(text: str) -> bool:
         at = bisect_right(starts, offset) - 1
         return at < 0 or offset >= inert[at][1]
 
-    if any(in_code(found.start()) for found in _BEFORE.finditer(text)):
+    if any(in_code(found.start()) and not _whole(text, found.end(), _FLOAT_END.search(found.group()))
+           for found in _BEFORE.finditer(text)):
         return True
     last = len(text) - 1  # the operator found in the reversed text, at its offset in the text
-    return any(in_code(last - found.start()) for found in _AFTER_REVERSED.finditer(text[::-1]))
+    for found in _AFTER_REVERSED.finditer(text[::-1]):
+        literal = _FLOAT_START.search(found.group()[::-1])  # the literal first: at the match's end, reversed
+        begin = len(text) - found.end()  # where the literal starts in the text
+        if in_code(last - found.start()) and not _whole(text, begin - 1, literal):
+            return True
+    return False
+
+
+_FLOAT_END = re.compile(r"\d+\.\d+\Z")
+_FLOAT_START = re.compile(r"\A\d+\.\d+")
+
+
+def _whole(text: str, next_to: int, literal: Optional["re.Match[str]"]) -> bool:
+    """Whether a match's literal is a float of only zeros after its point (``_WHOLE_FLOAT``; ``literal``: its digits,
+    None for a string), and the character of ``text`` at ``next_to`` (just past the literal's end, or just before its
+    start) continues no number (``1.0e-3``, ``1.00_1``: then it counts)."""
+    if literal is None or _WHOLE_FLOAT.fullmatch(literal.group()) is None:
+        return False
+    if 0 <= next_to < len(text) and (text[next_to].isalnum() or text[next_to] in "_."):
+        return False
+    return True
 
 
 MAY_MATCH = may_match
