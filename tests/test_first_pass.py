@@ -377,6 +377,37 @@ def test_a_float_with_only_zeros_after_its_point_never_miscompares(tmp_path):
                 assert found, (literal, low)
 
 
+def test_a_pattern_compiled_by_re_is_no_compiled_model(tmp_path):
+    """TU412's facts need a compiler qualified, a ``.compile(...)`` call with keywords only, or a training loop:
+    a file that names no torch and whose only ``.compile(`` is ``re.compile(pattern)`` (transformers 4.30: 10 of
+    the 11 files TU412 alone had parsed, none with a finding) is not parsed for it; every form that gives a fact still is, with the same findings with and without the
+    first pass."""
+    from torch_upgrade.detect.checkers.compile_opportunity import may_match
+
+    tu412 = next(r for r in RULES if r.id == "TU412")
+    regexes = 'import re\nPATTERN = re.compile(r"a+")\nOTHER = re . compile (\n  # why\n  "b")\n'
+    assert not may_match(regexes)
+    assert FirstPass([tu412]).select(regexes) == ()
+    # where torch is named, ``t.compile(model)`` may be torch's (``import torch as t``): the text cannot tell
+    assert may_match("import torch\n" + regexes)
+    for text in ("model.compile()\n", "model.compile(mode='max-autotune')\n", "block.compile(**cfg)\n",
+                 "m . compile (  # c\n    fullgraph = True)\n", "m.\\\ncompile(\\\n dynamic=False)\n",
+                 "import torch\nmodel = torch.compile(model)\n", "from torch import _dynamo\nf = _dynamo.optimize('x')(f)\n",
+                 "for x, y in data:\n    loss(x, y).backward()\n    opt.step()\n    opt.zero_grad()\n"):
+        assert may_match(text), text
+    (tmp_path / "a.py").write_text(regexes, encoding="utf-8")
+    (tmp_path / "b.py").write_text("import torch\nfor x, y in data:\n    model(x).sum().backward()\n    opt.step()\n"
+                                   "    opt.zero_grad()\n", encoding="utf-8")
+    base = settings("1.13", "2.13", root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert [f.path for f in narrowed.findings if f.rule_id == "TU412"] == ["b.py"]
+    (tmp_path / "c.py").write_text("import torch\nnet = net.compile(mode='reduce-overhead')\n", encoding="utf-8")
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert not [f for f in narrowed.findings if f.rule_id == "TU412"]  # the project compiles: no hint
+
+
 def test_an_operator_in_a_string_compares_nothing(tmp_path):
     """A message that says ``TensorFlow >= 2.0`` (transformers' 7,000-line ``__init__.py``) is no
     comparison: the file is not parsed for TU981. An operator in an f-string's field is code, and is."""

@@ -20,6 +20,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._sites import project_site
+from torch_upgrade.detect.firstpass import _GAP, _called, names_in
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import child_list
@@ -29,6 +30,25 @@ COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 # compilers (qualified: every component written; a model's .compile() call), a training loop (its calls)
 WORDS = (*(tuple(c.split(".")) for c in COMPILERS), ("compile", ".compile("),
          ("backward", "step", "zero_grad", ".backward(", ".step(", ".zero_grad("))
+# a ``.compile(`` call passing keywords only (``_keywords_only``): its first token is ``)``, ``**`` or a keyword's
+# ``name =``, with what Python allows between tokens (``firstpass._GAP``); ``re.compile(pattern)`` passes none such
+_KEYWORDS_FIRST = re.compile(rf"\.{_GAP}compile{_GAP}\({_GAP}(?:\)|\*\*|[^\W\d]\w*{_GAP}=(?!=))")
+
+
+def may_match(text: str) -> bool:
+    """Whether the text may hold a fact: a compiler's name qualified (every component named: ``torch`` and
+    ``compile``, or ``torch``, ``_dynamo`` and ``optimize``), a ``.compile(...)`` call with keywords only, or
+    calls of ``.backward(``, ``.step(`` and ``.zero_grad(`` (a training loop). The words let in every file
+    that names ``.compile(``: ``re.compile(pattern)`` (most of them) is none of these."""
+    if _KEYWORDS_FIRST.search(text) is not None:
+        return True
+    names = names_in(text)
+    if "torch" in names and ("compile" in names or ("_dynamo" in names and "optimize" in names)):
+        return True
+    return all(_called(name).search(text) is not None for name in _CYCLE)
+
+
+MAY_MATCH = may_match
 
 
 _CYCLE = ("backward", "step", "zero_grad")
