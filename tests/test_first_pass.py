@@ -505,12 +505,12 @@ def test_a_call_given_two_positional_arguments_is_found_as_such(code):
     """``.add(,``: every call of ``add`` that LibCST reads with two positional arguments or more is let in."""
     import libcst as cst
 
-    from torch_upgrade.detect.firstpass import _called, _two_arguments
+    from torch_upgrade.detect.firstpass import _two_arguments, called
 
     text = f"y = ({code})\n"
     call = cst.parse_module(text).body[0].body[0].value
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if len(positional) >= 2:
-        assert _two_arguments(text, _called("add"))
+        assert _two_arguments(text, called("add"))
     elif "'" not in code and "#" not in code and not any(a.keyword is not None or a.star for a in call.args):
-        assert not _two_arguments(text, _called("add"))  # one argument, nothing hidden: left out
+        assert not _two_arguments(text, called("add"))  # one argument, nothing hidden: left out

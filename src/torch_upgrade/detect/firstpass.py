@@ -43,13 +43,13 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CALL = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\((,?)")
 # what Python allows between the tokens of ``x . add (``: blanks, line breaks (in brackets),
 # continuations, comments (each to its line's end; no comment can end sooner, so no backtracking)
-_GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"
+GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"
 
 
 @lru_cache(maxsize=None)
-def _called(name: str) -> "re.Pattern[str]":
+def called(name: str) -> "re.Pattern[str]":
     """``.name(`` as Python may write it (``x.add (``, ``x.\\\n add(``)."""
-    return re.compile(rf"\.{_GAP}{name}{_GAP}\(")
+    return re.compile(rf"\.{GAP}{name}{GAP}\(")
 
 
 # in a call's arguments: brackets, the comma between two, and what may hide them (a string, a comment, a
@@ -83,8 +83,8 @@ def _two_arguments(text: str, call: "re.Pattern[str]") -> bool:
 def as_text(word: str) -> str:
     """Text that any file with ``word`` contains (the text prefilter's test: ``pipeline.context``):
     the part written of ``name*``, the name of a method's call ``.name(`` (spaced as Python allows)."""
-    called = _CALL.fullmatch(word)
-    return called.group(1) if called is not None else word.replace("*", "")
+    call = _CALL.fullmatch(word)
+    return call.group(1) if call is not None else word.replace("*", "")
 
 
 def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
@@ -121,8 +121,8 @@ def _members(rule: Rule, least: str) -> list[Group]:
     reported too (``--min-confidence possible``: any receiver), or the rule's scalar arguments make an
     unknown receiver likely (``detect.matching``, ``_numbers_first``)."""
     m = rule.match
-    called = "(," if m.min_args >= 2 else "("  # given two arguments at least: a comma between them
-    members: list[Group] = [(name, f".{name}{called}") for name in m.methods] + [(name,) for name in m.attributes]
+    opening = "(," if m.min_args >= 2 else "("  # given two arguments at least: a comma between them
+    members: list[Group] = [(name, f".{name}{opening}") for name in m.methods] + [(name,) for name in m.attributes]
     if "torch.Tensor" in m.receiver or m.scalars or least == "possible":
         return members
     return [tuple(dict.fromkeys((*member, *class_words(cls)))) for member in members for cls in m.receiver]
@@ -178,10 +178,10 @@ class FirstPass:
         def has(word: str) -> bool:
             if word.isidentifier():
                 return word in names
-            called = _CALL.fullmatch(word)
-            if called is not None:
-                pattern = _called(called.group(1))
-                return _two_arguments(text, pattern) if called.group(2) else pattern.search(text) is not None
+            call = _CALL.fullmatch(word)
+            if call is not None:
+                pattern = called(call.group(1))
+                return _two_arguments(text, pattern) if call.group(2) else pattern.search(text) is not None
             return word.replace("*", "") in text
 
         chosen = set(self._always)

@@ -13,6 +13,7 @@ in the project compiles.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Optional, Sequence
 
 import libcst as cst
@@ -20,7 +21,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._sites import project_site
-from torch_upgrade.detect.firstpass import _GAP, _called, names_in
+from torch_upgrade.detect.firstpass import GAP, called, names_in
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import child_list
@@ -31,8 +32,8 @@ COMPILERS = ("torch.compile", "torch._dynamo.optimize")
 WORDS = (*(tuple(c.split(".")) for c in COMPILERS), ("compile", ".compile("),
          ("backward", "step", "zero_grad", ".backward(", ".step(", ".zero_grad("))
 # a ``.compile(`` call passing keywords only (``_keywords_only``): its first token is ``)``, ``**`` or a keyword's
-# ``name =``, with what Python allows between tokens (``firstpass._GAP``); ``re.compile(pattern)`` passes none such
-_KEYWORDS_FIRST = re.compile(rf"\.{_GAP}compile{_GAP}\({_GAP}(?:\)|\*\*|[^\W\d]\w*{_GAP}=(?!=))")
+# ``name =``, with what Python allows between tokens (``firstpass.GAP``); ``re.compile(pattern)`` passes none such
+_KEYWORDS_FIRST = re.compile(rf"\.{GAP}compile{GAP}\({GAP}(?:\)|\*\*|[^\W\d]\w*{GAP}=(?!=))")
 
 
 def may_match(text: str) -> bool:
@@ -45,7 +46,7 @@ def may_match(text: str) -> bool:
     names = names_in(text)
     if "torch" in names and ("compile" in names or ("_dynamo" in names and "optimize" in names)):
         return True
-    return all(_called(name).search(text) is not None for name in _CYCLE)
+    return all(called(name).search(text) is not None for name in _CYCLE)
 
 
 MAY_MATCH = may_match
