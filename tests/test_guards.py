@@ -915,3 +915,22 @@ def test_a_branch_for_older_releases_where_a_name_is_only_deprecated_stays_quiet
     assert findings(code) == []
     [(rule, line, message)] = findings(code.replace("<=", ">="))
     assert (rule, line) == ("TU205", 6) and message.endswith("(the check around it still lets it run on torch 1.7)")
+
+
+def test_a_fix_under_a_check_needs_only_what_runs_there(tmp_path):
+    """torch.linalg.cholesky needs torch 1.8: unsafe for a project that supports 1.6, but not under
+    ``hasattr(torch, "compile")``, which holds from 2.0 only, so ``--fix`` (safe fixes) rewrites it there and
+    leaves the same call outside the check. A fix that adds or moves an import keeps its safety: the import runs
+    on every release."""
+    code = 'import torch\nif hasattr(torch, "compile"):\n    L = torch.cholesky(a)\nM = torch.cholesky(a)\n'
+    report = torch_upgrade.scan_source(code, from_version="1.6")
+    assert [(f.line, f.fix.safety) for f in report.findings if f.rule == "TU203"] == [(3, "safe"), (4, "unsafe")]
+    path = tmp_path / "m.py"
+    path.write_text(code)
+    torch_upgrade.fix([path], from_version="1.6")
+    assert path.read_text() == code.replace("    L = torch.cholesky(a)", "    L = torch.linalg.cholesky(a)")
+    moved = "import torch\nfrom torch.cuda.amp import GradScaler\nif hasattr(torch, 'compile'):\n    s = GradScaler()\n"
+    plain = "import torch\nfrom torch.cuda.amp import GradScaler\ns = GradScaler()\n"
+    safety = [[f.fix.safety for f in torch_upgrade.scan_source(c, from_version="1.6").findings if f.rule == "TU304"]
+              for c in (moved, plain)]
+    assert safety[0] == safety[1] == ["unsafe", "unsafe"]

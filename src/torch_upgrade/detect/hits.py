@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
+from packaging.version import Version
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
@@ -37,4 +38,7 @@ class Hit:
     # the release the message's advice needs in place of the rule's ``requires``, where the checker advises
     # another replacement (TU051: torch.frombuffer, 1.10, for a storage's from_buffer, beside untyped_storage's 2.0)
     advice_instead: Optional[str] = None
+    # the first release the code runs on where checks around it keep it from older ones (``Matcher._runs_on``):
+    # its fix needs only what runs from there on
+    runs_from: Optional[Version] = None
 

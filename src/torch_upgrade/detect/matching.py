@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 from typing import Iterable, Optional, cast
 
 import libcst as cst
@@ -241,7 +242,7 @@ class Matcher:
                             "with the code that uses it)")))
                     continue
                 if ref.ctx == "import":
-                    imports.append(Hit(rule, ref.node, ref.statement, ref=ref))
+                    imports.append(Hit(rule, ref.node, ref.statement, ref=ref, runs_from=live[0] if live else None))
                     if isinstance(ref.import_statement, cst.ImportFrom) and _renamed(rule, ref.qualname):
                         renamed.add(key)
                 else:
@@ -255,6 +256,7 @@ class Matcher:
                         _GUARDED.format(short(runs)) if runs is not None else None
                     named = named or quoted
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
+                                    runs_from=live[0] if live else None,
                                     quiet=named or listed, message=f"{rule.message} ({note})" if note else None))
         # Every import of a catalogued name is reported at its line, and every use of it at its own; a use
         # through a from-import that the rule renames keeps its text and carries the import's fix, at most
@@ -310,7 +312,13 @@ class Matcher:
             if hit.fix is not None and not policy.fixes(hit.confidence):
                 hit.fix = None
             if hit.fix is not None:
-                hit.fix = policy.finalize(hit.fix, hit.rule, self.window, hit.confidence)
+                # code under checks that keep it from the releases before ``runs_from`` needs only what runs there,
+                # where the fix changes nothing outside it (an import it adds or moves runs on every release)
+                fix = hit.fix
+                inside = not fix.imports and not fix.moves_import and not any(isinstance(e, MoveImport) for e in fix.edits)
+                low = max(self.window.low, hit.runs_from) if hit.runs_from is not None and inside else self.window.low
+                window = self.window if low == self.window.low else replace(self.window, low=low)
+                hit.fix = policy.finalize(hit.fix, hit.rule, window, hit.confidence)
         return out
 
 
