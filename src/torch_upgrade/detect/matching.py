@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import replace
@@ -11,9 +12,8 @@ import libcst as cst
 
 from packaging.version import Version
 
-from torch_upgrade.catalog.names import shipped_names
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.decide import Decider, samples, table_presence, table_values
+from torch_upgrade.syntax.decide import Decider, samples, with_names_table
 from torch_upgrade.syntax.nodes import dotted, within
 from torch_upgrade.syntax.guards import NONE, handles
 from torch_upgrade.syntax.project import FileIndex
@@ -143,8 +143,7 @@ class Matcher:
         model = ref.model
         if model is None:
             return None
-        high = self.window.high.release[:2]
-        releases = [s for s in samples(self.window.low) if Version(s).release[:2] <= high]
+        releases = self._releases
         for guard in ref.guards:
             if not model.meets(guard):
                 continue
@@ -161,6 +160,12 @@ class Matcher:
                     kept.append(sample)
             releases = kept
         return [Version(s) for s in releases]
+
+    @functools.cached_property
+    def _releases(self) -> list[str]:
+        """The releases a guard is evaluated at (``syntax.decide.samples``), up to the window's target."""
+        high = self.window.high.release[:2]
+        return [s for s in samples(self.window.low) if Version(s).release[:2] <= high]
 
     def _runs_where(self, rule: Rule, live: list[Version]) -> Optional[Version]:
         """Where a torch rule's finding concerns code that runs on the releases ``live`` (in order) only: a
@@ -202,8 +207,7 @@ class Matcher:
                 if _optional_import(ref, analysis):
                     optional = True  # `try: from apex import amp`: the live path where the package is there
                 else:
-                    decider = decider or Decider(analysis, analysis.project, table_presence(shipped_names()),
-                                                 table_values(shipped_names()))
+                    decider = decider or with_names_table(analysis, analysis.project)
                     live = self._runs_on(ref, decider, truths)
                     if not live:
                         continue

@@ -261,7 +261,7 @@ def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
     index = ctx.project.for_file(None if str(unit.source.path) == "<string>" else unit.source.path)
     try:
         if ctx.settings.rewriting:
-            # the parsed text round-trips exactly; regenerate code only after a rewrite
+            # code is generated only after a rewrite, and written only where the parsed text round-trips (_first_loss)
             module, text = _rewrite(unit, module, text, ctx, result, index)
         analysis = Analysis(module, parsed.spans if module is parsed.module else {}, index)
         suppressions = Suppressions.of(text)

@@ -47,7 +47,7 @@ from typing import Any, Callable, Mapping, Optional, Protocol
 import libcst as cst
 from packaging.version import InvalidVersion, Version
 
-from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory, build_dependent
+from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory, build_dependent, shipped_names
 from torch_upgrade.catalog.version_helpers import OPERATOR_FUNCTIONS, Helper, OperatorFunction, load_version_helpers
 from torch_upgrade.core.versions import RELEASES
 from torch_upgrade.syntax.nodes import dotted, subtree
@@ -127,6 +127,13 @@ def table_values(histories: Mapping[str, NameHistory]) -> Callable[[str], bool]:
     """Whether a torch name holds a plain value (``NameHistory.value``: a flag, a string, None on some
     builds), whose truth and None-ness no release decides."""
     return lambda qualname: qualname in histories and histories[qualname].value
+
+
+def with_names_table(names: "Names", project: Optional["Project"] = None) -> "Decider":
+    """A decider that answers probes of torch names (``hasattr(torch, "linalg")``) from the shipped table of
+    names (``catalog.names``)."""
+    histories = shipped_names()
+    return Decider(names, project, table_presence(histories), table_values(histories))
 
 
 def samples(low: Version) -> list[str]:

@@ -44,7 +44,7 @@ from typing import Callable, Optional, Sequence, Union, cast
 import libcst as cst
 from packaging.version import Version
 
-from torch_upgrade.catalog.names import OLDEST_CHECKED, shipped_names
+from torch_upgrade.catalog.names import OLDEST_CHECKED
 from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
@@ -53,8 +53,7 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, table_presence, \
-    table_values
+from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, with_names_table
 from torch_upgrade.syntax.guards import catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.project import FileIndex
@@ -73,7 +72,7 @@ Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert, cst.Decorator, cst.Assign]
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if _packaging_script(analysis):
         return []
-    decider = Decider(analysis, analysis.project, table_presence(shipped_names()), table_values(shipped_names()))
+    decider = with_names_table(analysis, analysis.project)
     decided: list[tuple[Guard, Fix]] = []
     truths: dict[int, bool] = {}
     messages: dict[int, str] = {}  # a guard's own message: only some of its and/or operands settled, a flag, an assert
