@@ -57,6 +57,29 @@ class Pairing:
         found = self.releases(library, torch)
         return found[-1] if found else None
 
+    def paired(self, library: str, torch: Version) -> Optional[Version]:
+        """The one release of the library (major.minor) that an install of torch ``torch`` has, where
+        torch's own row lists exactly one: what ``torchvision.__version__`` reads beside it, the
+        library's wheels requiring that torch. None where the row lists none (torchtext after 2.3,
+        which an install may or may not have) or several (torch 2.5: torchdata 0.9 or 0.10), and for
+        a torch the table does not list."""
+        minor = Version(".".join(str(p) for p in (list(torch.release) + [0])[:2]))
+        found = self.rows.get(minor, {}).get(library, ())
+        return found[0] if len(found) == 1 else None
+
+    def after_known(self, library: str) -> Optional[Version]:
+        """A release of the library after every one the table lists, for a torch after every known one
+        (``syntax.decide``'s far future 3.0.0): the next major (torchvision 1.0), where a check that
+        reads only the minor (``int(torchvision.__version__.split(".")[1]) >= 13``) goes wrong, as
+        for torch's own; None for a library the newest torch row does not list (its releases have
+        ended: torchtext, torchdata)."""
+        if not self.rows:
+            return None
+        newest = self.rows[max(self.rows)].get(library, ())
+        if not newest:
+            return None
+        return Version(f"{newest[-1].release[0] + 1}.0")
+
     def known(self, library: str) -> tuple[Version, ...]:
         """Every release (major.minor) of the library the table lists, oldest first."""
         return tuple(sorted({v for row in self.rows.values() for v in row.get(library, ())}))

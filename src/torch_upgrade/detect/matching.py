@@ -20,6 +20,7 @@ from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
+from torch_upgrade.catalog.pairing import load_pairing, window_of
 from torch_upgrade.catalog.ruledata import Match, Rule, RuleSet
 from torch_upgrade.core.versions import LIBRARIES, TORCH, Window, parse_version, short
 from torch_upgrade.detect.hits import Hit
@@ -167,21 +168,32 @@ class Matcher:
         high = self.window.high.release[:2]
         return [s for s in samples(self.window.low) if Version(s).release[:2] <= high]
 
-    def _runs_where(self, rule: Rule, live: list[Version]) -> Optional[Version]:
-        """Where a torch rule's finding concerns code that runs on the releases ``live`` (in order) only: a
+    def _runs_where(self, rule: Rule, live: list[Version]) -> Optional[str]:
+        """Where a rule's finding concerns code that runs on the releases ``live`` (in order) only: a
         removal, where one of them is the release that removed the name or later (the code breaks there); a
         deprecation, where they include the target (the branch the upgrade takes still calls it; a branch
         for older releases that runs on one where the name is deprecated but works, ignite's ``torch.ger``
         under ``LooseVersion(torch.__version__) <= LooseVersion("1.7.0")``, goes with its check). The
-        release named is the first of ``live`` at or after the one the finding is about; None: quiet. Other
-        rules, and a library's (whose version the evaluation does not know), stay quiet under a guard."""
-        if rule.library != TORCH or rule.kind not in ("removed", "deprecated"):
+        release named (``torch 2.14``) is the first of ``live`` at or after the one the finding is about;
+        None: quiet. A library's rule reads ``live`` as the library's releases paired with them
+        (``catalog.pairing``), and stays quiet where the pairing does not tell one; other rules stay quiet
+        under a guard."""
+        if rule.kind not in ("removed", "deprecated"):
             return None
+        window: Optional[Window] = self.window
+        if rule.library != TORCH:
+            window = window_of(rule.library, self.window)
+            paired = [load_pairing().paired(rule.library, v) for v in live]
+            if window is None or any(v is None for v in paired):
+                return None
+            live = sorted({v for v in paired if v is not None})
+        assert window is not None
         about = parse_version(policy.release(rule, self.window)).release[:2]
         first = next((v for v in live if v.release[:2] >= about), None)
-        if first is None or (rule.removed is not None and self.window.reaches(rule.removed)):
-            return first
-        return first if live[-1].release[:2] >= self.window.high.release[:2] else None
+        if first is not None and not (rule.removed is not None and window.reaches(rule.removed)) and \
+                live[-1].release[:2] < window.high.release[:2]:
+            first = None
+        return None if first is None else f"{rule.library} {short(first)}"
 
     def match(self, analysis: Analysis, package: Optional[str] = None,
               index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:
@@ -257,7 +269,7 @@ class Matcher:
                     quoted = rule.kind == "removed" and ref.ctx == "annotation"
                     listed = rule.kind == "deprecated" and ref.call is None and not named and _listed(ref)
                     note = _ANNOTATED if named else _QUOTED if quoted else _LISTED if listed else \
-                        _GUARDED.format(short(runs)) if runs is not None else None
+                        _GUARDED.format(runs) if runs is not None else None
                     named = named or quoted
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
                                     runs_from=live[0] if live else None,
@@ -651,7 +663,7 @@ _KEEPS_ITS_TEXT = "this line keeps its text: the import of the name is what chan
 _QUOTED = ("named in a string annotation, which nothing evaluates when the code runs: it changes with the code "
            "that makes the object, and a type checker reads it")
 # a deprecated or removed name under a check (of the version, of a feature) that does not keep it from the releases the finding is about
-_GUARDED = "the check around it still lets it run on torch {}"
+_GUARDED = "the check around it still lets it run on {}"
 _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it changes with the code that makes "
               "the object")
 

@@ -13,7 +13,11 @@ The evaluation is concrete and small, a subset of Python over the values such gu
 ``torch.__version__`` (a plain ``str`` before 1.10, then a ``TorchVersion``: a ``str`` comparing as
 a version with strings, tuples and ``Version``s, as torch's own does), ``packaging.version``,
 ``distutils``' ``LooseVersion`` and ``StrictVersion``, ``pkg_resources.parse_version``,
-``importlib.metadata.version("torch")``; strings and their ``split``, ``startswith``,
+``importlib.metadata.version("torch")``; the versions of the libraries that move with torch
+(``torchvision.__version__``, ``importlib.metadata.version("torchaudio")``), read at each torch release as
+the one release of the library that pairs with it (``catalog.pairing``: the library's wheels require that
+torch; unknown where a torch pairs with none or several, and for a far future torch a release after every
+known one, or unknown for a library whose releases have ended); strings and their ``split``, ``startswith``,
 ``partition`` ...; ``int``, ``tuple``, ``map``, comprehensions, subscripts, comparisons, ``and``
 ``or`` ``not``, conditional expressions, f-strings; module constants (and names unpacked from one,
 ``TORCH_MAJOR, TORCH_MINOR = map(int, ...)``); OpenMMLab's ``digit_version`` (mmcv, mmengine: both
@@ -47,9 +51,10 @@ from typing import Any, Callable, Mapping, Optional, Protocol
 import libcst as cst
 from packaging.version import InvalidVersion, Version
 
+from torch_upgrade.catalog.pairing import load_pairing
 from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory, build_dependent, shipped_names
 from torch_upgrade.catalog.version_helpers import OPERATOR_FUNCTIONS, Helper, OperatorFunction, load_version_helpers
-from torch_upgrade.core.versions import RELEASES
+from torch_upgrade.core.versions import LIBRARIES, RELEASES
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Scope
 
@@ -63,6 +68,7 @@ UNKNOWN: Any = _Unknown()
 _OLDER = ("0.4", "1.0", "1.1", "1.2", "1.3", "1.4", "1.5")
 FUTURE = "3.0.0"
 _VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
+_LIBRARY_VERSIONS = {f"{library}{module}.__version__": library for library in LIBRARIES for module in ("", ".version")}
 _PARSERS = {"packaging.version.parse", "packaging.version.Version", "pkg_resources.parse_version",
             "pkg_resources.extern.packaging.version.parse", "setuptools.extern.packaging.version.parse"}
 _LOOSE = {"distutils.version.LooseVersion", "looseversion.LooseVersion", "setuptools._distutils.version.LooseVersion"}
@@ -204,6 +210,19 @@ def _version(text: str) -> Any:
 
 def torch_version(sample: str) -> str:
     return TorchVersion(sample) if Version(sample) >= Version("1.10") else sample
+
+
+def library_version(library: str, sample: str) -> Any:
+    """``library.__version__`` (a plain str) beside torch ``sample``: the library's paired release, with
+    the sample's patch and local label (``0.15.1+cu121`` beside ``2.0.1+cu121``); UNKNOWN where the
+    pairing does not say which release it is."""
+    pairing = load_pairing()
+    found = pairing.after_known(library) if sample == FUTURE else pairing.paired(library, Version(sample))
+    if found is None:
+        return UNKNOWN
+    major, minor = (list(found.release) + [0])[:2]
+    patch = sample.split(".", 2)[2] if sample.count(".") >= 2 else "0"
+    return f"{major}.{minor}.{patch}"
 
 
 class LooseVersion:
@@ -1013,6 +1032,8 @@ class _Evaluation:
     def _qualified(self, qualname: str, depth: int) -> Any:
         if qualname in _VERSION_VALUES:
             return torch_version(self.sample)
+        if qualname in _LIBRARY_VERSIONS:
+            return library_version(_LIBRARY_VERSIONS[qualname], self.sample)
         if qualname.split(".", 1)[0] == "torch":
             return _Present(qualname)  # a torch object: only probes and the version say more
         table = load_version_helpers()
@@ -1241,7 +1262,11 @@ class _Evaluation:
             return _Signature(subject.name) if isinstance(subject, (_Present, _Probed)) else UNKNOWN
         if isinstance(func, _Builtin):
             if func.qualname in _METADATA:  # importlib.metadata.version("torch"): the plain string
-                return self.sample if positional == ["torch"] and not keywords else UNKNOWN
+                if keywords or len(positional) != 1:
+                    return UNKNOWN
+                if positional[0] in LIBRARIES:
+                    return library_version(positional[0], self.sample)
+                return self.sample if positional == ["torch"] else UNKNOWN
             return func.call(positional, keywords)
         if isinstance(func, _Function):
             return self._function(func, positional, keywords, depth)

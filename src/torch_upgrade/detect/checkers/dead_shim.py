@@ -45,16 +45,17 @@ import libcst as cst
 from packaging.version import Version
 
 from torch_upgrade.catalog.names import OLDEST_CHECKED
+from torch_upgrade.catalog.pairing import load_pairing
 from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
-from torch_upgrade.core.versions import RELEASES as _RELEASES, Window, short
+from torch_upgrade.core.versions import LIBRARIES, RELEASES as _RELEASES, Window, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, with_names_table
-from torch_upgrade.syntax.guards import catches_import_errors, handles, signature_probes
+from torch_upgrade.syntax.guards import GuardModel, catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Scope
@@ -200,6 +201,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not decided:
         return by_hand
     combined = _combined(analysis, decided, reads, flags)
+    model = GuardModel(analysis, decider)
     hits = []
     for guard, _ in decided:
         statement = guard if isinstance(guard, (cst.If, cst.Try)) else \
@@ -207,7 +209,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             or guard
         hits.append(Hit(rule, guard.test if isinstance(guard, (cst.If, cst.IfExp, cst.Assert)) else guard, statement,
                         fix=combined, message=messages.get(id(guard)) or
-                        _message(guard, truths.get(id(guard), True), window),
+                        _message(guard, truths.get(id(guard), True), window, _libraries(model, guard, analysis)),
                         release=short(since.get(id(guard), window.low))))
     return hits + by_hand
 
@@ -563,8 +565,21 @@ def _all(module: cst.Module) -> Optional[set[str]]:
     return None
 
 
-def _message(guard: Guard, truth: bool, window: Window) -> str:
+def _libraries(model: GuardModel, guard: Guard, analysis: Analysis) -> tuple[str, ...]:
+    """The libraries that move with torch whose version the guard's test reads (``torchvision.__version__``),
+    which the evaluation reads as the release paired with each torch (``syntax.decide``)."""
+    test = getattr(guard, "test", None)
+    if not isinstance(test, cst.BaseExpression):
+        return ()
+    return tuple(sorted(p for p in model.packages(test, analysis.scope_at(guard)) if p in LIBRARIES))
+
+
+def _message(guard: Guard, truth: bool, window: Window, libraries: tuple[str, ...] = ()) -> str:
     floor = f"of the window ({short(window.low)} and later)"
+    paired = [(library, load_pairing().paired(library, window.low)) for library in libraries]
+    if paired and all(release is not None for _, release in paired):
+        floor += " and the " + " and the ".join(
+            f"{library} paired with it ({short(release)} and later)" for library, release in paired if release)
     if isinstance(guard, cst.Try):
         return f"dead compatibility code: the imports of this try succeed on every torch {floor}; keep its body"
     what = "if" if isinstance(guard, cst.If) else "conditional expression"
