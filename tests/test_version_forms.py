@@ -413,11 +413,13 @@ NOT_TORCH = {
         if version.parse(transformers.__version__) >= version.parse("4.0"):
             NEW = True
         ''',
-    "torchvision's version (a guard for torchvision's rules, not decided here)": '''
+    # torchvision's version is read as the release paired with each torch (tests/test_library_guards.py): 0.20
+    # pairs with torch 2.5, which neither floor reaches
+    "torchvision's version above the one paired with the floor": '''
         import torchvision
         from packaging import version
 
-        if version.parse(torchvision.__version__) >= version.parse("0.13"):
+        if version.parse(torchvision.__version__) >= version.parse("0.20"):
             WEIGHTS = {"weights": "DEFAULT"}
         else:
             WEIGHTS = {"pretrained": True}
