@@ -934,3 +934,18 @@ def test_a_fix_under_a_check_needs_only_what_runs_there(tmp_path):
     safety = [[f.fix.safety for f in torch_upgrade.scan_source(c, from_version="1.6").findings if f.rule == "TU304"]
               for c in (moved, plain)]
     assert safety[0] == safety[1] == ["unsafe", "unsafe"]
+
+
+def test_upgrade_raises_no_pin_for_a_fix_under_a_check(tmp_path):
+    """The same fix under ``hasattr(torch, "compile")`` (2.0 on) states no torch it needs: every torch its code
+    runs on has torch.linalg.cholesky, so ``upgrade --to 1.7`` raises the pin to 1.7, not to 1.8; the call outside
+    the check still needs 1.8 and raises it there."""
+    guarded = 'import torch\n\n\ndef factor(a):\n    if hasattr(torch, "compile"):\n        return torch.cholesky(a)\n    return a\n'
+    [finding] = [f for f in torch_upgrade.scan_source(guarded, from_version="1.6").findings if f.rule == "TU203"]
+    assert finding.fix.safety == "safe" and finding.fix.needs is None
+    for code, pin in ((guarded, "1.7"), (guarded.replace('if hasattr(torch, "compile")', "if a.dim() == 2"), "1.8")):
+        (tmp_path / "ops.py").write_text(code)
+        (tmp_path / "requirements.txt").write_text("torch>=1.6\n")
+        report = torch_upgrade.upgrade([tmp_path], to="1.7", unsafe=True)
+        assert not report.errors and "torch.linalg.cholesky(a)" in (tmp_path / "ops.py").read_text()
+        assert (tmp_path / "requirements.txt").read_text() == f"torch>={pin}\n"

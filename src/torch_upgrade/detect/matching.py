@@ -335,6 +335,8 @@ class Matcher:
                 low = max(self.window.low, hit.runs_from) if hit.runs_from is not None and inside else self.window.low
                 window = self.window if low == self.window.low else replace(self.window, low=low)
                 hit.fix = policy.finalize(hit.fix, hit.rule, window, hit.confidence)
+                if window is not self.window and hit.fix.needs is not None and Version(hit.fix.needs) <= low:
+                    hit.fix.needs = None  # no pin to raise (``upgrade``): every torch the code runs on has it
         return out
 
 
