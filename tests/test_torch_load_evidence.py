@@ -748,3 +748,123 @@ def test_keywords_from_a_dict_the_function_shows_whole_are_read(tmp_path):
 ])
 def test_keywords_from_a_dict_that_may_hold_weights_only_say_nothing(tmp_path, code):
     assert _found(_program(tmp_path, code)) == []
+
+
+# ------------------------------------------------------------------ checkpoints that hold the run's arguments
+MISC = '''\
+import torch
+
+
+def is_main_process():
+    return True
+
+
+def save_on_master(*args, **kwargs):
+    if is_main_process():
+        torch.save(*args, **kwargs)
+'''
+
+TRAIN_AND_RESUME = '''\
+import argparse
+import os
+import torch
+import misc
+
+
+def main(args):
+    model = torch.nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    start = 0
+    if args.resume:
+        checkpoint = torch.load(args.resume, map_location="cpu")
+        model.load_state_dict(checkpoint["model"])
+        if "optimizer" in checkpoint and "epoch" in checkpoint:
+            optimizer.load_state_dict(checkpoint["optimizer"])
+            start = checkpoint["epoch"] + 1
+    for epoch in range(start, start + 2):
+        misc.save_on_master({
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "epoch": epoch,
+            "args": args,
+        }, os.path.join(args.output_dir, "checkpoint.pth"))
+    return start
+
+
+def run(folder, resume=""):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--resume", default=resume)
+    parser.add_argument("--output_dir", default=folder)
+    return main(parser.parse_args([]))
+'''
+
+
+def _resume_project(tmp_path: Path, resume: str = TRAIN_AND_RESUME) -> Path:
+    (tmp_path / "misc.py").write_text(MISC)
+    (tmp_path / "main.py").write_text(resume)
+    return tmp_path / "main.py"
+
+
+def _resumes(tmp_path: Path, main: Path) -> int:
+    """Train, then resume from the checkpoint the run saved: the epoch it resumes at."""
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        sys.modules.pop("misc", None)
+        module = runpy.run_path(str(main))
+        module["run"](str(tmp_path))
+        return module["run"](str(tmp_path), resume=str(tmp_path / "checkpoint.pth"))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("misc", None)
+
+
+def test_a_resume_of_checkpoints_saved_with_the_run_arguments_is_refused(tmp_path):
+    """DETR's and MAE's shape: the training loop saves {"model": ..., "optimizer": ..., "epoch": ..., "args": args}
+    through a save_on_master wrapper of another file, and the resume load reads those keys. torch >= 2.6 refuses
+    the file (args is an argparse.Namespace), whatever the load reads: a warning with the advice to pass
+    weights_only=False, no fix; following it, the run resumes on the installed torch."""
+    main = _resume_project(tmp_path)
+    [finding] = _found(tmp_path)
+    assert finding.path.endswith("main.py") and finding.line == 12 and finding.severity == "warning"
+    assert "misc.save_on_master(...)" in finding.message and "'args'" in finding.message
+    assert re.search(r"`args\.(lr|resume|output_dir)` is no tensor's or container's attribute", finding.message)
+    with pytest.raises(pickle.UnpicklingError):
+        _resumes(tmp_path, main)  # as the code stands, on torch 2.13
+    _follow_advice(main, finding)
+    assert _resumes(tmp_path, main) == 2
+
+
+def test_a_wrapper_of_the_same_file_and_a_dict_bound_before(tmp_path):
+    """MAE's util/misc.py: save_model builds ``to_save = {...}`` and calls the file's own save_on_master."""
+    code = MISC + '''
+
+def save_model(args, epoch, model):
+    to_save = {"model": model.state_dict(), "epoch": epoch, "args": args}
+    save_on_master(to_save, args.output_dir + "/checkpoint.pth")
+
+
+def load_model(args, model):
+    checkpoint = torch.load(args.resume, map_location="cpu")
+    model.load_state_dict(checkpoint["model"])
+    return checkpoint["epoch"]
+'''
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.severity == "warning" and finding.fix is None and "save_on_master(...)" in finding.message
+
+
+@pytest.mark.parametrize("change", [
+    ('"args": args,', '"args": vars(args),'),  # a dict of numbers and strings: weights_only=True loads it
+    ('checkpoint["epoch"] + 1', 'checkpoint["step"] + 1'),  # a key the saved dict does not have: another file
+    ('torch.save(*args, **kwargs)', 'print(*args, **kwargs)'),  # no torch.save behind the wrapper
+])
+def test_no_such_evidence_without_all_of_it(tmp_path, change):
+    main = _resume_project(tmp_path, TRAIN_AND_RESUME.replace(*change))
+    if change[0] in MISC:
+        (tmp_path / "misc.py").write_text(MISC.replace(*change))
+    [finding] = _found(tmp_path)
+    assert "no tensor's or container's attribute" not in finding.message
+    assert finding.severity == "info"
+    assert main.exists()

@@ -28,7 +28,13 @@ dict gets advice):
   the same path in the function passes ``weights_only=False``; or the file writes that path with
   ``torch.save`` of an ``nn.Module``, or of an instance of a class the project defines (a call of it, a name
   annotated with it: nanotron's ``torch.save(random_states, filename)``, ``random_states: RandomStates``),
-  which weights_only=True refuses whatever it holds (a dataclass, a NamedTuple, a dict subclass alike).
+  which weights_only=True refuses whatever it holds (a dataclass, a NamedTuple, a dict subclass alike); or
+  the file saves checkpoints (a dict display of string keys, given to ``torch.save`` or to a function of the
+  project that hands it on to ``torch.save``: DETR's and MAE's ``save_on_master``) with every key the loaded
+  object is read by (two at least: ``ckpt["model"]``, ``"epoch" in ckpt``) and an entry that nothing
+  weights_only=True rebuilds is (a name of the saving function with an attribute no tensor or container has:
+  ``"args": args`` beside ``args.output_dir``, an ``argparse.Namespace``), ``_checkpoints``. This evidence is
+  about the whole file, so it wins over a flow that reads only the state entries.
 - **the function's own output** - the call reads back what ``torch.save`` wrote to the same buffer or path
   earlier in the same function (``_round_trip``: a statement that always runs first, the file's names bound
   once and handed to no other call in between, not under ``pytest.raises``): ``weights_only=False`` is
@@ -57,7 +63,8 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers.pin_keyword import with_keyword
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import dotted, names
+from torch_upgrade.syntax.decide import Names
+from torch_upgrade.syntax.nodes import dotted, names, subtree
 from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
 from torch_upgrade.syntax.scopes import Scope, assigned_values, visible_bindings
 
@@ -367,12 +374,179 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
     return None, ""
 
 
-def _content(ref: Reference, analysis: Analysis, saved: Saves) -> tuple[Optional[str], str]:
+class Checkpoint(NamedTuple):
+    """A dict the file saves (``torch.save`` or a function handing it on to it): its string keys, and an
+    entry weights_only=True refuses (its key, the name it holds, an attribute of that name no tensor or
+    container has, the function called to save it)."""
+
+    keys: frozenset[str]
+    key: str
+    name: str
+    attribute: str
+    saver: str
+
+
+def _checkpoints(analysis: Analysis) -> list[Checkpoint]:
+    """The checkpoints the file saves with an entry that weights_only=True refuses (see ``Checkpoint``)."""
+    out = []
+    for call in analysis.nodes(cst.Call):
+        assert isinstance(call, cst.Call)
+        positional = [a for a in call.args if a.keyword is None]
+        if not positional or positional[0].star or not _saves_through(call, analysis):
+            continue
+        scope = analysis.scope_at(call)
+        shown = _dict_display(positional[0].value, scope)
+        if shown is None:
+            continue
+        keys: dict[str, cst.BaseExpression] = {}
+        for element in shown.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString) \
+                    or not isinstance(element.key.evaluated_value, str):
+                keys = {}
+                break
+            keys[element.key.evaluated_value] = element.value
+        for key, value in keys.items():
+            attribute = _foreign_attribute_of_name(value, scope, analysis) if isinstance(value, cst.Name) else None
+            if attribute is not None:
+                assert isinstance(value, cst.Name)
+                out.append(Checkpoint(frozenset(keys), key, value.value, attribute, A.code(call.func).strip()))
+                break
+    return out
+
+
+def _dict_display(value: cst.BaseExpression, scope: Scope) -> Optional[cst.Dict]:
+    """``value`` as a dict display: itself, or the one display a name of the function is bound to."""
+    if isinstance(value, cst.Dict):
+        return value
+    if isinstance(value, cst.Name) and scope.kind == "function" and len(scope.bindings.get(value.value, [])) == 1:
+        values = assigned_values(value.value, scope)
+        if values is not None and len(values) == 1 and values[0][1] is scope and isinstance(values[0][0], cst.Dict):
+            return values[0][0]
+    return None
+
+
+def _foreign_attribute_of_name(name: cst.Name, scope: Scope, analysis: Analysis) -> Optional[str]:
+    """An attribute that the function of ``name`` reads or sets of it (``args.output_dir``) and that no
+    object weights_only=True rebuilds has; None where there is none, or the name is bound more than once there
+    (a parameter, or one assignment)."""
+    if len(scope.bindings.get(name.value, [])) != 1:
+        return None
+    for node in analysis.nodes(cst.Name):
+        assert isinstance(node, cst.Name)
+        if node.value != name.value or analysis.scope_at(node) is not scope:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node and not loadable_attribute(parent.attr.value):
+            return parent.attr.value
+    return None
+
+
+def _saves_through(call: cst.Call, analysis: Analysis) -> bool:
+    """Whether ``call`` is ``torch.save``, or a call of a function of the project (this file's, or one it
+    imports) that hands its first argument on to ``torch.save`` (``def save_on_master(*args, **kwargs): if
+    is_main_process(): torch.save(*args, **kwargs)``)."""
+    name = dotted(call.func)
+    if name is None:
+        return False
+    qualname, binding = analysis.qualify(name, analysis.scope_at(call))
+    if qualname == "torch.save":
+        return True
+    if binding is not None and binding.kind == "local" and isinstance(binding.statement, cst.FunctionDef):
+        return _forwards_to_save(binding.statement, analysis, analysis.scope_at(binding.statement.body))
+    project = analysis.project
+    found = project.definition(qualname) if project is not None and qualname is not None else None
+    if found is not None and isinstance(found[1], cst.FunctionDef):
+        return _forwards_to_save(found[1], found[0], found[0].root_scope)
+    return False
+
+
+def _forwards_to_save(function: cst.FunctionDef, names: Names, scope: Scope) -> bool:
+    """Whether ``function`` passes its first parameter (or its ``*args``) on as ``torch.save``'s object: its
+    calls' names qualified in ``scope`` (its file's module scope where it is another file's)."""
+    params = function.params
+    first = params.params[0].name.value if params.params else None
+    star = params.star_arg.name.value if isinstance(params.star_arg, cst.Param) else None
+    for node in subtree(function.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if not isinstance(node, cst.Call) or not node.args:
+            continue
+        name = dotted(node.func)
+        if name is None or names.qualify(name, scope)[0] != "torch.save":
+            continue
+        arg = node.args[0]
+        if isinstance(arg.value, cst.Name) and arg.keyword is None and \
+                ((arg.star == "*" and arg.value.value == star) or (not arg.star and arg.value.value == first)):
+            return True
+    return False
+
+
+def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
+    """The string keys the loaded object is read by in its function (``ckpt["model"]``, ``"epoch" in ckpt``,
+    ``torch.load(p)["model"]``), where every read of the name bound to it takes one (None otherwise)."""
+    call = ref.call
+    assert call is not None
+    entry = F.entry(call, analysis)
+    if entry is not None:
+        key = _literal_key(analysis.parent(call))
+        return frozenset({key}) if key is not None else None
+    name = _bound_name(call, analysis)
+    if name is None or _rebound(name, call, _earlier(ref.statement, analysis), analysis):
+        return None
+    earlier = _earlier(ref.statement, analysis)
+    keys = set()
+    for read in _own_reads(name, call, analysis):
+        if _inside(read, earlier, analysis):
+            continue
+        parent = analysis.parent(read)
+        key = _literal_key(parent) if isinstance(parent, cst.Subscript) and parent.value is read else None
+        if key is None and isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, cst.In):
+            comparison = analysis.parent(parent)
+            if isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1 and \
+                    isinstance(comparison.left, cst.SimpleString) and isinstance(comparison.left.evaluated_value, str):
+                key = comparison.left.evaluated_value
+        if key is None:
+            return None
+        keys.add(key)
+    return frozenset(keys)
+
+
+def _literal_key(node: Optional[cst.CSTNode]) -> Optional[str]:
+    """``"model"`` of ``x["model"]``."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and \
+            isinstance(index.value.evaluated_value, str):
+        return index.value.evaluated_value
+    return None
+
+
+def _checkpoint_evidence(ref: Reference, analysis: Analysis, checkpoints: list[Checkpoint]) -> Optional[str]:
+    """Where the loaded object is read by two keys or more, all of one checkpoint the file saves with an entry
+    weights_only=True refuses: that evidence in words."""
+    if not checkpoints:
+        return None
+    keys = _read_keys(ref, analysis)
+    if keys is None or len(keys) < 2:
+        return None
+    found = next((c for c in checkpoints if keys <= c.keys), None)
+    if found is None:
+        return None
+    shown = ", ".join(repr(k) for k in sorted(keys))
+    return (f"the checkpoints this file saves with {found.saver}(...) have the keys this load reads ({shown}) and "
+            f"{found.key!r}, which holds `{found.name}`: `{found.name}.{found.attribute}` is no tensor's or "
+            f"container's attribute")
+
+
+def _content(ref: Reference, analysis: Analysis, saved: Saves,
+             checkpoints: Optional[list[Checkpoint]] = None) -> tuple[Optional[str], str]:
     """What the loaded file evidently holds (STATE: a fix writes weights_only=True; OBJECT, a pickled object:
     advice to write weights_only=False; or None), and the evidence in words."""
     call = ref.call
     assert call is not None
     path = _path(call, 0)
+    evidence_of_file = _checkpoint_evidence(ref, analysis, checkpoints or [])
+    if evidence_of_file is not None:
+        return OBJECT, evidence_of_file
     content, evidence = _flow(ref, analysis)
     other, said = _siblings(ref, path, analysis)
     if other == CONFLICT or (other is not None and content is not None and content != other):
@@ -607,6 +781,7 @@ def _known_keywords(arg: cst.Arg, ref: Reference, analysis: Analysis) -> bool:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     saved: Optional[Saves] = None
+    checkpoints: list[Checkpoint] = []
     allowed: Optional[_AllowLists] = None  # what allow-lists globals for loads
     for ref in analysis.references:
         call = ref.call
@@ -629,7 +804,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         if saved is None:
             saved = _saved(analysis)
-        content, evidence = _content(ref, analysis, saved)
+            checkpoints = _checkpoints(analysis)
+        content, evidence = _content(ref, analysis, saved, checkpoints)
         if content == STATE and _extra_state(analysis):
             content = None  # a module of this file may keep extra state that weights_only=True refuses
         hit = Hit(rule, call, ref.statement, ref=ref)
