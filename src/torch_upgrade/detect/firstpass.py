@@ -34,7 +34,7 @@ from typing import Callable, Iterable
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.prose import without_prose
 from torch_upgrade.detect.registry import get_checker
-from torch_upgrade.syntax.classes import class_words
+from torch_upgrade.syntax.classes import EVENT_CLASSES, PROFILERS, class_words
 
 Group = tuple[str, ...]  # words that must all be in the text
 
@@ -125,7 +125,10 @@ def _members(rule: Rule, least: str) -> list[Group]:
     members: list[Group] = [(name, f".{name}{opening}") for name in m.methods] + [(name,) for name in m.attributes]
     if "torch.Tensor" in m.receiver or m.scalars or least == "possible":
         return members
-    return [tuple(dict.fromkeys((*member, *class_words(cls)))) for member in members for cls in m.receiver]
+    groups = [tuple(dict.fromkeys((*member, *class_words(cls)))) for member in members for cls in m.receiver]
+    if any(cls in EVENT_CLASSES for cls in m.receiver):  # the events a profiler recorded (``for e in prof.events()``)
+        groups += [tuple(dict.fromkeys((*member, *class_words(p)))) for member in members for p in PROFILERS]
+    return groups
 
 
 def names_in(text: str) -> frozenset[str]:

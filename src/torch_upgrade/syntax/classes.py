@@ -38,3 +38,11 @@ def class_words(cls: str) -> tuple[str, ...]:
     family = FAMILIES.get(cls)
     dotted = family[0].rstrip(".") if family is not None else cls
     return tuple(dict.fromkeys(dotted.split(".")))
+
+
+# torch's profilers, and the classes of the events they record (``Provenance._events``; the first pass gives a
+# member of an event class the words of a profiler too, ``detect.firstpass``)
+PROFILERS = ("torch.autograd.profiler.profile", "torch.profiler.profile")
+EVENT_CLASSES = frozenset({"torch.autograd.profiler_util.FunctionEvent", "torch.autograd.profiler.FunctionEvent",
+                           "torch.autograd.profiler_legacy.FunctionEvent",
+                           "torch.autograd.profiler_util.FormattedTimesMixin"})

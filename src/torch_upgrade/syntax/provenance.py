@@ -36,7 +36,7 @@ from typing import Optional, Protocol, Sequence, Union
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.classes import is_class
+from torch_upgrade.syntax.classes import EVENT_CLASSES, PROFILERS, is_class
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
@@ -865,7 +865,8 @@ class Provenance:
                 return self._annotation(facts.annotations[name], ref, cls)
             if name in facts.loops:
                 if cls != TENSOR:
-                    return POSSIBLE
+                    events = {self._events(iterable, ref, depth + 1, cls) for iterable in facts.loops[name]}
+                    return CERTAIN if events == {CERTAIN} else POSSIBLE
                 looped = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
                 return looped.pop() if len(looped) == 1 else LIKELY if CERTAIN in looped or LIKELY in looped \
                     else POSSIBLE
@@ -934,6 +935,20 @@ class Provenance:
                 if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString) and \
                         index.value.evaluated_value == "params":
                     return CERTAIN
+        return POSSIBLE
+
+    def _events(self, iterable: cst.BaseExpression, ref: _Site, depth: int, cls: str) -> str:
+        """How sure it is that the items of ``iterable`` are instances of ``cls``, for the events a profiler
+        recorded: ``prof.function_events`` and ``prof.events()`` of a profiler (``PROFILERS``) are EventLists
+        of FunctionEvent (checked on torch 2.13)."""
+        if cls not in EVENT_CLASSES:
+            return POSSIBLE
+        source = iterable.func if isinstance(iterable, cst.Call) and not iterable.args else iterable
+        if not isinstance(source, cst.Attribute) or \
+                source.attr.value != ("events" if source is not iterable else "function_events"):
+            return POSSIBLE
+        if any(self.of(source.value, ref, depth + 1, profiler) == CERTAIN for profiler in PROFILERS):
+            return CERTAIN
         return POSSIBLE
 
     def _kept(self, comp: Union[cst.ListComp, cst.GeneratorExp, cst.SetComp], ref: _Site, depth: int) -> str:
