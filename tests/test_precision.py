@@ -1198,3 +1198,24 @@ def test_project_level_training_advice_goes_where_the_project_trains(tmp_path, m
     report = torch_upgrade.scan(["."], from_version="1.6", to_version="2.13", select=["TU306", "TU307"])
     assert sorted((f.rule, f.path, f.line) for f in report.findings) == [
         ("TU306", "train.py", 6), ("TU307", "train.py", 3)]
+
+
+def test_data_update_advice_does_not_quote_the_deprecated_overload() -> None:
+    """pytorch/examples' word_language_model (2019) steps with `p.data.add_(-lr, p.grad.data)`: TU952's
+    advice quoted that call as written, `with torch.no_grad(): p.add_(-lr, p.grad.data)`, the overload TU934
+    reports on the same line as deprecated. It now writes the scalar as the keyword (`alpha=`, `value=`)."""
+    code = textwrap.dedent("""
+    import torch
+
+    def step(model, lr):
+        for p in model.parameters():
+            p.data.add_(-lr, p.grad.data)
+            p.data.addcmul_(0.5, p.grad, p.grad)
+            p.data.mul_(p.grad)
+    """)
+    report = torch_upgrade.scan_source(code, from_version="1.6", to_version="2.13")
+    found = {f.line: f.message for f in report.findings if f.rule == "TU952"}
+    assert sorted(found) == [6, 7, 8]
+    assert found[6].endswith("write `with torch.no_grad(): p.add_(p.grad.data, alpha=-lr)` instead"), found[6]
+    assert found[7].endswith("write `with torch.no_grad(): p.addcmul_(p.grad, p.grad, value=0.5)` instead"), found[7]
+    assert found[8].endswith("write `with torch.no_grad(): p.mul_(p.grad)` instead"), found[8]

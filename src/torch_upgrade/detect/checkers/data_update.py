@@ -19,6 +19,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import Shapes, _Site
 from torch_upgrade.detect.hits import Hit
+from torch_upgrade.rewrite.fixers.scalar_overload import keyword_form
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import children
 from torch_upgrade.syntax.scopes import assigned_values
@@ -68,6 +69,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             if confidence is not None:
                 assert isinstance(node.value, cst.Attribute)  # <tensor>.data (_tensor_data)
                 call = ref.call.with_changes(func=node.with_changes(value=node.value.value))
+                # `p.data.add_(-lr, d_p)`: the advice says it in the overload that does not warn
+                call = keyword_form(call, node.attr.value, method=True) or call
                 out.append(Hit(rule, ref.call, ref.statement, ref=ref, confidence=confidence,
                                message=_advice(analysis, call)))
     refs = {id(r.node): r for r in analysis.references}

@@ -46,8 +46,18 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         name = node.attr.value
     else:
         return None
+    if call is None:
+        return None
+    modern = keyword_form(call, name, method)
+    return None if modern is None else A.replace(call, modern)
+
+
+def keyword_form(call: cst.Call, name: str, method: bool) -> Optional[cst.Call]:
+    """``call`` (of ``name``: ``add_``, ``torch.addmm``'s ``addmm``; a method or the function) with its
+    scalars moved after the tensors and named; None where it is no deprecated overload of the family, or
+    its arguments cannot be told (``*args``, keywords other than ``out=``)."""
     family = FAMILIES.get(name.rstrip("_"))
-    if call is None or family is None:
+    if family is None:
         return None
     scalars, tensors, at = family
     out = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "out"]
@@ -62,4 +72,4 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return None
     new: list[A.Argument] = [(None, value) for value in first + rest[count:]]
     new += list(zip(scalars, rest[:count])) + [("out", value) for value in out]
-    return A.replace(call, A.call(call.func, new))
+    return A.call(call.func, new)
