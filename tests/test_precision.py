@@ -1219,3 +1219,26 @@ def test_data_update_advice_does_not_quote_the_deprecated_overload() -> None:
     assert found[6].endswith("write `with torch.no_grad(): p.add_(p.grad.data, alpha=-lr)` instead"), found[6]
     assert found[7].endswith("write `with torch.no_grad(): p.addcmul_(p.grad, p.grad, value=0.5)` instead"), found[7]
     assert found[8].endswith("write `with torch.no_grad(): p.mul_(p.grad)` instead"), found[8]
+
+
+def test_a_call_wrapped_by_its_fix_keeps_its_own_layout(tmp_path) -> None:
+    """speechbrain 0.5.7's STFT writes torch.stft(...) one argument a line with return_complex=False; the fix
+    wrapped it as `torch.view_as_real(\\n    torch.stft(\\n    x,` ... `),\\n)`: the outer call took the inner
+    one's line breaks and trailing comma, and the inner call's lines stayed one level too shallow. The wrapper
+    now opens and closes on the inner call's own lines."""
+    source = textwrap.dedent("""\
+    import torch
+
+
+    def f(x, n):
+        s = torch.stft(
+            x,
+            n,
+            return_complex=False,
+        )
+        return s
+    """)
+    (tmp_path / "m.py").write_text(source)
+    torch_upgrade.fix(tmp_path, unsafe=True, from_version="1.8", select=["TU108"])
+    assert (tmp_path / "m.py").read_text() == source.replace("torch.stft(", "torch.view_as_real(torch.stft(").replace(
+        "return_complex=False,\n    )", "return_complex=True,\n    ))")

@@ -140,10 +140,17 @@ def if_else(test: cst.BaseExpression, body: cst.BaseExpression, orelse: cst.Base
 def replace(node: cst.CSTNode, new: cst.CSTNode, imports: Sequence[ImportSpec] = (), *,
             safety: str = "safe", reason: str = "", requires: Optional[str] = None) -> Fix:
     """A one-edit fix whose report shows the new code; a call rebuilt in place keeps its layout."""
-    if isinstance(node, cst.Call) and isinstance(new, cst.Call):
+    if isinstance(node, cst.Call) and isinstance(new, cst.Call) and not _wraps(new, node):
         new = laid_out_like(new, node)
     return Fix(edits=[Replace(node, new)], imports=tuple(imports), safety=safety, reason=reason,
                replacement=code(new), requires=requires)
+
+
+def _wraps(new: cst.Call, old: cst.Call) -> bool:
+    """Whether ``new`` holds ``old`` rebuilt as one of its arguments (``torch.view_as_real(torch.stft(...))``),
+    which keeps ``old``'s layout itself: laid out like ``old`` too, the outer call would break its line the
+    way ``old`` did and leave the inner one's lines indented as before, one level too shallow."""
+    return any(isinstance(a.value, cst.Call) and a.value.func is old.func for a in new.args)
 
 
 def string(text: str) -> cst.SimpleString:
