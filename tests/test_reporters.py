@@ -329,3 +329,22 @@ def test_code_quoted_in_a_message_is_one_line():
     loads = [f for f in found if f.rule == "TU803"]
     assert loads and all("\n" not in f.message for f in loads)
     assert "`torch.load(shard_path, map_location=map_location, weights_only=True)`" in loads[0].message
+
+
+def test_markdown_gives_each_place_its_own_advice(tmp_path, monkeypatch):
+    """pytorch/examples (2018): TU952's advice names the update to write at each place. The rule's section
+    printed the first place's advice (`param.add_(-0.1 * param.grad.data)`) as the rule's, and the second
+    place (word_language_model's `p.data.add_(-lr, p.grad.data)`) had none of its own. The section now
+    states the rule's message, and a place whose advice differs has it under its location."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text(
+        "import torch\n\ndef step(model, lr, param: torch.Tensor):\n"
+        "    param.data.add_(-0.1 * param.grad.data)\n"
+        "    for p in model.parameters():\n        p.data.add_(-lr, p.grad.data)\n")
+    md = run("scan", ".", "--format", "markdown", "--select", "TU952").stdout
+    section = md[md.index("### TU952"):]
+    intro = section[:section.index("**Affected code:**")]
+    assert "w -= lr \\* w.grad" in intro and "param.add_" not in intro, intro
+    first, second = section.split("- `a.py:")[1:3]
+    assert first.startswith("4:5`") and "write \\`with torch.no_grad(): param.add_(-0.1 \\* param.grad.data)\\`" in first
+    assert second.startswith("6:9`") and "write \\`with torch.no_grad(): p.add_(p.grad.data, alpha=-lr)\\`" in second

@@ -61,8 +61,9 @@ def _dedent_pair(before: str, after: str) -> tuple[str, str]:
     return strip(before), strip(after)
 
 
-def _location(finding: Finding) -> list[str]:
-
+def _location(finding: Finding, section: str = "") -> list[str]:
+    """One location of a rule's section: where, how it is fixed, its own advice where that is not the
+    section's (``section``: the rule's message), and its lines before and after."""
     fix = finding.fix
     status = {"fixable": "safe automatic fix (`--fix`)",
               "fixable-unsafe": f"unsafe automatic fix (`--unsafe-fixes`): {text(fix.reason) if fix else ''}",
@@ -70,6 +71,8 @@ def _location(finding: Finding) -> list[str]:
     if finding.confidence != "certain":
         status += f" (confidence: {finding.confidence})"
     out = [f"- {code(location(finding))}: {status}".rstrip(": "), ""]
+    if section and finding.message != section:  # advice for this place (the code to write here)
+        out += [f"  {text(finding.message)}", ""]
     found = changes(fix)
     if found and at_finding(finding, found):  # the flagged lines, before and after
         before, after = _dedent_pair("\n".join(found[0].removed), "\n".join(found[0].added))
@@ -116,7 +119,9 @@ def _rule_section(rule: str, findings: list[Finding], rule_obj: Optional[Rule]) 
     fixes = ", ".join(_fix_count(key, counts[key]) for key, _ in FIX_COLUMNS if counts[key])
     out += [" · ".join(part for part in (f"*{first.severity}*", text(versions),
                                          _plural(len(findings), "location"), fixes) if part), ""]
-    out += [text(first.message), ""]
+    # the rule's own message: a finding's (the code to write at its place) is shown at that place
+    message = rule_obj.message if rule_obj is not None else first.message
+    out += [text(message), ""]
     if rule_obj is not None:
         why = " ".join(rule_obj.why.split())
         if why:
@@ -127,7 +132,7 @@ def _rule_section(rule: str, findings: list[Finding], rule_obj: Optional[Rule]) 
             out += [f"**Fix safety:** {text(rule_obj.safety_note)}", ""]
     out += ["**Affected code:**", ""]
     for f in findings[:SHOWN_PER_RULE]:
-        out += _location(f)
+        out += _location(f, message)
     rest = findings[SHOWN_PER_RULE:]
     if rest:
         out += [f"- and {_plural(len(rest), 'more location')}: " + ", ".join(code(location(f)) for f in rest), ""]
