@@ -1242,3 +1242,40 @@ def test_a_call_wrapped_by_its_fix_keeps_its_own_layout(tmp_path) -> None:
     torch_upgrade.fix(tmp_path, unsafe=True, from_version="1.8", select=["TU108"])
     assert (tmp_path / "m.py").read_text() == source.replace("torch.stft(", "torch.view_as_real(torch.stft(").replace(
         "return_complex=False,\n    )", "return_complex=True,\n    ))")
+
+
+def test_a_call_unwrapped_by_its_fix_loses_the_indentation_that_put_it_inside(tmp_path) -> None:
+    """speechbrain 0.5.7's quaternion backward wraps a multi-line expression in `Variable(\\n    ...,\\n
+    requires_grad=False,\\n)`; the fix kept the expression's continuation lines one level too deep once the
+    wrapper was gone (`.permute(\\n                1, 0\\n            ).detach()`). They now move out with it, as do
+    lines aligned after `Variable(`."""
+    source = textwrap.dedent("""\
+    import torch
+    from torch.autograd import Variable
+
+
+    def f(r: torch.Tensor, i: torch.Tensor):
+        k = Variable(
+            torch.cat([r, i], dim=1).permute(
+                1, 0
+            ),
+            requires_grad=False,
+        )
+        n = Variable(torch.cat([r, i],
+                               dim=1))
+        return k, n
+    """)
+    (tmp_path / "m.py").write_text(source)
+    torch_upgrade.fix(tmp_path, unsafe=True, from_version="1.6", select=["TU950"])
+    assert (tmp_path / "m.py").read_text() == textwrap.dedent("""\
+    import torch
+
+
+    def f(r: torch.Tensor, i: torch.Tensor):
+        k = torch.cat([r, i], dim=1).permute(
+            1, 0
+        ).detach()
+        n = torch.cat([r, i],
+                      dim=1).detach()
+        return k, n
+    """)

@@ -146,6 +146,45 @@ def replace(node: cst.CSTNode, new: cst.CSTNode, imports: Sequence[ImportSpec] =
                replacement=code(new), requires=requires)
 
 
+def lifted(value: cst.BaseExpression, call: cst.Call) -> cst.BaseExpression:
+    """``value``, the first argument of ``call``, taken out of it to stand where ``call`` stood
+    (``Variable(\n    x.permute(\n        1, 0\n    ),\n)`` -> ``x.permute(\n    1, 0\n).detach()``): its own line breaks
+    lose the indentation that put them inside ``call`` (a line of their own, or the width of ``Variable(``
+    where it started on the call's line), unless one of them is not that deep."""
+    opening = call.whitespace_before_args
+    if not call.args or call.args[0].value is not value:
+        return value
+    if isinstance(opening, cst.ParenthesizedWhitespace):  # `Variable(\n    x...`: its line's extra indentation
+        depth = opening.last_line.value if opening.indent else ""
+    elif isinstance(opening, cst.SimpleWhitespace):  # `Variable(x,\n         y)`: aligned after `Variable(`
+        func = code(call.func)
+        depth = "" if "\n" in func else " " * (len(func) + 1 + len(opening.value))
+    else:
+        return value
+    if not depth or depth.strip():
+        return value
+
+    class Dedent(cst.CSTTransformer):
+        def leave_ParenthesizedWhitespace(self, original: cst.ParenthesizedWhitespace,
+                                          updated: cst.ParenthesizedWhitespace) -> cst.ParenthesizedWhitespace:
+            last = updated.last_line.value
+            if updated.indent and last.startswith(depth):
+                return updated.with_changes(last_line=cst.SimpleWhitespace(last[len(depth):]))
+            return updated
+
+        def leave_EmptyLine(self, original: cst.EmptyLine, updated: cst.EmptyLine) -> cst.EmptyLine:
+            if updated.indent and updated.whitespace.value.startswith(depth):
+                return updated.with_changes(whitespace=cst.SimpleWhitespace(updated.whitespace.value[len(depth):]))
+            return updated
+
+    lines = [n for n in subtree(value) if isinstance(n, cst.ParenthesizedWhitespace)]
+    if any(n.indent and not n.last_line.value.startswith(depth) for n in lines):
+        return value  # a line of it not as deep as its first: laid out otherwise, left as it is
+    out = value.visit(Dedent())
+    assert isinstance(out, cst.BaseExpression)
+    return out
+
+
 def _wraps(new: cst.Call, old: cst.Call) -> bool:
     """Whether ``new`` holds ``old`` rebuilt as one of its arguments (``torch.view_as_real(torch.stft(...))``),
     which keeps ``old``'s layout itself: laid out like ``old`` too, the outer call would break its line the

@@ -37,6 +37,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Reference
+from torch_upgrade.syntax.nodes import subtree
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 # torch factories returning a new tensor that nothing else references and that does not require grad
@@ -196,6 +197,11 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if problems:
         raise Advice("Variable(...) is deprecated since torch 0.4: " + "; ".join(problems)
                      + f". Write {A.code(new)} where that holds")
+    shown = A.lifted(data, call)
+    if shown is not data and any(n is data for n in subtree(new)):
+        replaced = new.deep_replace(data, shown)
+        assert isinstance(replaced, cst.BaseExpression)
+        new = replaced
     fixed = K.replace(call, new)
     if fixed is not None and kind == LIKELY:  # some of the ways it is assigned are tensors, the rest unknown
         fixed.safety = "unsafe"
