@@ -1279,3 +1279,24 @@ def test_a_call_unwrapped_by_its_fix_loses_the_indentation_that_put_it_inside(tm
                       dim=1).detach()
         return k, n
     """)
+
+
+def test_pretrained_by_name_does_not_warn_of_a_default_that_is_the_same() -> None:
+    """BasicSR 1.2's VGG feature extractor calls getattr(vgg, vgg_type)(pretrained=True). TUV003 said
+    'weights="DEFAULT" is not the same: for 0 of the builders of torchvision.models.vgg () it loads newer
+    weights': for every VGG builder DEFAULT is IMAGENET1K_V1, what pretrained=True loaded. Where no builder of
+    the module differs, the advice says so; where some do (torchvision.models), it still counts them."""
+    code = textwrap.dedent("""
+    import torchvision.models as models
+    from torchvision.models import vgg
+
+    def build(vgg_type, arch):
+        return getattr(vgg, vgg_type)(pretrained=True), models.__dict__[arch](pretrained=True)
+    """)
+    report = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13")
+    by_vgg, by_models = sorted((f for f in report.findings if f.rule == "TUV003"), key=lambda f: f.column)
+    assert "is not the same" not in by_vgg.message and "for 0 of" not in by_vgg.message, by_vgg.message
+    assert ('For every builder of torchvision.models.vgg that has legacy weights, weights="DEFAULT" names the '
+            'weights pretrained=True loaded') in by_vgg.message
+    assert 'write weights="IMAGENET1K_V1"' in by_vgg.message
+    assert 'weights="DEFAULT" is not the same: for 24 of the builders of torchvision.models (' in by_models.message

@@ -88,9 +88,14 @@ def _advice(module: str, call: cst.Call, skip: int = 0) -> str:
                      and not item.raises})
     flag = _flag(call, skip)
     text = (f"{A.code(call.func)}(...): pretrained= is deprecated since torchvision 0.13, and the builder is chosen at run "
-            "time, so no single weights enum can be written here. weights=\"DEFAULT\" is not the same: for "
-            f"{len(differ)} of the builders of {module} ({', '.join(differ[:6])}{', ...' if len(differ) > 6 else ''}) "
-            "it loads newer weights than pretrained=True did")
+            "time, so no single weights enum can be written here. ")
+    if differ:
+        text += (f"weights=\"DEFAULT\" is not the same: for {len(differ)} of the builders of {module} "
+                 f"({', '.join(differ[:6])}{', ...' if len(differ) > 6 else ''}) it loads newer weights than "
+                 "pretrained=True did")
+    else:  # torchvision.models.vgg: every builder's DEFAULT is what pretrained=True loaded
+        text += (f"For every builder of {module} that has legacy weights, weights=\"DEFAULT\" names the weights "
+                 "pretrained=True loaded")
     if len(members) == 1:
         member = next(iter(members))
         written = f'weights="{member}"' + ("" if flag == "True" else f' if {flag} else None')
