@@ -392,11 +392,11 @@ def _checkpoints(analysis: Analysis) -> list[Checkpoint]:
     for call in analysis.nodes(cst.Call):
         assert isinstance(call, cst.Call)
         positional = [a for a in call.args if a.keyword is None]
-        if not positional or positional[0].star or not _saves_through(call, analysis):
+        if not positional or positional[0].star:
             continue
         scope = analysis.scope_at(call)
         shown = _dict_display(positional[0].value, scope)
-        if shown is None:
+        if shown is None or not _saves_through(call, analysis):  # a dict first: few calls ask for another file
             continue
         keys: dict[str, cst.BaseExpression] = {}
         for element in shown.elements:
@@ -484,14 +484,13 @@ def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
     ``torch.load(p)["model"]``), where every read of the name bound to it takes one (None otherwise)."""
     call = ref.call
     assert call is not None
-    entry = F.entry(call, analysis)
-    if entry is not None:
+    if F.entry(call, analysis) is not None:
         key = _literal_key(analysis.parent(call))
         return frozenset({key}) if key is not None else None
     name = _bound_name(call, analysis)
-    if name is None or _rebound(name, call, _earlier(ref.statement, analysis), analysis):
-        return None
     earlier = _earlier(ref.statement, analysis)
+    if name is None or _rebound(name, call, earlier, analysis):
+        return None
     keys = set()
     for read in _own_reads(name, call, analysis):
         if _inside(read, earlier, analysis):
