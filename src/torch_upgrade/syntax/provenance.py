@@ -177,6 +177,9 @@ class _Facts:
     loops: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)  # name -> the iterables it loops over
     # name -> the context managers bound by ``with <value> as name`` (a class instance: ``with profile() as prof``)
     entered: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # name -> the iterables a comprehension of the function takes it from (``[e.cuda_time for e in prof.events()]``):
+    # asked only for a class other than the tensor (``Provenance._events``)
+    comprehended: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
 
 
 @dataclass
@@ -870,6 +873,9 @@ class Provenance:
                 looped = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
                 return looped.pop() if len(looped) == 1 else LIKELY if CERTAIN in looped or LIKELY in looped \
                     else POSSIBLE
+            if cls != TENSOR and name in facts.comprehended and name not in facts.values:
+                events = {self._events(iterable, ref, depth + 1, cls) for iterable in facts.comprehended[name]}
+                return CERTAIN if events == {CERTAIN} else POSSIBLE
             if cls != TENSOR and name in facts.entered and name not in facts.values:
                 # ``with C(...) as name``: the instance itself where C's __enter__ returns self (torch's profilers);
                 # only ever asked for a class, never for a tensor
@@ -1068,6 +1074,8 @@ def _gather(scope: Union[cst.FunctionDef, cst.Module]) -> _Facts:
             for item in node.items:
                 if item.asname is not None and isinstance(item.asname.name, cst.Name):
                     facts.entered.setdefault(item.asname.name.value, []).append(item.item)
+        elif isinstance(node, cst.CompFor) and isinstance(node.target, cst.Name):
+            facts.comprehended.setdefault(node.target.value, []).append(node.iter)
         elif isinstance(node, cst.For):
             target = node.target
             if isinstance(target, cst.Name):
