@@ -28,6 +28,19 @@ def test_syntax_error_is_reported_and_scan_continues(tmp_path):
     assert [f.path for f in report.findings] == ["ok.py"]
 
 
+def test_the_async_argument_of_old_torch_code_is_named(tmp_path):
+    """``async`` is a keyword from Python 3.7: a 2018 script's ``.cuda(async=True)`` does not parse, and the
+    error says what torch 0.4 renamed it to."""
+    (tmp_path / "train.py").write_text("import torch\n\ndef f(x):\n    return x.cuda(async=True)\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text("import torch\nprint(1 +)\n", encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    messages = {e.path: e.message for e in report.errors}
+    assert messages["train.py"].startswith("syntax error at line 4")
+    assert messages["train.py"].endswith("torch 0.4 renamed this argument `non_blocking=` "
+                                         "(`.cuda(non_blocking=True)`, `.to(device, non_blocking=True)`))")
+    assert "non_blocking" not in messages["other.py"]
+
+
 def test_python2_file(tmp_path):
     (tmp_path / "example.py").write_text('import torch\nprint "hello"\n', encoding="utf-8")
     report = torch_upgrade.scan([tmp_path], **window())

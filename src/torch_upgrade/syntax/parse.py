@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Optional, TypeVar
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
-from torch_upgrade.core.model import place
+from torch_upgrade.core.model import code_lines, place
 from torch_upgrade.syntax.pieces import parse_in_pieces
 
 T = TypeVar("T")
@@ -32,6 +32,11 @@ def nesting(text: str) -> int:
     return max(itertools.accumulate(map(_DEPTH.__getitem__, brackets)), default=0)
 
 
+# ``x.cuda(async=True)``: ``async`` is a keyword from Python 3.7, and torch 0.4 renamed the argument
+# (pytorch/pytorch#4999): what the syntax error of such a line adds
+_ASYNC_ARGUMENT = re.compile(r"[(,]\s*async\s*=(?!=)")
+_ASYNC_HINT = ("`async` is a keyword from Python 3.7: torch 0.4 renamed this argument `non_blocking=` "
+               "(`.cuda(non_blocking=True)`, `.to(device, non_blocking=True)`)")
 _LONG_LINE = 1000  # characters: a line of code this long may hold a chain of operators
 
 
@@ -150,7 +155,9 @@ def why_unparsable(text: str, exc: Exception) -> Unparsable:
             if not line and "\0" in text:  # Python names no place for a NUL byte: the first one's
                 line, column = place(text, text.index("\0"))
             where = f" at line {line}, column {column}" if line and column else f" at line {line}" if line else ""
-            return Unparsable(f"syntax error{where}: {error.msg}", line or None, column if line else None)
+            lines = code_lines(text) if line else []
+            hint = f" ({_ASYNC_HINT})" if line and line <= len(lines) and _ASYNC_ARGUMENT.search(lines[line - 1]) else ""
+            return Unparsable(f"syntax error{where}: {error.msg}{hint}", line or None, column if line else None)
         except ValueError as error:  # a NUL byte, before Python 3.11.4
             if "\0" in text:
                 line, column = place(text, text.index("\0"))
