@@ -86,8 +86,13 @@ def _handled(node: cst.CSTNode, analysis: Analysis) -> bool:
 
 
 def _looks_like_a_loss(base: cst.BaseExpression) -> bool:
-    return isinstance(base, cst.Attribute) and base.attr.value == "data" and isinstance(base.value, cst.Name) \
-        and "loss" in base.value.value.lower()
+    """``loss.data``, ``train_loss.data``, ``loss_function(...).data``: the ``.data`` of a name, or of what a
+    callable returns, that the code names as a loss."""
+    if not isinstance(base, cst.Attribute) or base.attr.value != "data":
+        return False
+    named = base.value.func if isinstance(base.value, cst.Call) else base.value
+    last = named.attr if isinstance(named, cst.Attribute) else named
+    return isinstance(last, cst.Name) and "loss" in last.value.lower()
 
 
 def _message(node: cst.Subscript, confidence: str) -> str:
