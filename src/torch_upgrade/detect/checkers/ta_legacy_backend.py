@@ -3,22 +3,35 @@
 Flags ``torchaudio.set_audio_backend("sox")`` (the literal; "sox_io" and "soundfile" stay valid until
 the dispatcher, TUA002), every read or assignment of ``torchaudio.USE_SOUNDFILE_LEGACY_INTERFACE``, and
 imports and uses of the two modules 0.9 removed with them (``torchaudio.backend.sox_backend``,
-``torchaudio.backend._soundfile_backend``), outside compatibility branches.
+``torchaudio.backend._soundfile_backend``), outside compatibility branches. Also ``torchaudio.load`` /
+``torchaudio.save`` given a keyword only those backends took (load's ``normalization=``, ``offset=``,
+``out=``, ``signalinfo=``, ``encodinginfo=``, ``filetype=``; save's ``precision=``): "sox_io", the
+default from 0.8, and every later ``load``/``save`` (torchaudio 2.11 too) take no such keyword, so the
+call raises TypeError.
 """
 
 from __future__ import annotations
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._calls import calls, hit
+from torch_upgrade.detect.checkers._calls import calls, hit, keyword
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, literal
 
 WORDS = (("torchaudio", "sox"), ("torchaudio", "sox_backend"), ("torchaudio", "USE_SOUNDFILE_LEGACY_INTERFACE"),
-         ("torchaudio", "_soundfile_backend"))
+         ("torchaudio", "_soundfile_backend"), ("torchaudio", "normalization"), ("torchaudio", "offset"),
+         ("torchaudio", "precision"), ("torchaudio", "signalinfo"), ("torchaudio", "encodinginfo"),
+         ("torchaudio", "filetype"), ("torchaudio", "out="))
 SETTERS = ("torchaudio.set_audio_backend", "torchaudio.backend.utils.set_audio_backend")
 FLAG = "torchaudio.USE_SOUNDFILE_LEGACY_INTERFACE"
+# the old backends' keywords, with what "sox_io" (0.8+) and every later release call them
+LEGACY_KEYWORDS = {
+    "torchaudio.load": {"normalization": "normalize= (a bool: True gives float32 in [-1, 1])",
+                        "offset": "frame_offset=", "out": None, "signalinfo": None, "encodinginfo": None,
+                        "filetype": "format="},
+    "torchaudio.save": {"precision": None},
+}
 MODULES = ("torchaudio.backend.sox_backend", "torchaudio.backend._soundfile_backend")
 
 
@@ -28,6 +41,21 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         bound = bind(call, ("backend",))
         if bound is not None and "backend" in bound and literal(bound["backend"].value) == "sox":
             out.append(hit(rule, ref, analysis, window))
+    for ref, call in calls(analysis, LEGACY_KEYWORDS):
+        known = LEGACY_KEYWORDS[ref.qualname or ""]
+        old = [name for name in known if keyword(call, name) is not None]
+        if old:
+            renamed = [f"{name}= is {known[name]}" for name in old if known[name]]
+            dropped = [f"{name}=" for name in old if not known[name]]
+            message = (f"{', '.join(name + '=' for name in old)}: keyword{'s' if len(old) > 1 else ''} of "
+                       f"torchaudio's old \"sox\"/legacy soundfile backends (deprecated in 0.8, removed in 0.9); "
+                       f"the \"sox_io\" {ref.qualname.rsplit('.', 1)[1]}() (the default from 0.8) and every later "
+                       f"release raise TypeError on {'them' if len(old) > 1 else 'it'}: "
+                       + "; ".join(renamed + ([" and ".join(dropped) + " has no counterpart: drop it"]
+                                              if dropped else []))
+                       + ("" if ref.qualname == "torchaudio.save" else
+                          " (the old backend decoded some formats differently: re-check the samples)"))
+            out.append(hit(rule, ref, analysis, window, message=message, fix=False))
     for ref in analysis.references:
         q = ref.qualname
         if q is None or ref.guarded:
