@@ -12,6 +12,8 @@ call raises TypeError.
 
 from __future__ import annotations
 
+from typing import Optional
+
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
@@ -26,7 +28,7 @@ WORDS = (("torchaudio", "sox"), ("torchaudio", "sox_backend"), ("torchaudio", "U
 SETTERS = ("torchaudio.set_audio_backend", "torchaudio.backend.utils.set_audio_backend")
 FLAG = "torchaudio.USE_SOUNDFILE_LEGACY_INTERFACE"
 # the old backends' keywords, with what "sox_io" (0.8+) and every later release call them
-LEGACY_KEYWORDS = {
+LEGACY_KEYWORDS: dict[str, dict[str, Optional[str]]] = {
     "torchaudio.load": {"normalization": "normalize= (a bool: True gives float32 in [-1, 1])",
                         "offset": "frame_offset=", "out": None, "signalinfo": None, "encodinginfo": None,
                         "filetype": "format="},
@@ -42,18 +44,19 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if bound is not None and "backend" in bound and literal(bound["backend"].value) == "sox":
             out.append(hit(rule, ref, analysis, window))
     for ref, call in calls(analysis, LEGACY_KEYWORDS):
-        known = LEGACY_KEYWORDS[ref.qualname or ""]
+        function = ref.qualname or "torchaudio.load"
+        known = LEGACY_KEYWORDS[function]
         old = [name for name in known if keyword(call, name) is not None]
         if old:
             renamed = [f"{name}= is {known[name]}" for name in old if known[name]]
             dropped = [f"{name}=" for name in old if not known[name]]
             message = (f"{', '.join(name + '=' for name in old)}: keyword{'s' if len(old) > 1 else ''} of "
                        f"torchaudio's old \"sox\"/legacy soundfile backends (deprecated in 0.8, removed in 0.9); "
-                       f"the \"sox_io\" {ref.qualname.rsplit('.', 1)[1]}() (the default from 0.8) and every later "
+                       f"the \"sox_io\" {function.rsplit('.', 1)[1]}() (the default from 0.8) and every later "
                        f"release raise TypeError on {'them' if len(old) > 1 else 'it'}: "
                        + "; ".join(renamed + ([" and ".join(dropped) + " has no counterpart: drop it"]
                                               if dropped else []))
-                       + ("" if ref.qualname == "torchaudio.save" else
+                       + ("" if function == "torchaudio.save" else
                           " (the old backend decoded some formats differently: re-check the samples)"))
             out.append(hit(rule, ref, analysis, window, message=message, fix=False))
     for ref in analysis.references:
