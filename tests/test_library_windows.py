@@ -399,3 +399,14 @@ def test_a_pin_of_a_release_that_never_was_starts_at_the_next_one_with_a_note(tm
     write(tmp_path, {"requirements.txt": "torch>=1.13\ntorchaudio>=0.13.1\n"})
     resolved = api.resolve([tmp_path], to_version="2.1")
     assert lib(resolved.settings.window, "torchaudio")[0] == "0.13.1" and not any("never" in n for n in resolved.notes)
+
+
+def test_a_torch_floor_older_than_the_pairing_table_says_the_librarys_floor_is_the_tables_oldest(tmp_path):
+    # torch 1.4 came with torchvision 0.5: the window starts at 0.7 because the table starts there
+    # (pytorch-cnn-visualizations, "Last tested with torchvision 0.5.0")
+    write(tmp_path, {"requirements.txt": "torch>=1.4\n", "m.py": "import torchvision\n"})
+    window = window_of(tmp_path, to_version="2.0")
+    assert lib(window, "torchvision") == (
+        "0.7", "0.15", f"{PAIRED} 1.4 → 2.0; 0.7 is the oldest the table lists, paired with torch 1.6")
+    write(tmp_path, {"requirements.txt": "torch>=1.6\n"})
+    assert lib(window_of(tmp_path, to_version="2.0"), "torchvision") == ("0.7", "0.15", f"{PAIRED} 1.6 → 2.0")

@@ -149,7 +149,13 @@ def derived(library: str, window: Window, pairing: Optional[Pairing] = None) -> 
     if low is None or high is None:
         return None
     low = min(low, high)
-    return Window(low, high, f"{PAIRED} {short(window.low)} → {short(window.high)}", library)
+    label = f"{PAIRED} {short(window.low)} → {short(window.high)}"
+    first = pairing.torch_for(library, low)
+    if first is not None and window.low < first:
+        # torch's floor is older than every row listing the library: its floor is the table's oldest
+        # release, not the one paired with that torch (torch 1.4 came with torchvision 0.5, not 0.7)
+        label += f"; {short(low)} is the oldest the table lists, paired with torch {short(first)}"
+    return Window(low, high, label, library)
 
 
 def window_of(library: str, window: Window) -> Optional[Window]:
