@@ -1300,3 +1300,25 @@ def test_pretrained_by_name_does_not_warn_of_a_default_that_is_the_same() -> Non
             'weights pretrained=True loaded') in by_vgg.message
     assert 'write weights="IMAGENET1K_V1"' in by_vgg.message
     assert 'weights="DEFAULT" is not the same: for 24 of the builders of torchvision.models (' in by_models.message
+
+
+def test_torchaudio_old_backends_keywords_and_info_pair_are_reported_with_what_sox_io_calls_them():
+    # facebookresearch/denoiser 2020 (torchaudio 0.5.1): info() unpacked into a pair, load(offset=, num_frames=0)
+    code = """
+    import torchaudio
+    def meta(file):
+        siginfo, _ = torchaudio.info(file)
+        return siginfo.length // siginfo.channels
+    def read(file, offset, num_frames):
+        out, sr = torchaudio.load(str(file), offset=offset, num_frames=num_frames)
+        return out
+    def modern(file):
+        md = torchaudio.info(file)
+        out, sr = torchaudio.load(file, frame_offset=3, num_frames=-1)
+        return md.num_frames
+    """
+    report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.5", to_version="2.13")
+    old = sorted((f.line, f.message) for f in report.findings if f.rule == "TUA001")
+    assert [line for line, _ in old] == [4, 7]
+    assert "AudioMetaData, which does not unpack" in old[0][1]
+    assert "offset= is frame_offset=" in old[1][1] and "num_frames=0" in old[1][1]

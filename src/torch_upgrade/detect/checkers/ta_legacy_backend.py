@@ -7,12 +7,16 @@ imports and uses of the two modules 0.9 removed with them (``torchaudio.backend.
 ``torchaudio.save`` given a keyword only those backends took (load's ``normalization=``, ``offset=``,
 ``out=``, ``signalinfo=``, ``encodinginfo=``, ``filetype=``; save's ``precision=``): "sox_io", the
 default from 0.8, and every later ``load``/``save`` (torchaudio 2.11 too) take no such keyword, so the
-call raises TypeError.
+call raises TypeError. And ``si, ei = torchaudio.info(path)``: the old backends' info returned a
+(SignalInfo, EncodingInfo) pair, sox_io's returns one AudioMetaData object (``num_frames``,
+``num_channels``, ``sample_rate``), which does not unpack.
 """
 
 from __future__ import annotations
 
 from typing import Optional
+
+import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
@@ -37,6 +41,15 @@ LEGACY_KEYWORDS: dict[str, dict[str, Optional[str]]] = {
 MODULES = ("torchaudio.backend.sox_backend", "torchaudio.backend._soundfile_backend")
 
 
+def _unpacked(statement: cst.CSTNode, call: cst.Call) -> bool:
+    """``a, b = call`` (or ``[a, b] = call``): the statement unpacks the call's result."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return any(isinstance(small, cst.Assign) and small.value is call
+               and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in small.targets)
+               for small in statement.body)
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref, call in calls(analysis, SETTERS):
@@ -58,7 +71,18 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                                               if dropped else []))
                        + ("" if function == "torchaudio.save" else
                           " (the old backend decoded some formats differently: re-check the samples)"))
+            if "num_frames" not in old and keyword(call, "num_frames") is not None:
+                message += ("; the old backend read the whole file with num_frames=0 (its default), sox_io "
+                            "with num_frames=-1")
             out.append(hit(rule, ref, analysis, window, message=message, fix=False))
+    for ref, call in calls(analysis, ("torchaudio.info",)):
+        if _unpacked(ref.statement, call):
+            out.append(hit(rule, ref, analysis, window, fix=False, message=(
+                "torchaudio.info(...) returned a (SignalInfo, EncodingInfo) pair with the old \"sox\"/legacy "
+                "soundfile backends (deprecated in 0.8, removed in 0.9); sox_io's info (the default from 0.8) "
+                "returns one AudioMetaData, which does not unpack: md = torchaudio.info(path), then "
+                "md.num_frames (per channel; SignalInfo.length counted every channel's samples), "
+                "md.num_channels, md.sample_rate")))
     for ref in analysis.references:
         q = ref.qualname
         if q is None or ref.guarded:
