@@ -410,3 +410,14 @@ def test_a_torch_floor_older_than_the_pairing_table_says_the_librarys_floor_is_t
         "0.7", "0.15", f"{PAIRED} 1.4 → 2.0; 0.7 is the oldest the table lists, paired with torch 1.6")
     write(tmp_path, {"requirements.txt": "torch>=1.6\n"})
     assert lib(window_of(tmp_path, to_version="2.0"), "torchvision") == ("0.7", "0.15", f"{PAIRED} 1.6 → 2.0")
+
+
+def test_a_library_pin_beside_a_torch_older_than_the_pairing_table_is_not_raised_to_the_tables_oldest(tmp_path):
+    # facebookresearch/denoiser 2020: torch==1.5.1 beside torchaudio==0.5.1 (a true pair) read as
+    # "torch 1.5.1 pairs with torchaudio 0.6", the table's oldest row (torch 1.6)
+    write(tmp_path, {"requirements.txt": "torch==1.5.1\ntorchaudio==0.5.1\n", "m.py": "import torchaudio\n"})
+    assert lib(window_of(tmp_path, to_version="2.0"), "torchaudio") == (
+        "0.5.1", "2.0", "requirements.txt: torchaudio==0.5.1")
+    write(tmp_path, {"requirements.txt": "torch==1.6\ntorchaudio==0.5.1\n"})
+    assert lib(window_of(tmp_path, to_version="2.0"), "torchaudio") == (
+        "0.6", "2.0", "requirements.txt: torchaudio==0.5.1; torch 1.6 pairs with torchaudio 0.6")

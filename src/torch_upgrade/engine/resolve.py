@@ -238,6 +238,9 @@ def _pinned(library: str, pinned: Version, source: str, window: Window, pairing:
         source = f"{source}; no {library} {short(minor)} was released"
         low = released
     paired = pairing.floor(library, window.low)
+    first = pairing.torch_for(library, known[0]) if known else None
+    if first is not None and window.low < first:
+        paired = None  # a torch older than the table: its floor is the table's oldest release, not its pair
     if window.stated and paired is not None and paired > low:
         source = f"{source}; torch {short(window.low)} pairs with {library} {short(paired)}"
         low = paired
