@@ -39,7 +39,9 @@ def test_json_findings_and_window(project):
     # the project pins no library: each window is the one torch's implies through the pairing table
     paired = "paired with torch 1.6 → 2.15"
     assert libraries == {"torchaudio": {"from": "0.6", "to": "2.11", "source": paired},
-                         "torchdata": {"from": "0.3", "to": "0.11", "source": paired},
+                         # torchdata's first release came with torch 1.11: the window says so
+                         "torchdata": {"from": "0.3", "to": "0.11", "source": f"{paired}; 0.3 is the oldest the "
+                                                                              "table lists, paired with torch 1.11"},
                          "torchtext": {"from": "0.7", "to": "0.18", "source": paired},
                          "torchvision": {"from": "0.7", "to": "0.29", "source": paired}}
     assert {(f["path"], f["rule"]) for f in data["findings"]} == EXPECTED
