@@ -868,3 +868,18 @@ def test_no_such_evidence_without_all_of_it(tmp_path, change):
     assert "no tensor's or container's attribute" not in finding.message
     assert finding.severity == "info"
     assert main.exists()
+
+
+def test_an_entry_of_a_lightning_checkpoint_is_no_evidence_of_a_state_dict(tmp_path):
+    """``torch.load("last.ckpt")["state_dict"]`` (CompVis' stable-diffusion inpainting): a Lightning .ckpt holds
+    the callbacks' and loops' state and the hyper-parameters beside the state dict, which weights_only=True may
+    refuse; the entry read is no evidence for the whole file, so the call gets advice, not weights_only=True."""
+    code = ('import torch\n\n\ndef restore(model):\n'
+            '    model.load_state_dict(torch.load("models/ldm/inpainting_big/last.ckpt")["state_dict"])\n')
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.fix is None and "for a state dict write" in finding.message
+    assert _fixed(path) == code
+    path.write_text(code.replace("last.ckpt", "last.pt"))
+    [finding] = _found(path)
+    assert finding.fix is not None and "weights_only=True" in finding.fix.replacement

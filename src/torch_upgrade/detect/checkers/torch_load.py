@@ -9,7 +9,7 @@ dict gets advice):
   ``x.load_state_dict(...)`` (strict, the default: a checkpoint holding other entries fails there anyway), or
   is bound to a name only ever passed to it; or an entry of it goes into ``load_state_dict`` and the rest
   of what the function does with it is what one does with a dict of tensors (``_load_flow``: keys, entries
-  renamed or deleted, ``sd[k].shape``); or another ``torch.load`` of the same path expression in the function
+  renamed or deleted, ``sd[k].shape``; not for a ``*.ckpt`` literal, ``_lightning_checkpoint``); or another ``torch.load`` of the same path expression in the function
   (its names bound once there) passes ``weights_only=True`` or shows a state dict by these uses, so that
   ``scan`` and ``--fix`` say the same; or the same file writes that path only with ``torch.save`` of state dicts
   (``m.state_dict()``, or a dict of those and of Python numbers and strings). The name is followed from the
@@ -536,6 +536,17 @@ def _checkpoint_evidence(ref: Reference, analysis: Analysis, checkpoints: list[C
             f"container's attribute")
 
 
+def _lightning_checkpoint(call: cst.Call) -> bool:
+    """Whether the file a load reads is named ``*.ckpt`` where the call says it (a string literal): the
+    extension PyTorch Lightning saves its checkpoints with, which hold besides ``state_dict`` the
+    callbacks' and loops' state and the hyper-parameters, objects weights_only=True may refuse
+    (``models/ldm/inpainting_big/last.ckpt``, CompVis' stable-diffusion)."""
+    arg = _file(call, 0)
+    value = arg.value if arg is not None else None
+    return isinstance(value, cst.SimpleString) and isinstance(value.evaluated_value, str) \
+        and value.evaluated_value.endswith(".ckpt")
+
+
 def _content(ref: Reference, analysis: Analysis, saved: Saves,
              checkpoints: Optional[list[Checkpoint]] = None) -> tuple[Optional[str], str]:
     """What the loaded file evidently holds (STATE: a fix writes weights_only=True; OBJECT, a pickled object:
@@ -552,6 +563,8 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves,
         return None, ""  # the code says both
     if content is None and other is not None:
         content, evidence = other, said
+    if content == STATE and _AN_ENTRY in evidence and _lightning_checkpoint(call):
+        return None, ""  # a Lightning .ckpt: its other entries (callbacks, loops, hyper_parameters) are not known
     if content is not None:
         return content, evidence
     writes = saved.get(path or "", [])
