@@ -1322,3 +1322,27 @@ def test_torchaudio_old_backends_keywords_and_info_pair_are_reported_with_what_s
     assert [line for line, _ in old] == [4, 7]
     assert "AudioMetaData, which does not unpack" in old[0][1]
     assert "offset= is frame_offset=" in old[1][1] and "num_frames=0" in old[1][1]
+
+
+def test_attention_scale_advice_says_no_version_the_window_already_has() -> None:
+    """scale= is torch 2.1's: where every torch of the window has it (vit-pytorch pins torch>=2.4) the
+    TU502 hint does not say 'scale= needs torch 2.1'; from 2.0 it still does."""
+    code = '''
+import torch
+class Attention(torch.nn.Module):
+    def forward(self, q, k, v):
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        attn = dots.softmax(dim=-1)
+        return torch.matmul(attn, v)
+def unscaled(q, k, v):
+    attn = (q @ k.transpose(-1, -2)).softmax(dim=-1)
+    return attn @ v
+'''
+    def messages(low: str) -> list[str]:
+        report = torch_upgrade.scan_source(code, from_version=low, to_version="2.13")
+        return [f.message for f in report.findings if f.rule == "TU502"]
+    modern = messages("2.4")
+    assert len(modern) == 2 and not any("torch 2.1" in m for m in modern)
+    assert "leave it out when it is 1/sqrt(head_dim), the default" in modern[0]
+    old = messages("2.0")
+    assert "scale= needs torch 2.1" in old[0] and "scale=1.0 (torch 2.1)" in old[1]

@@ -30,6 +30,7 @@ from torch_upgrade.syntax.analysis import Analysis, Reference
 
 WORDS = (("torch", "softmax"), ("torch", "Softmax"))
 FLEX = Version("2.5")
+SCALE = Version("2.1")  # scaled_dot_product_attention's scale= argument
 FUSED = (
     "torch.nn.functional.scaled_dot_product_attention",
     "torch.nn.attention.flex_attention.flex_attention",
@@ -402,7 +403,9 @@ def _python_number(text: str) -> bool:
     return bool(text.strip()) and _NUMBER_PART.sub("", text) == ""
 
 
-def describe(block: Block, flex: bool) -> str:
+def describe(block: Block, flex: bool, has_scale: bool = False) -> str:
+    """The advice for ``block``; ``has_scale`` when every torch of the window takes scale= (2.1), so
+    the advice does not say what it needs."""
     s = block.probs.scores
     notes = []
     if s.scale is None:
@@ -420,10 +423,14 @@ def describe(block: Block, flex: bool) -> str:
     else:
         scale = f"scale=1 / {_parenthesized(s.scale[1])}"
     if s.scale is None:
-        notes.append("scale=1.0 (torch 2.1) because the scores are not scaled here (q may be, earlier)")
+        notes.append("scale=1.0" + ("" if has_scale else " (torch 2.1)")
+                     + " because the scores are not scaled here (q may be, earlier)")
     elif scale is not None:
-        notes.append("scale= needs torch 2.1" + ("" if s.scale[0] == "/" else
-                                                  "; leave it out when it is 1/sqrt(head_dim), the default"))
+        needs = [] if has_scale else ["scale= needs torch 2.1"]
+        if s.scale[0] != "/":
+            needs.append("leave it out when it is 1/sqrt(head_dim), the default")
+        if needs:
+            notes.append("; ".join(needs))
     blockers = list(s.blockers) + list(block.probs.blockers)
     if blockers:
         notes.append("no SDPA equivalent for " + ", ".join(blockers))
@@ -463,5 +470,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         flex = bool(block.probs.scores.biases) and window.reaches(FLEX)
         if flex != wants_flex:
             continue
-        out.append(Hit(rule, block.node, block.statement, message=describe(block, flex)))
+        message = describe(block, flex, window.supports_from_start(SCALE))
+        out.append(Hit(rule, block.node, block.statement, message=message))
     return out
