@@ -1346,3 +1346,29 @@ def unscaled(q, k, v):
     assert "leave it out when it is 1/sqrt(head_dim), the default" in modern[0]
     old = messages("2.0")
     assert "scale= needs torch 2.1" in old[0] and "scale=1.0 (torch 2.1)" in old[1]
+
+
+def test_legacy_constructor_given_a_shape_tuple_says_it_is_data() -> None:
+    """vit-pytorch's MaxViT dropsample: torch.FloatTensor((x.shape[0], 1, 1, 1), device=device) reads as a
+    shape but is data (a 1-d tensor of 4 numbers, torch 2.13), and device= raises off the CPU: TU964 says
+    both instead of its generic 'integers are sizes, a list is data'; number lists keep the generic advice."""
+    code = '''
+import torch
+def forward(x, prob):
+    device = x.device
+    keep = torch.FloatTensor((x.shape[0], 1, 1, 1), device = device).uniform_() > prob
+    sizes = torch.LongTensor([len(x), x.size(1)])
+    plain = torch.FloatTensor([1.0, 2.0])
+    nested = torch.FloatTensor([[x.size(0)]])
+    on_cpu = torch.FloatTensor((x.shape[0], 2), device="cpu")
+    return keep
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.4", to_version="2.13")
+    messages = {f.line: f.message for f in report.findings if f.rule == "TU964"}
+    assert "torch.FloatTensor((x.shape[0], 1, 1, 1)) makes the 1-d tensor of these 4 numbers" in messages[5]
+    assert "torch.empty((x.shape[0], 1, 1, 1), dtype=torch.float32, device=device)" in messages[5]
+    assert "device=device raises RuntimeError" in messages[5]
+    assert "makes the 1-d tensor of these 2 numbers" in messages[6] and "raises" not in messages[6]
+    assert messages[7].startswith("legacy typed constructor: integers are sizes")
+    assert messages[8].startswith("legacy typed constructor: integers are sizes")
+    assert "1-d tensor" in messages[9] and "raises" not in messages[9]

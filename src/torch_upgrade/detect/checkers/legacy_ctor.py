@@ -108,6 +108,44 @@ def _numbers(node: cst.BaseExpression, kind: Any) -> bool:
     return isinstance(value, int) and low <= value <= high
 
 
+def _size_expression(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` reads a size: ``x.shape[0]``, ``x.size(0)``, ``len(x)``."""
+    if isinstance(node, cst.Subscript):
+        return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value == "size" \
+            or isinstance(node.func, cst.Name) and node.func.value == "len"
+    return False
+
+
+def _sizes_as_data(ref: Reference, call: cst.Call) -> Optional[str]:
+    """The message for ``torch.FloatTensor((x.shape[0], 1, 1, 1), device=device)``: one tuple or list of
+    flat elements, a size among them, reads as a shape but is data - a 1-d tensor of those numbers (torch
+    2.13: ``torch.FloatTensor((3, 1, 1, 1)).shape`` is ``(4,)``); a ``device=`` other than the CPU raises
+    on a CPU type ("legacy constructor expects device type: cpu")."""
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) != 1 or positional[0].star or not isinstance(positional[0].value, (cst.Tuple, cst.List)):
+        return None
+    elements = positional[0].value.elements
+    if not elements or any(not isinstance(e, cst.Element) or isinstance(e.value, (cst.Tuple, cst.List))
+                           for e in elements) \
+            or not any(_size_expression(e.value) for e in elements):
+        return None
+    device, name = TYPES[ref.qualname or ""]
+    dtype = _DTYPES[name][0]
+    shape = A.code(positional[0].value).strip()
+    given = next((a for a in call.args if a.keyword is not None and a.keyword.value == "device"), None)
+    where = A.code(given.value).strip() if given is not None else f'"{device}"'
+    raises = ""
+    if given is not None and device == "cpu" and A.literal(given.value) != "cpu":
+        raises = (f"; and device={where} raises RuntimeError on a CUDA (any non-CPU) device: a CPU type takes only "
+                  f"device=\"cpu\"")
+    return (f"legacy typed constructor: a tuple or list is data, not a shape: {A.code(call.func).strip()}({shape}) "
+            f"makes the 1-d tensor of these {len(elements)} numbers, not a tensor of that shape; "
+            f"torch.empty({shape}, dtype=torch.{dtype}, device={where}) makes uninitialized memory of that shape, "
+            f"torch.tensor({shape}, dtype=torch.{dtype}, device={where}) the numbers{raises}")
+
+
 def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window: Window) -> Optional[Fix]:
     device, name = TYPES[ref.qualname or ""]
     dtype, kind = _DTYPES[name]
@@ -146,7 +184,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             fix = _fix(ref, call, analysis, rule, window) if rule.fixable else None
             made_by = _storage_made_by(call.args[0].value, analysis, ref.scope) \
                 if len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star else None
-            message = _storage_message(ref, call, made_by) if made_by is not None else None
+            message = _storage_message(ref, call, made_by) if made_by is not None else _sizes_as_data(ref, call)
             needs = frombuffer_since() if made_by == _BUFFER and TYPES[ref.qualname or ""][0] == "cpu" else None
             out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix, message=message, advice_requires=needs))
         elif ref.qualname is None and isinstance(ref.node, cst.Attribute) and ref.node.attr.value == "type" \
