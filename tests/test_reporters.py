@@ -348,3 +348,16 @@ def test_markdown_gives_each_place_its_own_advice(tmp_path, monkeypatch):
     first, second = section.split("- `a.py:")[1:3]
     assert first.startswith("4:5`") and "write \\`with torch.no_grad(): param.add_(-0.1 \\* param.grad.data)\\`" in first
     assert second.startswith("6:9`") and "write \\`with torch.no_grad(): p.add_(p.grad.data, alpha=-lr)\\`" in second
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_text_keeps_a_bracketed_list_that_wrapping_splits(tmp_path, width):
+    """A message's [...] split by the prose wrapping over two lines is text, not rich markup: each line
+    escaped alone let the joined '[len(x),\\n2]' read as a tag and vanish (TU964's advice on
+    torch.LongTensor([len(x), 2]) printed 'torch.tensor(, dtype=...')."""
+    code = "import torch\ndef f(x):\n    return torch.LongTensor([len(x), 2])\n"
+    result, _ = scan_code(tmp_path, code, low="2.4")
+    message = next(f.message for f in result.findings if f.rule_id == "TU964")
+    for color in (False, True):
+        out = " ".join(_ANSI.sub("", text.render(result, color=color, width=width)).split())
+        assert " ".join(message.split()) in out

@@ -151,7 +151,9 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
                      f"{'' if f.confidence == 'certain' else ', confidence: ' + f.confidence}"
                      f"{'' if f.runtime is None else ', ' + RUNTIME_WORD[f.runtime]})[/]")
         prose = textwrap.wrap(f.message, width=max(40, width - 2), break_on_hyphens=False)
-        lines += [f"  {escape(line)}" for line in prose]
+        # escaped as one text: a [...] that wrapping splits over two lines is markup to rich once
+        # the lines are joined (torch.tensor([len(x),\n2], ...) lost its list), not to escape line by line
+        lines += escape("\n".join(f"  {line}" for line in prose)).split("\n")
         lines += _frame(f)
         lines += _fix_lines(f)
         lines.append(f"  {_status(f)}")
