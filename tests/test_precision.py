@@ -1372,3 +1372,52 @@ def forward(x, prob):
     assert messages[7].startswith("legacy typed constructor: integers are sizes")
     assert messages[8].startswith("legacy typed constructor: integers are sizes")
     assert "1-d tensor" in messages[9] and "raises" not in messages[9]
+
+
+def test_attention_scale_set_once_in_the_class_is_a_python_number() -> None:
+    """lucidrains' ``self.scale = dim_head ** -0.5`` in ``__init__`` (vit-pytorch): the TU502 hint reads what
+    the class sets its scale to - the default 1/sqrt(head size), so scale= can go; another number is
+    scale=self.scale with no 'if self.scale is a tensor'; a scale set twice or to a Parameter stays unknown."""
+    code = '''
+import torch
+from torch import nn
+class Default(nn.Module):
+    def __init__(self, dim_head=64):
+        super().__init__()
+        self.scale = dim_head ** -0.5
+    def forward(self, q, k, v):
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return torch.matmul(dots.softmax(dim=-1), v)
+class Number(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 0.125
+    def forward(self, q, k, v):
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return torch.matmul(dots.softmax(dim=-1), v)
+class Learned(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(1))
+    def forward(self, q, k, v):
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return torch.matmul(dots.softmax(dim=-1), v)
+class Twice(nn.Module):
+    def __init__(self, dim_head=64, learned=False):
+        super().__init__()
+        self.scale = dim_head ** -0.5
+        if learned:
+            self.scale = nn.Parameter(torch.ones(1))
+    def forward(self, q, k, v):
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return torch.matmul(dots.softmax(dim=-1), v)
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.4", to_version="2.13")
+    messages = {f.line: f.message for f in report.findings if f.rule == "TU502"}
+    assert "F.scaled_dot_product_attention(q, k, v) computes" in messages[10]
+    assert "self.scale = dim_head ** -0.5 is the default scale" in messages[10]
+    assert "scale=self.scale)" in messages[17] and "tensor" not in messages[17]
+    assert "self.scale = 0.125, a Python number" in messages[17]
+    for line in (24, 33):
+        assert "scale=<self.scale as a Python float>" in messages[line]
+        assert "if self.scale is a tensor" in messages[line]

@@ -403,12 +403,44 @@ def _python_number(text: str) -> bool:
     return bool(text.strip()) and _NUMBER_PART.sub("", text) == ""
 
 
-def describe(block: Block, flex: bool, has_scale: bool = False) -> str:
+_SELF_ATTRIBUTE = re.compile(r"self\.(\w+)")
+
+
+def _set_once(analysis: Analysis, node: cst.CSTNode, text: str) -> Optional[str]:
+    """What ``self.<name>`` (``text``) is set to, as code, where its class sets it once, to a value made
+    only of literals, math, sizes and head sizes (lucidrains' ``self.scale = dim_head ** -0.5`` in
+    ``__init__``); None where it is set elsewhere too, to anything else, or not in the class."""
+    match = _SELF_ATTRIBUTE.fullmatch(text.strip())
+    owner = analysis.enclosing(node, cst.ClassDef) if match else None
+    if match is None or owner is None:
+        return None
+    found: list[str] = []
+    for assign in analysis.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign):
+        targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+        for target in targets:
+            if isinstance(target, cst.Attribute) and target.attr.value == match.group(1) \
+                    and analysis.enclosing(assign, cst.ClassDef) is owner:
+                found.append("" if isinstance(assign, cst.AugAssign) or assign.value is None
+                             else code(assign.value).strip())
+    return found[0] if len(found) == 1 and _python_number(found[0]) else None
+
+
+def describe(block: Block, flex: bool, has_scale: bool = False, scale_value: Optional[str] = None) -> str:
     """The advice for ``block``; ``has_scale`` when every torch of the window takes scale= (2.1), so
-    the advice does not say what it needs."""
+    the advice does not say what it needs; ``scale_value``: what the ``self.<name>`` scale is set to
+    in its class, a Python number."""
     s = block.probs.scores
     notes = []
-    if s.scale is None:
+    if scale_value is not None and s.scale is not None and s.scale[0] == "*" \
+            and re.search(r"\*\*\s*\(?\s*-\s*0?\.5\s*\)?$", scale_value):
+        scale = None
+        base = re.sub(r"\s*\*\*.*$", "", scale_value)
+        notes.append(f"{s.scale[1]} = {scale_value} is the default scale 1/sqrt(q.size(-1)) when {base} is "
+                     f"q.size(-1), the head size: leave scale= out (else scale={s.scale[1]})")
+    elif scale_value is not None and s.scale is not None:
+        scale = f"scale={s.scale[1]}" if s.scale[0] == "*" else f"scale=1 / {s.scale[1]}"
+        notes.append(f"{s.scale[1]} = {scale_value}, a Python number")
+    elif s.scale is None:
         scale = "scale=1.0"
     elif s.scale[0] == "/" and re.search(r"sqrt|\*\*\s*0?\.5", s.scale[1]):
         scale = None
@@ -422,7 +454,10 @@ def describe(block: Block, flex: bool, has_scale: bool = False) -> str:
         scale = f"scale={s.scale[1]}"
     else:
         scale = f"scale=1 / {_parenthesized(s.scale[1])}"
-    if s.scale is None:
+    if scale_value is not None and s.scale is not None:
+        if not has_scale:
+            notes.append("scale= needs torch 2.1")
+    elif s.scale is None:
         notes.append("scale=1.0" + ("" if has_scale else " (torch 2.1)")
                      + " because the scores are not scaled here (q may be, earlier)")
     elif scale is not None:
@@ -470,6 +505,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         flex = bool(block.probs.scores.biases) and window.reaches(FLEX)
         if flex != wants_flex:
             continue
-        message = describe(block, flex, window.supports_from_start(SCALE))
+        scale = block.probs.scores.scale
+        value = _set_once(analysis, block.node, scale[1]) if scale is not None else None
+        message = describe(block, flex, window.supports_from_start(SCALE), value)
         out.append(Hit(rule, block.node, block.statement, message=message))
     return out
