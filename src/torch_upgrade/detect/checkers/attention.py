@@ -420,6 +420,8 @@ def _set_once(analysis: Analysis, node: cst.CSTNode, text: str) -> Optional[str]
         for target in targets:
             if isinstance(target, cst.Attribute) and target.attr.value == match.group(1) \
                     and analysis.enclosing(assign, cst.ClassDef) is owner:
+                if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+                    return None  # another object's attribute of the name: not read as this one
                 found.append("" if isinstance(assign, cst.AugAssign) or assign.value is None
                              else code(assign.value).strip())
     return found[0] if len(found) == 1 and _python_number(found[0]) else None
