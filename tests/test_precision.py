@@ -1421,3 +1421,22 @@ class Twice(nn.Module):
     for line in (24, 33):
         assert "scale=<self.scale as a Python float>" in messages[line]
         assert "if self.scale is a tensor" in messages[line]
+
+
+def test_attention_scale_of_another_object_is_not_self_scale() -> None:
+    """Only ``self.scale = ...`` is what ``* self.scale`` multiplies by: a ``config.scale = 0.5`` in the class
+    (self.scale set elsewhere) leaves the scale unknown."""
+    code = '''
+import torch
+from torch import nn
+class Elsewhere(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        config.scale = 0.5
+    def forward(self, q, k, v):
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return torch.matmul(dots.softmax(dim=-1), v)
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.4", to_version="2.13")
+    (message,) = [f.message for f in report.findings if f.rule == "TU502"]
+    assert "scale=<self.scale as a Python float>" in message and "0.5" not in message
