@@ -1440,3 +1440,30 @@ class Elsewhere(nn.Module):
     report = torch_upgrade.scan_source(code, from_version="2.4", to_version="2.13")
     (message,) = [f.message for f in report.findings if f.rule == "TU502"]
     assert "scale=<self.scale as a Python float>" in message and "0.5" not in message
+
+
+def test_import_read_through_a_branch_fallback_is_not_unread() -> None:
+    """generative-models' sgm/modules/attention.py imports sdp_kernel under `if torch >= 2.0` and binds
+    `sdp_kernel = nullcontext` in the else; `with sdp_kernel(...)` reads either. TU501 at the import must
+    not say 'nothing in this module reads sdp_kernel: remove the import'."""
+    code = '''
+import torch
+from packaging import version
+if version.parse(torch.__version__) >= version.parse("2.0.0"):
+    from torch.backends.cuda import SDPBackend, sdp_kernel
+    BACKEND_MAP = {SDPBackend.MATH: {"enable_math": True}}
+else:
+    from contextlib import nullcontext
+    sdp_kernel = nullcontext
+    BACKEND_MAP = {}
+def attend(q, k, v, backend):
+    with sdp_kernel(**BACKEND_MAP[backend]):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.0.1", to_version="2.13")
+    (message,) = [f.message for f in report.findings if f.rule == "TU501" and f.line == 5]
+    assert "nothing in this module reads" not in message
+    unread = code.replace("    with sdp_kernel(**BACKEND_MAP[backend]):\n        return", "    return")
+    report = torch_upgrade.scan_source(unread, from_version="2.0.1", to_version="2.13")
+    (message,) = [f.message for f in report.findings if f.rule == "TU501" and f.line == 5]
+    assert "nothing in this module reads sdp_kernel" in message

@@ -428,7 +428,10 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
     by_binding: dict[int, list[Hit]] = {}
     for use in uses:
         by_binding.setdefault(id(cast(Reference, use.ref).binding), []).append(use)
-    read = {id(r.binding) for r in analysis.references if r.ctx != "import" and r.binding is not None}
+    # a read of a name that branches bind differently (an import under `if torch >= 2.0`, a fallback
+    # `sdp_kernel = nullcontext` in the else) reads each of those bindings
+    read = {id(b) for r in analysis.references if r.ctx != "import" and r.binding is not None
+            for b in (r.binding, *r.binding.alternatives)}
     at_import: dict[tuple[str, int], Hit] = {}
     for hit in imports:
         binding = cast(Reference, hit.ref).binding
