@@ -416,14 +416,15 @@ def _set_once(analysis: Analysis, node: cst.CSTNode, text: str) -> Optional[str]
         return None
     found: list[str] = []
     for assign in analysis.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign):
-        targets = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) else [assign.target]
+        targets: list[cst.BaseExpression] = [t.target for t in assign.targets] if isinstance(assign, cst.Assign) \
+            else [cast(Union[cst.AnnAssign, cst.AugAssign], assign).target]
+        value = None if isinstance(assign, cst.AugAssign) else cast(Union[cst.Assign, cst.AnnAssign], assign).value
         for target in targets:
             if isinstance(target, cst.Attribute) and target.attr.value == match.group(1) \
                     and analysis.enclosing(assign, cst.ClassDef) is owner:
                 if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
                     return None  # another object's attribute of the name: not read as this one
-                found.append("" if isinstance(assign, cst.AugAssign) or assign.value is None
-                             else code(assign.value).strip())
+                found.append("" if value is None else code(value).strip())
     return found[0] if len(found) == 1 and _python_number(found[0]) else None
 
 
