@@ -234,3 +234,27 @@ def test_fallbacks_to_an_old_torchvision_are_compatibility_code(tmp_path, code):
         .replace('if is_torchcodec_greater_or_equal("0.16.0"):', "if unknown():")
     result, _ = scan_code(tmp_path, unguarded, low="2.2", high="2.15", select=("TUV",))
     assert {f.rule_id for f in result.findings} & {"TUV031", "TUV035"}
+
+
+def test_the_antialias_rule_skips_what_to_pil_image_makes(tmp_path):
+    """segment-anything's ResizeLongestSide: resize(to_pil_image(image), size) resizes a PIL image (always
+    antialiased, unchanged by 0.17); v2's to_pil_image too, and the name it bound stays PIL. A tensor
+    through to_tensor is still reported."""
+    code = '''
+from torchvision.transforms.functional import resize, to_pil_image, to_tensor
+from torchvision.transforms.v2 import functional as F2
+
+
+def apply_image(image, size):
+    return resize(to_pil_image(image), size)
+
+
+def v2(image, size):
+    pil = F2.to_pil_image(image)
+    return F2.resize(pil, [size, size])
+
+
+def tensor(image, size):
+    return resize(to_tensor(image), size)
+'''
+    assert _findings(tmp_path, code, "2.1") == [("TUV030", 16)]

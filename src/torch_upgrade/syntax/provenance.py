@@ -59,6 +59,10 @@ _NOT_TENSORS = {
 }
 _TENSOR_MODULES = {"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special"}
 _NOT_TENSOR_MODULES = ("numpy", "scipy", "pandas", "jax", "tensorflow", "cupy", "sympy", "math", "random", "PIL")
+# torchvision's functions that return a PIL image, never a tensor (v2's was to_image_pil in 0.15)
+_PIL_IMAGE_CALLS = frozenset({"torchvision.transforms.functional.to_pil_image",
+                              "torchvision.transforms.v2.functional.to_pil_image",
+                              "torchvision.transforms.v2.functional.to_image_pil"})
 # what the standard library's calls return is never an instance of a torch class (``Path(p).resolve()``
 # is not ``Dispatcher.resolve``); a tensor it may be (``copy.deepcopy(t)``), so only for other classes
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {
@@ -564,7 +568,7 @@ class Provenance:
         func = call.func
         qualname = self._qualified(func, ref)
         if qualname is not None:
-            if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES:
+            if qualname.split(".", 1)[0] in _NOT_TENSOR_MODULES or qualname in _PIL_IMAGE_CALLS:
                 return NO
             if cls != TENSOR:
                 if qualname.split(".", 1)[0] in _STDLIB:
