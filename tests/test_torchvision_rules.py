@@ -258,3 +258,38 @@ def tensor(image, size):
     return resize(to_tensor(image), size)
 '''
     assert _findings(tmp_path, code, "2.1") == [("TUV030", 16)]
+
+
+def test_the_antialias_rule_skips_a_step_appended_before_to_tensor(tmp_path):
+    """generative-models' demo builds its pipeline with append: a Resize appended (under an if) before a
+    ToTensor appended unconditionally resizes PIL images; a ToTensor appended only under another if, or
+    before the Resize, proves nothing."""
+    code = '''
+from torchvision import transforms
+
+
+def load(image, size, center_crop):
+    steps = []
+    if size is not None:
+        steps.append(transforms.Resize(size))
+    if center_crop:
+        steps.append(transforms.CenterCrop(size))
+    steps.append(transforms.ToTensor())
+    return transforms.Compose(steps)(image)
+
+
+def maybe(image, size, to_tensor):
+    steps = []
+    steps.append(transforms.Resize(size))
+    if to_tensor:
+        steps.append(transforms.ToTensor())
+    return transforms.Compose(steps)(image)
+
+
+def after(image, size):
+    steps = []
+    steps.append(transforms.ToTensor())
+    steps.append(transforms.Resize(size))
+    return transforms.Compose(steps)(image)
+'''
+    assert _findings(tmp_path, code, "2.1") == [("TUV030", 17), ("TUV030", 26)]

@@ -15,6 +15,8 @@ evidently not a tensor (``syntax.provenance``: a parameter annotated ``PIL.Image
 
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
@@ -85,11 +87,53 @@ def _followed(analysis: Analysis, node: cst.CSTNode, converters: set[int]) -> bo
     return False
 
 
+def _appended_before(analysis: Analysis, call: cst.Call, converters: set[int]) -> bool:
+    """Whether ``call`` is appended to a list (``steps.append(Resize(size))``) that a PIL-only conversion
+    is appended to later, by a statement that runs whenever this one does: in the same block or one around
+    it (generative-models' demo: ``if size is not None: transform.append(transforms.Resize(size))``, then
+    ``transform.append(transforms.ToTensor())``)."""
+    append = analysis.parent(call)
+    if isinstance(append, cst.Arg):
+        append = analysis.parent(append)
+    if not isinstance(append, cst.Call) or len(append.args) != 1 or append.args[0].value is not call \
+            or not isinstance(append.func, cst.Attribute) \
+            or append.func.attr.value != "append" or not isinstance(append.func.value, cst.Name):
+        return False
+    name, scope = append.func.value.value, analysis.scope_at(call)
+    around: set[int] = set()
+    node: Optional[cst.CSTNode] = append
+    while node is not None:
+        around.add(id(node))
+        node = analysis.parent(node)
+    root = analysis.enclosing(append, cst.FunctionDef) or analysis.module
+    calls: list[cst.CSTNode] = []  # the calls of the function, in the order of the text
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            calls.append(current)
+        stack.extend(reversed(current.children))
+    after = False
+    for other in calls:
+        if other is append:
+            after = True
+            continue
+        if not after or not isinstance(other, cst.Call) or len(other.args) != 1 \
+                or not isinstance(other.func, cst.Attribute) or other.func.attr.value != "append" \
+                or not isinstance(other.func.value, cst.Name) or other.func.value.value != name \
+                or analysis.scope_at(other) is not scope:
+            continue
+        block = analysis.enclosing(other, (cst.IndentedBlock, cst.Module))
+        if block is not None and id(block) in around and _converts(analysis, other.args[0].value, converters, scope):
+            return True
+    return False
+
+
 def _before_to_tensor(analysis: Analysis, call: cst.Call, converters: set[int]) -> bool:
     """Whether ``call`` is a step before a PIL-only conversion: in the list itself, or kept in a name
     (``crop = RandomResizedCrop(224)``) that every list of the same function it is put in lists before
     one."""
-    if _followed(analysis, call, converters):
+    if _followed(analysis, call, converters) or _appended_before(analysis, call, converters):
         return True
     assign = analysis.parent(call)
     if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.value is not call:
