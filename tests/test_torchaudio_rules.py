@@ -135,6 +135,21 @@ def test_load_and_save_messages_say_what_changes_for_the_call(tmp_path):
     assert "cast with .float() without scaling" in found[4]
 
 
+def test_the_integer_samples_caveat_is_not_told_of_float_ones(tmp_path):
+    """TorchCodec casts integer samples with .float() without scaling: told where src may hold integers (a
+    name not known, an int16 tensor), not where the code shows float samples (demucs-style float output,
+    torch.randn)."""
+    code = ("import torch\nimport torchaudio\n"
+            "def write(path, wav, sr):\n    torchaudio.save(path, wav, sr)\n"
+            "noise = torch.randn(1, 16000)\ntorchaudio.save('noise.wav', noise, 16000)\n"
+            "pcm = (noise * 32767).to(torch.int16)\ntorchaudio.save('pcm.wav', pcm, 16000)\n"
+            "torchaudio.save('half.wav', noise.half(), 16000)\n")
+    found = {f.line: f.message for f in _findings(tmp_path, code, "2.8", "2.15", ("TUA015",))}
+    assert sorted(found) == [4, 6, 8, 9]
+    caveat = "cast with .float() without scaling"
+    assert [line for line in sorted(found) if caveat in found[line]] == [4, 8]
+
+
 @pytest.mark.parametrize("low, expected", [("2.8", 1), ("2.9", 0)])
 def test_load_save_change_fires_only_across_2_9(tmp_path, low, expected):
     assert len(_findings(tmp_path, "import torchaudio\nw, sr = torchaudio.load(p)\n", low, "2.15", ("TUA015",))) \

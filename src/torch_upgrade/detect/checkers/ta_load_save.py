@@ -3,7 +3,8 @@
 Every call of ``torchaudio.load`` / ``torchaudio.save`` is reported once the window crosses 2.9 (they
 need the torchcodec package from then on); the message names what changes for the arguments the call
 passes (``normalize=False``: float32 instead of the file's integer samples; ``format``, ``buffer_size``,
-``backend`` and, for ``save``, ``encoding``/``bits_per_sample``: ignored) and the TorchCodec code that
+``backend`` and, for ``save``, ``encoding``/``bits_per_sample``: ignored; for ``save``, that integer samples
+are cast without scaling, unless the code shows ``src`` floating, ``syntax.dtypes``) and the TorchCodec code that
 does the same job. ``load_with_torchcodec``/``save_with_torchcodec`` and other libraries' ``load``
 (``librosa.load``, ``soundfile.read``) are never reported.
 """
@@ -16,6 +17,7 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, literal
+from torch_upgrade.syntax.dtypes import dtypes_of
 
 WORDS = (("torchaudio", "load"), ("torchaudio", "save"))
 LOAD = ("uri", "frame_offset", "num_frames", "normalize", "channels_first", "format", "buffer_size", "backend")
@@ -45,7 +47,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 notes.append(", ".join(f"{name}=" for name in ignored) + " ignored (with a warning)"
                              + ("" if loading else ": the file's extension decides the format, and the encoder "
                                                    "its own sample format"))
-            if not loading:
+            if not loading and not ("src" in bound and dtypes_of(analysis).floating(bound["src"].value, ref.scope)):
+                # the caveat is for integer samples: not told where the code shows float ones
                 notes.append("src must hold float samples in [-1, 1]: an integer tensor is cast with .float() without "
                              "scaling (divide int16 samples by 32768 first)")
         what = _LOAD_CODE if loading else _SAVE_CODE
