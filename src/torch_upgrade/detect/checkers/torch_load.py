@@ -480,13 +480,11 @@ def _forwards_to_save(function: cst.FunctionDef, names: Names, scope: Scope) -> 
 
 
 def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
-    """The string keys the loaded object is read by in its function (``ckpt["model"]``, ``"epoch" in ckpt``,
-    ``torch.load(p)["model"]``), where every read of the name bound to it takes one (None otherwise)."""
+    """The string keys the name bound to the loaded object is read by in its function (``ckpt["model"]``,
+    ``"epoch" in ckpt``), where every read of it takes one; None otherwise (an entry read off the call itself,
+    ``torch.load(p)["model"]``, is one key, never evidence)."""
     call = ref.call
     assert call is not None
-    if F.entry(call, analysis) is not None:
-        key = _literal_key(analysis.parent(call))
-        return frozenset({key}) if key is not None else None
     name = _bound_name(call, analysis)
     earlier = _earlier(ref.statement, analysis)
     if name is None or _rebound(name, call, earlier, analysis):
