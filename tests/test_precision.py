@@ -1467,3 +1467,26 @@ def attend(q, k, v, backend):
     report = torch_upgrade.scan_source(unread, from_version="2.0.1", to_version="2.13")
     (message,) = [f.message for f in report.findings if f.rule == "TU501" and f.line == 5]
     assert "nothing in this module reads sdp_kernel" in message
+
+
+def test_a_table_of_a_namespace_by_its_own_names_calls_no_deprecated_function() -> None:
+    # diffusers' modeling_utils keeps every nn.init function under its own name, patches them all
+    # with a no-op while a model is built and puts them back: nothing is called, nothing warns
+    assert findings("""
+    import torch
+    import torch.nn as nn
+    TORCH_INIT_FUNCTIONS = {
+        "uniform_": nn.init.uniform_,
+        "uniform": nn.init.uniform,
+        "xavier_uniform": nn.init.xavier_uniform,
+        "kaiming_normal": torch.nn.init.kaiming_normal,
+    }
+    def restore():
+        for name, init_func in TORCH_INIT_FUNCTIONS.items():
+            setattr(torch.nn.init, name, init_func)
+    """) == []
+    # a table under other names is a choice of functions that code calls: still a use
+    assert findings("""
+    import torch.nn as nn
+    INITS = {"xavier": nn.init.xavier_uniform, "uniform": nn.init.normal}
+    """) == [("TU955", 3), ("TU955", 3)]

@@ -104,7 +104,8 @@ class Matcher:
                 return True
         if q in m.calls:
             if ref.call is None:  # the callable as a value (not a test of whether it is there)
-                return ref.ctx == "load" and policy.references_match(rule) and not _presence_test(ref)
+                return ref.ctx == "load" and policy.references_match(rule) and not _presence_test(ref) \
+                    and not (rule.kind == "deprecated" and _inventory(ref))
             if _arity_fits(m, ref.call):
                 return True
         if q in m.names:
@@ -705,6 +706,18 @@ def _presence_test(ref: Reference) -> bool:
         return isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name) \
             and target.comparator.value == "None"
     return False
+
+
+def _inventory(ref: Reference) -> bool:
+    """Whether a callable is kept under its own name, as a dict entry ``"uniform": nn.init.uniform``:
+    a table of a namespace's members that code saves and puts back (diffusers' ``no_init_weights``
+    patches every ``nn.init`` function and restores them from such a table). It calls nothing, so a
+    deprecated function there warns nowhere; it would break only where the name is gone."""
+    parent = ref.parents[-1] if ref.parents else None
+    if not isinstance(parent, cst.DictElement) or parent.value is not ref.node:
+        return False
+    key = parent.key
+    return isinstance(key, cst.SimpleString) and key.evaluated_value == ref.dotted.rsplit(".", 1)[-1]
 
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
