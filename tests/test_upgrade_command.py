@@ -105,6 +105,17 @@ def test_without_a_pin_the_code_is_upgraded_and_the_report_says_where_a_pin_goes
     assert "no torch pin was written" in result.stderr and "torch>=2.0" in result.stderr
 
 
+def test_without_a_pin_the_report_names_the_folder_scanned_not_one_of_its_files(tmp_path):
+    # pytorch/examples (2019): folders of scripts and no project file above them
+    root = project(tmp_path / "examples", {"dcgan/main.py": MODEL, "mnist/main.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0")
+    assert result.exit_code == 0, result.stderr
+    note = next(line for line in result.stderr.splitlines() if "no torch pin was written" in line)
+    assert note.endswith("a requirements.txt or pyproject.toml in " + str(root)) or \
+        note.endswith("a requirements.txt or pyproject.toml in examples"), note
+    assert ".py" not in note
+
+
 def test_each_subproject_raises_its_own_pin(tmp_path):
     root = project(tmp_path, {
         "vision/requirements.txt": "torch>=1.8\n", "vision/model.py": MODEL,

@@ -509,8 +509,9 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
         raises.append(change)
         notes.extend(said[path])
     if unpinned:
+        common = Path(os.path.commonpath([f.resolve() for f in unpinned]))  # the folder the scan named, or a file
         notes.append(f"no torch pin was written: no project file pins torch; the code now needs torch >= "
-                     f"{plan.target}: add `torch>={plan.target}` to {floor.where_a_pin_goes(unpinned[0])}")
+                     f"{plan.target}: add `torch>={plan.target}` to {floor.where_a_pin_goes(common)}")
     return raises, notes
 
 

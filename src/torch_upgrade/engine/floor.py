@@ -171,10 +171,12 @@ def raised_with(paired: Paired, before: Optional[Raise]) -> Raise:
 
 
 def where_a_pin_goes(start: Path) -> str:
-    """Where a project without a pin would write one (for the report)."""
+    """Where a project without a pin would write one (for the report): ``start`` is a file of it or
+    the folder that holds its files."""
     root = pins.project_root(start)
     if root is None:
-        return f"a requirements.txt or pyproject.toml in {display_path(start, None) or '.'}"
+        folder = start.parent if start.is_file() else start
+        return f"a requirements.txt or pyproject.toml in {display_path(folder, None) or '.'}"
     for name in ("pyproject.toml", "setup.cfg", "setup.py"):
         if (root / name).is_file():
             return f"the dependencies in {display_path(root / name, None)}"
