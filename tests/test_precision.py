@@ -1490,3 +1490,28 @@ def test_a_table_of_a_namespace_by_its_own_names_calls_no_deprecated_function() 
     import torch.nn as nn
     INITS = {"xavier": nn.init.xavier_uniform, "uniform": nn.init.normal}
     """) == [("TU955", 3), ("TU955", 3)]
+
+
+def test_a_check_that_torch_is_installed_asks_no_version_question(tmp_path) -> None:
+    # transformers 5's distributed/fsdp.py: the import under `if is_torch_distributed_available():` runs on
+    # every torch the project takes, so it is the line that changes (one fix at the import), not every call
+    code = textwrap.dedent("""
+    from transformers.utils import is_torch_available, is_torch_distributed_available
+    if is_torch_available():
+        import torch
+    if is_torch_distributed_available():
+        from torch.distributed._composable.fsdp import fully_shard
+    else:
+        from torch.distributed._composable.fsdp import FSDPModule
+    def apply(model):
+        return fully_shard(model)
+    """)
+    report = torch_upgrade.scan_source(code, from_version="2.6", to_version="2.13")
+    got = sorted((f.rule, f.line, f.severity, f.fix is not None and f.fix.safety) for f in report.findings)
+    assert got == [("TU604", 6, "warning", "safe"), ("TU604", 10, "info", "safe")], got
+    (tmp_path / "fsdp.py").write_text(code)
+    torch_upgrade.fix(tmp_path, from_version="2.6", to_version="2.13", select=["TU604"])
+    fixed = (tmp_path / "fsdp.py").read_text()
+    assert "    from torch.distributed.fsdp import fully_shard\n" in fixed
+    assert "return fully_shard(model)" in fixed  # the call keeps its text
+    assert "from torch.distributed._composable.fsdp import FSDPModule" in fixed  # the arm without torch

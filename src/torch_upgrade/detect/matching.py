@@ -15,7 +15,7 @@ from packaging.version import Version
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.decide import Decider, samples, with_names_table
 from torch_upgrade.syntax.nodes import dotted, within
-from torch_upgrade.syntax.guards import NONE, handles
+from torch_upgrade.syntax.guards import NONE, asks_torch_installed, handles
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
@@ -151,6 +151,11 @@ class Matcher:
                 continue
             if guard.test is None or guard.scope is None or guard.arm is None:
                 return None
+            installed = asks_torch_installed(guard.test)
+            if installed is not None:  # `if is_torch_distributed_available():` runs on every torch, its else on none
+                if installed is not guard.arm:
+                    return []
+                continue
             kept = []
             for sample in releases:
                 key = (id(guard.test), sample)

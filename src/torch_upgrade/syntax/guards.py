@@ -44,7 +44,8 @@ a variable, ``is_4bit = hasattr(bnb.nn, "Params4bit") and ...``, is about the
 data). An ``if`` whose test asks ``PROBE`` or more makes both its branches
 compatibility code; an early exit needs ``FEATURE`` (``if not
 is_torch_available(): return`` is followed by the code that needs torch, on
-every version).
+every version). A check that torch itself is installed (``asks_torch_installed``) asks no version
+question: the matcher takes the arm where torch is there as running on every release, the other on none.
 
 ``GuardModel.about`` names the package whose version or features the guards of some code test (torch, or
 a library that moves with it: ``{"torchvision"}`` inside ``if version.parse(torchvision.__version__) >=
@@ -199,6 +200,26 @@ def probes_imports(node: cst.Try) -> bool:
     of its body are probes (``try: from torch.cuda.amp import autocast`` / ``except ImportError: raise
     ImportError("needs torch>=1.6")``), which stay where a rewrite stops reading the name they bind."""
     return any(handler.type is None or handles(handler, _IMPORT_FAILURES) for handler in node.handlers)
+
+
+# Checks that torch itself (or its distributed package) is installed, which libraries export
+# (transformers', diffusers', accelerate's is_torch_available()): no question of torch's version
+_TORCH_INSTALLED = {"is_torch_available", "is_torch_distributed_available"}
+
+
+def asks_torch_installed(test: cst.BaseExpression) -> Optional[bool]:
+    """Whether an ``if`` test is true exactly where torch is installed (``is_torch_available()``;
+    False for ``not is_torch_available()``; None for any other test). Code that calls torch runs on the
+    arm where it is, on every torch version: such a check restricts no version question (transformers 5's
+    ``is_torch_available()`` is false below torch 2.6, so the arm runs on a part of the window at most)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = asks_torch_installed(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Call) and not test.args:
+        name = dotted(test.func)
+        if name is not None and name.rsplit(".", 1)[-1] in _TORCH_INSTALLED:
+            return True
+    return None
 
 
 def handles(handler: cst.CSTNode, names: set[str]) -> bool:
