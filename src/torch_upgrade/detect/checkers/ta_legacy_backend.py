@@ -7,9 +7,10 @@ imports and uses of the two modules 0.9 removed with them (``torchaudio.backend.
 ``torchaudio.save`` given a keyword only those backends took (load's ``normalization=``, ``offset=``,
 ``out=``, ``signalinfo=``, ``encodinginfo=``, ``filetype=``; save's ``precision=``): "sox_io", the
 default from 0.8, and every later ``load``/``save`` (torchaudio 2.11 too) take no such keyword, so the
-call raises TypeError. And ``si, ei = torchaudio.info(path)``: the old backends' info returned a
-(SignalInfo, EncodingInfo) pair, sox_io's returns one AudioMetaData object (``num_frames``,
-``num_channels``, ``sample_rate``), which does not unpack.
+call raises TypeError. And ``si, ei = torchaudio.info(path)`` or ``torchaudio.info(path)[0].rate``
+(fairseq's prep_mustc_data): the old backends' info returned a (SignalInfo, EncodingInfo) pair, sox_io's
+returns one AudioMetaData object (``num_frames``, ``num_channels``, ``sample_rate``), which neither
+unpacks nor takes an index.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.arguments import bind, literal
 
 WORDS = (("torchaudio", "sox"), ("torchaudio", "sox_backend"), ("torchaudio", "USE_SOUNDFILE_LEGACY_INTERFACE"),
          ("torchaudio", "_soundfile_backend"), ("torchaudio", "normalization"), ("torchaudio", "offset"),
          ("torchaudio", "precision"), ("torchaudio", "signalinfo"), ("torchaudio", "encodinginfo"),
-         ("torchaudio", "filetype"), ("torchaudio", "out="))
+         ("torchaudio", "filetype"), ("torchaudio", "out="), ("torchaudio", "info"))
 SETTERS = ("torchaudio.set_audio_backend", "torchaudio.backend.utils.set_audio_backend")
 FLAG = "torchaudio.USE_SOUNDFILE_LEGACY_INTERFACE"
 # the old backends' keywords, with what "sox_io" (0.8+) and every later release call them
@@ -41,8 +42,15 @@ LEGACY_KEYWORDS: dict[str, dict[str, Optional[str]]] = {
 MODULES = ("torchaudio.backend.sox_backend", "torchaudio.backend._soundfile_backend")
 
 
-def _unpacked(statement: cst.CSTNode, call: cst.Call) -> bool:
-    """``a, b = call`` (or ``[a, b] = call``): the statement unpacks the call's result."""
+def _pair_read(ref: Reference, call: cst.Call) -> bool:
+    """``a, b = call`` (or ``[a, b] = call``): the statement unpacks the call's result; or ``call[0]`` /
+    ``call[1]``: an entry of the pair is read by its index."""
+    parent = ref.parents[-1] if ref.parents else None
+    if isinstance(parent, cst.Subscript) and parent.value is call and len(parent.slice) == 1:
+        index = parent.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value in ("0", "1"):
+            return True
+    statement = ref.statement
     if not isinstance(statement, cst.SimpleStatementLine):
         return False
     return any(isinstance(small, cst.Assign) and small.value is call
@@ -76,11 +84,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                             "with num_frames=-1")
             out.append(hit(rule, ref, analysis, window, message=message, fix=False))
     for ref, call in calls(analysis, ("torchaudio.info",)):
-        if _unpacked(ref.statement, call):
+        if _pair_read(ref, call):
             out.append(hit(rule, ref, analysis, window, fix=False, message=(
                 "torchaudio.info(...) returned a (SignalInfo, EncodingInfo) pair with the old \"sox\"/legacy "
                 "soundfile backends (deprecated in 0.8, removed in 0.9); sox_io's info (the default from 0.8) "
-                "returns one AudioMetaData, which does not unpack: md = torchaudio.info(path), then "
+                "returns one AudioMetaData, which neither unpacks nor takes an index: md = torchaudio.info(path), then "
                 "md.num_frames (per channel; SignalInfo.length counted every channel's samples), "
                 "md.num_channels, md.sample_rate")))
     for ref in analysis.references:
