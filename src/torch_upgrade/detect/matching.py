@@ -110,6 +110,8 @@ class Matcher:
                 return True
         if q in m.names:
             return True
+        if q in m.modules and ref.ctx == "load" and _presence_test(ref):
+            return False  # `if amp is None: raise ...` (flair's trainer): whether the optional import worked
         return any(q == mod or q.startswith(mod + ".") for mod in m.modules)
 
     def _falls_back(self, rule: Rule, ref: Reference) -> bool:
