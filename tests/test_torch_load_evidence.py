@@ -883,3 +883,87 @@ def test_an_entry_of_a_lightning_checkpoint_is_no_evidence_of_a_state_dict(tmp_p
     path.write_text(code.replace("last.ckpt", "last.pt"))
     [finding] = _found(path)
     assert finding.fix is not None and "weights_only=True" in finding.fix.replacement
+
+
+LANGUAGE_MODEL = '''\
+import torch
+
+
+class Dictionary:
+    def __init__(self, items):
+        self.idx2item = list(items)
+
+    def get_idx_for_item(self, item):
+        return self.idx2item.index(item)
+
+
+class LanguageModel(torch.nn.Module):
+    def __init__(self, dictionary, hidden_size):
+        super().__init__()
+        self.dictionary = dictionary
+        self.hidden_size = hidden_size
+        self.encoder = torch.nn.Embedding(len(dictionary.idx2item), hidden_size)
+
+    def encode(self, text):
+        return self.encoder(torch.tensor([self.dictionary.get_idx_for_item(c) for c in text]))
+
+    @classmethod
+    def load_language_model(cls, model_file):
+        state = torch.load(str(model_file), map_location="cpu")
+        model = LanguageModel(state["dictionary"], state["hidden_size"])
+        model.load_state_dict(state["state_dict"])
+        return model
+
+    def save(self, file):
+        model_state = {
+            "state_dict": self.state_dict(),
+            "dictionary": self.dictionary,
+            "hidden_size": self.hidden_size,
+        }
+        torch.save(model_state, str(file))
+
+
+def round_trip(path):
+    LanguageModel(Dictionary("abc"), 4).save(path)
+    return LanguageModel.load_language_model(path).encode("cab").shape
+'''
+
+
+def test_a_checkpoint_holding_a_member_the_class_reads_an_attribute_of_is_refused(tmp_path):
+    """flair 0.4.5's LanguageModel: save() writes ``{"state_dict": ..., "dictionary": self.dictionary, ...}``
+    and the load reads those keys; the class reads ``self.dictionary.get_idx_for_item(...)``, which no tensor or
+    container has, so torch >= 2.6 refuses the file: a warning advising weights_only=False, no fix. Following
+    it, the model loads on the installed torch."""
+    path = _program(tmp_path, LANGUAGE_MODEL)
+    [finding] = _found(path)
+    assert finding.severity == "warning" and finding.fix is None
+    assert "`self.dictionary.get_idx_for_item` is no tensor's or container's attribute" in finding.message
+    with pytest.raises(pickle.UnpicklingError):
+        _imported(path).round_trip(tmp_path / "lm.pt")
+    _follow_advice(path, finding)
+    assert tuple(_imported(path).round_trip(tmp_path / "lm2.pt")) == (3, 4)
+
+
+def _imported(path: Path):
+    """The program imported as a module of its folder (its classes must be importable to be pickled)."""
+    import importlib
+    import sys
+    sys.modules.pop(path.stem, None)
+    sys.path.insert(0, str(path.parent))
+    try:
+        return importlib.import_module(path.stem)
+    finally:
+        sys.path.remove(str(path.parent))
+
+
+@pytest.mark.parametrize("change", [
+    ('"dictionary": self.dictionary,', '"dictionary": self.dictionary.idx2item,'),  # a list of strings
+    ('self.dictionary.get_idx_for_item(c)', 'self.dictionary.index(c)'),  # what a list has: no evidence
+    ('    def save(self, file):', '    @staticmethod\n    def save(self, file):'),  # no method's self
+])
+def test_a_member_of_the_class_is_no_evidence_without_all_of_it(tmp_path, change):
+    assert change[0] in LANGUAGE_MODEL
+    path = _program(tmp_path, LANGUAGE_MODEL.replace(*change))
+    [finding] = _found(path)
+    assert "no tensor's or container's attribute" not in finding.message
+    assert finding.severity == "info"

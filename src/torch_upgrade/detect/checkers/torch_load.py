@@ -33,7 +33,9 @@ dict gets advice):
   project that hands it on to ``torch.save``: DETR's and MAE's ``save_on_master``) with every key the loaded
   object is read by (two at least: ``ckpt["model"]``, ``"epoch" in ckpt``) and an entry that nothing
   weights_only=True rebuilds is (a name of the saving function with an attribute no tensor or container has:
-  ``"args": args`` beside ``args.output_dir``, an ``argparse.Namespace``), ``_checkpoints``. This evidence is
+  ``"args": args`` beside ``args.output_dir``, an ``argparse.Namespace``; or, in a method, a member of its
+  class that a method reads such an attribute of: ``"dictionary": self.dictionary`` beside
+  ``self.dictionary.get_idx_for_item(c)``, flair's LanguageModel), ``_checkpoints``. This evidence is
   about the whole file, so it wins over a flow that reads only the state entries.
 - **the function's own output** - the call reads back what ``torch.save`` wrote to the same buffer or path
   earlier in the same function (``_round_trip``: a statement that always runs first, the file's names bound
@@ -406,10 +408,11 @@ def _checkpoints(analysis: Analysis) -> list[Checkpoint]:
                 break
             keys[element.key.evaluated_value] = element.value
         for key, value in keys.items():
-            attribute = _foreign_attribute_of_name(value, scope, analysis) if isinstance(value, cst.Name) else None
+            attribute = _foreign_attribute_of_name(value, scope, analysis) if isinstance(value, cst.Name) else \
+                _foreign_attribute_of_member(value, call, analysis) if isinstance(value, cst.Attribute) else None
             if attribute is not None:
-                assert isinstance(value, cst.Name)
-                out.append(Checkpoint(frozenset(keys), key, value.value, attribute, A.code(call.func).strip()))
+                out.append(Checkpoint(frozenset(keys), key, A.code(value).strip(), attribute,
+                                      A.code(call.func).strip()))
                 break
     return out
 
@@ -439,6 +442,54 @@ def _foreign_attribute_of_name(name: cst.Name, scope: Scope, analysis: Analysis)
         if isinstance(parent, cst.Attribute) and parent.value is node and not loadable_attribute(parent.attr.value):
             return parent.attr.value
     return None
+
+
+def _foreign_attribute_of_member(value: cst.Attribute, call: cst.Call, analysis: Analysis) -> Optional[str]:
+    """Where ``value`` is ``self.member`` in a method of a class (``self``: the method's first parameter),
+    an attribute that some method of that class reads of ``self.member`` (``self.dictionary.get_idx_for_item``,
+    flair's LanguageModel, which saves ``"dictionary": self.dictionary``) and that no object weights_only=True
+    rebuilds has; None elsewhere."""
+    if not isinstance(value.value, cst.Name):
+        return None
+    method = _enclosing(call, analysis, cst.FunctionDef)
+    if method is None or _first_parameter(method) != value.value.value or _static(method):
+        return None
+    body = analysis.parent(method)
+    owner = analysis.parent(body) if isinstance(body, cst.IndentedBlock) else None
+    if not isinstance(owner, cst.ClassDef):
+        return None
+    member = value.attr.value
+    for statement in owner.body.body:
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        first = _first_parameter(statement)
+        if first is None or _static(statement):
+            continue
+        for node in subtree(statement.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Attribute) \
+                    and isinstance(node.value.value, cst.Name) and node.value.value.value == first \
+                    and node.value.attr.value == member and not loadable_attribute(node.attr.value):
+                return node.attr.value
+    return None
+
+
+def _enclosing(node: cst.CSTNode, analysis: Analysis, kind: type) -> Optional[cst.CSTNode]:
+    """The nearest node of type ``kind`` that contains ``node``."""
+    current = analysis.parent(node)
+    while current is not None and not isinstance(current, kind):
+        current = analysis.parent(current)
+    return current
+
+
+def _static(function: cst.CSTNode) -> bool:
+    assert isinstance(function, cst.FunctionDef)
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators)
+
+
+def _first_parameter(function: cst.CSTNode) -> Optional[str]:
+    assert isinstance(function, cst.FunctionDef)
+    params = function.params.params or function.params.posonly_params
+    return params[0].name.value if params else None
 
 
 def _saves_through(call: cst.Call, analysis: Analysis) -> bool:
