@@ -967,3 +967,75 @@ def test_a_member_of_the_class_is_no_evidence_without_all_of_it(tmp_path, change
     [finding] = _found(path)
     assert "no tensor's or container's attribute" not in finding.message
     assert finding.severity == "info"
+
+
+CACHED_INDEX = '''\
+import os
+import torch
+
+
+class Dictionary:
+    def __init__(self, words):
+        self.id2word = list(words)
+        self.unk_index = len(self.id2word)
+
+    def __eq__(self, other):
+        return self.id2word == other.id2word
+
+    def index(self, word):
+        return self.id2word.index(word) if word in self.id2word else self.unk_index
+
+
+def index_data(path, bin_path, dico):
+    if os.path.isfile(bin_path):
+        data = torch.load(bin_path)
+        assert dico == data["dico"]
+        return data
+    ids, unknown = [], 0
+    with open(path) as f:
+        for word in f.read().split():
+            ids.append(dico.index(word))
+            if ids[-1] == dico.unk_index:
+                unknown += 1
+    data = {"dico": dico, "sentences": torch.tensor(ids), "unknown": unknown}
+    torch.save(data, bin_path)
+    return data
+
+
+def twice(folder):
+    text = os.path.join(folder, "train.txt")
+    with open(text, "w") as f:
+        f.write("a b c d")
+    index_data(text, os.path.join(folder, "train.pth"), Dictionary("abc"))
+    return index_data(text, os.path.join(folder, "train.pth"), Dictionary("abc"))["sentences"].tolist()
+'''
+
+
+def test_a_cache_the_function_saves_with_an_object_entry_is_refused(tmp_path):
+    """XLM's Dictionary.index_data: ``data = torch.load(bin_path)`` where the file is there, else the data is
+    built, ``data = {"dico": dico, ...}`` saved to bin_path and returned; ``dico.unk_index`` is no tensor's or
+    container's attribute, so torch >= 2.6 refuses the cache: a warning advising weights_only=False, no fix.
+    Following it, the second run reads the cache on the installed torch."""
+    path = _program(tmp_path, CACHED_INDEX)
+    [finding] = _found(path)
+    assert finding.severity == "warning" and finding.fix is None
+    assert "this function writes `bin_path`" in finding.message and "`dico.unk_index`" in finding.message
+    (tmp_path / "a").mkdir()
+    with pytest.raises(pickle.UnpicklingError):
+        _imported(path).twice(str(tmp_path / "a"))
+    _follow_advice(path, finding)
+    (tmp_path / "b").mkdir()
+    assert _imported(path).twice(str(tmp_path / "b")) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("change", [
+    ('data = {"dico": dico,', 'data = {"dico": dico.id2word,'),  # a list of strings: weights_only=True loads it
+    ('if ids[-1] == dico.unk_index:', 'if ids[-1] == 3:'),  # dico.index(...): what a list has, no evidence
+    ('    torch.save(data, bin_path)\n', '    torch.save(data, bin_path)\n    data = dict(data)\n'),  # bound again
+])
+def test_a_cache_is_no_evidence_without_all_of_it(tmp_path, change):
+    assert change[0] in CACHED_INDEX
+    path = _program(tmp_path, CACHED_INDEX.replace(*change))
+    [finding] = _found(path)
+    assert "no tensor's or container's attribute" not in finding.message
+    assert finding.severity == "info"

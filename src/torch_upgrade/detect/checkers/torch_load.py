@@ -35,7 +35,9 @@ dict gets advice):
   weights_only=True rebuilds is (a name of the saving function with an attribute no tensor or container has:
   ``"args": args`` beside ``args.output_dir``, an ``argparse.Namespace``; or, in a method, a member of its
   class that a method reads such an attribute of: ``"dictionary": self.dictionary`` beside
-  ``self.dictionary.get_idx_for_item(c)``, flair's LanguageModel), ``_checkpoints``. This evidence is
+  ``self.dictionary.get_idx_for_item(c)``, flair's LanguageModel), ``_checkpoints``; or the function writes
+  that path with ``torch.save`` of a dict with such an entry (``"dico": dico`` beside ``dico.unk_index``: XLM's
+  Dictionary.index_data, a cache loaded where the file is there, built and saved otherwise), ``_foreign_entry``. This evidence is
   about the whole file, so it wins over a flow that reads only the state entries.
 - **the function's own output** - the call reads back what ``torch.save`` wrote to the same buffer or path
   earlier in the same function (``_round_trip``: a statement that always runs first, the file's names bound
@@ -272,9 +274,51 @@ def _saved(analysis: Analysis) -> Saves:
             kind, what = OBJECT, "a whole nn.Module"
         else:
             named = provenance.project_class(obj.value, ref)
-            kind, what = (OBJECT, f"a {named} object, a class of this project") if named else ("other", "")
+            held = None if named else _foreign_entry(obj.value, call, analysis)
+            kind, what = (OBJECT, f"a {named} object, a class of this project") if named else \
+                (OBJECT, held) if held else ("other", "")
         out.setdefault(path, []).append(Save(analysis.scope_at(call), kind, ref, what))
     return out
+
+
+def _foreign_entry(value: cst.BaseExpression, call: cst.Call, analysis: Analysis) -> Optional[str]:
+    """Where ``value`` is a dict display (or the one a name of the function is bound to) with an entry that
+    weights_only=True refuses (a name, or a member ``self.x``, with an attribute no tensor or container has:
+    ``"dico": dico`` beside ``dico.unk_index``, XLM's Dictionary.index_data), that entry in words."""
+    scope = analysis.scope_at(call)
+    shown = _dict_display(value, scope) or _cached_dict(value, scope, analysis)
+    if shown is None:
+        return None
+    for element in shown.elements:
+        if not isinstance(element, cst.DictElement):
+            continue
+        held = element.value
+        attribute = _foreign_attribute_of_name(held, scope, analysis) if isinstance(held, cst.Name) else \
+            _foreign_attribute_of_member(held, call, analysis) if isinstance(held, cst.Attribute) else None
+        if attribute is not None:
+            name = A.code(held).strip()
+            return (f"a dict whose entry {A.code(element.key).strip()} holds `{name}`, and `{name}.{attribute}` is "
+                    "no tensor's or container's attribute")
+    return None
+
+
+def _cached_dict(value: cst.BaseExpression, scope: Scope, analysis: Analysis) -> Optional[cst.Dict]:
+    """The dict display a name of the function is bound to where its only other bindings are ``torch.load``
+    calls: a cache, loaded when the file is there and built and saved otherwise (``data = torch.load(bin_path)``
+    ... ``data = {...}``; ``torch.save(data, bin_path)``, XLM's Dictionary.index_data)."""
+    if not isinstance(value, cst.Name) or scope.kind != "function":
+        return None
+    values = assigned_values(value.value, scope)
+    if values is None or any(where is not scope for _, where in values):
+        return None
+    shown = [v for v, _ in values if isinstance(v, cst.Dict)]
+    loads = [v for v, _ in values if isinstance(v, cst.Call) and _qualname(v.func, scope, analysis) == "torch.load"]
+    return shown[0] if len(shown) == 1 and len(shown) + len(loads) == len(values) else None
+
+
+def _qualname(func: cst.BaseExpression, scope: Scope, analysis: Analysis) -> Optional[str]:
+    name = dotted(func)
+    return analysis.qualify(name, scope)[0] if name is not None else None
 
 
 def _stable(expr: cst.BaseExpression, analysis: Analysis, at: Optional[cst.CSTNode] = None) -> bool:
