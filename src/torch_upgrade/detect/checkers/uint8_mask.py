@@ -12,7 +12,8 @@ torch 1.2 introduced bool masks and deprecated uint8 ones everywhere a mask is t
 
 A mask is known to be uint8 when the code says so in the same function: ``t.byte()``,
 ``t.to(torch.uint8)``, ``t.type(torch.uint8)`` / ``t.type(torch.ByteTensor)``, a call given
-``dtype=torch.uint8``, ``torch.ByteTensor(...)``, indexing or a dtype-keeping method of such a mask
+``dtype=torch.uint8``, ``torch.ByteTensor(...)``, ``torch.from_numpy`` of a NumPy uint8 array
+(``a.astype(np.uint8)``, ``np.uint8(a)``, ``np.zeros(n, dtype=np.uint8)``: XLM's masks), indexing or a dtype-keeping method of such a mask
 (``m[:, None]``, ``m.cuda()``, ``m.view(...)``), ``~m``, ``m & m2``, ``1 - m`` (uint8 with uint8 or a
 Python int), and a name whose last plain assignment in the function (not inside an ``if`` branch; or
 every assignment) is one of those. Anything else (a bool mask, a parameter, an attribute) is left alone.
@@ -57,6 +58,7 @@ WHERE_SINCE = parse_version("1.8")  # torch.where warns for uint8 conditions sin
 _UINT8_NAMES = {"torch.uint8", "torch.ByteTensor", "torch.cuda.ByteTensor"}
 _UINT8_STRINGS = {"torch.ByteTensor", "torch.cuda.ByteTensor"}
 _BYTE_TENSORS = {"torch.ByteTensor", "torch.cuda.ByteTensor"}
+_NUMPY_UINT8 = "numpy.uint8"
 # tensor methods whose result has the receiver's dtype (``to``/``type`` are handled apart)
 _KEEP_DTYPE = {"clone", "detach", "contiguous", "cpu", "cuda", "view", "reshape", "squeeze", "unsqueeze",
                "permute", "transpose", "t", "flatten", "expand", "expand_as", "repeat", "flip", "roll",
@@ -115,6 +117,8 @@ class _Sites:
         qualname = self.quals.get(id(func))
         if qualname in _BYTE_TENSORS:
             return True
+        if qualname == "torch.from_numpy":  # the tensor of a uint8 array: XLM's from_numpy(mask.astype(np.uint8))
+            return len(expr.args) == 1 and expr.args[0].keyword is None and self._uint8_array(expr.args[0].value)
         method = func.attr.value if isinstance(func, cst.Attribute) and qualname is None else None
         if (method in _DTYPE_METHODS or (qualname or "").startswith("torch.")) and any(
                 arg.keyword is not None and arg.keyword.value == "dtype" and self._is_uint8_dtype(arg.value)
@@ -133,6 +137,28 @@ class _Sites:
         if method in _KEEP_DTYPE:
             return self.uint8(func.value, body, order, depth + 1)
         return False
+
+    def _uint8_array(self, expr: cst.BaseExpression) -> bool:
+        """Whether ``expr`` is evidently a NumPy uint8 array: ``a.astype(np.uint8)`` (or ``"uint8"``),
+        ``np.uint8(a)``, a NumPy call given ``dtype=np.uint8``."""
+        if not isinstance(expr, cst.Call) or any(arg.star for arg in expr.args):
+            return False
+        func = expr.func
+        qualname = self.quals.get(id(func))
+        if qualname == _NUMPY_UINT8:
+            return True
+        if (qualname or "").startswith("numpy."):
+            return any(arg.keyword is not None and arg.keyword.value == "dtype" and self._numpy_uint8(arg.value)
+                       for arg in expr.args)
+        if qualname is None and isinstance(func, cst.Attribute) and func.attr.value == "astype":
+            first = next((arg for arg in expr.args if arg.keyword is None or arg.keyword.value == "dtype"), None)
+            return first is not None and self._numpy_uint8(first.value)
+        return False
+
+    def _numpy_uint8(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.SimpleString):
+            return node.evaluated_value == "uint8"
+        return self.quals.get(id(node)) == _NUMPY_UINT8
 
     def _is_uint8_dtype(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.SimpleString):
@@ -352,8 +378,9 @@ def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None
 
 
 def _mentions_uint8(analysis: Analysis) -> bool:
-    return any(r.qualname in _UINT8_NAMES for r in analysis.references) or any(
-        r.dotted.endswith((".byte", ".type")) for r in analysis.references if r.call is not None)
+    return any(r.qualname in _UINT8_NAMES or r.qualname == _NUMPY_UINT8 for r in analysis.references) or any(
+        r.dotted.endswith((".byte", ".type")) for r in analysis.references if r.call is not None) or \
+        any(isinstance(n, cst.SimpleString) and n.evaluated_value == "uint8" for n in analysis.nodes(cst.SimpleString))
 
 
 def _header_order(compound: cst.CSTNode, body: _flow.Body) -> int:
