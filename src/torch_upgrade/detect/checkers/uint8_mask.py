@@ -16,7 +16,8 @@ A mask is known to be uint8 when the code says so in the same function: ``t.byte
 (``a.astype(np.uint8)``, ``np.uint8(a)``, ``np.zeros(n, dtype=np.uint8)``: XLM's masks), indexing or a dtype-keeping method of such a mask
 (``m[:, None]``, ``m.cuda()``, ``m.view(...)``), ``~m``, ``m & m2``, ``1 - m`` (uint8 with uint8 or a
 Python int), and a name whose last plain assignment in the function (not inside an ``if`` branch; or
-every assignment) is one of those. Anything else (a bool mask, a parameter, an attribute) is left alone.
+every assignment that may reach the read: one before it, not followed in its own block by another,
+XLM's mask built in either branch of an ``if`` and reshaped after it) is one of those. Anything else (a bool mask, a parameter, an attribute) is left alone.
 
 The fix appends ``.bool()`` to the mask: torch reads a uint8 mask as "nonzero is True", which is what
 ``.bool()`` computes, so indexing and ``where`` give the same result for every byte value (0, 1, 2, 255),
@@ -183,9 +184,32 @@ class _Sites:
                     not (later and self._in_loop(node)):
                 known = self.uint8(latest.value, body, latest.order, depth + 1)
             if not known:
-                known = all(a.op is None and self.uint8(a.value, body, a.order, depth + 1) for a in assignments)
+                reaching = assignments if later and self._in_loop(node) else \
+                    [a for a in assignments if a.order < order and not self._overwritten(a, assignments, order)]
+                known = bool(reaching) and all(
+                    a.op is None and self.uint8(a.value, body, a.order, depth + 1) for a in reaching)
         self._memo[key] = known
         return known
+
+    def _overwritten(self, assignment: _flow.Assignment, assignments: list[_flow.Assignment], order: int) -> bool:
+        """Whether another plain assignment of the name, before ``order``, follows ``assignment`` in the same
+        block with only simple statements between them and no ``break``/``continue``: every path from the first
+        to ``order`` then runs the second (XLM's mask_out: ``pred_mask = rand(...) <= p`` then
+        ``pred_mask = torch.from_numpy(pred_mask.astype(np.uint8))`` in one branch)."""
+        block = self.analysis.parent(assignment.statement)
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            return False
+        lines = list(block.body)
+        start = next((i for i, line in enumerate(lines) if line is assignment.statement), None)
+        if start is None:
+            return False
+        for line in lines[start + 1:]:
+            if not isinstance(line, cst.SimpleStatementLine) or \
+                    any(isinstance(small, (cst.Break, cst.Continue)) for small in line.body):
+                return False
+            if any(a.statement is line and a.op is None and assignment.order < a.order < order for a in assignments):
+                return True
+        return False
 
     def _only_assigned(self, name: str, body: _flow.Body, count: int) -> bool:
         """Whether the plain assignments ``_flow`` saw are all the bindings of ``name`` in the scope
