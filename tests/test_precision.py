@@ -1320,7 +1320,7 @@ def test_torchaudio_old_backends_keywords_and_info_pair_are_reported_with_what_s
     report = torch_upgrade.scan_source(textwrap.dedent(code), from_version="1.5", to_version="2.13")
     old = sorted((f.line, f.message) for f in report.findings if f.rule == "TUA001")
     assert [line for line, _ in old] == [4, 7]
-    assert "AudioMetaData, which does not unpack" in old[0][1]
+    assert "AudioMetaData, which neither unpacks nor takes an index" in old[0][1]
     assert "offset= is frame_offset=" in old[1][1] and "num_frames=0" in old[1][1]
 
 
