@@ -519,15 +519,15 @@ def _six_reference(name):
     return reference
 
 
-@pytest.mark.differential("TU050")
+@pytest.mark.differential("TU050", "TU037")
 @pytest.mark.parametrize("name", sorted(SIX_CODE))
 @FEW
 @given(value=VALUES, x=tensors(dtypes=FLOATS))
 def test_torch_six(name, value, x):
-    """torch._six is gone (2.0): the rewrite against the names' meaning in torch 1.x (inf and nan the
+    """torch._six is gone (2.0; container_abcs and int_classes 1.9, TU037): the rewrite against the names' meaning in torch 1.x (inf and nan the
     math constants, string_classes (str, bytes), int_classes int, container_abcs collections.abc), as
     values, isinstance classes, defaults and through an alias."""
-    assert_matches_reference(SIX_CODE[name] + "\n", _six_reference(name), rules="TU050", low="1.6",
+    assert_matches_reference(SIX_CODE[name] + "\n", _six_reference(name), rules="TU050,TU037", low="1.6",
                              prelude="import math\nimport torch\n", value=value, x=x)
 
 

@@ -54,6 +54,11 @@ def rule_markdown(rule: Rule, level: int = 3) -> str:
            f"- Fix: {fix}"]
     if not rule.detect:
         out.append(f"- Not detected statically: {rule.detect_reason}")
+    if rule.part_of:
+        out.append(f"- Part of {rule.part_of}: names of its modules that went at this rule's releases")
+    if rule.match.leaves:
+        out.append(f"- Leaves {', '.join(f'`{n}`' for n in rule.match.leaves)} to the rules that are part of it, "
+                   "which date them by their own releases")
     if rule.yields_to:
         out.append(f"- Stays quiet where {', '.join(rule.yields_to)} applies (selected and reporting)")
     out += ["", f"{head}# What it flags", "", rule.message, "", f"{head}# Why", "", " ".join(rule.why.split()), ""]

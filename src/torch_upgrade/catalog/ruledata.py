@@ -9,7 +9,7 @@ that names the file and the entry.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
@@ -47,6 +47,7 @@ _RULE_KEYS = {
     "requires", "message", "why", "replacement", "safety", "safety_note", "fixer",
     "checker", "references", "release_note", "detect", "detect_reason", "match",
     "rename", "invalid", "valid", "catalog", "yields_to", "severity", "same_object", "runtime", "needs_floor",
+    "part_of",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
                "max_args", "scalars"}
@@ -78,6 +79,9 @@ class Match:
     # positional arguments that are numbers in the form flagged (``p.add_(-lr, g)``: the first): a call
     # passing a tensor there is another overload (or not a tensor method at all), never flagged
     scalars: tuple[int, ...] = ()
+    # names under ``modules`` that a rule ``part_of`` this one matches (derived by :func:`load_dir`, never
+    # written): they went at another release than the rest of the module, so they are that rule's alone
+    leaves: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         return not (self.calls or self.names or self.modules or self.assigns
@@ -139,6 +143,10 @@ class Rule:
     # reported only where the project states its oldest torch (a pin, --from, a config): advice that
     # depends on the floor, which the oldest release assumed for want of one does not give
     needs_floor: bool = False
+    # the rule (its id) whose modules hold this rule's names, where those names went at another release than
+    # the rest of them (torch._six's container_abcs and int_classes in 1.9, the module in 2.0): the names are
+    # this rule's, with its releases, message and severity, and that rule leaves them (``Match.leaves``)
+    part_of: Optional[str] = None
 
     @property
     def fixable(self) -> bool:
@@ -368,6 +376,9 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
     same_object = _str_tuple(raw.get("same_object", []), file, entry, "same_object")
     if any(name not in rename for name in same_object):
         raise _fail(file, entry, "'same_object' lists old names from the 'rename' table")
+    part_of = raw.get("part_of")
+    if part_of is not None and (not isinstance(part_of, str) or not ID_RE.match(part_of) or part_of == raw["id"]):
+        raise _fail(file, entry, "'part_of' names another rule by its id (TU123)")
     needs_floor = raw.get("needs_floor", False)
     if not isinstance(needs_floor, bool):
         raise _fail(file, entry, "'needs_floor' must be true or false")
@@ -392,7 +403,7 @@ def _rule(raw: dict, release: str, file: str, index: int, release_note: str = ""
         detect_reason=raw.get("detect_reason", "").strip(), match=match, rename=dict(rename),
         invalid=invalid, valid=valid, yields_to=yields_to, severity=severity,
         same_object=same_object, runtime=_str_tuple(raw.get("runtime", []), file, entry, "runtime"), library=library,
-        needs_floor=needs_floor, **versions,
+        needs_floor=needs_floor, part_of=part_of, **versions,
     )
 
 
@@ -498,7 +509,33 @@ def load_dir(directory: Path, *, check_patterns: bool = True) -> RuleSet:
         unknown = [i for i in rule.yields_to if i not in seen or i == rule.id]
         if unknown:
             raise RuleDataError(f"{rule.file}: rule {rule.id}: 'yields_to' names no other rule: {', '.join(unknown)}")
-    return RuleSet(tuple(rules))
+    return RuleSet(_with_parts(rules))
+
+
+def _under(name: str, modules: Iterable[str]) -> bool:
+    return any(name == mod or name.startswith(mod + ".") for mod in modules)
+
+
+def _with_parts(rules: list[Rule]) -> tuple[Rule, ...]:
+    """The rules with each ``part_of`` resolved: the names a part matches under its whole's modules become
+    the whole's ``match.leaves``. Raises :class:`RuleDataError` where a part names no rule of its library
+    that matches modules, or matches nothing under them."""
+    by_id = {rule.id: rule for rule in rules}
+    leaves: dict[str, list[str]] = {}
+    for part in rules:
+        if part.part_of is None:
+            continue
+        whole = by_id.get(part.part_of)
+        where = f"{part.file}: rule {part.id}: 'part_of'"
+        if whole is None or whole.library != part.library or not whole.match.modules or whole.part_of is not None:
+            raise RuleDataError(f"{where} names no rule of its library that matches modules: {part.part_of}")
+        m = part.match
+        names = [n for n in (*m.calls, *m.names, *m.modules, *m.assigns) if _under(n, whole.match.modules)]
+        if not names:
+            raise RuleDataError(f"{where}: it matches nothing under {part.part_of}'s modules")
+        leaves.setdefault(whole.id, []).extend(names)
+    return tuple(replace(rule, match=replace(rule.match, leaves=tuple(dict.fromkeys(leaves[rule.id]))))
+                 if rule.id in leaves else rule for rule in rules)
 
 
 Memo = Callable[[str, Sequence[Any], Callable[[], RuleSet]], RuleSet]

@@ -71,11 +71,14 @@ class Matcher:
         yield from self._rules_naming(q)
 
     def _rules_naming(self, qualname: str) -> Iterable[Rule]:
-        """The rules that match a qualified name: by the name itself, or a module it is in."""
+        """The rules that match a qualified name: by the name itself, or a module it is in (unless the
+        name is one the rule ``leaves`` to a rule that is part of it, dated by its own releases)."""
         yield from self.exact.get(qualname, ())
         parts = qualname.split(".")
         for i in range(len(parts), 0, -1):
-            yield from self.prefix.get(".".join(parts[:i]), ())
+            for rule in self.prefix.get(".".join(parts[:i]), ()):
+                if not _leaves(rule, qualname):
+                    yield rule
 
     def _accepts(self, rule: Rule, ref: Reference) -> bool:
         m, q = rule.match, ref.qualname
@@ -346,6 +349,11 @@ class Matcher:
                 if window is not self.window and hit.fix.needs is not None and Version(hit.fix.needs) <= low:
                     hit.fix.needs = None  # no pin to raise (``upgrade``): every torch the code runs on has it
         return out
+
+
+def _leaves(rule: Rule, qualname: str) -> bool:
+    """Whether ``rule`` leaves ``qualname`` to a rule that is ``part_of`` it (``Match.leaves``)."""
+    return any(qualname == name or qualname.startswith(name + ".") for name in rule.match.leaves)
 
 
 def _keep_patched(hit: Hit, qualname: str, project: FileIndex) -> None:
