@@ -196,3 +196,20 @@ def test_part_of_must_name_a_rule_matching_modules_with_names_under_them(tmp_pat
         load_dir(_write(tmp_path, "TU901", "torch.other"))
     with pytest.raises(RuleDataError, match="'part_of' names another rule"):
         load_dir(_write(tmp_path, "TU902", "torch.demo.old"))
+
+
+PT2E = """\
+from torch.ao.quantization.quantize_pt2e import prepare_pt2e
+import torch.quantization as tq
+prepared = tq.prepare(model)
+m = prepare_pt2e(exported, quantizer)
+"""
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    # the PT2E modules went in torch 2.11 (rules/names.toml), the workflow calls are deprecated since 2.8
+    ("2.10", "2.11", [("TU982", 1, "error", "2.11"), ("TU941", 3, "warning", "2.8"), ("TU982", 4, "error", "2.11")]),
+    ("2.7", "2.9", [("TU982", 1, "warning", "2.8"), ("TU941", 3, "warning", "2.8"), ("TU982", 4, "warning", "2.8")]),
+])
+def test_the_pt2e_entry_points_went_in_2_11(tmp_path, monkeypatch, low, high, expected) -> None:
+    assert scan(tmp_path, monkeypatch, PT2E, "--from", low, "--to", high) == expected

@@ -269,9 +269,9 @@ SNIPPETS: dict[str, Snippet] = {
     "TU807": "import torch\ntorch.onnx.utils.unconvertible_ops(torch.nn.Linear(2, 2), (torch.ones(2),), opset_version=17)\n",
     "TU425": "from torch.fx.experimental.symbolic_shapes import ShapeGuardPrinter\n"
              "ShapeGuardPrinter({}, lambda source: source.name(), {})\n",
-    "TU941": ("import torch\nimport torch.ao.quantization as tq\nmodel = torch.nn.Sequential(torch.nn.Linear(2, 2))\n"
-              "model.qconfig = tq.default_qconfig\ntq.prepare(model, inplace=False)\n",
-              "from torch.ao.quantization.quantize_pt2e import prepare_pt2e\n",
+    "TU941": "import torch\nimport torch.ao.quantization as tq\nmodel = torch.nn.Sequential(torch.nn.Linear(2, 2))\n"
+             "model.qconfig = tq.default_qconfig\ntq.prepare(model, inplace=False)\n",
+    "TU982": ("from torch.ao.quantization.quantize_pt2e import prepare_pt2e\n",
               "from torch.ao.quantization.quantizer.xnnpack_quantizer import XNNPACKQuantizer\n"),
     "TU629": "from torch.distributed.fsdp import FSDPModule\n"
              "FSDPModule.set_reduce_scatter_divide_factor(object(), 2.0)  # warns before it calls the new name\n",
