@@ -14,6 +14,7 @@ import pytest
 
 from helpers import cli
 from torch_upgrade.catalog.ruledata import RuleDataError, load_dir, load_rules
+from torch_upgrade.core.ids import REDIRECTS
 
 SIX = """\
 from torch._six import container_abcs, string_classes, int_classes
@@ -79,9 +80,22 @@ def test_to_1_10_fixes_only_what_1_9_removed(tmp_path, monkeypatch) -> None:
 
 
 def test_the_whole_rule_alone_leaves_its_parts_names(tmp_path, monkeypatch) -> None:
-    """--select TU050: container_abcs and int_classes are TU037's, never TU050's with 2.0's date."""
-    found = scan(tmp_path, monkeypatch, SIX, "--from", "1.8", "--to", "2.0", "--select", "TU050")
+    """Without TU037, container_abcs and int_classes are nobody's: never TU050's with 2.0's date."""
+    found = scan(tmp_path, monkeypatch, SIX, "--from", "1.8", "--to", "2.0", "--ignore", "TU037")
     assert found == [("TU050", 1, "error", "2.0"), ("TU050", 3, "error", "2.0")]
+
+
+def test_the_whole_rules_id_still_means_its_parts(tmp_path, monkeypatch) -> None:
+    """TU037 took TU050's findings on those names over (core.ids.REDIRECTS): --select/--ignore TU050 and
+    `# noqa: TU050` written before the split still mean them, each finding with its own date."""
+    found = scan(tmp_path, monkeypatch, SIX, "--from", "1.8", "--to", "2.0", "--select", "TU050")
+    assert {(rule, release) for rule, _, _, release in found} == {("TU037", "1.9"), ("TU050", "2.0")}
+    assert scan(tmp_path, monkeypatch, SIX, "--from", "1.8", "--to", "2.0", "--ignore", "torch-six") == []
+    silenced = "from torch._six import container_abcs  # noqa: TU050\nx = container_abcs.Mapping\n"
+    assert scan(tmp_path, monkeypatch, silenced, "--from", "1.8", "--to", "2.0") == [("TU037", 2, "info", "1.9")]
+    for rule in load_rules():
+        if rule.part_of is not None:
+            assert rule.id in REDIRECTS[rule.part_of], rule.id
 
 
 def test_upgrade_to_1_9_moves_the_imports(tmp_path, monkeypatch) -> None:

@@ -7,11 +7,22 @@ from typing import Iterable
 # Rules whose findings other rules took over (ruff's rule redirects): an id is never reused, and the old
 # id (or name) keeps meaning its successors wherever users wrote it: --select/--ignore, per-file ignores
 # and suppression comments (``# noqa: TU703`` written before the move still silences the line). The old
-# rule stays in the catalog with ``detect = false`` and a ``detect_reason`` naming them.
+# rule stays in the catalog with ``detect = false`` and a ``detect_reason`` naming them, or, where they took
+# over only the names that went at another release than the rest (a rule ``part_of`` it, or split off it),
+# goes on reporting the rest.
 REDIRECTS: dict[str, tuple[str, ...]] = {
     # torchdata's DataPipes and DataLoader2, now read in torchdata's own window (rules/torchdata/)
     "TU703": ("TUD001", "TUD002"),
     "torchdata-datapipes": ("TUD001", "TUD002"),
+    # torch._six's container_abcs and int_classes, gone in 1.9 (the module in 2.0)
+    "TU050": ("TU037",),
+    "torch-six": ("TU037",),
+    # torchaudio's legacy SoxEffectsChain and SoxEffect, gone in 0.8 (the rest of sox_effects in 2.9)
+    "TUA007": ("TUA016",),
+    "ta-sox-effects": ("TUA016",),
+    # torch.ao.quantization's PT2E modules, gone in 2.11 (the rest deprecated since 2.8)
+    "TU941": ("TU982",),
+    "ao-quantization": ("TU982",),
 }
 
 
