@@ -227,3 +227,16 @@ m = prepare_pt2e(exported, quantizer)
 ])
 def test_the_pt2e_entry_points_went_in_2_11(tmp_path, monkeypatch, low, high, expected) -> None:
     assert scan(tmp_path, monkeypatch, PT2E, "--from", low, "--to", high) == expected
+
+
+def test_no_name_is_two_rules_through_a_module() -> None:
+    """A name one rule matches lies under no other rule's modules, unless that rule leaves it to a part:
+    otherwise both would report it, each with its own date."""
+    rules = list(load_rules())
+    for rule in rules:
+        m = rule.match
+        for name in {*m.calls, *m.names, *m.modules, *m.assigns}:
+            for other in rules:
+                under = [mod for mod in other.match.modules if name == mod or name.startswith(mod + ".")]
+                left = any(name == n or name.startswith(n + ".") for n in other.match.leaves)
+                assert other is rule or not under or left, (rule.id, name, other.id)
