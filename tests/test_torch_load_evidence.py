@@ -1039,3 +1039,131 @@ def test_a_cache_is_no_evidence_without_all_of_it(tmp_path, change):
     [finding] = _found(path)
     assert "no tensor's or container's attribute" not in finding.message
     assert finding.severity == "info"
+
+
+# ------------------------------------------------------------------ torchvision's references (classification, video)
+REFERENCES_RESUME = '''\
+import argparse
+import os
+import torch
+import misc
+
+
+def main(args):
+    model = torch.nn.Linear(3, 2)
+    model_ema = torch.nn.Linear(3, 2) if args.ema else None
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    if args.resume:
+        checkpoint = torch.load(args.resume, map_location="cpu")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        args.start_epoch = checkpoint["epoch"] + 1
+        if model_ema:
+            model_ema.load_state_dict(checkpoint["model_ema"])
+    for epoch in range(args.start_epoch, args.start_epoch + 2):
+        if args.output_dir:
+            checkpoint = {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "epoch": epoch,
+                "args": args,
+            }
+            if model_ema:
+                checkpoint["model_ema"] = model_ema.state_dict()
+            misc.save_on_master(checkpoint, os.path.join(args.output_dir, "checkpoint.pth"))
+    return args.start_epoch
+
+
+def run(folder, resume=""):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("--ema", action="store_true")
+    parser.add_argument("--start_epoch", type=int, default=0)
+    parser.add_argument("--resume", default=resume)
+    parser.add_argument("--output_dir", default=folder)
+    return main(parser.parse_args(["--ema"]))
+'''
+
+
+def test_a_checkpoint_name_bound_by_the_resume_load_and_by_the_saved_dict(tmp_path):
+    """torchvision's references (classification, video, segmentation at 0.12): ``checkpoint`` is bound to the
+    ``torch.load`` of ``--resume`` and, in the training loop, to the dict display saved through
+    ``utils.save_on_master``, with "model_ema" set by a subscript under an ``if``. The load's reads, under
+    ``if args.resume:``, are all keys of that dict, which holds ``args``: torch >= 2.6 refuses the file. Before,
+    the name bound twice hid the dict, and the call got the state-dict advice (info)."""
+    main = _resume_project(tmp_path, REFERENCES_RESUME)
+    [finding] = _found(tmp_path)
+    assert finding.line == 12 and finding.severity == "warning"
+    assert "misc.save_on_master(...)" in finding.message and "'model_ema'" in finding.message
+    with pytest.raises(pickle.UnpicklingError):
+        _resumes(tmp_path, main)
+    _follow_advice(main, finding)
+    assert _resumes(tmp_path, main) == 2
+
+
+@pytest.mark.parametrize("change", [
+    # bound again between the dict and the save: what is saved is not the display
+    ('            if model_ema:\n                checkpoint["model_ema"]',
+     '            checkpoint = dict(checkpoint)\n            if model_ema:\n                checkpoint["model_ema"]'),
+    # bound again after the load, in its block: the reads after it are of another object
+    ('        optimizer.load_state_dict(checkpoint["optimizer"])',
+     '        checkpoint = {"optimizer": optimizer.state_dict(), "epoch": 0}\n'
+     '        optimizer.load_state_dict(checkpoint["optimizer"])'),
+])
+def test_no_references_evidence_where_the_name_is_bound_in_between(tmp_path, change):
+    assert change[0] in REFERENCES_RESUME
+    _resume_project(tmp_path, REFERENCES_RESUME.replace(*change))
+    [finding] = _found(tmp_path)
+    assert finding.severity == "info" and "no tensor's or container's attribute" not in finding.message
+
+
+DATASET_CACHE = '''\
+import os
+import torch
+import torchvision
+import misc
+
+
+def load_data(traindir, cache_path, cache_dataset):
+    if cache_dataset and os.path.exists(cache_path):
+        dataset, _ = torch.load(cache_path)
+    else:
+        dataset = torchvision.datasets.ImageFolder(traindir)
+        if cache_dataset:
+            misc.save_on_master((dataset, traindir), cache_path)
+    return dataset
+'''
+
+
+@pytest.mark.parametrize("code", [
+    DATASET_CACHE,
+    DATASET_CACHE.replace("misc.save_on_master", "torch.save"),
+    DATASET_CACHE.replace("torchvision.datasets.ImageFolder", "torchvision.datasets.Kinetics400"),
+    DATASET_CACHE.replace("import torchvision\n", "from torchvision import datasets\n")
+                 .replace("torchvision.datasets.", "datasets."),
+])
+def test_a_cached_torchvision_dataset_is_a_pickled_object(tmp_path, code):
+    """torchvision's references cache the data set: ``utils.save_on_master((dataset, traindir), cache_path)``
+    with ``dataset = torchvision.datasets.ImageFolder(...)`` (Kinetics400 in video_classification), then
+    ``dataset, _ = torch.load(cache_path)``. A data set object pickles its class, which weights_only=True
+    refuses: a warning that names weights_only=False, no fix (it was the state-dict advice, info)."""
+    (tmp_path / "misc.py").write_text(MISC)
+    path = _program(tmp_path, code)
+    [finding] = [f for f in _found(tmp_path) if f.path.endswith("prog.py")]
+    assert finding.line == 9 and finding.severity == "warning" and finding.fix is None
+    assert "torchvision.datasets." in finding.message and "weights_only=False)`" in finding.message
+    assert path.exists()
+
+
+@pytest.mark.parametrize("change", [
+    ("torchvision.datasets.ImageFolder(traindir)", "torchvision.datasets.utils.list_files(traindir, '.jpg')"),
+    ("torchvision.datasets.ImageFolder(traindir)", "torch.zeros(3)"),
+    ("(dataset, traindir)", "(traindir,)"),
+    ("torch.save(*args, **kwargs)", "print(*args, **kwargs)"),  # no torch.save behind the wrapper
+])
+def test_no_dataset_evidence_without_a_dataset_saved(tmp_path, change):
+    code = DATASET_CACHE.replace(*change) if change[0] in DATASET_CACHE else DATASET_CACHE
+    (tmp_path / "misc.py").write_text(MISC.replace(*change) if change[0] in MISC else MISC)
+    _program(tmp_path, code)
+    [finding] = [f for f in _found(tmp_path) if f.path.endswith("prog.py")]
+    assert finding.severity == "info" and "torchvision.datasets" not in finding.message

@@ -28,16 +28,22 @@ dict gets advice):
   the same path in the function passes ``weights_only=False``; or the file writes that path with
   ``torch.save`` of an ``nn.Module``, or of an instance of a class the project defines (a call of it, a name
   annotated with it: nanotron's ``torch.save(random_states, filename)``, ``random_states: RandomStates``),
-  which weights_only=True refuses whatever it holds (a dataclass, a NamedTuple, a dict subclass alike); or
+  which weights_only=True refuses whatever it holds (a dataclass, a NamedTuple, a dict subclass alike), or (also
+  through a function of the project handing it on to ``torch.save``) of a torchvision data set, alone or in a
+  tuple or list (torchvision's references cache ``(dataset, traindir)``: ``_holds_dataset``); or
   the file saves checkpoints (a dict display of string keys, given to ``torch.save`` or to a function of the
   project that hands it on to ``torch.save``: DETR's and MAE's ``save_on_master``) with every key the loaded
   object is read by (two at least: ``ckpt["model"]``, ``"epoch" in ckpt``) and an entry that nothing
   weights_only=True rebuilds is (a name of the saving function with an attribute no tensor or container has:
   ``"args": args`` beside ``args.output_dir``, an ``argparse.Namespace``; or, in a method, a member of its
   class that a method reads such an attribute of: ``"dictionary": self.dictionary`` beside
-  ``self.dictionary.get_idx_for_item(c)``, flair's LanguageModel), ``_checkpoints``; or the function writes
+  ``self.dictionary.get_idx_for_item(c)``, flair's LanguageModel), ``_checkpoints``; the dict may be
+  bound to a name the function binds elsewhere too (the resume load's ``checkpoint``) where an earlier
+  statement of the save's block binds it, and keys set on it in between count (``_dict_built_before``); the
+  load's reads are then those of its block after it (``_block_after``); or the function writes
   that path with ``torch.save`` of a dict with such an entry (``"dico": dico`` beside ``dico.unk_index``: XLM's
-  Dictionary.index_data, a cache loaded where the file is there, built and saved otherwise), ``_foreign_entry``. This evidence is
+  Dictionary.index_data, a cache loaded where the file is there, built and saved otherwise), ``_foreign_entry``.
+  This evidence is
   about the whole file, so it wins over a flow that reads only the state entries.
 - **the function's own output** - the call reads back what ``torch.save`` wrote to the same buffer or path
   earlier in the same function (``_round_trip``: a statement that always runs first, the file's names bound
@@ -249,9 +255,61 @@ class Save(NamedTuple):
     kind: str
     ref: Reference
     what: str = ""
+    through: bool = False  # a function of the project that hands its object on to torch.save wrote it
 
 
 Saves = dict[str, list[Save]]
+
+_DATASETS = "torchvision.datasets."
+
+
+def _dataset_class(node: cst.BaseExpression, analysis: Analysis) -> Optional[str]:
+    """The qualified name of the torchvision data set class ``node`` calls (``torchvision.datasets.ImageFolder(
+    root, transform)``): an instance pickles its class, which weights_only=True refuses. None for anything
+    else (``torchvision.datasets.utils.download_url``, a function of that package)."""
+    if not isinstance(node, cst.Call):
+        return None
+    name = dotted(node.func)
+    qualname = analysis.qualify(name, analysis.scope_at(node))[0] if name is not None else None
+    if qualname is None or not qualname.startswith(_DATASETS):
+        return None
+    last = qualname.rsplit(".", 1)[-1]
+    return qualname if last[:1].isupper() else None
+
+
+def _holds_dataset(obj: cst.BaseExpression, analysis: Analysis, depth: int = 0) -> Optional[str]:
+    """The torchvision data set class of an object ``torch.save`` writes: the object itself, an element of
+    a tuple or list display (``(dataset, traindir)``, the data set caches of torchvision's references), or a
+    name of the function bound only to such calls (and to what ``torch.load`` gives back: the cache loaded
+    in the other arm of the ``if``)."""
+    if depth > 2:
+        return None
+    if isinstance(obj, (cst.Tuple, cst.List)):
+        for element in obj.elements:
+            found = _holds_dataset(element.value, analysis, depth + 1)
+            if found is not None:
+                return found
+        return None
+    if not isinstance(obj, cst.Name):
+        return _dataset_class(obj, analysis)
+    bindings = visible_bindings(obj.value, analysis.scope_at(obj))
+    classes = set()
+    for binding in bindings:
+        if binding.kind != "local" or binding.statement is not None:
+            return None
+        if binding.value is None:
+            unpacked = binding.unpacked[0] if binding.unpacked is not None else None
+            if not isinstance(unpacked, cst.Call):
+                return None
+            name = dotted(unpacked.func)
+            if name is None or analysis.qualify(name, analysis.scope_at(unpacked))[0] != "torch.load":
+                return None
+            continue
+        found = _dataset_class(binding.value, analysis)
+        if found is None:
+            return None
+        classes.add(found)
+    return classes.pop() if len(classes) == 1 else None
 
 
 def _saved(analysis: Analysis) -> Saves:
@@ -278,6 +336,22 @@ def _saved(analysis: Analysis) -> Saves:
             kind, what = (OBJECT, f"a {named} object, a class of this project") if named else \
                 (OBJECT, held) if held else ("other", "")
         out.setdefault(path, []).append(Save(analysis.scope_at(call), kind, ref, what))
+    for ref in analysis.references:  # torch.save or a function handing on to it writing a data set
+        call = ref.call
+        if call is None or ref.ctx != "load" or ref.node is not call.func or not call.args \
+                or call.args[0].keyword is not None or call.args[0].star:
+            continue
+        path = _path(call, 1)
+        dataset = _holds_dataset(call.args[0].value, analysis) if path is not None else None
+        if path is None or dataset is None:
+            continue
+        direct = ref.qualname == "torch.save"
+        if not direct and not _saves_through(call, analysis):
+            continue
+        what = f"a {dataset} object (a data set, pickled whole)"
+        saves = out.setdefault(path, [])
+        saves[:] = [save for save in saves if save.ref is not ref]
+        saves.append(Save(analysis.scope_at(call), OBJECT, ref, what, through=not direct))
     return out
 
 
@@ -442,6 +516,9 @@ def _checkpoints(analysis: Analysis) -> list[Checkpoint]:
             continue
         scope = analysis.scope_at(call)
         shown = _dict_display(positional[0].value, scope)
+        added: dict[str, cst.BaseExpression] = {}
+        if shown is None:
+            shown, added = _dict_built_before(positional[0].value, call, scope, analysis)
         if shown is None or not _saves_through(call, analysis):  # a dict first: few calls ask for another file
             continue
         keys: dict[str, cst.BaseExpression] = {}
@@ -451,6 +528,8 @@ def _checkpoints(analysis: Analysis) -> list[Checkpoint]:
                 keys = {}
                 break
             keys[element.key.evaluated_value] = element.value
+        if keys:
+            keys.update(added)
         for key, value in keys.items():
             attribute = _foreign_attribute_of_name(value, scope, analysis) if isinstance(value, cst.Name) else \
                 _foreign_attribute_of_member(value, call, analysis) if isinstance(value, cst.Attribute) else None
@@ -470,6 +549,70 @@ def _dict_display(value: cst.BaseExpression, scope: Scope) -> Optional[cst.Dict]
         if values is not None and len(values) == 1 and values[0][1] is scope and isinstance(values[0][0], cst.Dict):
             return values[0][0]
     return None
+
+
+def _statement_line(node: cst.CSTNode, analysis: Analysis) -> Optional[cst.CSTNode]:
+    """The statement (a line of simple statements, or a compound one) ``node`` is part of."""
+    current: Optional[cst.CSTNode] = node
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        current = analysis.parent(current)
+    return current
+
+
+def _dict_built_before(value: cst.BaseExpression, call: cst.Call, scope: Scope,
+                       analysis: Analysis) -> tuple[Optional[cst.Dict], dict[str, cst.BaseExpression]]:
+    """``value`` as the dict display a name of the function (bound more than once there) holds where
+    ``call`` reads it: the display is assigned by an earlier statement of the block the call is in (or
+    around it), no other binding of the name lies between them, and the keys that statements in between
+    set (``checkpoint["model_ema"] = ...`` under an ``if``) are added: torchvision's references bind
+    ``checkpoint`` to the ``torch.load`` of ``--resume`` and, in the training loop, to the dict they save.
+    (None, {}) otherwise."""
+    none: tuple[Optional[cst.Dict], dict[str, cst.BaseExpression]] = (None, {})
+    if not isinstance(value, cst.Name) or scope.kind != "function":
+        return none
+    bindings = scope.bindings.get(value.value, [])
+    displays = [b for b in bindings if isinstance(b.value, cst.Dict)]
+    if len(bindings) < 2 or len(displays) != 1 or displays[0].kind != "local":
+        return none
+    shown = displays[0].value
+    assert isinstance(shown, cst.Dict)
+    line = _statement_line(shown, analysis)
+    block = analysis.parent(line) if line is not None else None
+    body = getattr(block, "body", None)
+    if line is None or not isinstance(body, (list, tuple)) or not isinstance(analysis.parent(shown), cst.Assign):
+        return none
+    start = next((i for i, statement in enumerate(body) if statement is line), None)
+    end = None
+    node: Optional[cst.CSTNode] = call
+    while node is not None and node is not block:
+        if any(statement is node for statement in body):
+            end = next(i for i, statement in enumerate(body) if statement is node)
+            break
+        node = analysis.parent(node)
+    if start is None or end is None or end <= start:
+        return none
+    between = body[start + 1:end + 1]
+    inside = {id(n) for statement in between for n in subtree(statement)}
+    for binding in bindings:
+        if binding is displays[0]:
+            continue
+        where = binding.value if binding.value is not None else (
+            binding.unpacked[0] if binding.unpacked is not None else None)
+        if where is None or id(where) in inside:
+            return none  # bound again between the display and the call, or where it cannot be seen
+    added: dict[str, cst.BaseExpression] = {}
+    for statement in between[:-1]:
+        for n in subtree(statement, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if not isinstance(n, cst.Assign) or len(n.targets) != 1:
+                continue
+            target_node = n.targets[0].target
+            if isinstance(target_node, cst.Subscript) and isinstance(target_node.value, cst.Name) \
+                    and target_node.value.value == value.value and len(target_node.slice) == 1:
+                index = target_node.slice[0].slice
+                key = index.value if isinstance(index, cst.Index) else None
+                if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+                    added[key.evaluated_value] = n.value
+    return shown, added
 
 
 def _foreign_attribute_of_name(name: cst.Name, scope: Scope, analysis: Analysis) -> Optional[str]:
@@ -582,10 +725,16 @@ def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
     assert call is not None
     name = _bound_name(call, analysis)
     earlier = _earlier(ref.statement, analysis)
-    if name is None or _rebound(name, call, earlier, analysis):
+    if name is None:
         return None
+    reads = _own_reads(name, call, analysis)
+    if _rebound(name, call, earlier, analysis):
+        region = _block_after(call, name, analysis)
+        if region is None:
+            return None
+        reads = [read for read in reads if id(read) in region]
     keys = set()
-    for read in _own_reads(name, call, analysis):
+    for read in reads:
         if _inside(read, earlier, analysis):
             continue
         parent = analysis.parent(read)
@@ -599,6 +748,32 @@ def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
             return None
         keys.add(key)
     return frozenset(keys)
+
+
+def _block_after(loaded: cst.BaseExpression, name: str, analysis: Analysis) -> Optional[set[int]]:
+    """The nodes of the statements after ``name = <loaded>`` in its block, where none of them binds
+    ``name`` again: the reads there see the loaded object, whatever other statements of the function bind
+    to the name (torchvision's references: ``checkpoint = torch.load(args.resume)`` under ``if
+    args.resume:``, ``checkpoint = {...}`` in the training loop). None where one of them binds it."""
+    line = _statement_line(loaded, analysis)
+    block = analysis.parent(line) if line is not None else None
+    body = getattr(block, "body", None)
+    if line is None or not isinstance(body, (list, tuple)):
+        return None
+    start = next((i for i, statement in enumerate(body) if statement is line), None)
+    if start is None:
+        return None
+    inside: set[int] = set()
+    for statement in body[start + 1:]:
+        for node in subtree(statement, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            inside.add(id(node))
+            if isinstance(node, cst.Name) and node.value == name:
+                parent = analysis.parent(node)
+                if isinstance(parent, (cst.AssignTarget, cst.AsName, cst.Del)) or (
+                        isinstance(parent, (cst.For, cst.CompFor, cst.AugAssign, cst.NamedExpr, cst.AnnAssign))
+                        and parent.target is node) or isinstance(parent, (cst.Element, cst.StarredElement)):
+                    return None  # bound again (an element: perhaps an unpacking target)
+    return inside
 
 
 def _literal_key(node: Optional[cst.CSTNode]) -> Optional[str]:
@@ -692,6 +867,8 @@ def _round_trip(ref: Reference, analysis: Analysis, saved: Saves) -> Optional[st
             return None
     scope = analysis.scope_at(call)
     for save in saved.get(path, ()):
+        if save.through:
+            continue  # written inside another function
         written = save.ref.call
         assert written is not None  # _saved keeps calls only
         if save.scope is scope and runs_before(save.ref.statement, ref.statement, analysis) \
