@@ -150,6 +150,35 @@ def test_the_integer_samples_caveat_is_not_told_of_float_ones(tmp_path):
     assert [line for line in sorted(found) if caveat in found[line]] == [4, 8]
 
 
+def test_a_save_to_a_file_object_breaks_from_2_9(tmp_path):
+    """pytorch/tutorials' audio I/O tutorial (torchaudio 0.10): ``torchaudio.save(buffer_, waveform, sample_rate,
+    format="wav")`` into an io.BytesIO. torchaudio 2.9-2.11's save takes ``uri: str | PathLike`` and hands it to
+    torchcodec's ``AudioEncoder.to_file``, which opens ``str(dest)`` and takes the format from its extension
+    (read from the torchaudio 2.11.1 and torchcodec 0.17.0 wheels): a file object fails there. A warning that
+    names ``to_tensor(format)``; a path, or what a NamedTemporaryFile's ``.name`` holds, stays info."""
+    code = ("import io\nimport tempfile\nimport torchaudio\n"
+            "def to_bytes(wav, sr):\n    buf = io.BytesIO()\n    torchaudio.save(buf, wav, sr, format='wav')\n"
+            "    return buf.getvalue()\n"
+            "def to_file(wav, sr, path):\n    with open(path, 'wb') as f:\n        torchaudio.save(f, wav, sr)\n"
+            "    torchaudio.save(io.BytesIO(), wav, sr)\n"
+            "    with tempfile.TemporaryFile() as t:\n        torchaudio.save(t, wav, sr, format='flac')\n"
+            "def fine(wav, sr, path, buf):\n    torchaudio.save(path, wav, sr)\n"
+            "    with tempfile.NamedTemporaryFile(suffix='.wav') as t:\n        torchaudio.save(t.name, wav, sr)\n"
+            "    torchaudio.save(buf, wav, sr)\n"
+            "    out = open(path, 'wb') if path.endswith('.wav') else path\n    torchaudio.save(out, wav, sr)\n")
+    found = {f.line: f for f in _findings(tmp_path, code, "2.8", "2.15", ("TUA015",))}
+    assert sorted(found) == [6, 10, 11, 13, 15, 17, 18, 20]
+    broken = [line for line in sorted(found) if found[line].severity == "warning"]
+    assert broken == [6, 10, 11, 13]
+    for line in broken:
+        assert "file object" in found[line].message and '.to_tensor("wav")' in found[line].message
+        assert "extension decides" not in found[line].message
+    assert "io.BytesIO(...)" in found[6].message and "open(...)" in found[10].message
+    assert "tempfile.TemporaryFile(...)" in found[13].message
+    for line in (15, 17, 18, 20):
+        assert found[line].severity == "info" and "file object" not in found[line].message
+
+
 @pytest.mark.parametrize("low, expected", [("2.8", 1), ("2.9", 0)])
 def test_load_save_change_fires_only_across_2_9(tmp_path, low, expected):
     assert len(_findings(tmp_path, "import torchaudio\nw, sr = torchaudio.load(p)\n", low, "2.15", ("TUA015",))) \
