@@ -50,7 +50,7 @@ _RULE_KEYS = {
     "part_of",
 }
 _MATCH_KEYS = {"calls", "names", "modules", "assigns", "methods", "attributes", "receiver", "keywords", "min_args",
-               "max_args", "scalars"}
+               "max_args", "scalars", "new_first_args"}
 _EXAMPLE_KEYS = {"code", "fixed", "from", "to", "count", "safety", "note", "path", "setup", "check"}
 
 
@@ -82,6 +82,9 @@ class Match:
     # names under ``modules`` that a rule ``part_of`` this one matches (derived by :func:`load_dir`, never
     # written): they went at another release than the rest of the module, so they are that rule's alone
     leaves: tuple[str, ...] = ()
+    # callables whose result, as a call's first positional argument, makes it the new form, never flagged
+    # (``Vocab(VocabPybind(tokens, None))``: torchtext >= 0.10's Vocab wraps its C++ vocabulary)
+    new_first_args: tuple[str, ...] = ()
 
     def is_empty(self) -> bool:
         return not (self.calls or self.names or self.modules or self.assigns
@@ -261,6 +264,7 @@ def _match(raw: Any, file: str, entry: str) -> Match:
         min_args=min_args,
         max_args=max_args,
         scalars=tuple(scalars),
+        new_first_args=_str_tuple(raw.get("new_first_args", []), file, entry, "match.new_first_args"),
     )
 
 

@@ -240,7 +240,8 @@ class Matcher:
                     continue  # `if torch < 2.0: torch.cholesky(a)`: never runs where the finding would say
                 if not self._accepts(rule, ref) or not policy.applies_in(rule, package) \
                         or ref.probes & policy.owners(rule) or self._falls_back(rule, ref) \
-                        or _new_tried_first(rule, ref, analysis):
+                        or _new_tried_first(rule, ref, analysis) \
+                        or (ref.call is not None and _new_first_arg(rule.match, ref.call, ref.scope, analysis)):
                     continue
                 if rule.match.scalars and ref.call is not None:
                     if _never_a_number(rule, ref.call):
@@ -737,6 +738,28 @@ def _inventory(ref: Reference) -> bool:
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
+
+
+def _new_first_arg(m: Match, call: cst.Call, scope: Scope, analysis: Analysis) -> bool:
+    """Whether the call's first positional argument is a call of one of ``m.new_first_args`` (or a name
+    assigned only such calls): the form that came after the change (``Vocab(VocabPybind(tokens, None))``)."""
+    if not m.new_first_args:
+        return False
+    positional = _positional(call)
+    if not positional:
+        return False
+    value = positional[0].value
+    values = [(value, scope)]
+    if isinstance(value, cst.Name):
+        assigned = assigned_values(value.value, scope)
+        if assigned is None:
+            return False
+        values = assigned
+    for node, where in values:
+        name = dotted(node.func) if isinstance(node, cst.Call) else None
+        if name is None or analysis.qualify(name, where)[0] not in m.new_first_args:
+            return False
+    return True
 
 
 def _arity_fits(m: Match, call: cst.Call) -> bool:
