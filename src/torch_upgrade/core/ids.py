@@ -20,6 +20,9 @@ REDIRECTS: dict[str, tuple[str, ...]] = {
     # torchaudio's legacy SoxEffectsChain and SoxEffect, gone in 0.8 (the rest of sox_effects in 2.9)
     "TUA007": ("TUA016",),
     "ta-sox-effects": ("TUA016",),
+    # torchaudio's sox_io_backend.load_wav, gone in 0.9 (the rest of the backend modules in 2.9)
+    "TUA004": ("TUA018",),
+    "ta-backend-modules": ("TUA018",),
     # torch.ao.quantization's PT2E modules, gone in 2.11 (the rest deprecated since 2.8)
     "TU941": ("TU982",),
     "ao-quantization": ("TU982",),
