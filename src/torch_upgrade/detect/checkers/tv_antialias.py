@@ -10,7 +10,8 @@ reject tensors), and is left alone; so is such a step kept in a name first, or f
 ``Compose`` that starts with the conversion (``post = Compose([ToTensor(), normalize])``; one function's
 assignments), a call passing ``**kwargs`` (it may set antialias), and a functional call whose image is
 evidently not a tensor (``syntax.provenance``: a parameter annotated ``PIL.Image.Image``, what
-``Image.open(p).convert("RGB")`` makes).
+``Image.open(p).convert("RGB")`` makes, or a name the body of an ``if isinstance(img, Image.Image):``
+resizes without assigning it there: nanoVLM's DynamicResize takes either and resizes each in its branch).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, code
+from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.provenance import NO, provenance_of
+from torch_upgrade.syntax.scopes import Scope
 
 WORDS = tuple(("torchvision", name) for name in ("Resize", "RandomResizedCrop", "resize", "resized_crop"))
 _RESIZE = ("size", "interpolation", "max_size", "antialias")
@@ -147,6 +150,63 @@ def _before_to_tensor(analysis: Analysis, call: cst.Call, converters: set[int]) 
     return bool(uses) and all(_followed(analysis, node, converters) for node in uses)
 
 
+def _pil_branch(analysis: Analysis, call: cst.Call, image: cst.BaseExpression) -> bool:
+    """Whether ``call`` lies in the body of an ``if isinstance(name, <PIL class>):`` (a class of the
+    ``PIL`` package, or a tuple of them) that asks about the name ``image`` and assigns it nowhere in that
+    body: there the image is a PIL image."""
+    if not isinstance(image, cst.Name):
+        return False
+    scope = analysis.scope_at(call)
+    child: cst.CSTNode = call
+    node = analysis.parent(call)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, cst.If) and child is node.body and _asks_pil(analysis, node.test, image.value, scope) \
+                and not _assigns(node.body, image.value):
+            return True
+        child, node = node, analysis.parent(node)
+    return False
+
+
+def _asks_pil(analysis: Analysis, test: cst.BaseExpression, name: str, scope: Scope) -> bool:
+    if not isinstance(test, cst.Call) or not isinstance(test.func, cst.Name) or test.func.value != "isinstance" \
+            or analysis.lookup("isinstance", scope) is not None or len(test.args) != 2 \
+            or any(a.keyword is not None or a.star for a in test.args) \
+            or not isinstance(test.args[0].value, cst.Name) or test.args[0].value.value != name:
+        return False
+    classes = test.args[1].value
+    listed = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+    for cls in listed:
+        spelled = dotted(cls)
+        qualname = analysis.qualify(spelled, scope)[0] if spelled is not None else None
+        if qualname is None or qualname.split(".", 1)[0] != "PIL":
+            return False
+    return bool(listed)
+
+
+def _assigns(body: cst.CSTNode, name: str) -> bool:
+    """Whether ``body`` binds ``name`` anywhere (an assignment, augmented or annotated, a loop or
+    ``with`` target, a walrus)."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
+            target = node.name if isinstance(node, cst.AsName) else node.target
+            if any(isinstance(n, cst.Name) and n.value == name for n in _walk(target)):
+                return True
+        stack.extend(node.children)
+    return False
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.children)
+    return out
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     converters = {id(ref.call) for ref in analysis.references if ref.call is not None and ref.qualname in TO_TENSOR}
@@ -160,7 +220,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if bound is None or "antialias" in bound:
             continue
         image = bound.get("img")
-        if image is not None and provenance_of(analysis).of(image.value, ref) == NO:
+        if image is not None and (provenance_of(analysis).of(image.value, ref) == NO
+                                  or _pil_branch(analysis, call, image.value)):
             continue  # a PIL image: always antialiased, unchanged
         interpolation = bound.get("interpolation")
         if interpolation is not None and ("NEAREST" in code(interpolation.value).upper()
