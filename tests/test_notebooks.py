@@ -119,7 +119,17 @@ def test_other_kernels_are_skipped(tmp_path):
     assert not result.findings and not result.errors
 
 
+def test_a_notebook_without_nbformat_whose_cells_are_version_4_is_scanned(tmp_path):
+    # Meta's notebook tool writes no nbformat keys (TorchRec's ZCH plots and tutorial): 8 error lines before
+    nb = {"cells": [markdown("# x"), code(["import torch\n", "Q, R = torch.qr(A)\n"])], "metadata": {}}
+    write(tmp_path, nb)
+    result = run_scan(tmp_path)
+    assert not result.errors
+    assert [(f.rule, f.cell, f.line) for f in result.findings] == [("TU204", 1, 2)]
+
+
 @pytest.mark.parametrize("content, message", [
+    (b'{"cells": [{"cell_type": "code", "input": "import torch"}]}', "not an nbformat 4 notebook (nbformat: None)"),
     (b'{"cells": [', "invalid notebook JSON: Expecting value at line 1, column 12"),
     (b"[]", "not an nbformat 4 notebook (nbformat: 'list')"),
     (b'{"nbformat": 3, "worksheets": []}', "not an nbformat 4 notebook (nbformat: 3)"),

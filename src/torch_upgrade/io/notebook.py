@@ -200,6 +200,16 @@ def load(path: Path) -> Notebook:
     return parse(raw, path)
 
 
+def _unversioned_v4(data: dict[str, Any]) -> bool:
+    """Whether a notebook that names no ``nbformat`` has the cells of version 4: a top-level ``cells``
+    list (versions 2 and 3 keep theirs in ``worksheets``) whose every cell has a ``cell_type`` and a
+    ``source`` (version 1's code cells keep theirs in ``input``). Meta's notebook tool writes such
+    files (TorchRec's ZCH benchmark plots and tutorial)."""
+    cells = data.get("cells")
+    return "nbformat" not in data and "worksheets" not in data and isinstance(cells, list) and bool(cells) \
+        and all(isinstance(c, dict) and isinstance(c.get("cell_type"), str) and "source" in c for c in cells)
+
+
 def parse(raw: bytes, path: Path) -> Notebook:
     """A notebook from its bytes (``path``: where it is written back); SourceError when it is not
     an nbformat 4 notebook."""
@@ -215,7 +225,7 @@ def parse(raw: bytes, path: Path) -> Notebook:
         raise SourceError(f"invalid notebook JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except RecursionError:
         raise SourceError("invalid notebook JSON: too deeply nested") from None
-    if not isinstance(data, dict) or data.get("nbformat") != 4:
+    if not isinstance(data, dict) or data.get("nbformat") != 4 and not _unversioned_v4(data):
         found = data.get("nbformat") if isinstance(data, dict) else type(data).__name__
         raise SourceError(f"not an nbformat 4 notebook (nbformat: {found!r})")
     cells = data.get("cells")
