@@ -427,3 +427,36 @@ def test_a_fix_that_drops_an_import_and_one_that_writes_a_use_of_it_are_never_in
     namespace: dict = {}
     exec(compile(out, "fixed.py", "exec"), namespace)
     assert namespace["READY"] is True and "torch" in namespace
+
+
+def test_a_fix_applied_with_the_parent_map_leaves_every_other_statement_as_it_was() -> None:
+    """``rewrite.apply`` given the analysis's parent map rewrites only the path to what changes (a
+    3,350-line TorchRec module took a whole-file walk per import-moving fix): the result is the same
+    code, and the statements holding nothing to rewrite come back as the very same nodes."""
+    from torch_upgrade.rewrite.apply import apply
+    from torch_upgrade.rewrite.edits import MoveImport
+    from torch_upgrade.syntax.analysis import Analysis
+
+    source = (
+        "from torch.distributed._tensor import Replicate, Shard\n"
+        "import torch\n\n\n"
+        "def unrelated(x):\n    # a comment kept\n    return x + 1\n\n\n"
+        "class Plan:\n    def place(self):\n        return Shard(0)\n\n    def other(self):\n"
+        "        return torch.ger(a, b)\n"
+    )
+    module = cst.parse_module(source)
+    analysis = Analysis(module)
+    statement = module.body[0].body[0]
+    shard = statement.names[1]
+    call = module.body[3].body.body[1].body.body[0].body[0].value
+    fixes = [Fix(edits=[MoveImport(statement, shard, "torch.distributed.tensor", "Shard")]),
+             Fix(edits=[Replace(call.func, cst.parse_expression("torch.outer"))])]
+    plain, count = apply(module, fixes)
+    pathed, pathed_count = apply(module, fixes, parent=analysis.parent)
+    assert count == pathed_count == 2 and pathed.code == plain.code
+    assert "torch.outer(a, b)" in pathed.code and "from torch.distributed.tensor import Shard" in pathed.code
+    unrelated = next(s for s in pathed.body if isinstance(s, cst.FunctionDef))
+    plan = next(s for s in pathed.body if isinstance(s, cst.ClassDef))
+    assert unrelated is module.body[2]  # def unrelated: never walked
+    assert plan.body.body[0] is module.body[3].body.body[0]  # Plan.place: nor this method
+    assert plan is not module.body[3]  # (Plan.other is rewritten)

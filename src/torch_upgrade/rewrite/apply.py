@@ -11,6 +11,7 @@ from torch_upgrade.syntax.analysis import dotted
 from torch_upgrade.syntax.nodes import children
 from torch_upgrade.syntax.comments import CommentKeeper
 from torch_upgrade.syntax.guards import probes_imports
+from torch_upgrade.syntax.positions import Parent
 from torch_upgrade.core.model import Fix, ImportSpec
 from torch_upgrade.rewrite.edits import MoveImport, Replace
 
@@ -23,13 +24,18 @@ class Applier(CommentKeeper):
     def __init__(self, replacements: dict[int, _Replacement], moves: dict[int, list[cst.ImportAlias]],
                  in_place: Optional[dict[int, list[ImportSpec]]] = None,
                  joined: Optional[dict[int, list[ImportSpec]]] = None,
-                 beside: Optional[dict[int, list[ImportSpec]]] = None) -> None:
+                 beside: Optional[dict[int, list[ImportSpec]]] = None, paths: Optional[set[int]] = None) -> None:
         super().__init__()
         self.replacements = replacements
         self.moves = moves
         self.in_place = in_place or {}
         self.joined = joined or {}  # an import statement -> the names moved into it (``_joined``)
         self.beside = beside or {}  # an import statement in a block -> the imports of its names moved out
+        self.paths = paths  # the nodes that hold a node rewritten (``_paths``); None: every node may
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # a subtree holding nothing to rewrite comes back as it is (its node still left: comments move past it)
+        return super().on_visit(node) and (self.paths is None or id(node) in self.paths)
 
     def rewrite(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> _Replacement:
         new = self.replacements.get(id(original_node))
@@ -78,14 +84,17 @@ def _subtree(node: cst.CSTNode) -> set[int]:
     return visitor.ids
 
 
-def apply(module: cst.Module, fixes: Sequence[Fix],
-          conflicts: Optional[list[tuple[Fix, Fix]]] = None) -> tuple[cst.Module, int]:
+def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tuple[Fix, Fix]]] = None,
+          parent: Optional[Parent] = None) -> tuple[cst.Module, int]:
     """Apply non-conflicting fixes; returns the new module and how many were applied.
 
     A fix conflicts with one already taken when it replaces a node inside (or
     around) one that fix replaces, or moves the same import elsewhere. It is
     left for the next pass; ``conflicts`` (if given) receives ``(fix, other)``
-    pairs so that the caller can say why a file does not settle.
+    pairs so that the caller can say why a file does not settle. ``parent`` (the
+    analysis's, for this very module) lets the rewrite leave alone the subtrees
+    that hold nothing it rewrites: a fix of one line in a 3,000-line file costs the
+    path to that line, not a walk of the whole file.
     """
     replacements: dict[int, _Replacement] = {}
     covered: dict[int, Fix] = {}  # every node inside a replaced node -> the fix replacing it
@@ -136,7 +145,9 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
         return module, 0
     top = {id(small) for _, small in _top_imports(module)}
     in_place = _moved_in_place(module, statements, moves, move_specs, top)
-    joined = _joined(module, statements, in_place, covered)
+    targets: list[cst.CSTNode] = [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)]
+    targets += statements.values()
+    joined = _joined(module, statements, in_place, covered, targets)
     # the names moved out of an import inside a function, a class or a guard are imported there, not at the
     # module's top: the import runs when that code does (after a guard, or where the module's own names
     # would shadow them at the top: torchao's CPUOffloadPolicy)
@@ -148,10 +159,27 @@ def apply(module: cst.Module, fixes: Sequence[Fix],
                 beside.setdefault(statement, []).append(spec)
         elif statement not in in_place:
             imports.append(spec)
-    new = module.visit(Applier(replacements, moves, in_place, joined, beside))
+    paths = _paths(module, parent, targets) if parent is not None else None
+    new = module.visit(Applier(replacements, moves, in_place, joined, beside, paths))
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
     return _no_leading_blank(module, new), applied
+
+
+def _paths(module: cst.Module, parent: Parent, targets: Iterable[cst.CSTNode]) -> Optional[set[int]]:
+    """The ids of the nodes on the way from the module to each target, the targets included; None where
+    ``parent`` does not place one of them under the module (a node of another tree, punctuation)."""
+    out = {id(module)}
+    for node in targets:
+        chain = []
+        current: Optional[cst.CSTNode] = node
+        while current is not None and id(current) not in out:
+            chain.append(id(current))
+            current = parent(current)
+        if current is None:
+            return None
+        out.update(chain)
+    return out
 
 
 def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
@@ -181,7 +209,7 @@ def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
 
 
 def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place: dict[int, list[ImportSpec]],
-            replaced: Container[int]) -> dict[int, list[ImportSpec]]:
+            replaced: Container[int], joined_into: Optional[list[cst.CSTNode]] = None) -> dict[int, list[ImportSpec]]:
     """Of the statements rewritten in place (``_moved_in_place``), those whose line follows, in the same
     block, a line that imports only and imports from the module their names move to (``try:`` then ``from
     torch.amp import autocast`` and ``from torch.cuda.amp import GradScaler``): their names join that import,
@@ -189,7 +217,8 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place:
     in ``in_place`` becomes empty). Only from the line just above: nothing runs between, so the names are
     bound when they were (a failing import between could leave them unbound in the handler). Never into an
     import that another fix of the pass replaces (``replaced``: the ids of every node inside a replaced one):
-    the names would go with it. Returns each joined statement's id -> the names it takes in."""
+    the names would go with it. Returns each joined statement's id -> the names it takes in; ``joined_into`` (if
+    given) receives the joined statements."""
     if not in_place:
         return {}
     out: dict[int, list[ImportSpec]] = {}
@@ -209,6 +238,8 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place:
                         None) if target is not None else None
             if into is not None and specs and id(into) not in in_place:
                 out.setdefault(id(into), []).extend(specs)
+                if joined_into is not None:
+                    joined_into.append(into)
                 in_place[id(small)] = []
                 continue  # (the line goes: the one above is still just above the next)
             run = [s for s in line.body if isinstance(s, cst.ImportFrom) and not s.relative

@@ -350,7 +350,7 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
             left.append(after)
             continue
         try:
-            new, applied = fixing.apply(module, [fix])
+            new, applied = fixing.apply(module, [fix], parent=parent)
         except Exception:  # a fix that cannot be applied alone is still reported, just without edits
             new, applied = module, 0
         if not applied:
