@@ -460,3 +460,17 @@ def test_a_fix_applied_with_the_parent_map_leaves_every_other_statement_as_it_wa
     assert unrelated is module.body[2]  # def unrelated: never walked
     assert plan.body.body[0] is module.body[3].body.body[0]  # Plan.place: nor this method
     assert plan is not module.body[3]  # (Plan.other is rewritten)
+
+
+def test_names_moved_out_of_a_top_level_import_are_imported_where_it_stood(tmp_path) -> None:
+    """TorchRec's `from torch.distributed._tensor import Replicate, Shard` between torch's and the project's
+    imports: each name moves by its own fix, and the import they make stays where that one stood (it went
+    after the project's imports, and the blank line between the groups went with it)."""
+    source = (
+        "import os\n\nimport torch\nfrom torch.distributed._tensor import Replicate, Shard\n\n"
+        "from mylib import helper\n\n\ndef place():\n    return Shard(0), Replicate(), helper, os\n"
+    )
+    (tmp_path / "m.py").write_text(source)
+    result = run("scan", str(tmp_path / "m.py"), "--no-cache", "--from", "2.5", "--fix", "--select", "TU630")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "m.py").read_text() == source.replace("distributed._tensor", "distributed.tensor")

@@ -153,10 +153,17 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     # would shadow them at the top: torchao's CPUOffloadPolicy)
     beside: dict[int, list[ImportSpec]] = {}
     imports = []
+    importing = {dotted(small.module) for _, small in _top_imports(module)
+                 if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None}
     for statement, spec in wanted:
         if statement is not None and statement not in top:
             if statement not in in_place:
                 beside.setdefault(statement, []).append(spec)
+        elif statement is not None and statement not in in_place and spec.module not in importing \
+                and not binds(module, spec):
+            # a name moved out of a top-level import the others stay in: imported where that one stands,
+            # in the file's order of imports, not after the last of them
+            beside.setdefault(statement, []).append(spec)
         elif statement not in in_place:
             imports.append(spec)
     paths = _paths(module, parent, targets) if parent is not None else None
