@@ -314,6 +314,16 @@ PROJECTS: dict[str, Project] = {
         ("--deselect=tests/test_compute_occlusion_sensitivity.py::TestComputeOcclusionSensitivity::test_shape_0",),
         note="medical imaging (2020); assert_allclose in its tests, torch.cuda.amp in its engines, ignite handlers",
         dependencies=(("pytorch/ignite", "refs/tags/v0.4.2"),)),
+    # IBM's pytorch-seq2seq 0.1.6 (2018-05; README: "Compatible with PyTorch 0.4", requirements name torch
+    # unversioned, hence --from 0.4): torch.autograd.Variable throughout, .data[0] on 1-element slices,
+    # NLLLoss(size_average=False), torch.save of whole modules and torch.load of them. Its whole suite (tests/,
+    # unittest files, ~30 s on 2 cores), on torchtext 0.2.3's snapshot (2018-04, pure Python; the torchtext.data
+    # Field/Iterator API its evaluator, trainer and fields are built on, gone from torchtext since 0.12), put on
+    # PYTHONPATH as a dependency. Installed here: mock (in a venv with --system-site-packages: run this project
+    # with that venv's python); dill and tqdm were.
+    "seq2seq-0.1.6": Project("IBM/pytorch-seq2seq", "0.1.6", "0.4", ("tests",), ("mock", "dill", "tqdm"),
+                             note="seq2seq models (2018); Variable, .data[0], size_average, torch.load of modules",
+                             dependencies=(("pytorch/text", "v0.2.3"),)),
 }
 # Tried and left out: geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only
 # arguments): no test of theirs runs before or after. (pyro, also left out at first for its torch 1.x assert,
@@ -366,8 +376,9 @@ def fix_tree(tree: Path, project: Project, tool_src: Path, report: Path) -> dict
     proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"torch-upgrade failed in {tree} ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    remaining = json.loads(report.read_text())["findings"]
-    return {"seconds": round(time.perf_counter() - start, 1), "remaining_findings": len(remaining),
+    written = json.loads(report.read_text())
+    return {"seconds": round(time.perf_counter() - start, 1), "remaining_findings": len(written["findings"]),
+            "rewrites": written.get("summary", {}).get("fixed"),  # findings the fixes removed
             "summary": proc.stderr.strip().splitlines()[-3:]}
 
 
@@ -520,10 +531,12 @@ def main() -> None:
     out = WORK / f"results-{label.replace('/', '_')}.json"
     out.write_text(json.dumps(results, indent=2))
     print(f"\ntorch {results['torch']}, fixes by torch-upgrade {label} (--fix --unsafe-fixes)")
-    print(f"{'project':28} {'tests':>6} {'passed before':>14} {'passed after':>13} {'fixed':>6} {'broken':>7}")
+    print(f"{'project':28} {'tests':>6} {'passed before':>14} {'passed after':>13} {'fixed':>6} {'broken':>7} "
+          f"{'rewrites':>8}")
     for name, r in results["projects"].items():
         print(f"{name:28} {r['tests']:>6} {r['passed_before']:>14} {r['passed_after']:>13} {r['fixed']:>6} "
-              f"{r['broken']:>7}" + (f"   ({len(r['flaky'])} flaky)" if r["flaky"] else ""))
+              f"{r['broken']:>7} {r['fixing'].get('rewrites')!s:>8}"
+              + (f"   ({len(r['flaky'])} flaky)" if r["flaky"] else ""))
         for b in r["broken_tests"][:15]:
             print(f"    broken: {b['test']}: {b['failure']}")
     print(f"\nwritten: {out}")
