@@ -1515,3 +1515,15 @@ def test_a_check_that_torch_is_installed_asks_no_version_question(tmp_path) -> N
     assert "    from torch.distributed.fsdp import fully_shard\n" in fixed
     assert "return fully_shard(model)" in fixed  # the call keeps its text
     assert "from torch.distributed._composable.fsdp import FSDPModule" in fixed  # the arm without torch
+
+
+def test_variable_advice_parenthesizes_an_operation_before_detach() -> None:
+    """pytorch-seq2seq's TopKDecoder: `Variable(torch.LongTensor(range(b)) * self.k)` was told "it is
+    torch.LongTensor(range(b)) * self.k.detach() only where ...", which detaches self.k alone; the receiver
+    of .detach() is the whole product, as the advice's "Write (...).detach()" already said."""
+    code = ("import torch\nfrom torch.autograd import Variable\n"
+            "def f(b, k):\n    return Variable(torch.LongTensor(b) * k)\n")
+    report = torch_upgrade.scan_source(code, from_version="0.4", select=["TU950"])
+    (message,) = [f.message for f in report.findings if f.line == 4]
+    assert "it is (torch.LongTensor(b) * k).detach() only where torch.LongTensor(b) * k is a tensor" in message
+    assert "k.detach()" not in message.replace("(torch.LongTensor(b) * k).detach()", "")

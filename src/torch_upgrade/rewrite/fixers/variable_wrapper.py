@@ -189,8 +189,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     problems = []
     kind = CERTAIN if factory is not None or _legacy_call(data, ref, ctx) else provenance_of(ctx.analysis).of(data, ref)
     if kind not in (CERTAIN, LIKELY):
-        problems.append(f"it is {A.code(data)}.detach() only where {A.code(data)} is a tensor (Variable(None) made "
-                        "an empty tensor and other values raised TypeError), which is not known here")
+        problems.append(f"it is {A.code(_atom(data))}.detach() only where {A.code(data)} is a tensor "
+                        "(Variable(None) made an empty tensor and other values raised TypeError), "
+                        "which is not known here")
     if wants is not None and value is not True and not _always_bool(wants, ref, ctx):
         problems.append(f"requires_grad={A.code(wants)} took any integer there (1, 2, a one-element integer tensor "
                         "meant True), where requires_grad_ accepts only a bool")
