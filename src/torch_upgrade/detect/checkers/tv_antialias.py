@@ -26,7 +26,7 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, code
-from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.provenance import NO, provenance_of
 from torch_upgrade.syntax.scopes import Scope
 
@@ -186,25 +186,12 @@ def _asks_pil(analysis: Analysis, test: cst.BaseExpression, name: str, scope: Sc
 def _assigns(body: cst.CSTNode, name: str) -> bool:
     """Whether ``body`` binds ``name`` anywhere (an assignment, augmented or annotated, a loop or
     ``with`` target, a walrus)."""
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        node = stack.pop()
+    for node in subtree(body):
         if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
             target = node.name if isinstance(node, cst.AsName) else node.target
-            if any(isinstance(n, cst.Name) and n.value == name for n in _walk(target)):
+            if any(isinstance(n, cst.Name) and n.value == name for n in subtree(target)):
                 return True
-        stack.extend(node.children)
     return False
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(current.children)
-    return out
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
