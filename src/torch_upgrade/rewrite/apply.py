@@ -143,8 +143,11 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
         applied += 1
     if not applied:
         return module, 0
-    top = {id(small) for _, small in _top_imports(module)}
-    in_place = _moved_in_place(module, statements, moves, move_specs, top)
+    tops = _top_imports(module)
+    top = {id(small) for _, small in tops}
+    importing = {dotted(small.module) for _, small in tops  # the modules the file's top imports from
+                 if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None}
+    in_place = _moved_in_place(module, statements, moves, move_specs, top, importing)
     targets: list[cst.CSTNode] = [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)]
     targets += statements.values()
     joined = _joined(module, statements, in_place, covered, targets)
@@ -153,8 +156,6 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     # would shadow them at the top: torchao's CPUOffloadPolicy)
     beside: dict[int, list[ImportSpec]] = {}
     imports = []
-    importing = {dotted(small.module) for _, small in _top_imports(module)
-                 if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None}
     for statement, spec in wanted:
         if statement is not None and statement not in top:
             if statement not in in_place:
@@ -191,11 +192,12 @@ def _paths(module: cst.Module, parent: Parent, targets: Iterable[cst.CSTNode]) -
 
 def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
                     moves: dict[int, list[cst.ImportAlias]], specs: dict[int, ImportSpec],
-                    top: Container[int]) -> dict[int, list[ImportSpec]]:
+                    top: Container[int], importing: Container[Optional[str]]) -> dict[int, list[ImportSpec]]:
     """The import statements rewritten where they stand, rather than emptied and their names imported
     again after the file's first imports: those every name of which moves to one module (by the fixes
     applied together: a file's fixes are first applied one by one, see ``rewrite.text.alone``, so a
-    statement of several names moved by several fixes still goes the other way), as long as no
+    statement of several names moved by several fixes still goes the other way: each name imported just
+    before what is left of it, and a later pass joins them), as long as no
     top-level import of that module exists (the names join it then) and none of them is imported
     already. An import inside a function stays there; the file's order of imports too."""
     out: dict[int, list[ImportSpec]] = {}
@@ -207,9 +209,7 @@ def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
         target = moved[0].module
         if any(spec.module != target for spec in moved):
             continue
-        if key in top and (any(binds(module, spec) for spec in moved) or any(
-                isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
-                and dotted(small.module) == target for _, small in _top_imports(module))):
+        if key in top and (any(binds(module, spec) for spec in moved) or target in importing):
             continue  # (a statement in a block is rewritten where it stands whatever the top imports)
         out[key] = moved
     return out
