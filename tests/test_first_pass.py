@@ -514,3 +514,27 @@ def test_a_call_given_two_positional_arguments_is_found_as_such(code):
         assert _two_arguments(text, called("add"))
     elif "'" not in code and "#" not in code and not any(a.keyword is not None or a.star for a in call.args):
         assert not _two_arguments(text, called("add"))  # one argument, nothing hidden: left out
+
+
+def test_the_training_checkers_need_torch_s_names_not_their_last_parts(tmp_path):
+    """The facts of the TF32, AMP and channels_last advice are torch's names (``torch.backends.cudnn.conv``,
+    ``torch.nn.Conv2d``), qualified through the file's imports, or training on CUDA: a Keras or JAX file whose
+    layers are called ``conv`` and whose options ``flags`` lets none of those checkers in; a file that trains
+    on CUDA without naming torch still gives its facts."""
+    rules = [r for r in RULES if r.checker in ("tf32", "tf32_conv", "native_amp", "channels_last")]
+    assert len(rules) == 4
+    keras = ("from tensorflow.keras import layers\nimport absl.flags as flags\n\nclass Block(layers.Layer):\n"
+             "    def __init__(self):\n        self.conv = layers.Conv2D(8, 3)\n        self.rnn = layers.GRU(8)\n"
+             "        self.amp = flags.FLAGS.autocast\n")
+    assert FirstPass(rules).select(keras) == ()
+    (tmp_path / "keras_model.py").write_text(keras, encoding="utf-8")
+    (tmp_path / "train.py").write_text(
+        "def train(model, data):\n    model = model.cuda()\n    for x in data:\n        loss = model(x).sum()\n"
+        "        loss.backward()\n", encoding="utf-8")
+    (tmp_path / "model.py").write_text(
+        "from torch import nn\n\nclass Net(nn.Module):\n    def __init__(self):\n" +
+        "".join(f"        self.c{i} = nn.Conv2d(3, 3, 3)\n" for i in range(4)), encoding="utf-8")
+    base = _unpinned("1.8", "2.13", str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    assert {"TU302", "TU905"} <= {f.rule_id for f in narrowed.findings}

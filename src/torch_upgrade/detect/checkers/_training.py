@@ -39,11 +39,14 @@ DOUBLE_DTYPES = ("torch.float64", "torch.double")  # a model trained in float64 
 CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.functional.conv1d",
         "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
 
-# words of a file with any of the facts: a reference under one of the names above has its last part
-# in the text, work put on CUDA says "cuda", and .half() and .backward() name themselves (the words of
-# the checkers built on these facts: detect.firstpass)
-WORDS = tuple(dict.fromkeys([*(name.rsplit(".", 1)[-1] for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED, *CONV)),
-                             "cuda", "half", "backward"]))
+# words of a file with any of the facts (the words of the checkers built on them: detect.firstpass): a
+# reference under one of the names above is qualified through the file's own imports, so the file writes the
+# name's first part (``torch``, ``apex``) and its last; work put on CUDA says "cuda", and ``.half()`` and
+# ``.backward()`` name themselves
+WORDS: tuple[tuple[str, ...], ...] = (
+    *dict.fromkeys((name.split(".", 1)[0], name.rsplit(".", 1)[-1])
+                   for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED, *CONV)),
+    ("cuda",), ("half",), ("backward",))
 
 
 class TrainingFacts(TypedDict):

@@ -19,11 +19,13 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 
-from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
+from torch_upgrade.detect.checkers._training import training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
-WORDS = ("Conv2d", "channels_last*", *TRAINING_WORDS)  # its facts: the last, see _training
+# its facts: a torch name (``torch.channels_last*``, ``torch.nn.Conv2d``: qualified through the file's imports), or
+# training on CUDA (see _training)
+WORDS = (("torch", "channels_last*"), ("torch", "Conv2d"), ("backward", "cuda"))
 HEAVY = 4
 CONV2D = ("torch.nn.Conv2d", "torch.nn.modules.conv.Conv2d")
 

@@ -27,7 +27,7 @@ from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, tra
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
+WORDS = TRAINING_WORDS  # its facts: see _training
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:

@@ -22,7 +22,7 @@ from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.core.versions import parse_version
 
-WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
+WORDS = TRAINING_WORDS  # its facts: see _training
 TF32_ON = parse_version("1.7")
 TF32_OFF = parse_version("1.12")
 

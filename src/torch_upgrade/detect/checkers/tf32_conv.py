@@ -20,7 +20,7 @@ from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.core.versions import parse_version
 
-WORDS = tuple((word,) for word in TRAINING_WORDS)  # its facts: see _training
+WORDS = TRAINING_WORDS  # its facts: see _training
 MATMUL_OFF = parse_version("1.12")
 
 
