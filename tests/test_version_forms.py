@@ -479,6 +479,37 @@ def test_a_textual_comparison_wrong_on_some_release_is_reported(test, low, expec
     assert _tu981(f"import importlib.metadata\nimport torch\nif {test}:\n    pass\n", low) == expected
 
 
+# a library's version (a plain str on every release), read at each torch release as the library release paired
+# with it: detr's `float(torchvision.__version__[:3]) < 0.7` is 0.1 < 0.7 on torchvision 0.10 (paired with 1.9)
+@pytest.mark.parametrize("test, low, expected", [
+    ('float(torchvision.__version__[:3]) < 0.7', "1.6", [(4, False)]),  # 0.1 on torchvision 0.10
+    ('float(torchvision.__version__[:3]) < 0.7', "1.9", [(4, False)]),  # wrong on every release from 0.10
+    ('torchvision.__version__ >= "0.8"', "1.6", [(4, False)]),  # "0.10.0" >= "0.8" is false as text
+    ('torchvision.__version__ >= "0.13"', "1.12", []),  # "0.13.0" ... "0.29.1": right on every release
+    ('torchvision.__version__[:4] >= "0.13"', "1.12", []),
+    ('torchaudio.__version__ < "2.9"', "2.0", [(4, False)]),  # "2.10.0" < "2.9" as text
+    ('torchaudio.__version__ >= "2.1"', "2.0", []),  # right as text on 2.0 ... 2.11
+    ('importlib.metadata.version("torchvision") >= "0.8"', "1.6", [(4, False)]),
+    ('torchvision.__version__.split(".")[1] >= "9"', "1.6", []),  # the minor alone
+    ('torchvision.__version__[:3] == "0.1"', "1.6", []),  # an equality is deliberate
+    ('version.parse(torchvision.__version__) >= version.parse("0.8")', "1.6", []),
+])
+def test_a_library_version_compared_as_text_is_reported_without_a_fix(test, low, expected):
+    code = f"import importlib.metadata\nimport torchaudio\nimport torchvision\nif {test}:\n    pass\n"
+    code = "from packaging import version\n" + code if "version.parse" in test else code
+    lines = [(line - ("version.parse" in test), fix) for line, fix in _tu981(code, low)]
+    assert lines == expected
+
+
+def test_a_library_version_compared_as_text_names_the_library_and_its_release():
+    code = "import torchvision\nif float(torchvision.__version__[:3]) < 0.7:\n    pass\n"
+    report = torch_upgrade.scan_source(code, from_version="1.6", select=["TU981"])
+    [finding] = report.findings
+    assert "torchvision's version compared as a number: on torchvision 0.10 this comparison is True" in finding.message
+    assert "packaging.version.parse(torchvision.__version__)" in finding.message
+    assert "this needs torch" not in finding.message  # the advice needs no torch release
+
+
 def test_the_text_fix_compares_the_version_itself(tmp_path):
     code = 'import torch\n\nNEW = torch.__version__.split("+")[0] >= "2.9"\nOLD = "2.9" > torch.__version__[:3]\n'
     write(tmp_path, {"mod.py": code})

@@ -455,7 +455,8 @@ class Decider:
         except (RecursionError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError):
             return UNKNOWN
 
-    def miscompares(self, node: cst.Comparison, scope: Scope, low: Version, high: Version) -> Optional["Miscompare"]:
+    def miscompares(self, node: cst.Comparison, scope: Scope, low: Version, high: Version,
+                    libraries: Optional[Mapping[str, tuple[Version, Version]]] = None) -> Optional["Miscompare"]:
         """Where a comparison of torch's version written as text (``torch.__version__ < "1.10"`` while it
         was a plain str, before 1.10; ``torch.__version__[:3] >= "1.8"``, ``float(torch.__version__[:3])
         < 1.7``, ``torch.__version__.split("+")[0] >= "2.9"`` on every torch) gives another answer than
@@ -464,7 +465,11 @@ class Decider:
         a literal; only ``<``, ``<=``, ``>``, ``>=`` (an equality of a truncated version is deliberate).
         The comparison meant is of the whole version, or of the version at the literal's precision (``"1.8"``:
         major and minor, ``torch.__version__[:3] > "1.8"`` being false on 1.8.1 by design): wrong is what
-        neither gives."""
+        neither gives. The same for the version of a library that moves with torch, a plain str on every
+        release (``float(torchvision.__version__[:3]) < 0.7`` is ``0.1 < 0.7`` on torchvision 0.10), read at
+        each torch release as the library release paired with it, within ``libraries``' window for it
+        (its low and high; every paired release where it has none); the Miscompare then names the library
+        and its release."""
         if len(node.comparisons) != 1:
             return None
         target = node.comparisons[0]
@@ -479,30 +484,70 @@ class Decider:
         if text is None:
             return None
         wanted = _version(text)
-        kind = str if isinstance(literal, cst.SimpleString) else float
-        if wanted is UNKNOWN or not self.varies(derived, scope):
+        if wanted is UNKNOWN:
             return None
+        kind = str if isinstance(literal, cst.SimpleString) else float
         precision = len(wanted.release)
-        for sample in samples(low):
-            if sample == FUTURE or Version(sample) > Version(f"{high.major}.{high.minor}.99"):
-                continue
-            value = self.value(derived, scope, sample)
-            if isinstance(value, TorchVersion) or type(value) is not kind:
-                continue  # compares as a version (right), or not with this literal (Python raises)
-            if not str(sample).startswith(str(value)):
-                return None  # not the version cut short (torch.__version__.split(".")[1]: the minor alone)
-            constant = text if kind is str else float(text)
+        constant = text if kind is str else float(text)
+
+        def wrong_at(value: Any, version: str) -> Optional[tuple[bool, bool]]:
+            """What the comparison written gives on ``version`` (``value``: the derived side there) and the
+            other answer, where that is wrong (neither the whole version nor its literal-precision part)."""
             written = order(value, constant) if torch_first else order(constant, value)
-            # what it may mean: the whole version compared, or the version at the literal's precision
-            # (torch.__version__[:3] > "1.8" is false on 1.8.1 by design); wrong where it is neither
-            full = Version(Version(sample).base_version)
+            full = Version(Version(version).base_version)
             mine = full.release[:precision]
             mine = mine + (0,) * (precision - len(mine))
             meant = {order(full, wanted) if torch_first else order(wanted, full),
                      order(mine, wanted.release) if torch_first else order(wanted.release, mine)}
-            if written not in meant:
-                return Miscompare(sample, written, not written, isinstance(value, float))
+            return None if written in meant else (written, not written)
+
+        if self.varies(derived, scope):
+            for sample in samples(low):
+                if sample == FUTURE or Version(sample) > Version(f"{high.major}.{high.minor}.99"):
+                    continue
+                value = self.value(derived, scope, sample)
+                if isinstance(value, TorchVersion) or type(value) is not kind:
+                    continue  # compares as a version (right), or not with this literal (Python raises)
+                if not str(sample).startswith(str(value)):
+                    return None  # not the version cut short (torch.__version__.split(".")[1]: the minor alone)
+                found = wrong_at(value, sample)
+                if found is not None:
+                    return Miscompare(sample, found[0], found[1], kind is float)
+            return None
+        for library in LIBRARIES:
+            wrong = self._library_miscompare(derived, scope, library, kind, wrong_at, (libraries or {}).get(library),
+                                             low, high)
+            if wrong is not None:
+                return wrong
         return None
+
+    def _library_miscompare(self, derived: cst.BaseExpression, scope: Scope, library: str, kind: type,
+                            wrong_at: Callable[[Any, str], Optional[tuple[bool, bool]]],
+                            bounds: Optional[tuple[Version, Version]], low: Version, high: Version
+                            ) -> Optional["Miscompare"]:
+        """``miscompares`` for a side cut from ``library``'s version: evaluated at each torch release whose
+        paired library release is known (and within ``bounds``, the library's window), where the side is
+        known on every one of them, differs between them and is that release cut short."""
+        found: Optional[Miscompare] = None
+        values = set()
+        for sample in all_samples():
+            version = library_version(library, sample) if sample != FUTURE else UNKNOWN
+            if version is UNKNOWN:
+                continue
+            value = self.value(derived, scope, sample)
+            if value is UNKNOWN or type(value) is not kind or not version.startswith(str(value)):
+                return None  # not this library's version cut short
+            values.add(value)
+            inside = Version(sample) >= Version(f"{low.major}.{low.minor}") and \
+                Version(sample) <= Version(f"{high.major}.{high.minor}.99")
+            if bounds is not None:
+                release = Version(Version(version).base_version)
+                inside = bounds[0] <= release <= Version(f"{bounds[1].major}.{bounds[1].minor}.99")
+            if found is None and inside:
+                wrong = wrong_at(value, version)
+                if wrong is not None:
+                    found = Miscompare(version, wrong[0], wrong[1], kind is float, library)
+        return found if len(values) > 1 else None
 
     def imports_succeed(self, node: cst.Try, scope: Scope, low: Version) -> Optional[bool]:
         """Whether the body of ``try: ... except ImportError/AttributeError`` always succeeds from ``low``
@@ -662,12 +707,14 @@ def _probed_names(small: cst.BaseSmallStatement, names: Names, scope: Scope) -> 
 
 @dataclass(frozen=True)
 class Miscompare:
-    """A textual comparison of torch's version that is wrong at ``release`` (``Decider.miscompares``)."""
+    """A textual comparison of torch's version (or of a library's) that is wrong at ``release``
+    (``Decider.miscompares``)."""
 
     release: str
     written: bool  # what the code computes there
     meant: bool  # what the comparison of versions gives
     number: bool  # compared as a float (float(torch.__version__[:3]) < 1.7), else as a str
+    library: Optional[str] = None  # the library whose version it is (``release`` is then the library's), else torch
 
 
 def _is_literal_version(node: cst.BaseExpression) -> bool:

@@ -10,6 +10,11 @@ comparison of versions it stands for; it is reported where some release of the w
 (a comparison that is right on every release of the window is left alone, and a guard that is wrong
 somewhere is not removed as dead by TU980: what it computes is not what its author meant).
 
+A library that moves with torch is read the same way (``float(torchvision.__version__[:3]) < 0.7`` is
+``0.1 < 0.7`` on torchvision 0.10): its version at each torch release is the paired library release, within
+the window the project's pin of it gives; its ``__version__`` is a plain ``str`` on every release, so such a
+finding has no fix, only the advice to compare ``packaging.version.parse(...)``.
+
 The fix, where every torch of the window has ``TorchVersion`` (a window from 1.10) and the comparison asks
 whether torch is at least, or below, the literal (``>=``, ``<``; ``"2.9" <= v``: there comparing the whole
 version is comparing it at the literal's precision): compare
@@ -115,17 +120,26 @@ _ORDERS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.Greate
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decider = Decider(analysis, analysis.project)
+    libraries = {w.package: (w.low, w.high) for w in window.libraries}
     hits = []
     for node in analysis.nodes(cst.Comparison):
         assert isinstance(node, cst.Comparison)
         scope = analysis.scope_at(node)
-        wrong = decider.miscompares(node, scope, window.low, window.high)
+        wrong = decider.miscompares(node, scope, window.low, window.high, libraries)
         if wrong is None:
             continue
         statement = analysis.top_of(node) or node
+        if wrong.library is not None:
+            # a library's version is a plain str on every release: no comparison of it as a version to
+            # rewrite to, and the advice (packaging.version) needs no torch release
+            hits.append(Hit(rule, node, statement, message=_message(node, wrong), advice_instead=_OLDEST))
+            continue
         hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, decider, scope, window),
                         message=_message(node, wrong)))
     return hits
+
+
+_OLDEST = "0.4"  # a release every window reaches: advice that needs no newer torch
 
 
 def _fix(node: cst.Comparison, analysis: Analysis, decider: Decider, scope: Scope, window: Window) -> Optional[Fix]:
@@ -182,6 +196,12 @@ def _keeps_prereleases(node: cst.Comparison, decider: Decider, scope: Scope, tex
 def _message(node: cst.Comparison, wrong: Miscompare) -> str:
     kind = "a number" if wrong.number else "text"
     release = ".".join(wrong.release.split("+")[0].split(".")[:2])
+    if wrong.library is not None:
+        name = wrong.library
+        return (f"{name}'s version compared as {kind}: on {name} {release} this comparison is {wrong.written}, "
+                f"where comparing versions gives {wrong.meant}; {name}.__version__ is a plain str on every "
+                f"release: compare packaging.version.parse({name}.__version__) with packaging.version.parse(\"X.Y\") "
+                f"(or a tuple of ints)")
     return (f"torch's version compared as {kind}: on torch {release} this comparison is {wrong.written}, "
             f"where comparing versions gives {wrong.meant}; compare torch.__version__ itself (a version "
             f"from torch 1.10 on) or packaging.version.parse(torch.__version__)")
