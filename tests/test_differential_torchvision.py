@@ -6,7 +6,8 @@ removed modules re-exported) against the public functions TUV023 rewrites them t
 ``v2.functional.to_tensor`` against the replacements TUV024/TUV025 write (equal for 8-bit inputs, not for
 tensors or float arrays: why the fix is unsafe); MNIST's legacy attributes against ``.data``/``.targets``
 (TUV027) on a tiny dataset written here; ``get_image_size`` against ``get_size`` (TUV026's advice); the
-antialias default (TUV030's message). Every rename target of the torchvision rules must exist.
+antialias default (TUV030's message); make_grid's ``value_range=`` (TUV036). Every rename target of the
+torchvision rules must exist.
 
 This module imports neither torch_upgrade nor anything beyond torch, torchvision, NumPy and PIL, so it runs
 in an environment with torchvision (``/work/venvtv``: torch 2.14.1, torchvision 0.29.1) as well as here; it
@@ -209,6 +210,25 @@ def test_antialias_default_changes_tensors_not_pil():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "Anti-alias option is always applied for PIL Image input"
         assert F.resize(pil, [16, 16]).tobytes() == F.resize(pil, [16, 16], antialias=False).tobytes()
+
+
+@pytest.mark.differential("TUV036")
+def test_make_grid_value_range_is_what_range_meant():
+    """TUV036's rewrite: value_range= scales by the range given (what range= did on 0.9-0.13, where it was read
+    into value_range), not by the images' own min and max; range= itself is a TypeError from 0.16 on, from
+    make_grid and from save_image (which passes its keywords on). 0.9-0.13 need torch <= 1.12, so the old
+    keyword's own output is read from those wheels, not run here."""
+    from torchvision.utils import make_grid, save_image
+    images = torch.rand(2, 3, 4, 4, generator=torch.Generator().manual_seed(0)) * 0.5  # within [0, 0.5]
+    grid = make_grid(images, nrow=2, padding=0, normalize=True, value_range=(-1, 1))
+    expected = make_grid(((images + 1) / 2).clamp(0, 1), nrow=2, padding=0)
+    assert torch.allclose(grid, expected)
+    own = make_grid(images, nrow=2, padding=0, normalize=True)  # what 0.14-0.15 gave, range= ignored
+    assert not torch.allclose(grid, own)
+    with pytest.raises(TypeError, match="range"):
+        make_grid(images, normalize=True, range=(-1, 1))
+    with pytest.raises(TypeError, match="range"):
+        save_image(images, "unused.png", normalize=True, range=(-1, 1))
 
 
 def _exists(qualname: str) -> bool:

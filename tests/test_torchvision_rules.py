@@ -1,4 +1,4 @@
-"""torchvision's rules TUV020-TUV035 beyond their examples: what they never flag (modern code, other
+"""torchvision's rules TUV020-TUV036 beyond their examples: what they never flag (modern code, other
 libraries' same-named APIs, compatibility code), which library and release their findings name, and the
 windows they fire in. The rewrites themselves run in tests/test_differential_torchvision.py (where
 torchvision is installed)."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+import torch_upgrade
 from helpers import scan_code
 from torch_upgrade.catalog.ruledata import load_rules
 
@@ -35,6 +36,7 @@ ds = MNIST(root, train=True)
 images, labels = ds.data, ds.targets
 frames = VideoDecoder(path).get_frames_played_in_range(0.0, 1.0).data
 img = decode_image(path)
+grid = torchvision.utils.make_grid(img, normalize=True, value_range=(-1, 1))
 '''
 
 OTHERS = '''
@@ -98,7 +100,7 @@ def _findings(tmp_path, code, low="1.6", high="2.15"):
 
 
 def test_the_rules_are_torchvision_s():
-    assert len(MINE) == 16
+    assert len(MINE) == 17
     for rule in MINE:
         assert rule.file.startswith("torchvision/") and rule.references, rule.id
 
@@ -293,3 +295,24 @@ def after(image, size):
     return transforms.Compose(steps)(image)
 '''
     assert _findings(tmp_path, code, "2.1") == [("TUV030", 17), ("TUV030", 26)]
+
+
+def test_make_grid_range_inside_a_lambda_is_renamed_in_place(tmp_path):
+    """range= passed to make_grid in a lambda mapped over several batches, spaced as its author wrote it: the
+    keyword alone becomes value_range (a torchvision 0.9 floor), the rest of the line is kept."""
+    code = ("from torchvision.utils import make_grid\n"
+            "a, b = map(lambda t: make_grid(t.float(), nrow = 4, normalize = True, range = (-1, 1)), (x, y))\n")
+    result, _ = scan_code(tmp_path, code, low="1.8", high="2.15", select=("TUV036",))
+    (finding,) = result.findings
+    assert finding.severity == "error" and str(finding.release) == "0.14" and finding.fix.safety == "safe"
+    assert "TypeError" in finding.message and "ignore it" in finding.message
+    (tmp_path / "mod.py").write_text(code, encoding="utf-8")
+    torch_upgrade.fix([tmp_path / "mod.py"], from_version="1.8", select=["TUV036"])
+    assert (tmp_path / "mod.py").read_text(encoding="utf-8") == code.replace("range = (-1, 1)", "value_range = (-1, 1)")
+
+
+def test_make_grid_range_is_a_deprecation_while_the_window_stays_below_0_14(tmp_path):
+    code = "import torchvision\ng = torchvision.utils.save_image(x, 'a.png', normalize=True, range=(0, 1))\n"
+    result, _ = scan_code(tmp_path, code, low="1.8", high="1.12", select=("TUV036",))
+    (finding,) = result.findings
+    assert finding.severity == "warning" and finding.fix is not None
