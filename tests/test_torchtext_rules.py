@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+import torch_upgrade
 from helpers import scan_code
 from torch_upgrade.catalog.ruledata import load_rules
 from torch_upgrade.detect.checkers.torchtext_end import USES
@@ -19,6 +20,9 @@ OLD_DATA = "from torchtext.data import Field, BucketIterator\nTEXT = Field(lower
 NO_DIFFERENTIAL = {
     "TUT001": "torchtext.legacy.data holds the classes torchtext.data held in 0.8 (the same code moved; read from "
               "the 0.8.1 and 0.9.1-0.11.2 wheels), and no torchtext of those releases runs on torch 2.13",
+    "TUT002": "torchtext.legacy.datasets lists the names 0.8's torchtext.datasets did, and its modules hold the "
+              "same code (the 0.8.1 and 0.9.1-0.11.2 wheels differ in docstrings and relative imports); no "
+              "torchtext of those releases runs on torch 2.13",
 }
 
 
@@ -119,3 +123,39 @@ def test_classmethods_through_the_class_are_found_and_renamed(tmp_path):
     assert [cell["outputs"] for cell in notebook["cells"]] == [
         [{"output_type": "stream", "name": "stdout", "text": [f"out {i}\n"]}] for i in range(3)]
     assert not api.scan(path, from_version="1.8", to_version="1.10", select=["TUT001"]).findings
+
+
+TRANSLATION = '''
+from torchtext.data import Field, BucketIterator
+from torchtext.datasets import Multi30k
+
+SRC = Field(tokenize=tokenize_de, init_token="<sos>", eos_token="<eos>", lower=True)
+TRG = Field(tokenize=tokenize_en, init_token="<sos>", eos_token="<eos>", lower=True)
+train_data, valid_data, test_data = Multi30k.splits(exts=(".de", ".en"), fields=(SRC, TRG))
+train_iterator, valid_iterator, test_iterator = BucketIterator.splits((train_data, valid_data, test_data), batch_size=128)
+'''
+
+
+@pytest.mark.parametrize("low, high, safety, lines", [
+    ("1.8", "1.10", "safe", [3, 7]),     # torchtext 0.9 -> 0.11: torchtext.legacy.datasets at every release
+    ("1.7", "1.10", "unsafe", [3, 7]),   # 0.8 supported: no legacy path there
+    ("1.8", "1.11", None, [7]),          # reaches 0.12: legacy removed, advice at the call only
+])
+def test_the_class_based_dataset_moves_with_the_field_api(tmp_path, low, high, safety, lines):
+    """A 2020 translation tutorial's data cell (Field and BucketIterator from torchtext.data, Multi30k.splits):
+    TUT001 renames the Field API to torchtext.legacy.data; TUT002 must move the dataset with it, else the fixed
+    cell calls .splits on 0.9's functional Multi30k (AttributeError)."""
+    result, _ = scan_code(tmp_path, TRANSLATION, low=low, high=high, select=("TUT001", "TUT002"))
+    hits = [f for f in result.findings if f.rule_id == "TUT002"]
+    assert [f.line for f in hits] == lines
+    assert {f.fix.safety if f.fix else None for f in hits} == {safety}
+
+
+def test_the_whole_cell_moves_to_legacy_where_the_target_is_0_11(tmp_path):
+    path = tmp_path / "tutorial.py"
+    path.write_text(TRANSLATION.lstrip("\n"), encoding="utf-8")
+    torch_upgrade.fix([path], from_version="1.8", to_version="1.10", select=["TUT001", "TUT002"])
+    fixed = path.read_text(encoding="utf-8")
+    assert "from torchtext.legacy.data import Field, BucketIterator\n" in fixed
+    assert "torchtext.legacy.datasets.Multi30k.splits(" in fixed
+    assert "from torchtext.datasets import Multi30k" not in fixed and "from torchtext.data import" not in fixed

@@ -1,4 +1,4 @@
-"""A library's rename whose new name is itself gone some releases later (TUT001, TUD001).
+"""A library's rename whose new name is itself gone some releases later (TUT001, TUT002, TUD001).
 
 ``torchtext.data.Field`` moved to ``torchtext.legacy.data.Field`` in torchtext 0.9, and
 ``torchtext.legacy`` was removed in 0.12; ``PrototypeMultiProcessingReadingService`` returns a
@@ -24,6 +24,7 @@ from torch_upgrade.syntax.analysis import Reference
 # rule name -> the release of its library that removed the rename's new name
 GONE = {
     "torchtext-legacy-data": Version("0.12"),  # torchtext.legacy removed (pytorch/text #1437)
+    "torchtext-legacy-datasets": Version("0.12"),  # the same package
     "prototype-mp-reading-service": Version("0.10"),  # torchdata.dataloader2 removed
 }
 
