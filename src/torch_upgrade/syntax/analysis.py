@@ -456,8 +456,12 @@ class Analysis:
     # ------------------------------------------------------------ references
     def _chain(self, node: Union[cst.Name, cst.Attribute]) -> None:
         name = dotted(node)
-        if name is None:  # e.g. f(x).attr: look inside the receiver
+        if name is None:  # e.g. f(x).attr: an attribute of an unknown receiver, and what is inside the receiver
             assert isinstance(node, cst.Attribute)  # a Name always has a dotted name
+            if not isinstance(self._stack[-1] if self._stack else None, cst.Call) or \
+                    cast(cst.Call, self._stack[-1]).func is not node:
+                # read, not called (a call records ".method" itself): MNIST(root).train_labels
+                self._record(node, "." + node.attr.value)
             self._stack.append(node)
             self._visit(node.value)
             self._stack.pop()
