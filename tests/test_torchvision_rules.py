@@ -316,3 +316,53 @@ def test_make_grid_range_is_a_deprecation_while_the_window_stays_below_0_14(tmp_
     result, _ = scan_code(tmp_path, code, low="1.8", high="1.12", select=("TUV036",))
     (finding,) = result.findings
     assert finding.severity == "warning" and finding.fix is not None
+
+
+def test_mnist_legacy_attribute_read_off_the_constructor_call(tmp_path):
+    """A dataset built and read in one expression (an MNIST-M builder's `datasets.MNIST(root, train=True,
+    download=True).train_labels`): the receiver is the constructor call itself, certainly an MNIST."""
+    code = ("from torchvision import datasets\n"
+            "labels = datasets.MNIST(root, train=True, download=True).train_labels\n"
+            "images = datasets.FashionMNIST(root, train=False).test_data.float()\n"
+            "other = make(root).train_labels\n")
+    assert _findings(tmp_path, code) == [("TUV027", 2), ("TUV027", 3)]
+    (tmp_path / "mod.py").write_text(code, encoding="utf-8")
+    torch_upgrade.fix([tmp_path / "mod.py"], from_version="1.6", select=["TUV027"])
+    fixed = (tmp_path / "mod.py").read_text(encoding="utf-8")
+    assert ".targets\n" in fixed and ".data.float()" in fixed and "make(root).train_labels" in fixed
+
+
+SIZE_READ = '''
+import torchvision.transforms.functional as F
+
+
+def scale(image, target, size):
+    w, h = image.size
+    return F.resize(image, [h // size, w // size]), target
+
+
+def either(img, size):
+    if hasattr(img, "shape"):
+        h, w = img.shape[-2:]
+    else:
+        w, h = img.size
+    return F.resize(img, [h // size, w // size])
+
+
+def shape(img, size):
+    n = img.size(0)
+    return F.resize(img, size)
+
+
+def rebound(img, size):
+    w, h = img.size
+    img = to_tensor(img)
+    return F.resize(img, size)
+'''
+
+
+def test_the_antialias_rule_skips_an_image_whose_size_is_read_as_a_pair(tmp_path):
+    """A detection pipeline's resize(image, target, size) reads image.size as (width, height) before
+    F.resize(image, ...): a PIL image (a tensor's size is a method). Not where the read is conditional, where
+    size is called, or where the name is bound again."""
+    assert _findings(tmp_path, SIZE_READ, "2.1") == [("TUV030", 15), ("TUV030", 20), ("TUV030", 26)]

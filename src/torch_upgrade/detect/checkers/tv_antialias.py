@@ -11,7 +11,9 @@ reject tensors), and is left alone; so is such a step kept in a name first, or f
 assignments), a call passing ``**kwargs`` (it may set antialias), and a functional call whose image is
 evidently not a tensor (``syntax.provenance``: a parameter annotated ``PIL.Image.Image``, what
 ``Image.open(p).convert("RGB")`` makes, or a name the body of an ``if isinstance(img, Image.Image):``
-resizes without assigning it there: nanoVLM's DynamicResize takes either and resizes each in its branch).
+resizes without assigning it there: nanoVLM's DynamicResize takes either and resizes each in its branch; a
+name whose ``.size`` the function reads as a value, not called, outside any condition: detr's
+``get_size(image.size, ...)``, a PIL image's (width, height), where a tensor's ``size`` is a method).
 """
 
 from __future__ import annotations
@@ -167,6 +169,36 @@ def _pil_branch(analysis: Analysis, call: cst.Call, image: cst.BaseExpression) -
     return False
 
 
+# what may make a read conditional: it does not say what the image is everywhere (a function taking a tensor or a
+# PIL image reads `img.size` in the PIL branch only)
+_CONDITIONAL = (cst.If, cst.IfExp, cst.Try, cst.BooleanOperation, cst.Match, cst.Lambda, cst.CompFor, cst.While)
+
+
+def _size_read(analysis: Analysis, call: cst.Call, image: cst.BaseExpression) -> bool:
+    """Whether the name ``image`` is a PIL image by how its function reads it: its ``.size`` read as a value,
+    not called (``w, h = img.size``, ``get_size(image.size, ...)``: a PIL image's (width, height); a tensor's
+    ``size`` is a method), unconditionally in the function that makes ``call``, where the name is bound once
+    (a parameter, or one assignment)."""
+    if not isinstance(image, cst.Name):
+        return False
+    scope = analysis.scope_at(call)
+    if len(scope.bindings.get(image.value, ())) != 1:
+        return False
+    for node in analysis.nodes(cst.Attribute):
+        assert isinstance(node, cst.Attribute)
+        if node.attr.value != "size" or not isinstance(node.value, cst.Name) or node.value.value != image.value:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, cst.Call) and parent.func is node or analysis.scope_at(node) is not scope:
+            continue
+        ancestor = parent
+        while ancestor is not None and not isinstance(ancestor, (cst.FunctionDef, cst.Module, *_CONDITIONAL)):
+            ancestor = analysis.parent(ancestor)
+        if not isinstance(ancestor, _CONDITIONAL):
+            return True
+    return False
+
+
 def _asks_pil(analysis: Analysis, test: cst.BaseExpression, name: str, scope: Scope) -> bool:
     if not isinstance(test, cst.Call) or not isinstance(test.func, cst.Name) or test.func.value != "isinstance" \
             or analysis.lookup("isinstance", scope) is not None or len(test.args) != 2 \
@@ -208,7 +240,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         image = bound.get("img")
         if image is not None and (provenance_of(analysis).of(image.value, ref) == NO
-                                  or _pil_branch(analysis, call, image.value)):
+                                  or _pil_branch(analysis, call, image.value)
+                                  or _size_read(analysis, call, image.value)):
             continue  # a PIL image: always antialiased, unchanged
         interpolation = bound.get("interpolation")
         if interpolation is not None and ("NEAREST" in code(interpolation.value).upper()
