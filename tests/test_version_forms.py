@@ -694,3 +694,13 @@ def test_the_tu981_fix_keeps_the_answer_on_prereleases_and_says_why_once(code, l
         assert not Version(sample) < Version(bound.group(1)), sample  # base_version: not below the boundary
     for sample in ("2.0.1", f"{limit.split('.')[0]}.{int(limit.split('.')[1]) - 1}.1+cu121"):
         assert Version(sample) < Version(bound.group(1)), sample
+
+
+def test_a_library_comparison_is_judged_within_the_librarys_pin(tmp_path):
+    """`torchvision.__version__ < "0.10"` is wrong as text on torchvision 0.9 ("0.9.0" < "0.10" is false): reported
+    where the window holds 0.9, not where the project's pin starts torchvision at 0.13."""
+    code = "import torchvision\n\nOLD = torchvision.__version__ < \"0.10\"\n"
+    write(tmp_path, {"mod.py": code, "requirements.txt": "torch>=1.6\n"})
+    assert found(tmp_path, None) == [("mod.py", "TU981", 3)]
+    write(tmp_path, {"mod.py": code, "requirements.txt": "torch>=1.6\ntorchvision>=0.13\n"})
+    assert found(tmp_path, None) == []

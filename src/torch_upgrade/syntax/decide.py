@@ -455,6 +455,17 @@ class Decider:
         except (RecursionError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError):
             return UNKNOWN
 
+    def _library_value(self, expr: cst.BaseExpression, scope: Scope, sample: str, library: str) -> Any:
+        """The expression's value on torch ``sample`` where it reads ``library``'s version and no other
+        library's (torchvision and torchtext releases share their numbers up to 0.18: which one a value
+        was cut from is what the evaluation read), else UNKNOWN."""
+        evaluation = _Evaluation(self, sample)
+        try:
+            value = evaluation.eval(expr, self.names, scope, {}, 0)
+        except (RecursionError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError):
+            return UNKNOWN
+        return value if evaluation.read == {library} else UNKNOWN
+
     def miscompares(self, node: cst.Comparison, scope: Scope, low: Version, high: Version,
                     libraries: Optional[Mapping[str, tuple[Version, Version]]] = None) -> Optional["Miscompare"]:
         """Where a comparison of torch's version written as text (``torch.__version__ < "1.10"`` while it
@@ -534,7 +545,7 @@ class Decider:
             version = library_version(library, sample) if sample != FUTURE else UNKNOWN
             if version is UNKNOWN:
                 continue
-            value = self.value(derived, scope, sample)
+            value = self._library_value(derived, scope, sample, library)
             if value is UNKNOWN or type(value) is not kind or not version.startswith(str(value)):
                 return None  # not this library's version cut short
             values.add(value)
@@ -924,6 +935,7 @@ class _Evaluation:
         self.decider = decider
         self.sample = sample
         self.steps = 0
+        self.read: set[str] = set()  # the libraries whose version the evaluation read
 
     # names: the file's scope model, ``env`` the local values (parameters, comprehension variables)
     def eval(self, node: cst.CSTNode, names: Names, scope: Scope, env: dict[str, Any], depth: int) -> Any:
@@ -1080,6 +1092,7 @@ class _Evaluation:
         if qualname in _VERSION_VALUES:
             return torch_version(self.sample)
         if qualname in _LIBRARY_VERSIONS:
+            self.read.add(_LIBRARY_VERSIONS[qualname])
             return library_version(_LIBRARY_VERSIONS[qualname], self.sample)
         if qualname.split(".", 1)[0] == "torch":
             return _Present(qualname)  # a torch object: only probes and the version say more
@@ -1312,6 +1325,7 @@ class _Evaluation:
                 if keywords or len(positional) != 1:
                     return UNKNOWN
                 if positional[0] in LIBRARIES:
+                    self.read.add(positional[0])
                     return library_version(positional[0], self.sample)
                 return self.sample if positional == ["torch"] else UNKNOWN
             return func.call(positional, keywords)
