@@ -141,70 +141,14 @@ class Matcher:
 
     def _runs_on(self, ref: Reference, decider: Decider,
                  truths: dict[tuple[int, str], Optional[bool]]) -> Optional[list[Version]]:
-        """The releases of the window that code under ``ref``'s guards runs on, where each of its
-        compatibility contexts is an ``if`` arm (an ``and``/``or`` operand, code after an early exit) whose
-        test the evaluation knows on every release (``syntax.decide``); None where one is not. Contexts
-        that are no compatibility code (``if x > 0:``) run on every release. Code in a branch the window
-        always takes (``if version >= 1.9:`` with torch 2.0 and later) is not guarded by it at all:
-        what it calls runs on every release, removals included."""
-        model = ref.model
-        if model is None:
-            return None
-        releases = self._releases
-        for guard in ref.guards:
-            if not model.meets(guard):
-                continue
-            if guard.test is None or guard.scope is None or guard.arm is None:
-                return None
-            installed = asks_torch_installed(guard.test)
-            if installed is not None:  # `if is_torch_distributed_available():` runs on every torch, its else on none
-                if installed is not guard.arm:
-                    return []
-                continue
-            kept = []
-            for sample in releases:
-                key = (id(guard.test), sample)
-                if key not in truths:
-                    truths[key] = decider.truth(guard.test, guard.scope, sample)
-                if truths[key] is None:
-                    return None
-                if truths[key] is guard.arm:
-                    kept.append(sample)
-            releases = kept
-        return [Version(s) for s in releases]
+        return runs_on(ref, decider, self._releases, truths)
 
     @functools.cached_property
     def _releases(self) -> list[str]:
-        """The releases a guard is evaluated at (``syntax.decide.samples``), up to the window's target."""
-        high = self.window.high.release[:2]
-        return [s for s in samples(self.window.low) if Version(s).release[:2] <= high]
+        return releases_of(self.window)
 
     def _runs_where(self, rule: Rule, live: list[Version]) -> Optional[str]:
-        """Where a rule's finding concerns code that runs on the releases ``live`` (in order) only: a
-        removal, where one of them is the release that removed the name or later (the code breaks there); a
-        deprecation, where they include the target (the branch the upgrade takes still calls it; a branch
-        for older releases that runs on one where the name is deprecated but works, ignite's ``torch.ger``
-        under ``LooseVersion(torch.__version__) <= LooseVersion("1.7.0")``, goes with its check). The
-        release named (``torch 2.14``) is the first of ``live`` at or after the one the finding is about;
-        None: quiet. A library's rule reads ``live`` as the library's releases paired with them
-        (``catalog.pairing``), and stays quiet where the pairing does not tell one; other rules stay quiet
-        under a guard."""
-        if rule.kind not in ("removed", "deprecated"):
-            return None
-        window: Optional[Window] = self.window
-        if rule.library != TORCH:
-            window = window_of(rule.library, self.window)
-            paired = [load_pairing().paired(rule.library, v) for v in live]
-            if window is None or any(v is None for v in paired):
-                return None
-            live = sorted({v for v in paired if v is not None})
-        assert window is not None
-        about = parse_version(policy.release(rule, self.window)).release[:2]
-        first = next((v for v in live if v.release[:2] >= about), None)
-        if first is not None and not (rule.removed is not None and window.reaches(rule.removed)) and \
-                live[-1].release[:2] < window.high.release[:2]:
-            first = None
-        return None if first is None else f"{rule.library} {short(first)}"
+        return runs_where(rule, live, self.window)
 
     def match(self, analysis: Analysis, package: Optional[str] = None,
               index: Optional[ReturnIndex] = None, hidden: Optional[list[Hit]] = None) -> list[Hit]:
@@ -281,7 +225,7 @@ class Matcher:
                     quoted = rule.kind == "removed" and ref.ctx == "annotation"
                     listed = rule.kind == "deprecated" and ref.call is None and not named and _listed(ref)
                     note = _ANNOTATED if named else _QUOTED if quoted else _LISTED if listed else \
-                        _GUARDED.format(runs) if runs is not None else None
+                        GUARDED.format(runs) if runs is not None else None
                     named = named or quoted
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
                                     runs_from=live[0] if live else None,
@@ -350,6 +294,74 @@ class Matcher:
                 if window is not self.window and hit.fix.needs is not None and Version(hit.fix.needs) <= low:
                     hit.fix.needs = None  # no pin to raise (``upgrade``): every torch the code runs on has it
         return out
+
+
+def runs_on(ref: Reference, decider: Decider, releases: list[str],
+            truths: dict[tuple[int, str], Optional[bool]]) -> Optional[list[Version]]:
+    """The releases of the window that code under ``ref``'s guards runs on, where each of its
+    compatibility contexts is an ``if`` arm (an ``and``/``or`` operand, code after an early exit) whose
+    test the evaluation knows on every release (``syntax.decide``); None where one is not. Contexts
+    that are no compatibility code (``if x > 0:``) run on every release. Code in a branch the window
+    always takes (``if version >= 1.9:`` with torch 2.0 and later) is not guarded by it at all:
+    what it calls runs on every release, removals included."""
+    model = ref.model
+    if model is None:
+        return None
+    for guard in ref.guards:
+        if not model.meets(guard):
+            continue
+        if guard.test is None or guard.scope is None or guard.arm is None:
+            return None
+        installed = asks_torch_installed(guard.test)
+        if installed is not None:  # `if is_torch_distributed_available():` runs on every torch, its else on none
+            if installed is not guard.arm:
+                return []
+            continue
+        kept = []
+        for sample in releases:
+            key = (id(guard.test), sample)
+            if key not in truths:
+                truths[key] = decider.truth(guard.test, guard.scope, sample)
+            if truths[key] is None:
+                return None
+            if truths[key] is guard.arm:
+                kept.append(sample)
+        releases = kept
+    return [Version(s) for s in releases]
+
+
+def releases_of(window: Window) -> list[str]:
+    """The releases a guard is evaluated at (``syntax.decide.samples``), up to the window's target."""
+    high = window.high.release[:2]
+    return [s for s in samples(window.low) if Version(s).release[:2] <= high]
+
+
+def runs_where(rule: Rule, live: list[Version], whole: Window) -> Optional[str]:
+    """Where a rule's finding concerns code that runs on the releases ``live`` (in order) only: a
+    removal, where one of them is the release that removed the name or later (the code breaks there); a
+    deprecation, where they include the target (the branch the upgrade takes still calls it; a branch
+    for older releases that runs on one where the name is deprecated but works, ignite's ``torch.ger``
+    under ``LooseVersion(torch.__version__) <= LooseVersion("1.7.0")``, goes with its check). The
+    release named (``torch 2.14``) is the first of ``live`` at or after the one the finding is about;
+    None: quiet. A library's rule reads ``live`` as the library's releases paired with them
+    (``catalog.pairing``), and stays quiet where the pairing does not tell one; other rules stay quiet
+    under a guard."""
+    if rule.kind not in ("removed", "deprecated"):
+        return None
+    window: Optional[Window] = whole
+    if rule.library != TORCH:
+        window = window_of(rule.library, whole)
+        paired = [load_pairing().paired(rule.library, v) for v in live]
+        if window is None or any(v is None for v in paired):
+            return None
+        live = sorted({v for v in paired if v is not None})
+    assert window is not None
+    about = parse_version(policy.release(rule, whole)).release[:2]
+    first = next((v for v in live if v.release[:2] >= about), None)
+    if first is not None and not (rule.removed is not None and window.reaches(rule.removed)) and \
+            live[-1].release[:2] < window.high.release[:2]:
+        first = None
+    return None if first is None else f"{rule.library} {short(first)}"
 
 
 def _leaves(rule: Rule, qualname: str) -> bool:
@@ -685,7 +697,7 @@ _KEEPS_ITS_TEXT = "this line keeps its text: the import of the name is what chan
 _QUOTED = ("named in a string annotation, which nothing evaluates when the code runs: it changes with the code "
            "that makes the object, and a type checker reads it")
 # a deprecated or removed name under a check (of the version, of a feature) that does not keep it from the releases the finding is about
-_GUARDED = "the check around it still lets it run on {}"
+GUARDED = "the check around it still lets it run on {}"
 _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it changes with the code that makes "
               "the object")
 

@@ -43,7 +43,7 @@ def _is_buffer(node: cst.BaseExpression, analysis: Analysis, scope: Scope, calle
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     called = {id(r.node): r.qualname for r in analysis.references if r.call is not None and r.qualname}
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         first = call.args[0] if call.args else None
         if first is None or first.keyword is not None or first.star or has_star_kwargs(call) \
                 or keyword(call, "dtype") is not None:

@@ -25,7 +25,7 @@ WORDS = tuple(tuple(dict.fromkeys(f.split("."))) for f in (CHECKPOINT, SEQUENTIA
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     found = []
-    for ref, call in calls(analysis, (CHECKPOINT, SEQUENTIAL)):
+    for ref, call in calls(analysis, (CHECKPOINT, SEQUENTIAL), window, rule):
         if keyword(call, "use_reentrant") is not None or has_star_kwargs(call):
             continue
         positional = [a for a in call.args if a.keyword is None]

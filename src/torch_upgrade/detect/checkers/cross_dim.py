@@ -30,7 +30,8 @@ def _leaves_dim(call: cst.Call, arguments: int) -> bool:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    out = [hit(rule, ref, analysis, window) for ref, call in calls(analysis, FUNCTIONS) if _leaves_dim(call, 2)]
+    out = [hit(rule, ref, analysis, window) for ref, call in calls(analysis, FUNCTIONS, window, rule)
+           if _leaves_dim(call, 2)]
     for ref in analysis.references:
         node, call = ref.node, ref.call
         if ref.qualname is not None or call is None or ref.guarded or not isinstance(node, cst.Attribute) \

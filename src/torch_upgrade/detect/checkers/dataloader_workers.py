@@ -45,7 +45,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if any(ref.ctx == "import" and (ref.qualname or "").split(".")[0] in _TEST_FRAMEWORKS for ref in analysis.references):
         return []  # a test module (its fixtures too): a loader made for a check, not for training
     out = []
-    for ref, call in calls(analysis, LOADERS):
+    for ref, call in calls(analysis, LOADERS, window, rule):
         if any(a.star for a in call.args) or _in_a_test(analysis, call):
             continue
         given = keyword(call, "num_workers")

@@ -58,7 +58,7 @@ def _joins(analysis: Analysis) -> bool:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    first = next((ref for ref, _ in calls(analysis, DDP)), None)
+    first = next((ref for ref, _ in calls(analysis, DDP, window, rule)), None)
     if first is None:
         return []
     source = _uneven_source(analysis)

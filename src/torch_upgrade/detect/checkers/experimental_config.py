@@ -20,4 +20,5 @@ FUNCTIONS = ("torch.profiler._ExperimentalConfig", "torch._C._profiler._Experime
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, FUNCTIONS) if passed(call)]
+    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, FUNCTIONS, window, rule)
+            if passed(call)]

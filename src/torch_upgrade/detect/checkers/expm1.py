@@ -21,7 +21,7 @@ WORDS = (("torch", "exp"),)
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.exp",)):
+    for ref, call in calls(analysis, ("torch.exp",), window, rule):
         outer = ref.parent
         if not (isinstance(outer, cst.BinaryOperation) and isinstance(outer.operator, cst.Subtract)
                 and outer.left is call and is_one(outer.right)):

@@ -19,7 +19,7 @@ WORDS = (("torch", "full"),)
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.full",)):
+    for ref, call in calls(analysis, ("torch.full",), window, rule):
         if keyword(call, "dtype") or keyword(call, "out") or any(a.star for a in call.args):
             continue
         fill = keyword(call, "fill_value")

@@ -28,7 +28,7 @@ def _fractional(value: Any) -> bool:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         scale = keyword(call, "scale_factor")
         if scale is None or has_star_kwargs(call) or keyword(call, "recompute_scale_factor"):
             continue

@@ -21,7 +21,7 @@ POSITION = 2  # torch.load(f, map_location, pickle_module, ...)
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.load",)):
+    for ref, call in calls(analysis, ("torch.load",), window, rule):
         if any(a.star for a in call.args) or keyword(call, "weights_only") is not None:
             continue
         module = keyword(call, "pickle_module")

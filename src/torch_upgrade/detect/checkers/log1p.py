@@ -52,7 +52,7 @@ def _other(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.log",)):
+    for ref, call in calls(analysis, ("torch.log",), window, rule):
         args = positional(call)
         if len(args) != 1 or not plain(call, ("out",)):
             continue

@@ -38,7 +38,7 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.log",)):
+    for ref, call in calls(analysis, ("torch.log",), window, rule):
         args = positional(call)
         if len(args) != 1 or len(call.args) != 1:
             continue

@@ -37,7 +37,7 @@ def norm_type(call: cst.Call, position: int) -> Optional[cst.Arg]:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         assert ref.qualname is not None  # calls() yields references to one of FUNCTIONS
         arg = norm_type(call, FUNCTIONS[ref.qualname])
         value = literal(arg) if arg is not None else None

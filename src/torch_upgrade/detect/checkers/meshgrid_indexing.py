@@ -20,7 +20,7 @@ FUNCTIONS = ("torch.meshgrid", "torch.functional.meshgrid")
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    found = [(ref, call) for ref, call in calls(analysis, FUNCTIONS)
+    found = [(ref, call) for ref, call in calls(analysis, FUNCTIONS, window, rule)
              if keyword(call, "indexing") is None and not has_star_kwargs(call)]
     fallbacks = keyword_fallbacks(analysis, FUNCTIONS, "indexing") if found else set()
     return [hit(rule, ref, analysis, window) for ref, call in found if id(call) not in fallbacks]

@@ -52,7 +52,7 @@ def _calls_module_methods(analysis: Analysis, ref: Reference, name: str) -> bool
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.compile",)):
+    for ref, call in calls(analysis, ("torch.compile",), window, rule):
         compiled = _rebinds(ref, call)
         if compiled is None:
             continue

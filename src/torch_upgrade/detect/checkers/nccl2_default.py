@@ -41,7 +41,7 @@ def _is_nccl(value: object) -> bool:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         if any(a.star for a in call.args) or keyword(call, "device_id") is not None:
             continue
         backend = _backend(call)

@@ -38,11 +38,11 @@ def _allowed(analysis: Analysis, call: cst.Call, allowing: set[int]) -> bool:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    if not any(True for _ in calls(analysis, BUILDERS)):
+    if not any(True for _ in calls(analysis, BUILDERS, window, rule)):
         return []
-    allowing = {id(call) for _, call in calls(analysis, ALLOW)}
+    allowing = {id(call) for _, call in calls(analysis, ALLOW, window, rule)}
     out = []
-    for ref, call in calls(analysis, LOADS):
+    for ref, call in calls(analysis, LOADS, window, rule):
         if any(a.star for a in call.args) or keyword(call, "pickle_module") is not None:
             continue
         if _allowed(analysis, call, allowing):

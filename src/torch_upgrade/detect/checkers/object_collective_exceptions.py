@@ -25,7 +25,7 @@ FUNCTIONS = tuple(f"torch.distributed.{n}" for n in _NAMES) + tuple(
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         weights_only = keyword(call, "weights_only")
         if weights_only is not None and A.literal(weights_only) is True:
             out.append(hit(rule, ref, analysis, window, fix=False))

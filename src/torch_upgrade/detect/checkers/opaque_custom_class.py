@@ -19,5 +19,5 @@ WORDS = (("register_custom_class",),)
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, (REGISTER_NEW,))
+    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, (REGISTER_NEW,), window, rule)
             if old_typ(call) is not None]

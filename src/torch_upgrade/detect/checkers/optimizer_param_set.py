@@ -56,7 +56,7 @@ def _params(call: cst.Call) -> Optional[cst.BaseExpression]:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, OPTIMIZERS):
+    for ref, call in calls(analysis, OPTIMIZERS, window, rule):
         params = _params(call)
         if params is not None and _is_set(params, analysis, ref.scope):
             out.append(hit(rule, ref, analysis, window, fix=False))

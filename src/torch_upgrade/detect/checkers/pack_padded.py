@@ -43,7 +43,7 @@ DEVICE_SETTERS = ("set_default_device", "set_default_tensor_type", "_set_default
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         lengths = lengths_arg(call)
         if lengths is not None and not _listed(lengths.value, ref.scope, analysis, ref.statement):
             out.append(hit(rule, ref, analysis, window))

@@ -36,10 +36,10 @@ ENDLESS = 10 ** 9  # samples in an epoch no training run finishes
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    endless = {id(call) for _, call in calls(analysis, SAMPLERS) if _endless(call)}
+    endless = {id(call) for _, call in calls(analysis, SAMPLERS, window, rule) if _endless(call)}
     # os.cpu_count() / multiprocessing.cpu_count(): at least 1 wherever the loader can be made
     counts = {id(r.call) for r in analysis.references if r.qualname in CPU_COUNTS and r.call is not None}
-    for ref, call in calls(analysis, LOADERS):
+    for ref, call in calls(analysis, LOADERS, window, rule):
         if has_star_kwargs(call):
             continue
         bound = bind(call, PARAMS)

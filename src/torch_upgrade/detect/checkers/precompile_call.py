@@ -18,4 +18,4 @@ FUNCTIONS = ("torch.compiler.precompile",)
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    return [hit(rule, ref, analysis, window, fix=False) for ref, _ in calls(analysis, FUNCTIONS)]
+    return [hit(rule, ref, analysis, window, fix=False) for ref, _ in calls(analysis, FUNCTIONS, window, rule)]

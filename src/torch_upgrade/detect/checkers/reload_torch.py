@@ -22,7 +22,7 @@ WORDS = tuple((*f.split("."), "torch") for f in FUNCTIONS)
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     names = {id(r.node): r.qualname for r in analysis.references if r.ctx == "load" and r.qualname}
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         positional = [a for a in call.args if a.keyword is None and not a.star]
         if positional and names.get(id(positional[0].value)) == "torch":
             out.append(hit(rule, ref, analysis, window, fix=False))

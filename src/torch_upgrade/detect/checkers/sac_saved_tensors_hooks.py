@@ -20,4 +20,5 @@ FUNCTIONS = ("torch.utils.checkpoint.checkpoint",)
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, FUNCTIONS) if leaves_it_out(call)]
+    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, FUNCTIONS, window, rule)
+            if leaves_it_out(call)]

@@ -35,7 +35,7 @@ _DEPTH = 3  # assignments followed back from the file argument
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, ("torch.save",)):
+    for ref, call in calls(analysis, ("torch.save",), window, rule):
         if keyword(call, "_use_new_zipfile_serialization") or has_star_kwargs(call):
             continue
         target = _file(call)

@@ -42,7 +42,7 @@ def _implicit(call: cst.Call, position: int) -> bool:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS | MODULES):
+    for ref, call in calls(analysis, FUNCTIONS | MODULES, window, rule):
         position = 1 if ref.qualname in FUNCTIONS else 0
         if _implicit(call, position):
             out.append(hit(rule, ref, analysis, window, message=(

@@ -19,7 +19,7 @@ WORDS = tuple(dict.fromkeys(tuple(dict.fromkeys(c.split("."))) for c in CLASSES)
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, CLASSES):
+    for ref, call in calls(analysis, CLASSES, window, rule):
         arg = dim_arg(call)
         if arg is not None and (not_int_literal(arg.value) or from_numpy(arg.value, analysis)):
             out.append(hit(rule, ref, analysis, window))

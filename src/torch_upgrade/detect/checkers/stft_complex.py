@@ -24,7 +24,7 @@ FALSE = ("stft(..., return_complex=False) is deprecated since torch 2.0: "
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, FUNCTIONS):
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
         given = keyword(call, "return_complex")
         if given is None and not has_star_kwargs(call):
             out.append(hit(rule, ref, analysis, window))

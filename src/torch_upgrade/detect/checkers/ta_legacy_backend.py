@@ -60,11 +60,11 @@ def _pair_read(ref: Reference, call: cst.Call) -> bool:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, SETTERS):
+    for ref, call in calls(analysis, SETTERS, window, rule):
         bound = bind(call, ("backend",))
         if bound is not None and "backend" in bound and literal(bound["backend"].value) == "sox":
             out.append(hit(rule, ref, analysis, window))
-    for ref, call in calls(analysis, LEGACY_KEYWORDS):
+    for ref, call in calls(analysis, LEGACY_KEYWORDS, window, rule):
         function = ref.qualname or "torchaudio.load"
         known = LEGACY_KEYWORDS[function]
         old = [name for name in known if keyword(call, name) is not None]
@@ -83,7 +83,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                 message += ("; the old backend read the whole file with num_frames=0 (its default), sox_io "
                             "with num_frames=-1")
             out.append(hit(rule, ref, analysis, window, message=message, fix=False))
-    for ref, call in calls(analysis, ("torchaudio.info",)):
+    for ref, call in calls(analysis, ("torchaudio.info",), window, rule):
         if _pair_read(ref, call):
             out.append(hit(rule, ref, analysis, window, fix=False, message=(
                 "torchaudio.info(...) returned a (SignalInfo, EncodingInfo) pair with the old \"sox\"/legacy "

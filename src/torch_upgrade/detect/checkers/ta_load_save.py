@@ -92,7 +92,7 @@ def _file_object(node: cst.BaseExpression, analysis: Analysis) -> Optional[str]:
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
-    for ref, call in calls(analysis, LOADS + SAVES):
+    for ref, call in calls(analysis, LOADS + SAVES, window, rule):
         loading = ref.qualname in LOADS
         bound = None if has_star_kwargs(call) else bind(call, LOAD if loading else SAVE)
         notes = []

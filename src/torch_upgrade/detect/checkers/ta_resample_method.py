@@ -19,5 +19,5 @@ WORDS = (("torchaudio", "sinc_interpolation"), ("torchaudio", "kaiser_window"))
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, SIGNATURES)
+    return [hit(rule, ref, analysis, window) for ref, call in calls(analysis, SIGNATURES, window, rule)
             if ref.qualname is not None and old_method(call, ref.qualname) is not None]

@@ -44,14 +44,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not any(ref.qualname in TORCHSCRIPT for ref in analysis.references):
         return []
     out = []
-    for ref, call in calls(analysis, FILTERS):
+    for ref, call in calls(analysis, FILTERS, window, rule):
         assert ref.qualname is not None  # calls() yields references to one of FILTERS
         action_at, category_at = FILTERS[ref.qualname]
         message = _meaning(_action(_argument(call, action_at, "action")),
                            _category(_argument(call, category_at, "category")))
         if message:
             out.append(hit(rule, ref, analysis, window, message=message))
-    for ref, call in calls(analysis, MARK):
+    for ref, call in calls(analysis, MARK, window, rule):
         spec = literal(call.args[0]) if call.args and call.args[0].keyword is None else None
         if isinstance(spec, str):
             parts = [part.strip() for part in spec.split(":")]

@@ -28,7 +28,7 @@ OLD_ATTRIBUTES = ("stoi", "itos", "freqs")
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     old_reads: list[str] = []
-    for ref, call in calls(analysis, BUILD):
+    for ref, call in calls(analysis, BUILD, window, rule):
         if any(keyword(call, name) is not None for name in NEW_KEYWORDS) or any(a.star for a in call.args):
             continue
         positional = [a for a in call.args if a.keyword is None]

@@ -229,7 +229,7 @@ def _assigns(body: cst.CSTNode, name: str) -> bool:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     converters = {id(ref.call) for ref in analysis.references if ref.call is not None and ref.qualname in TO_TENSOR}
-    for ref, call in calls(analysis, SIGNATURES):
+    for ref, call in calls(analysis, SIGNATURES, window, rule):
         if has_star_kwargs(call) or ref.qualname is None or _before_to_tensor(analysis, call, converters):
             continue
         params = SIGNATURES[ref.qualname]
