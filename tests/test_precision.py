@@ -1244,6 +1244,17 @@ def test_a_call_wrapped_by_its_fix_keeps_its_own_layout(tmp_path) -> None:
         "return_complex=False,\n    )", "return_complex=True,\n    ))")
 
 
+def test_stft_return_complex_false_is_a_deprecation_not_an_error() -> None:
+    """torch.stft(..., return_complex=False) warns on 2.x and still runs (speechbrain 0.5.7's STFT): a warning,
+    where the call without the keyword, which raises on real input from 2.0, is an error."""
+    report = torch_upgrade.scan_source(textwrap.dedent("""\
+        import torch
+        a = torch.stft(x, 64, return_complex=False)
+        b = torch.stft(torch.randn(400), 64)
+        """), from_version="1.8", to_version="2.13")
+    assert [(f.line, f.rule, f.severity) for f in report.findings] == [(2, "TU108", "warning"), (3, "TU108", "error")]
+
+
 def test_a_call_unwrapped_by_its_fix_loses_the_indentation_that_put_it_inside(tmp_path) -> None:
     """speechbrain 0.5.7's quaternion backward wraps a multi-line expression in `Variable(\\n    ...,\\n
     requires_grad=False,\\n)`; the fix kept the expression's continuation lines one level too deep once the

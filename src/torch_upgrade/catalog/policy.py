@@ -39,14 +39,15 @@ def applies(rule: Rule, window: Window) -> bool:
 
 
 def severity(rule: Rule, window: Window, handled: bool = False, confidence: str = "certain",
-             breaks: bool = False) -> str:
+             breaks: bool = False, deprecated_only: bool = False) -> str:
     """error once the window reaches the removal; a deprecation is a warning unless its rule
     says it is not urgent (``severity``: TorchScript, deprecated with no removal planned);
     a behaviour change is info, a warning where the code shows it breaks there (``breaks``: a
     torch.load of a pickled model; not an error: what the program does elsewhere, such as
     allow-listing the class in another module, may still let it run), an opportunity a hint.
     A removed or deprecated call whose failure the code handles (``try: ... except Exception:``)
-    is at most info: nothing breaks.
+    is at most info: nothing breaks. A form of a removal's rule that is only deprecated (``deprecated_only``)
+    is a warning.
     A ``possible`` finding (nothing is known of the receiver) is at most info too. A suppression
     comment that does nothing is a warning (as a lint of the linter's own comments)."""
     if rule.kind in ("suppression", "runtime"):
@@ -65,7 +66,7 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
     if rule.kind == "opportunity":
         return "hint"
     own = _own(rule, window)
-    if rule.removed is not None and own is not None and own.reaches(rule.removed):
+    if rule.removed is not None and own is not None and own.reaches(rule.removed) and not deprecated_only:
         return "error"
     return rule.severity or "warning"
 

@@ -41,4 +41,7 @@ class Hit:
     # the first release the code runs on where checks around it keep it from older ones (``Matcher._runs_on``):
     # its fix needs only what runs from there on
     runs_from: Optional[Version] = None
+    # the form flagged is only deprecated where the rule's other forms are removed (TU108's stft(...,
+    # return_complex=False), which warns on the target, beside the call without the keyword, which raises): a warning
+    deprecated_only: bool = False
 

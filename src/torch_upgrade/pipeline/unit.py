@@ -372,7 +372,7 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             line=rng.start.line, column=rng.start.column + 1,
             end_line=rng.end.line, end_column=rng.end.column + 1,
             severity=severity(rule, window, handled=hit.quiet or hit.ref is not None and hit.ref.handled,
-                              confidence=hit.confidence, breaks=hit.breaks),
+                              confidence=hit.confidence, breaks=hit.breaks, deprecated_only=hit.deprecated_only),
             message=one_line((hit.message or rule.message)
                              + (policy.floor_note(rule, window, hit.advice_requires, hit.advice_instead)
                                 if hit.fix is None else "")),
