@@ -1244,6 +1244,18 @@ def test_a_call_wrapped_by_its_fix_keeps_its_own_layout(tmp_path) -> None:
         "return_complex=False,\n    )", "return_complex=True,\n    ))")
 
 
+def test_torch_six_python_flag_gets_its_own_advice() -> None:
+    """maskrcnn-benchmark reads `if torch._six.PY3:`; the rule's message names math.inf and (str, bytes), none
+    of which stands for it: the finding says what the flag was on Python 3 instead, with no fix."""
+    report = torch_upgrade.scan_source(textwrap.dedent("""\
+        import torch
+        if torch._six.PY3:
+            import importlib
+        """), from_version="1.0", to_version="2.13")
+    assert [(f.line, f.rule, f.fix) for f in report.findings] == [(2, "TU050", None)]
+    assert "its PY3 said whether Python is 3, which is True on Python 3" in report.findings[0].message
+
+
 def test_stft_return_complex_false_is_a_deprecation_not_an_error() -> None:
     """torch.stft(..., return_complex=False) warns on 2.x and still runs (speechbrain 0.5.7's STFT): a warning,
     where the call without the keyword, which raises on real input from 2.0, is an error."""
