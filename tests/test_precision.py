@@ -1200,6 +1200,19 @@ def test_project_level_training_advice_goes_where_the_project_trains(tmp_path, m
         ("TU306", "train.py", 6), ("TU307", "train.py", 3)]
 
 
+def test_tf32_conv_advice_leaves_the_tests_where_only_they_name_cuda(tmp_path, monkeypatch) -> None:
+    """detectron2 0.1 takes its device from its config (`model.to(cfg.MODEL.DEVICE)`): its only literal CUDA
+    sites are in its tests, where the 1.7 TF32-convolution advice landed (a test's `input.cuda()`). It now goes
+    to the first backward() of a file outside the tests."""
+    (tmp_path / "train.py").write_text(
+        "import torch\nnet = torch.nn.Conv2d(3, 8, 3).to(device)\nfor x in loader:\n    net(x).sum().backward()\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_op.py").write_text("import torch\ny = op(torch.ones(2).cuda())\n")
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(["."], from_version="1.6", to_version="2.13", select=["TU307"])
+    assert [(f.rule, f.path, f.line) for f in report.findings] == [("TU307", "train.py", 4)]
+
+
 def test_data_update_advice_does_not_quote_the_deprecated_overload() -> None:
     """pytorch/examples' word_language_model (2019) steps with `p.data.add_(-lr, p.grad.data)`: TU952's
     advice quoted that call as written, `with torch.no_grad(): p.add_(-lr, p.grad.data)`, the overload TU934

@@ -5,7 +5,9 @@ again for matmuls only (``torch.backends.cudnn.allow_tf32`` is still True in
 2.13). A project upgrading from 1.6 that trains convolutions in float32 on
 CUDA and never sets a cuDNN precision gets different numerics; the advice is
 reported once, at the first CUDA site of a file that trains (else of any file), outside the tests
-where there is one (ssd.pytorch's was in eval.py, its training in train.py).
+where there is one (ssd.pytorch's was in eval.py, its training in train.py); where every CUDA site is in the
+tests, at the first backward() of a file outside them (detectron2 0.1 takes its device from the config: its
+only literal CUDA sites were its tests').
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Iterable, Optional, Sequence
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._sites import project_site
+from torch_upgrade.detect.checkers._sites import in_tests, project_site
 from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
@@ -31,6 +33,8 @@ def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
         return None
     if facts["cuda"] is not None:
         fact["node"] = facts["cuda"]
+    if facts["backward"] is not None:
+        fact["trains_at"] = {"node": facts["backward"]}
     return fact
 
 
@@ -43,6 +47,10 @@ def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> It
     if not sites:
         return []
     path, fact = project_site(sorted(sites, key=lambda site: not site[1]["trains"]))
+    if in_tests(path):  # every CUDA site is a test's (detectron2 0.1 picks its device from the config): where it trains
+        trains = next(((p, f) for p, f in facts if not in_tests(p) and "position" in f.get("trains_at", {})), None)
+        if trains is not None:
+            path, fact = trains[0], {**trains[1], **trains[1]["trains_at"]}
     message = rule.message
     if window.high < MATMUL_OFF:
         message += "; up to torch 1.11 float32 matmuls run in TF32 too"
