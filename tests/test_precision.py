@@ -1205,7 +1205,8 @@ def test_tf32_conv_advice_leaves_the_tests_where_only_they_name_cuda(tmp_path, m
     sites are in its tests, where the 1.7 TF32-convolution advice landed (a test's `input.cuda()`). It now goes
     to the first backward() of a file outside the tests."""
     (tmp_path / "train.py").write_text(
-        "import torch\nnet = torch.nn.Conv2d(3, 8, 3).to(device)\nfor x in loader:\n    net(x).sum().backward()\n")
+        "import torch\nfrom model import net\nfor x in loader:\n    net(x).sum().backward()\n")
+    (tmp_path / "model.py").write_text("import torch\nnet = torch.nn.Conv2d(3, 8, 3).to(device)\n")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_op.py").write_text("import torch\ny = op(torch.ones(2).cuda())\n")
     monkeypatch.chdir(tmp_path)

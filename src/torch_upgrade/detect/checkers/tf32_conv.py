@@ -29,7 +29,7 @@ MATMUL_OFF = parse_version("1.12")
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
     facts = training_facts(analysis)
     fact: Fact = {"sets": facts["cudnn"], "amp": facts["mixed"], "trains": facts["trains"], "conv": facts["conv"]}
-    if facts["cuda"] is None and not fact["sets"] and not fact["amp"] and not fact["conv"]:
+    if facts["cuda"] is None and not fact["sets"] and not fact["amp"] and not fact["conv"] and not fact["trains"]:
         return None
     if facts["cuda"] is not None:
         fact["node"] = facts["cuda"]
