@@ -13,12 +13,13 @@ evidently not a tensor (``syntax.provenance``: a parameter annotated ``PIL.Image
 ``Image.open(p).convert("RGB")`` makes, or a name the body of an ``if isinstance(img, Image.Image):``
 resizes without assigning it there: nanoVLM's DynamicResize takes either and resizes each in its branch; a
 name whose ``.size`` the function reads as a value, not called, outside any condition: detr's
-``get_size(image.size, ...)``, a PIL image's (width, height), where a tensor's ``size`` is a method).
+``get_size(image.size, ...)``, maskrcnn-benchmark's ``self.get_size(image.size)``, a PIL image's (width,
+height), where a tensor's ``size`` is a method).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 
@@ -28,7 +29,7 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, code
-from torch_upgrade.syntax.nodes import dotted, subtree
+from torch_upgrade.syntax.nodes import child_list, dotted, subtree
 from torch_upgrade.syntax.provenance import NO, provenance_of
 from torch_upgrade.syntax.scopes import Scope
 
@@ -175,28 +176,49 @@ _CONDITIONAL = (cst.If, cst.IfExp, cst.Try, cst.BooleanOperation, cst.Match, cst
 
 
 def _size_read(analysis: Analysis, call: cst.Call, image: cst.BaseExpression) -> bool:
-    """Whether the name ``image`` is a PIL image by how its function reads it: its ``.size`` read as a value,
-    not called (``w, h = img.size``, ``get_size(image.size, ...)``: a PIL image's (width, height); a tensor's
-    ``size`` is a method), unconditionally in the function that makes ``call``, where the name is bound once
-    (a parameter, or one assignment)."""
+    """Whether the function around ``call`` reads ``image.size`` as a value, not called, before it and outside
+    any condition (``w, h = img.size``, detr's ``get_size(image.size, ...)``, maskrcnn-benchmark's
+    ``self.get_size(image.size)``: a PIL image's (width, height); a tensor's ``size`` is a method), with
+    nothing binding the name between the function's start and the call but the call's own result
+    (``image = F.resize(image, size)``). A read after the call, or one in a branch, says nothing of what the
+    call resizes."""
     if not isinstance(image, cst.Name):
         return False
-    scope = analysis.scope_at(call)
-    if len(scope.bindings.get(image.value, ())) != 1:
+    function = analysis.parent(call)
+    while function is not None and not isinstance(function, cst.FunctionDef):
+        function = analysis.parent(function)
+    if function is None:
         return False
-    for node in analysis.nodes(cst.Attribute):
-        assert isinstance(node, cst.Attribute)
-        if node.attr.value != "size" or not isinstance(node.value, cst.Name) or node.value.value != image.value:
-            continue
-        parent = analysis.parent(node)
-        if isinstance(parent, cst.Call) and parent.func is node or analysis.scope_at(node) is not scope:
-            continue
-        ancestor = parent
-        while ancestor is not None and not isinstance(ancestor, (cst.FunctionDef, cst.Module, *_CONDITIONAL)):
-            ancestor = analysis.parent(ancestor)
-        if not isinstance(ancestor, _CONDITIONAL):
-            return True
+    read = False
+    for inner in _in_order(function.body):
+        if inner is call:
+            return read
+        if _binds(inner, image.value):
+            statement = analysis.parent(inner)  # `image = F.resize(image, size)` binds it once the call returns
+            if not (isinstance(statement, cst.Assign) and any(n is call for n in subtree(statement.value))):
+                return False
+        if not read and isinstance(inner, cst.Attribute) and inner.attr.value == "size" \
+                and isinstance(inner.value, cst.Name) and inner.value.value == image.value:
+            outer = analysis.parent(inner)
+            read = not (isinstance(outer, cst.Call) and outer.func is inner) and not _conditional(analysis, inner)
     return False
+
+
+def _conditional(analysis: Analysis, node: cst.CSTNode) -> bool:
+    """Whether ``node`` lies under a construct that may not run it (see ``_CONDITIONAL``) within its function."""
+    ancestor = analysis.parent(node)
+    while ancestor is not None and not isinstance(ancestor, (cst.FunctionDef, cst.Module, *_CONDITIONAL)):
+        ancestor = analysis.parent(ancestor)
+    return isinstance(ancestor, _CONDITIONAL)
+
+
+def _in_order(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``root`` and the nodes under it in source order (depth first, children left to right)."""
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo += reversed(child_list(node))
 
 
 def _asks_pil(analysis: Analysis, test: cst.BaseExpression, name: str, scope: Scope) -> bool:
@@ -218,11 +240,14 @@ def _asks_pil(analysis: Analysis, test: cst.BaseExpression, name: str, scope: Sc
 def _assigns(body: cst.CSTNode, name: str) -> bool:
     """Whether ``body`` binds ``name`` anywhere (an assignment, augmented or annotated, a loop or
     ``with`` target, a walrus)."""
-    for node in subtree(body):
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
-            target = node.name if isinstance(node, cst.AsName) else node.target
-            if any(isinstance(n, cst.Name) and n.value == name for n in subtree(target)):
-                return True
+    return any(_binds(node, name) for node in subtree(body))
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``node`` is a binding of ``name`` (see ``_assigns``)."""
+    if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)):
+        target = node.name if isinstance(node, cst.AsName) else node.target
+        return any(isinstance(n, cst.Name) and n.value == name for n in subtree(target))
     return False
 
 
