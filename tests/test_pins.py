@@ -147,6 +147,29 @@ setup(
     assert not marker.exists()
 
 
+def test_setup_py_arms_of_one_chain_are_alternatives(tmp_path):
+    """espnet 0.9.0's setup.py appends torchaudio==0.5.1, ==0.5.0, ... ==0.3.0 in the arms of an if/elif chain
+    on torch's version: alternatives, of which the lowest is the floor; they were read as pins that all hold,
+    contradicting each other (the window started at 0.5.1, with a note). A pin beside the chain still holds."""
+    write(tmp_path / "setup.py", """
+from setuptools import setup
+import torch
+install = ["torch>=1.0"]
+if torch.__version__ >= "1.6.0":
+    pass
+elif torch.__version__ >= "1.5.0":
+    install.append("torchaudio==0.5.0")
+elif torch.__version__ >= "1.3.0":
+    install.append("torchaudio==0.3.1")
+else:
+    install.append("torchaudio==0.3.0")
+setup(name="x", packages=["x"], install_requires=install)
+""")
+    pins = detect_all(tmp_path)
+    assert pins["torchaudio"].version == Version("0.3.0") and not pins["torchaudio"].problems
+    assert pins["torch"].version == Version("1.0")
+
+
 def test_setup_py_that_does_not_parse_is_a_note(tmp_path):
     write(tmp_path / "setup.py", "print 'python 2'\n")
     write(tmp_path / "requirements.txt", "torch==1.9.0\n")

@@ -305,9 +305,60 @@ def _setup_py(path: Path) -> Iterator[Candidate]:
             if isinstance(target, ast.Name) and target.id in names:
                 auxiliary_values.append(node.value)
     aux = {id(inner) for value in auxiliary_values for inner in ast.walk(value)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SETUP_STRING.match(node.value):
+    strings = [node for node in ast.walk(tree)
+               if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SETUP_STRING.match(node.value)]
+    others = _alternatives(tree, strings)
+    for node in strings:
+        if id(node) not in others:
             yield path.name, node.value, _found(path, node.value), id(node) not in aux
+
+
+def _alternatives(tree: ast.AST, strings: list[ast.Constant]) -> set[int]:
+    """The requirement strings of ``strings`` that another arm of the same ``if``/``elif`` chain stands in
+    for: arms that require different releases of one package are alternatives, not constraints that all
+    hold (espnet 0.9.0 appends torchaudio==0.5.1, 0.5.0, ... 0.3.0 in the arms of a chain on torch's
+    version), so only the arm with the lowest release is the project's floor; the others are set aside."""
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    arms: dict[tuple[int, str], list[tuple[Version, int, ast.Constant]]] = {}
+    for node in strings:
+        package = _package_of_text(node.value)
+        try:
+            req = _requirement(node.value, package) if package else None
+        except Unparseable:
+            req = None
+        low = lowest(req.specifier, package) if req is not None and req.specifier and package else None
+        chain = _chain_arm(node, parents)
+        if low is None or chain is None or package is None:
+            continue
+        arms.setdefault((id(chain[0]), package), []).append((low, chain[1], node))
+    out: set[int] = set()
+    for entries in arms.values():
+        if len({arm for _, arm, _ in entries}) < 2:
+            continue
+        keep = min(entries, key=lambda entry: entry[0])[2]
+        out |= {id(node) for _, _, node in entries if node is not keep}
+    return out
+
+
+def _chain_arm(node: ast.AST, parents: dict[int, ast.AST]) -> Optional[tuple[ast.If, int]]:
+    """The outermost ``if`` of the ``if``/``elif`` chain whose arm holds ``node`` (the nearest chain around
+    it), and which arm (0: the first body, 1: the first elif's, ...; an ``else`` is an arm too)."""
+    child, parent = node, parents.get(id(node))
+    while parent is not None and not isinstance(parent, ast.If):
+        child, parent = parent, parents.get(id(parent))
+    if parent is None:
+        return None
+    arm = 0 if child in parent.body else 1
+    # climb the elifs: an If that is the sole statement of its parent If's orelse is that chain's next arm
+    while True:
+        above = parents.get(id(parent))
+        if isinstance(above, ast.If) and above.orelse == [parent]:
+            parent, arm = above, arm + 1
+            continue
+        return parent, arm
 
 
 _CONDA_LINE = re.compile(rf"^\s*-\s*(?:[\w\-]+::)?({_names()})(?![\w.\-])\s*([^#]*)")
