@@ -305,15 +305,15 @@ def _setup_py(path: Path) -> Iterator[Candidate]:
             if isinstance(target, ast.Name) and target.id in names:
                 auxiliary_values.append(node.value)
     aux = {id(inner) for value in auxiliary_values for inner in ast.walk(value)}
-    strings = [node for node in ast.walk(tree)
+    strings = [(node, node.value) for node in ast.walk(tree)
                if isinstance(node, ast.Constant) and isinstance(node.value, str) and _SETUP_STRING.match(node.value)]
     others = _alternatives(tree, strings)
-    for node in strings:
+    for node, text in strings:
         if id(node) not in others:
-            yield path.name, node.value, _found(path, node.value), id(node) not in aux
+            yield path.name, text, _found(path, text), id(node) not in aux
 
 
-def _alternatives(tree: ast.AST, strings: list[ast.Constant]) -> set[int]:
+def _alternatives(tree: ast.AST, strings: list[tuple[ast.Constant, str]]) -> set[int]:
     """The requirement strings of ``strings`` that another arm of the same ``if``/``elif`` chain stands in
     for: arms that require different releases of one package are alternatives, not constraints that all
     hold (espnet 0.9.0 appends torchaudio==0.5.1, 0.5.0, ... 0.3.0 in the arms of a chain on torch's
@@ -323,10 +323,10 @@ def _alternatives(tree: ast.AST, strings: list[ast.Constant]) -> set[int]:
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
     arms: dict[tuple[int, str], list[tuple[Version, int, ast.Constant]]] = {}
-    for node in strings:
-        package = _package_of_text(node.value)
+    for node, text in strings:
+        package = _package_of_text(text)
         try:
-            req = _requirement(node.value, package) if package else None
+            req = _requirement(text, package) if package else None
         except Unparseable:
             req = None
         low = lowest(req.specifier, package) if req is not None and req.specifier and package else None
