@@ -170,6 +170,23 @@ setup(name="x", packages=["x"], install_requires=install)
     assert pins["torch"].version == Version("1.0")
 
 
+@pytest.mark.parametrize("check, floor", [
+    ('torch_ver = [int(x) for x in torch.__version__.split(".")[:2]]\nassert torch_ver >= [1, 3], "Requires PyTorch >= 1.3"',
+     "1.3"),
+    ('assert LooseVersion(torch.__version__) >= LooseVersion("1.4.0")', "1.4.0"),
+    ('assert numpy_ver >= [1, 3]', None),  # not torch's version
+    ('if x:\n    assert torch.__version__ >= "1.5"', None),  # not at the top: it may not run
+])
+def test_setup_py_assert_of_torch_version_is_the_floor(tmp_path, check, floor):
+    """detectron2 0.1's setup.py names torch without a version and asserts `torch_ver >= [1, 3]` (read from
+    torch.__version__) before setup(): that is the release it requires (the window started at 1.6, the
+    oldest of the catalog, as though nothing said so)."""
+    write(tmp_path / "setup.py", "from setuptools import setup\nimport torch\n" + check
+          + "\nsetup(name='x', packages=['x'], install_requires=['torch'])\n")
+    pin = detect(tmp_path)
+    assert pin.version == (Version(floor) if floor else None)
+
+
 def test_setup_py_that_does_not_parse_is_a_note(tmp_path):
     write(tmp_path / "setup.py", "print 'python 2'\n")
     write(tmp_path / "requirements.txt", "torch==1.9.0\n")

@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, cast
 
 from packaging.version import InvalidVersion, Version
 
@@ -311,6 +311,48 @@ def _setup_py(path: Path) -> Iterator[Candidate]:
     for node, text in strings:
         if id(node) not in others:
             yield path.name, text, _found(path, text), id(node) not in aux
+    floor = _asserted_floor(tree)
+    if floor is not None:  # written as code, not as a requirement: no place to raise it (``bump``)
+        yield path.name, f"torch>={floor}", None, True
+
+
+def _asserted_floor(tree: ast.AST) -> Optional[str]:
+    """The torch release a top-level ``assert`` of setup.py requires, where it compares torch's version
+    (``torch.__version__``, or a name assigned from it) as at least a literal: detectron2 0.1's
+    ``torch_ver = [int(x) for x in torch.__version__.split(".")[:2]]; assert torch_ver >= [1, 3]``,
+    ``assert LooseVersion(torch.__version__) >= LooseVersion("1.3")``."""
+    body = tree.body if isinstance(tree, ast.Module) else []
+    from_version = {target.id for node in body if isinstance(node, ast.Assign) and _reads_torch_version(node.value)
+                    for target in node.targets if isinstance(target, ast.Name)}
+    for node in body:
+        test = node.test if isinstance(node, ast.Assert) else None
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.GtE):
+            continue
+        left = test.left
+        if not (_reads_torch_version(left) or isinstance(left, ast.Name) and left.id in from_version):
+            continue
+        release = _release_literal(test.comparators[0])
+        if release is not None:
+            return release
+    return None
+
+
+def _reads_torch_version(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == "__version__" and isinstance(n.value, ast.Name)
+               and n.value.id == TORCH for n in ast.walk(node))
+
+
+def _release_literal(node: ast.AST) -> Optional[str]:
+    """``1.3`` from ``[1, 3]``, ``(1, 3)``, ``"1.3"`` or a call of one string (``LooseVersion("1.3")``)."""
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool)
+            for e in node.elts):
+        return ".".join(str(cast(ast.Constant, e).value) for e in node.elts)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"\d+(\.\d+)*", node.value):
+        return node.value
+    return None
 
 
 def _alternatives(tree: ast.AST, strings: list[tuple[ast.Constant, str]]) -> set[int]:
