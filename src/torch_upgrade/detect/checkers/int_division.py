@@ -1,0 +1,73 @@
+"""TU001: ``/`` (and ``torch.div``) of integer tensors: an integer quotient up to torch 1.5, an error in 1.6,
+true division with a float result from 1.7.
+
+Reported where the code shows both operands are integers (``syntax.dtypes``): an integer tensor
+(``torch.arange`` of ints, ``torch.randint``, ``.long()``, an integer ``dtype=``, names bound to one) divided by
+an integer tensor or a Python int, or an int divided by such a tensor. Where a dtype is not evident nothing is
+said: most divisions in old code are of floating tensors, and what the code does not show is left alone (``x /= 2``
+binds ``x`` a second time, and a name bound twice has no evident dtype).
+``torch.div`` with ``rounding_mode=`` (1.8) says which division it means. No fix: the code that keeps an integer
+result, ``torch.div(a, b, rounding_mode=...)``, needs torch 1.8, and the window starts before 1.6.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, keyword
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.arguments import code
+from torch_upgrade.syntax.dtypes import INTEGRAL, Dtypes, dtypes_of
+from torch_upgrade.syntax.scopes import Scope
+
+WORDS = ("torch",)
+FUNCTIONS = ("torch.div", "torch.divide")
+ADVICE = ("up to torch 1.5 that gave an integer tensor, torch 1.6 raises, and from 1.7 it is true division with a "
+          "float result: write torch.div(a, b, rounding_mode=\"floor\") (or \"trunc\"; torch >= 1.8) where an "
+          "integer quotient is meant, or make an operand floating (a.float() / b) where the fraction is")
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    dtypes = dtypes_of(analysis)
+    refs = {id(r.node): r for r in analysis.references if r.ctx == "load"}
+    out = []
+    for node in analysis.nodes(cst.BinaryOperation):
+        if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Divide):
+            continue
+        ref = _first_ref(node, refs)
+        if ref is None or ref.guarded or not _integers(dtypes, node.left, node.right, ref.scope):
+            continue
+        out.append(Hit(rule, node, ref.statement, ref=ref, message=f"{code(node)} divides integers: {ADVICE}"))
+    for ref, call in calls(analysis, FUNCTIONS, window, rule):
+        if keyword(call, "rounding_mode") is not None or has_star_kwargs(call) or len(call.args) < 2 \
+                or any(a.star for a in call.args[:2]) or any(a.keyword is not None for a in call.args[:2]):
+            continue
+        if _integers(dtypes, call.args[0].value, call.args[1].value, ref.scope):
+            out.append(hit(rule, ref, analysis, window, fix=False,
+                           message=f"{code(call)} divides integers: {ADVICE}"))
+    return out
+
+
+def _integers(dtypes: Dtypes, left: cst.BaseExpression, right: cst.BaseExpression, scope: Scope) -> bool:
+    """Whether one operand is evidently an integer tensor and the other an integer tensor or a Python int."""
+    sides = [dtypes.value(e, scope) for e in (left, right)]
+    tensors = [v for v in sides if v is not None and v[0] == "tensor"]
+    return len(tensors) >= 1 and all(v is not None and (v[0] == "tensor" and v[1] in INTEGRAL or v == ("number", "int"))
+                                     for v in sides)
+
+
+def _first_ref(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
+    """A reference inside ``node`` (for its scope, statement and guards)."""
+    todo: list[cst.CSTNode] = [node]
+    while todo:
+        current = todo.pop(0)
+        ref = refs.get(id(current))
+        if ref is not None:
+            return ref
+        todo.extend(current.children)
+    return None
