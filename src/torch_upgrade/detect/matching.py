@@ -70,6 +70,26 @@ class Matcher:
             return
         yield from self._rules_naming(q)
 
+    def _references(self, analysis: Analysis) -> Iterable[Reference]:
+        """The file's references, and inside each unqualified chain the attributes a rule matches that are
+        not its last part: ``ds.train_data.size()`` is one reference (to ``size``, called on
+        ``ds.train_data``), yet ``ds.train_data`` reads the deprecated attribute as surely as
+        ``ds.train_data[0]`` does."""
+        for ref in analysis.references:
+            yield ref
+            if not self.attributes or ref.qualname is not None or ref.ctx != "load" \
+                    or not isinstance(ref.node, cst.Attribute):
+                continue
+            outer: list[cst.CSTNode] = [ref.node]
+            node = ref.node.value
+            while isinstance(node, cst.Attribute):
+                name = dotted(node)
+                if node.attr.value in self.attributes and name is not None:
+                    yield replace(ref, node=node, dotted=name, call=None,
+                                  parents=(tuple(ref.parents) + tuple(reversed(outer)))[-3:])
+                outer.append(node)
+                node = node.value
+
     def _rules_naming(self, qualname: str) -> Iterable[Rule]:
         """The rules that match a qualified name: by the name itself, or a module it is in (unless the
         name is one the rule ``leaves`` to a rule that is part of it, dated by its own releases)."""
@@ -164,7 +184,7 @@ class Matcher:
         provenance: Optional[Provenance] = None
         decider: Optional[Decider] = None
         truths: dict[tuple[int, str], Optional[bool]] = {}  # (id of a guard's test, release) -> its truth
-        for ref in analysis.references:
+        for ref in self._references(analysis):
             candidates = list(self._candidates(ref))
             if not candidates:
                 continue
