@@ -153,6 +153,7 @@ def test_broken_notebook_is_an_error_line(tmp_path, monkeypatch, content, messag
     "!pip install foo \\\n   bar\nx = 1",
     "for i in range(3):\n    !echo {i}\n    %time f(i)\n",
     "files = !ls\nhelp = %who_ls\nobj?\n??obj\nobj.attr??\n",
+    "torch.*Tensor?\n*Tensor?\nlayers[0]?\nimport torch\n",  # IPython's wildcard search and indexed help
     "%%time\nx = 1\n%time y = 2\n",
     "s = '''\n%d items\n!not a magic\n'''\nt = (1\n%2)\n",
 ])

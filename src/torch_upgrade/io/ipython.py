@@ -1,6 +1,6 @@
 """IPython syntax in notebook cells, masked so that the cell parses as Python, and restored exactly.
 
-``%magic``, ``!shell``, ``x = !cmd``, ``obj?`` / ``?obj`` at the start of a
+``%magic``, ``!shell``, ``x = !cmd``, ``obj?`` / ``?obj`` / ``torch.*Tensor?`` at the start of a
 logical line become ``pass  # tu-magic-<nonce>-<k>`` at the same indentation (a
 continuation line of a magic becomes a comment), so the cell keeps its number
 of lines and every other line keeps its columns. A cell magic whose body is
@@ -22,7 +22,9 @@ from torch_upgrade.io.source import SourceError
 # cell magics whose body is Python: only their first line is masked
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 
-_LINE_MAGIC = re.compile(r"[%!?]|[A-Za-z_][\w.]*\s*=\s*[%!]|[A-Za-z_][\w.]*\?{1,2}\s*$")
+# ``obj?`` help as IPython reads it: parts may hold ``*`` wildcards (``torch.*Tensor?`` searches the names)
+# and literal indices (``x[0]?``)
+_LINE_MAGIC = re.compile(r"[%!?]|[A-Za-z_][\w.]*\s*=\s*[%!]|(?!\d)[\w*]+(?:\.(?!\d)[\w*]+|\[-?\d+\])*\?{1,2}\s*$")
 _CELL_MAGIC = re.compile(r"\s*%%(\w*)")
 
 
