@@ -46,18 +46,22 @@ class FixContext:
 
     def _own_spelling(self, qualname: str) -> Optional[str]:
         """``qualname`` through the import the rewritten reference itself reads (``bar.linalg.qr`` for
-        ``bar.qr`` after ``import torch as bar``, even where ``import torch as foo`` comes first): a fix
-        keeps the alias its line used, and that import stays in use."""
+        ``bar.qr`` after ``import torch as bar``, even where ``import torch as foo`` comes first; ``F.interpolate``
+        for ``F.upsample`` after ``from torch.nn import functional as F``): a fix keeps the alias its line
+        used, and that import stays in use."""
         ref = self.ref
         binding = ref.binding if ref is not None and ref.ctx == "load" else None
-        if binding is None or binding.kind != "import" or binding.typing_only or binding.target is None:
+        if binding is None or binding.kind not in ("import", "from") or binding.typing_only \
+                or binding.target is None:
             return None
         target = binding.target
         if qualname != target and not qualname.startswith(target + "."):
             return None
+        if "." not in ref.dotted:  # `from torch import fft; fft(x, 1)`: the bound object itself is replaced
+            return None
         local = ref.dotted.split(".", 1)[0] if ref is not None else ""
         here = self.analysis.lookup(local, self.scope) if local else None
-        if here is None or here.kind != "import" or here.target != target:
+        if here is None or here.kind != binding.kind or here.target != target:
             return None
         return local + qualname[len(target):]
 
