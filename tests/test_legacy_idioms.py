@@ -418,6 +418,43 @@ def test_losses_from_callables_named_as_losses_are_likely(tmp_path: Path, code: 
     assert ".data[0]" not in rewrite(tmp_path, code, unsafe=True)
 
 
+def test_a_loss_summed_from_zero_in_a_loop_is_0_d(tmp_path: Path) -> None:
+    """The char-RNN tutorials' shape: ``loss = 0`` then ``loss += criterion(...)`` per step, and
+    ``loss.data[0]``: a 0-d tensor wherever ``.data`` can be read (the number 0 has none); certain with an
+    nn loss module, likely with a callable named as a loss; per-sample terms keep it unknown."""
+    code = """
+    import torch
+    import torch.nn as nn
+    criterion = nn.NLLLoss()
+    def train(rnn, xs, ys):
+        loss = 0
+        for x, y in zip(xs, ys):
+            loss += criterion(rnn(x), y)
+        loss.backward()
+        return loss.data[0] / len(xs)
+    def train_likely(model, loss_fn, xs, ys):
+        total_loss = 0.0
+        for x, y in zip(xs, ys):
+            total_loss += loss_fn(model(x), y)
+        return total_loss.data[0]
+    def per_sample(model, xs, ys):
+        losses = 0
+        for x, y in zip(xs, ys):
+            losses += nn.NLLLoss(reduction="none")(model(x), y)
+        return losses.data[0]
+    def counted(model, xs):
+        loss = 0
+        for x in xs:
+            loss += 1
+        return loss
+    """
+    findings = [f for f in scan(code) if f.rule == "TU953"]
+    assert [(f.line, f.confidence, f.fix.safety) for f in findings] == [
+        (10, "certain", "safe"), (15, "likely", "unsafe")]
+    fixed = rewrite(tmp_path, code)
+    assert "return loss.item() / len(xs)" in fixed and "losses.data[0]" in fixed
+
+
 def test_losses_known_to_be_per_sample_are_not_likely() -> None:
     code = """
     import torch.nn as nn

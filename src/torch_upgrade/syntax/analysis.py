@@ -367,7 +367,7 @@ class Analysis:
         self._stack.append(node)
         self._visit(node.value)
         if isinstance(node.target, cst.Name):
-            self._bind(node.target.value, Binding("local"))
+            self._bind(node.target.value, Binding("local", augmented=node))
         else:
             self._visit(node.target)
         self._stack.pop()

@@ -44,6 +44,8 @@ class Binding:
     guards: tuple["Guard", ...] = field(default=(), repr=False, compare=False)  # the contexts it is bound in
     scope: Optional["Scope"] = field(default=None, repr=False, compare=False)
     alternatives: tuple["Binding", ...] = field(default=(), repr=False, compare=False)
+    # ``loss += criterion(out, y)``: the augmented assignment that rebinds the name (``value`` is None)
+    augmented: Optional[cst.AugAssign] = field(default=None, repr=False, compare=False)
 
     @property
     def placeholder(self) -> bool:

@@ -39,6 +39,7 @@ _SAME_SHAPE = {"cpu", "cuda", "detach", "clone", "float", "double", "half", "bfl
 _RANK_KEEPING = _SAME_SHAPE | {"transpose", "masked_fill", "clamp", "type_as"}
 _SHAPED_METHODS = {"view", "reshape", "expand", "permute", "new_zeros", "new_ones", "new_empty", "repeat"}
 _MAX_DEPTH = 6
+_ARITHMETIC_UPDATES = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
 class Shapes:
@@ -64,6 +65,9 @@ class Shapes:
         if isinstance(expr, cst.Attribute):
             return expr.attr.value == "data" and self.scalar(expr.value, scope, depth + 1)
         if isinstance(expr, cst.Name):
+            summed = self._accumulated(expr.value, scope, self.scalar, depth)
+            if summed is not None:
+                return summed
             values = assigned_values(expr.value, scope)
             return values is not None and all(self.scalar(v, s, depth + 1) for v, s in values)
         if isinstance(expr, cst.BinaryOperation) and isinstance(
@@ -86,6 +90,9 @@ class Shapes:
         if self.scalar(expr, scope, depth):
             return True
         if isinstance(expr, cst.Name):
+            summed = self._accumulated(expr.value, scope, self.likely_scalar, depth)
+            if summed is not None:
+                return summed
             found = visible_bindings(expr.value, scope)
             if not found:
                 return False
@@ -116,6 +123,35 @@ class Shapes:
             return bool(likely) and all(
                 e in likely or self.provenance.of(e, _Site(scope, e)) not in (CERTAIN, LIKELY) for e in sides)
         return False
+
+    def _accumulated(self, name: str, scope: Scope, test: Callable[[cst.BaseExpression, Scope, int], bool],
+                     depth: int) -> Optional[bool]:
+        """For a name that ``+=`` (or ``-=``, ``*=``, ``/=``) rebinds, whether it is 0-d by ``test``: every
+        value it is given, or adds, is a number or passes ``test``, and one at least is a tensor
+        (``loss = 0`` then ``loss += criterion(out, y)`` in a loop: a 0-d tensor wherever ``loss.data``
+        can be read, as the number 0 has no ``.data``). None for a name no augmented assignment rebinds."""
+        found = visible_bindings(name, scope)
+        if not any(b.augmented is not None for b in found):
+            return None
+        tensor = False
+        for binding in found:
+            if binding.kind != "local" or binding.statement is not None:
+                return False
+            where = binding.scope or scope
+            if binding.augmented is not None:
+                if not isinstance(binding.augmented.operator, _ARITHMETIC_UPDATES):
+                    return False
+                value = binding.augmented.value
+            elif binding.value is not None:
+                value = binding.value
+            else:
+                return False
+            if isinstance(value, cst.BaseNumber):
+                continue
+            if not test(value, where, depth + 1):
+                return False
+            tensor = True
+        return tensor
 
     def _computes_a_loss(self, func: cst.BaseExpression, scope: Scope, depth: int) -> bool:
         """Whether calling ``func`` likely computes a loss: its name says so (``_names_a_loss``) and it is
