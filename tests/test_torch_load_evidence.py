@@ -1167,3 +1167,27 @@ def test_no_dataset_evidence_without_a_dataset_saved(tmp_path, change):
     _program(tmp_path, code)
     [finding] = [f for f in _found(tmp_path) if f.path.endswith("prog.py")]
     assert finding.severity == "info" and "torchvision.datasets" not in finding.message
+
+
+# ------------------------------------------------------------------ tensors: weights_only=True loads them
+TENSOR_ROUND_TRIP = '''\
+import torch
+
+
+def keep(path):
+    points = torch.ones(3, 4)
+    torch.save(points, path)
+    return torch.load(path)
+'''
+
+
+def test_a_tensor_saved_then_read_back_loads_under_weights_only_true(tmp_path):
+    """A teaching notebook's shape: a tensor made by a factory, saved, and loaded back. weights_only=True
+    loads a tensor, so the call needs no weights_only=False (unpickling): the finding says tensors, and
+    its fix writes weights_only=True, which loads the same tensor on torch 2.13."""
+    path = _program(tmp_path, TENSOR_ROUND_TRIP)
+    [finding] = _found(path)
+    assert "this call loads tensors" in finding.message and "weights_only=False" not in finding.message
+    assert finding.fix is not None and finding.fix.safety == "unsafe"
+    assert "torch.load(path, weights_only=True)" in _fixed(path)
+    assert torch.equal(_run(path)["keep"](str(tmp_path / "p.pt")), torch.ones(3, 4))

@@ -81,6 +81,7 @@ from torch_upgrade.syntax.scopes import Scope, assigned_values, visible_bindings
 WORDS = (("torch", "load"),)
 SKIP = ("weights_only", "pickle_module")
 STATE, OBJECT, CONFLICT = "state", "object", "conflict"
+TENSOR = "tensor"  # a torch.save of a value the code shows to be a tensor: weights_only=True loads it too
 _NUMBER_CALLS = ("int", "float", "str", "bool", "len")
 _SEEN_TRUE = "True"
 
@@ -328,6 +329,8 @@ def _saved(analysis: Analysis) -> Saves:
         what = ""
         if _state_value(obj.value):
             kind = STATE
+        elif provenance.of(obj.value, ref) == CERTAIN:
+            kind, what = TENSOR, "a tensor"
         elif provenance.of(obj.value, ref, cls="torch.nn.Module") == CERTAIN:
             kind, what = OBJECT, "a whole nn.Module"
         else:
@@ -842,6 +845,9 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves,
     where = "this function" if here else "this file"
     if kinds == {STATE}:
         return STATE, f"{where} writes `{path}` only with torch.save of state dicts"
+    if kinds and kinds <= {STATE, TENSOR}:  # `torch.save(points, path)` with points = torch.ones(3, 4)
+        return TENSOR, f"{where} writes `{path}` only with torch.save of tensors" + (
+            " and state dicts" if STATE in kinds else "")
     if OBJECT in kinds and F.entry(call, analysis) is None:
         what = next(save.what for save in chosen if save.kind == OBJECT)
         return OBJECT, f"{where} writes `{path}` with torch.save of {what}"
@@ -949,8 +955,8 @@ def _fix(call: cst.Call, value: str, reason: str) -> Fix:
     return Fix(edits=[Replace(call, new)], replacement=A.code(new), safety="unsafe", reason=reason)
 
 
-def _state_reason(evidence: str) -> str:
-    return (f"the file is taken to hold a state dict ({evidence}); on torch < 2.6 the call as written also loaded "
+def _state_reason(evidence: str, noun: str = "a state dict") -> str:
+    return (f"the file is taken to hold {noun} ({evidence}); on torch < 2.6 the call as written also loaded "
             f"what weights_only=True refuses (a module's extra state of another type, entries the code does not "
             f"read, a checkpoint written by other code at that path)")
 
@@ -971,17 +977,19 @@ def _own_output_message(call: cst.Call, written: str) -> str:
 _AN_ENTRY = "an entry of it"
 
 
-def _state_message(evidence: str) -> str:
+def _state_message(evidence: str, noun: str = "a state dict") -> str:
     if _AN_ENTRY in evidence:  # a checkpoint dict: what else it holds is not read, nor known (rf-detr's "args")
         same = ("which weights_only=True loads the same where the file's other entries are tensors, containers, "
                 "numbers and strings too (an argparse.Namespace or a NumPy array beside it makes the load fail: "
                 "then weights_only=False, for files you trust)")
     else:
         same = "which weights_only=True loads the same"
-    return (f"since torch 2.6 torch.load(...) defaults to weights_only=True; this call loads a state dict "
+    other = "a module's extra state of another type" if noun == "a state dict" else \
+        "what other code may have written at that path"
+    return (f"since torch 2.6 torch.load(...) defaults to weights_only=True; this call loads {noun} "
             f"({evidence}), {same}: write weights_only=True (torch >= 1.13) to "
             f"keep one behaviour on every torch; on torch < 2.6 the call as written also loaded other objects "
-            f"(a module's extra state of another type), which weights_only=True refuses (UnpicklingError)")
+            f"({other}), which weights_only=True refuses (UnpicklingError)")
 
 
 def _object_message(call: cst.Call, evidence: str) -> str:
@@ -1091,13 +1099,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if content == STATE and _extra_state(analysis):
             content = None  # a module of this file may keep extra state that weights_only=True refuses
         hit = Hit(rule, call, ref.statement, ref=ref)
-        written = _round_trip(ref, analysis, saved) if content != STATE else None
+        written = _round_trip(ref, analysis, saved) if content not in (STATE, TENSOR) else None
         if any(a.star for a in call.args):
             hit.message = _advice(call)  # the keywords come from a dict: advice, no rewrite
-        elif content == STATE:
-            hit.message = _state_message(evidence)
+        elif content in (STATE, TENSOR):
+            noun = "a state dict" if content == STATE else "tensors"
+            hit.message = _state_message(evidence, noun)
             if rule.fixable:
-                hit.fix = _fix(call, "True", _state_reason(evidence))
+                hit.fix = _fix(call, "True", _state_reason(evidence, noun))
         elif written is not None:
             hit.message = _own_output_message(call, written)
             if rule.fixable:
