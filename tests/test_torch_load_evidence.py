@@ -1191,3 +1191,31 @@ def test_a_tensor_saved_then_read_back_loads_under_weights_only_true(tmp_path):
     assert finding.fix is not None and finding.fix.safety == "unsafe"
     assert "torch.load(path, weights_only=True)" in _fixed(path)
     assert torch.equal(_run(path)["keep"](str(tmp_path / "p.pt")), torch.ones(3, 4))
+
+
+@pytest.mark.parametrize("code", [
+    # the name bound again by the load itself, and elsewhere in the module (a notebook's cells in a row)
+    "import torch\npoints = torch.tensor([[4.0, 1.0]])\npoints = torch.ones(3, 4)\ntorch.save(points, 'p.pt')\n"
+    "points = torch.load('p.pt')\n",
+    # saved from inside a `with` block: the assignment before the block holds there
+    "import torch\npoints = torch.ones(3, 4)\nwith open('p.pt', 'wb') as f:\n    torch.save(points, f)\n"
+    "with open('p.pt', 'rb') as f:\n    points = torch.load(f)\n",
+])
+def test_the_value_a_name_holds_where_it_is_saved_is_read_in_order(tmp_path, code):
+    [finding] = _found(_program(tmp_path, code))
+    assert "this call loads tensors (this file writes" in finding.message
+    fixed = _fixed(_program(tmp_path, code))
+    assert "torch.load('p.pt', weights_only=True)" in fixed or "torch.load(f, weights_only=True)" in fixed
+
+
+@pytest.mark.parametrize("code", [
+    # bound in a branch between the tensor and the save: what it holds there is not known
+    "import torch\npoints = torch.ones(3, 4)\nif big:\n    points = make()\ntorch.save(points, 'p.pt')\n"
+    "points = torch.load('p.pt')\n",
+    # saved in a loop that binds it again after the save: the next pass saves what the load gave back
+    "import torch\npoints = torch.ones(3, 4)\nfor _ in range(2):\n    torch.save(points, 'p.pt')\n"
+    "    points = torch.load('p.pt')\n",
+])
+def test_a_name_not_known_to_hold_a_tensor_where_it_is_saved_is_no_evidence(tmp_path, code):
+    [finding] = _found(_program(tmp_path, code))
+    assert "loads tensors" not in finding.message

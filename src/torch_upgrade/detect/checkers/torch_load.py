@@ -75,7 +75,7 @@ from torch_upgrade.rewrite.fixers.pin_keyword import with_keyword
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.decide import Names
 from torch_upgrade.syntax.nodes import dotted, names, subtree
-from torch_upgrade.syntax.provenance import CERTAIN, provenance_of
+from torch_upgrade.syntax.provenance import CERTAIN, Provenance, provenance_of
 from torch_upgrade.syntax.scopes import Scope, assigned_values, visible_bindings
 
 WORDS = (("torch", "load"),)
@@ -226,6 +226,66 @@ def _rebound(name: str, loaded: cst.BaseExpression, earlier: set[int], analysis:
     return False
 
 
+_TARGETS = (cst.AssignTarget, cst.AsName, cst.For, cst.AugAssign, cst.Del, cst.CompFor, cst.NamedExpr,
+            cst.AnnAssign, cst.FunctionDef, cst.ClassDef, cst.ImportAlias)
+
+
+def _binds(statement: cst.CSTNode, name: str, analysis: Analysis) -> bool:
+    """Whether ``statement`` may bind ``name``: an assignment, a loop, ``with`` or walrus target, ``del``, an
+    import, a ``def``/``class`` of that name, a ``global``/``nonlocal`` of it."""
+    for node in subtree(statement):
+        if isinstance(node, (cst.Global, cst.Nonlocal)) and any(n.name.value == name for n in node.names):
+            return True
+        if isinstance(node, cst.Name) and node.value == name and isinstance(analysis.parent(node), _TARGETS):
+            return True
+    return False
+
+
+def _tensor_just_before(obj: cst.BaseExpression, call: cst.Call, provenance: Provenance, ref: Reference,
+                        analysis: Analysis) -> bool:
+    """Whether the name ``torch.save`` writes holds a tensor there: the nearest earlier statement that may
+    bind it (its block's, then the blocks' around it, out to the function, never out of a loop) assigns it
+    alone a value the code shows to be a tensor (a notebook's ``points = torch.from_numpy(a)`` ...
+    ``torch.save(points, path)``, where ``points`` is bound to other things elsewhere in the module:
+    ``points = torch.load(path)`` after it)."""
+    if not isinstance(obj, cst.Name):
+        return False
+    statement: Optional[cst.CSTNode] = call
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        statement = analysis.parent(statement)
+    while statement is not None and not isinstance(statement, _SCOPES + _LOOPS):
+        block = analysis.parent(statement)
+        body = getattr(block, "body", None)
+        siblings = list(body) if isinstance(body, (list, tuple)) else []
+        position = next((i for i, item in enumerate(siblings) if item is statement), None)
+        for earlier in reversed(siblings[:position] if position is not None else []):
+            if not _binds(earlier, obj.value, analysis):
+                continue
+            line = earlier.body if isinstance(earlier, cst.SimpleStatementLine) else ()
+            assign = line[0] if len(line) == 1 else None
+            if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+                    or not isinstance(assign.targets[0].target, cst.Name) or _binds(assign.value, obj.value, analysis):
+                return False
+            return provenance.of(assign.value, ref) == CERTAIN
+        # out to the statement around the block: an `if`'s test, a `with`'s items (`as points`) run before it
+        while block is not None and not isinstance(block, (cst.BaseCompoundStatement,) + _SCOPES):
+            block = analysis.parent(block)
+        if block is None or isinstance(block, _SCOPES + _LOOPS) or _header_binds(block, obj.value, analysis):
+            return False
+        statement = block
+    return False
+
+
+def _header_binds(compound: cst.CSTNode, name: str, analysis: Analysis) -> bool:
+    """Whether what a compound statement runs before its blocks (an ``if``'s test, a ``with``'s items) may
+    bind ``name``; a ``try``'s handlers and an ``if``'s other arm are other paths, never before."""
+    if isinstance(compound, cst.With):
+        return any(_binds(item, name, analysis) for item in compound.items)
+    if isinstance(compound, (cst.If, cst.Try, cst.TryStar)):
+        return isinstance(compound, cst.If) and _binds(compound.test, name, analysis)
+    return True
+
+
 def _state_value(node: cst.BaseExpression, depth: int = 0) -> bool:
     """Whether ``node`` evidently holds only what weights_only=True loads: a ``.state_dict()``, a literal
     number, string, bool or None, ``x.item()``, ``int(...)``-like calls, and dicts, lists, tuples of those."""
@@ -329,7 +389,7 @@ def _saved(analysis: Analysis) -> Saves:
         what = ""
         if _state_value(obj.value):
             kind = STATE
-        elif provenance.of(obj.value, ref) == CERTAIN:
+        elif provenance.of(obj.value, ref) == CERTAIN or _tensor_just_before(obj.value, call, provenance, ref, analysis):
             kind, what = TENSOR, "a tensor"
         elif provenance.of(obj.value, ref, cls="torch.nn.Module") == CERTAIN:
             kind, what = OBJECT, "a whole nn.Module"
@@ -842,7 +902,7 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves,
     here = [save for save in writes if save.scope is analysis.scope_at(call)]
     chosen = here or writes
     kinds = {save.kind for save in chosen}
-    where = "this function" if here else "this file"
+    where = "this function" if here and analysis.scope_at(call) is not analysis.root_scope else "this file"
     if kinds == {STATE}:
         return STATE, f"{where} writes `{path}` only with torch.save of state dicts"
     if kinds and kinds <= {STATE, TENSOR}:  # `torch.save(points, path)` with points = torch.ones(3, 4)
@@ -961,15 +1021,15 @@ def _state_reason(evidence: str, noun: str = "a state dict") -> str:
             f"read, a checkpoint written by other code at that path)")
 
 
-def _own_output_reason(written: str) -> str:
-    return (f"weights_only=False unpickles: the file is taken to be this function's own output, written by "
+def _own_output_reason(written: str, where: str = "this function") -> str:
+    return (f"weights_only=False unpickles: the file is taken to be {where}'s own output, written by "
             f"`{written}` just before (the behaviour of torch < 2.6 on every torch)")
 
 
-def _own_output_message(call: cst.Call, written: str) -> str:
+def _own_output_message(call: cst.Call, written: str, where: str = "this function") -> str:
     new = A.code(with_keyword(call, "weights_only", cst.Name("False")))
     return (f"since torch 2.6 torch.load(...) defaults to weights_only=True, which refuses pickled objects; this "
-            f"call reads back what `{written}` wrote just before in this function: `{new}` keeps the behaviour of "
+            f"call reads back what `{written}` wrote just before in {where}: `{new}` keeps the behaviour of "
             f"torch < 2.6 (torch >= 1.13), and the file is the code's own output")
 
 
@@ -1108,9 +1168,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             if rule.fixable:
                 hit.fix = _fix(call, "True", _state_reason(evidence, noun))
         elif written is not None:
-            hit.message = _own_output_message(call, written)
+            where = "this function" if analysis.scope_at(call) is not analysis.root_scope else "this file"
+            hit.message = _own_output_message(call, written, where)
             if rule.fixable:
-                hit.fix = _fix(call, "False", _own_output_reason(written))
+                hit.fix = _fix(call, "False", _own_output_reason(written, where))
         elif content == OBJECT:
             # advice, never a fix: weights_only=False makes loading run the file's code, a choice only the
             # user can make for their files (the catalog: "do not auto-insert weights_only=False")
