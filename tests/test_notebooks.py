@@ -113,6 +113,22 @@ def test_a_cell_that_does_not_parse_is_an_error_and_the_others_are_scanned(tmp_p
     assert [(f.cell, f.line) for f in result.findings] == [(2, 1)]
 
 
+def test_an_import_a_cell_that_does_not_parse_reads_stays(tmp_path):
+    """An exercise notebook: a cell with a blank to fill in (``model = ``) does not parse, yet runs once the
+    student fills it in; the import it reads must stay when the fixes of the other cells release it (it
+    stood removed, and the filled-in cell failed with NameError). The broken cell itself is left as it is."""
+    broken = ["# TODO: build the model\n", "model = \n", "x = Variable(torch.zeros(3))\n"]
+    cells = [code(["import torch\n", "from torch.autograd import Variable\n"]),
+             code(["y = Variable(torch.ones(2))\n"]), code(broken)]
+    path = write(tmp_path, notebook(cells))
+    result = run_fix(tmp_path, low="1.6", unsafe=True)
+    assert [e.message[:30] for e in result.errors] == ["cell 2: syntax error at line 2"]
+    fixed = json.loads(path.read_text())["cells"]
+    assert fixed[0]["source"] == cells[0]["source"] and fixed[2]["source"] == broken
+    assert fixed[1]["source"] == ["y = torch.ones(2)\n"]
+    assert not any("not used" in f.message or "changes with it" in f.message for f in run_scan(tmp_path, "1.6").findings)
+
+
 def test_other_kernels_are_skipped(tmp_path):
     write(tmp_path, notebook([code(["torch.qr(A)\n"])], kernelspec={"name": "ir", "language": "R"}))
     result = run_scan(tmp_path)

@@ -507,8 +507,9 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
         # an import that probes stays where it is (``rewrite.apply``): its line is reported, without a fix
         probe = analysis.probing_import(import_ref.statement)
         local = _local_name(binding)
-        if local is None:
-            continue
+        if local is None or local in _declared_global(analysis):
+            continue  # a function's `global` of it reads or rebinds it where no reference shows (a notebook's
+            # cell that does not parse stands in the program as such a declaration: io.notebook.stand_in)
         reads = {id(r) for r in analysis.references if r.binding is binding and r.ctx != "import"}
         statement = binding.statement
         place = binding.alias.name if binding.alias is not None else statement
@@ -536,6 +537,12 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
                                "this import is read only by the code that changes, here and under "
                                f"{', '.join(others)}, so it changes with it")) + ")"))
     return out
+
+
+def _declared_global(analysis: Analysis) -> set[str]:
+    """The names a ``global`` statement of the file declares."""
+    return {item.name.value for node in analysis.nodes(cst.Global) if isinstance(node, cst.Global)
+            for item in node.names}
 
 
 # the release that removing an import needs: none ("0.1", the names table's "at every release")

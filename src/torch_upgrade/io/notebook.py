@@ -15,8 +15,9 @@ indentation, escaping and the trailing newline stay byte for byte.
 from __future__ import annotations
 
 import json
+import keyword
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, untyped
 from pathlib import Path
 from typing import Any, Iterator
@@ -26,6 +27,7 @@ from torch_upgrade.core.model import Finding, holding
 from torch_upgrade.io.source import SourceError, SourceFile
 
 BOM = "\ufeff"
+_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*")  # a name, not an attribute's (``.data``) nor a number's tail
 
 
 # ------------------------------------------------------------------ JSON spans
@@ -113,6 +115,8 @@ class Cell:
     masked: Masked
     as_list: bool  # stored as a list of lines (the usual) or one string
     first_line: int = 0  # 1-based line of the cell's first line in the joined program
+    # a cell that does not parse: in the program only as ``stand_in`` (the names it reads), left as it is
+    broken: bool = False
 
 
 @dataclass
@@ -158,8 +162,19 @@ class Notebook:
             text = "".join(chunk)
             if not cell.masked.text.endswith("\n") and text.endswith("\n"):
                 text = text[:-1]  # the newline the join added
-            out[cell.index] = unmask(text, cell.masked.originals)
+            out[cell.index] = cell.source if cell.broken else unmask(text, cell.masked.originals)
         return out
+
+    def stand_in(self, cell: Cell) -> Cell:
+        """``cell``, which does not parse, as the program keeps it: a function that declares ``global``
+        every name the cell spells, never called. No rule reads a name there, but an import the cell
+        uses stays in use: a fix elsewhere must not remove ``from torch.autograd import Variable`` that
+        an exercise cell with a blank to fill in (``model = ``) still reads. Split back, the cell is
+        its original source."""
+        names = sorted({word for word in _WORD.findall(cell.masked.text) if not keyword.iskeyword(word)})
+        body = f"    global {', '.join(names)}\n" if names else "    pass\n"
+        text = f"def __tu_cell_{self.nonce}_{cell.index}__():\n{body}"
+        return replace(cell, masked=Masked(text, {}), broken=True)
 
     def render(self, sources: dict[int, str]) -> bytes:
         """The notebook's bytes with the given cells' sources replaced, nothing else changed."""

@@ -150,7 +150,7 @@ def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
             edit, start_line=line, end_line=line))
 
     def recover(result: FileResult) -> Optional[str]:
-        good = []
+        kept = []
         for cell in cells:
             try:
                 parse_module(cell.masked.text)
@@ -158,9 +158,10 @@ def notebook_unit(notebook: nb.Notebook, rel: str) -> Unit:
                 why = why_unparsable(cell.masked.text, exc)
                 result.errors.append(FileError(rel, f"cell {cell.index}: {why.message}", why.line, why.column,
                                                cell.index))
+                kept.append(notebook.stand_in(cell))  # the names it reads stay in use
             else:
-                good.append(cell)
-        cells[:] = good
+                kept.append(cell)
+        cells[:] = kept
         return notebook.program(cells)
 
     return Unit(rel, notebook.source, notebook.program(cells) if cells else "", render, place, recover,
