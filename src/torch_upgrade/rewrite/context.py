@@ -50,16 +50,16 @@ class FixContext:
         for ``F.upsample`` after ``from torch.nn import functional as F``): a fix keeps the alias its line
         used, and that import stays in use."""
         ref = self.ref
-        binding = ref.binding if ref is not None and ref.ctx == "load" else None
+        if ref is None or ref.ctx != "load" or "." not in ref.dotted:
+            return None  # `from torch import fft; fft(x, 1)`: the bound object itself is replaced
+        binding = ref.binding
         if binding is None or binding.kind not in ("import", "from") or binding.typing_only \
                 or binding.target is None:
             return None
         target = binding.target
         if qualname != target and not qualname.startswith(target + "."):
             return None
-        if "." not in ref.dotted:  # `from torch import fft; fft(x, 1)`: the bound object itself is replaced
-            return None
-        local = ref.dotted.split(".", 1)[0] if ref is not None else ""
+        local = ref.dotted.split(".", 1)[0]
         here = self.analysis.lookup(local, self.scope) if local else None
         if here is None or here.kind != binding.kind or here.target != target:
             return None
