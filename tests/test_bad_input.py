@@ -183,6 +183,21 @@ def test_default_excluded_directories_and_exclude_globs(tmp_path):
     assert [f.path for f in report.findings] == ["src/keep.py"]
 
 
+def test_a_package_named_as_build_output_is_scanned(tmp_path):
+    """mmengine's ``mmengine/dist/`` is the package ``mmengine.dist``: a folder of one of the skipped names with
+    an ``__init__.py`` is source (build output and environments have none at their top)."""
+    for sub in ("pkg/dist", "pkg/build", "dist", "build/lib/pkg"):
+        (tmp_path / sub).mkdir(parents=True)
+    for package in ("pkg", "pkg/dist", "pkg/build"):
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "dist" / "ops.py").write_text(OLD)
+    (tmp_path / "pkg" / "build" / "ops.py").write_text(OLD)
+    (tmp_path / "dist" / "m.py").write_text(OLD)  # no __init__.py: output
+    (tmp_path / "build" / "lib" / "pkg" / "__init__.py").write_text(OLD)  # a build's copy of a package
+    report = torch_upgrade.scan([tmp_path], **window())
+    assert sorted({f.path for f in report.findings}) == ["pkg/build/ops.py", "pkg/dist/ops.py"]
+
+
 @pytest.mark.parametrize("chain", [" + ", " if c else "])
 def test_a_long_chain_of_operators_is_an_error_line_at_once(tmp_path, chain):
     """A generated line of 20,000 terms joined by an operator nests each term in the next without a

@@ -583,6 +583,30 @@ def test_a_helper_imported_from_another_file_decides_and_stays(tmp_path):
     """)
 
 
+def test_a_flag_in_a_package_named_dist_that_another_file_imports_stays(tmp_path):
+    """``mmengine.dist``: the project is listed through a package whose name build output has too, so the file
+    outside it that imports the private flag is seen, and the flag stays (as its value on every torch)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/dist/__init__.py": "",
+        "pkg/dist/compat.py": '''
+            import torch
+            from packaging import version
+
+            _TORCH_GE_1_9 = version.parse(torch.__version__) >= version.parse("1.9")
+
+            if _TORCH_GE_1_9:
+                NORM = "linalg"
+            else:
+                NORM = "legacy"
+            ''',
+        "pkg/train.py": "from pkg.dist.compat import _TORCH_GE_1_9\n\nUSE_NEW = _TORCH_GE_1_9\n",
+    }
+    text, _ = fixed(tmp_path, files, "2.0", entry="pkg/dist/compat.py")
+    assert "_TORCH_GE_1_9 = " in text and "legacy" not in text
+    runs(tmp_path, "import pkg.dist.compat, pkg.train; assert pkg.train.USE_NEW and pkg.dist.compat.NORM == 'linalg'")
+
+
 def test_a_constant_another_file_uses_stays(tmp_path):
     files = {
         "pkg/__init__.py": "",

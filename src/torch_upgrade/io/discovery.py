@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from torch_upgrade.core.settings import DEFAULT_EXCLUDES
+from torch_upgrade.io.listing import is_package
 
 if TYPE_CHECKING:  # imported where an ignore file is read: a scan of named files outside git needs none
     import pathspec
@@ -74,8 +75,13 @@ def _walk(root: Path, exclude: tuple[str, ...], respect_gitignore: bool) -> Iter
 
 # ------------------------------------------------------------------ excludes
 def _tool_directory(path: Path) -> bool:
+    """A directory of tools, environments or build output. One of those names that is a package of the
+    project (``mmengine/dist/__init__.py``: ``mmengine.dist``) is source: build output and environments have
+    no ``__init__.py`` at their top."""
     name = path.name
-    return name in DEFAULT_EXCLUDES or name.endswith(".egg-info") or (path / "pyvenv.cfg").exists()
+    if name.endswith(".egg-info") or (path / "pyvenv.cfg").exists():
+        return True
+    return name in DEFAULT_EXCLUDES and not is_package(path)
 
 
 def _excluded(rel: str, name: str, patterns: Iterable[str]) -> bool:

@@ -18,7 +18,7 @@ import hashlib
 import os
 import re
 from bisect import bisect_right
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Union
 
 from torch_upgrade.core.prose import literals
 
@@ -50,12 +50,24 @@ BY_NAME = "("  # a ``patch_targets`` key: "(" + the name a patch's first argumen
 CONSTANT = "="  # a ``patch_targets`` key: the name + "=" + the dotted name assigned to it (its line: 0)
 
 
+def is_package(folder: Union[str, "os.PathLike[str]"]) -> bool:
+    """Whether ``folder`` is a regular package (an importable name, an ``__init__.py``): source, even where its
+    name is one of ``SKIPPED_DIRS`` (``mmengine.dist``)."""
+    return os.path.basename(folder).isidentifier() and os.path.isfile(os.path.join(folder, "__init__.py"))
+
+
+def skipped(folder: str, name: str) -> bool:
+    """Whether the folder ``name`` in ``folder`` is not listed: hidden, or an environment's or build
+    output's (``SKIPPED_DIRS``) that is not a package of the project."""
+    return name.startswith(".") or (name in SKIPPED_DIRS and not is_package(os.path.join(folder, name)))
+
+
 def python_files(root: str) -> Optional[tuple[str, ...]]:
     """The real paths of the Python files under ``root`` (hidden folders, environments and build
     output skipped), in a fixed order; None for more than ``MOST_FILES``."""
     out: list[str] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        dirs[:] = sorted(d for d in dirs if not skipped(folder, d))
         real = os.path.realpath(folder)  # once per folder: a file's own real path differs only for a link
         out += [os.path.realpath(path) if os.path.islink(path) else os.path.join(real, f)
                 for f in sorted(files) if f.endswith(".py") for path in (os.path.join(folder, f),)]

@@ -192,7 +192,7 @@ def _listing_folders(path: Path) -> list[Path]:
     out: list[Path] = []
     for folder in path.parents:
         out.append(folder)
-        if folder.name.startswith(".") or folder.name in listing.SKIPPED_DIRS:
+        if listing.skipped(str(folder.parent), folder.name):
             break
     return out
 
