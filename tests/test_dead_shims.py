@@ -583,6 +583,36 @@ def test_a_helper_imported_from_another_file_decides_and_stays(tmp_path):
     """)
 
 
+def test_a_version_alias_of_another_file_re_exported_by_its_package_decides(tmp_path):
+    """mmengine's shape: ``TORCH_VERSION = torch.__version__`` (an alias, not a computed value) in one module,
+    re-exported by its package's ``__init__`` and compared where it is imported."""
+    text, _ = fixed(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils/__init__.py": "from .wrapper import TORCH_VERSION\n",
+        "pkg/utils/wrapper.py": "import torch\n\nTORCH_VERSION = torch.__version__\n",
+        "pkg/ops.py": '''
+            import torch
+            from packaging import version
+
+            from pkg.utils import TORCH_VERSION
+
+
+            def solve(A, B):
+                if version.parse(TORCH_VERSION) >= version.parse("1.9"):
+                    return torch.linalg.solve(A, B)
+                return torch.solve(B, A)[0]
+            ''',
+    }, "2.0", entry="pkg/ops.py")
+    assert "TORCH_VERSION" not in text and "torch.solve" not in text
+    assert "return torch.linalg.solve(A, B)" in text
+    assert (tmp_path / "pkg/utils/wrapper.py").read_text(encoding="utf-8").endswith("TORCH_VERSION = torch.__version__\n")
+    runs(tmp_path, """
+        import torch
+        from pkg.ops import solve
+        assert torch.allclose(solve(torch.eye(2) * 2, torch.ones(2, 1)), torch.full((2, 1), 0.5))
+    """)
+
+
 def test_a_flag_in_a_package_named_dist_that_another_file_imports_stays(tmp_path):
     """``mmengine.dist``: the project is listed through a package whose name build output has too, so the file
     outside it that imports the private flag is seen, and the flag stays (as its value on every torch)."""

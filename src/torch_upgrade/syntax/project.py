@@ -698,7 +698,8 @@ class FileIndex:
                 return analysis, binding.statement
             if isinstance(binding.statement, cst.ClassDef):
                 return (analysis, binding.statement) if classes else None
-            if binding.kind == "local" and binding.branch == ():
+            if binding.kind in ("local", "alias") and binding.branch == ():
+                # an alias is a constant too: TORCH_VERSION = torch.__version__, read in that file's names
                 value = binding.value if binding.value is not None else unpacked(binding)
                 return (analysis, value) if value is not None else None  # TORCH_MAJOR, TORCH_MINOR = ...
             return None
