@@ -205,6 +205,21 @@ def test_mmcv_digit_version_is_known_only_where_its_two_forms_agree():
     assert decider.outcome(guard.test, analysis.root_scope, Version("1.10")) is True
 
 
+@pytest.mark.parametrize("source, expected", [
+    ("mmcv.utils", [None, True]),  # [1, 9] for "1.9.1+cu121" in the older form: less than [1, 9, 0]
+    ("mmengine.utils", [True, True]),  # mmengine's has parsed the text from its first release
+    ("mmengine.utils.version_utils", [True, True]),
+])
+def test_mmengine_digit_version_has_only_the_parsed_form(source, expected):
+    module = cst.parse_module(f"import torch\nfrom {source} import digit_version\n"
+                              'if digit_version(torch.__version__) >= digit_version("1.9.0"):\n    pass\n')
+    analysis = Analysis(module)
+    guard = module.body[-1]
+    assert isinstance(guard, cst.If)
+    decider = Decider(analysis)
+    assert [decider.outcome(guard.test, analysis.root_scope, Version(low)) for low in ("1.9", "1.10")] == expected
+
+
 @pytest.mark.parametrize("test, low, release", [
     ('torch.__version__ < "1.10"', "1.6", "1.6.0"),  # a plain str: "1.6.0" < "1.10" is false
     ('torch.__version__ < "1.10"', "1.10", None),  # a TorchVersion throughout

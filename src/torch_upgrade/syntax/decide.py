@@ -20,8 +20,8 @@ torch; unknown where a torch pairs with none or several, and for a far future to
 known one, or unknown for a library whose releases have ended); strings and their ``split``, ``startswith``,
 ``partition`` ...; ``int``, ``tuple``, ``map``, comprehensions, subscripts, comparisons, ``and``
 ``or`` ``not``, conditional expressions, f-strings; module constants (and names unpacked from one,
-``TORCH_MAJOR, TORCH_MINOR = map(int, ...)``); OpenMMLab's ``digit_version`` (mmcv, mmengine: both
-of its forms, a comparison known where they agree); functions whose body is assignments, ``if``,
+``TORCH_MAJOR, TORCH_MINOR = map(int, ...)``); OpenMMLab's ``digit_version`` (mmcv's: both of its
+forms, a comparison known where they agree; mmengine's: the parsed form); functions whose body is assignments, ``if``,
 ``for`` over a known sequence, ``assert``, ``list.append``/``extend`` and a ``return`` (a project's own
 ``digit_version``), called with literal-valued arguments; ``hasattr``/``getattr(..., None)``
 probes of torch names (and ``"name" in dir(torch.distributed)``), answered by the table of when names
@@ -78,6 +78,7 @@ _SIGNATURE = {"inspect.signature"}  # "weights_only" in inspect.signature(torch.
 # OpenMMLab's helper (mmcv 1.x, mmengine): a version string as a comparable sequence of numbers
 _DIGITS = {f"{package}{module}.digit_version" for package in ("mmcv", "mmengine")
            for module in ("", ".utils", ".utils.version_utils")}
+_PARSED_DIGITS = {name for name in _DIGITS if name.startswith("mmengine.")}  # parsed from its first release
 _MAX_DEPTH = 12
 _MAX_STEPS = 200  # statements a helper's body may run (its loops included)
 _VERSION_ATTRIBUTES = frozenset({"major", "minor", "micro", "release", "base_version", "public", "version", "vstring",
@@ -275,13 +276,15 @@ class _Digits:
     """What OpenMMLab's ``digit_version(text)`` gives, in the two forms its releases computed: mmcv 1.x and
     mmengine parse the text (``(major, minor, patch, 0, 0, 0)`` for a final release, the local label
     dropped); older copies (and the ones projects keep) take the dot-separated parts that are all digits
-    (``[1, 8]`` for ``"1.8.1+cu121"``). A comparison is known only where both forms agree."""
+    (``[1, 8]`` for ``"1.8.1+cu121"``). A comparison is known only where both forms agree. mmengine's has
+    parsed the text from its first release on (``parsed_only``: ``split`` is None): its comparisons are the
+    parsed form's (and one with an mmcv value, which may be a list against a tuple, is not known)."""
 
     parsed: Any
-    split: tuple[int, ...]
+    split: Optional[tuple[int, ...]]
 
     @staticmethod
-    def of(text: str) -> Any:
+    def of(text: str, parsed_only: bool = False) -> Any:
         split: list[int] = []
         for part in text.split("."):
             if part.isdigit():
@@ -292,13 +295,15 @@ class _Digits:
         if version is UNKNOWN or version.is_prerelease or version.is_postrelease:
             return UNKNOWN
         release = list(version.release[:4])
-        return _Digits(tuple(release + [0] * (4 - len(release)) + [0, 0]), tuple(split))
+        return _Digits(tuple(release + [0] * (4 - len(release)) + [0, 0]), None if parsed_only else tuple(split))
 
     def compare(self, other: Any, op: Callable[[Any, Any], bool]) -> Any:
         if not isinstance(other, _Digits):
             return UNKNOWN  # a list against a tuple raises in one form, compares in the other
-        parsed, split = op(self.parsed, other.parsed), op(self.split, other.split)
-        return parsed if parsed == split else UNKNOWN
+        parsed = op(self.parsed, other.parsed)
+        if self.split is None or other.split is None:
+            return parsed if self.split is None and other.split is None else UNKNOWN
+        return parsed if parsed == op(self.split, other.split) else UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -1474,7 +1479,7 @@ class _Builtin:
         if self.qualname in _LOOSE:
             return LooseVersion(arg)
         if self.qualname in _DIGITS:
-            return _Digits.of(arg)
+            return _Digits.of(arg, self.qualname in _PARSED_DIGITS)
         if self.qualname in _STRICT:
             match = re.fullmatch(r"(\d+)\.(\d+)(?:\.(\d+))?(?:([ab])(\d+))?", arg)
             return Version(arg) if match else UNKNOWN  # StrictVersion("1.8.1+cu111") raises: unknown
