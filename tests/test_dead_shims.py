@@ -637,6 +637,37 @@ def test_a_flag_in_a_package_named_dist_that_another_file_imports_stays(tmp_path
     runs(tmp_path, "import pkg.dist.compat, pkg.train; assert pkg.train.USE_NEW and pkg.dist.compat.NORM == 'linalg'")
 
 
+def test_the_comment_above_a_removed_assert_stays_above_the_if_body_kept_after_it(tmp_path):
+    """mmengine's ``autocast``: a comment, an assert that always holds, then an if whose else body is kept. The
+    comment went below the kept body (handed on past a statement replaced by several): it stays where it was."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+        from packaging import version
+
+
+        def f(x):
+            """Doc."""
+            # what the function needs
+            assert version.parse(torch.__version__) >= version.parse("1.5"), "too old"
+
+            if version.parse(torch.__version__) < version.parse("1.10"):
+                y = x
+            else:
+                # the new way
+                y = x + 1
+            return y
+        '''}, "2.0")
+    assert text == textwrap.dedent('''
+        def f(x):
+            """Doc."""
+            # what the function needs
+
+            # the new way
+            y = x + 1
+            return y
+        ''').lstrip("\n")
+
+
 def test_a_constant_another_file_uses_stays(tmp_path):
     files = {
         "pkg/__init__.py": "",
@@ -662,6 +693,7 @@ def test_a_constant_another_file_uses_stays(tmp_path):
     assert text == textwrap.dedent('''
         import torch
         from packaging import version
+
         TORCH_GE_1_10 = version.parse(torch.__version__) >= version.parse("1.10")
 
         DEFAULT_NORM = "linalg"

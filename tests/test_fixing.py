@@ -395,6 +395,16 @@ def test_comments_above_a_removed_import_are_kept(tmp_path):
         'def f():\n    # local import\n    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        pass\n')
 
 
+def test_the_blank_line_above_a_removed_import_still_parts_the_import_groups(tmp_path):
+    """The blank line above the first import of a group was that import's: removed with it, the groups were
+    joined (what isort then reports); it goes to the next statement, which has none of its own."""
+    code = ("import os\n\nfrom torch.cuda.amp import autocast\nimport numpy as np\n\n\n"
+            "def f():\n    with autocast():\n        return np.ones(1)\n")
+    assert fixed(tmp_path, code) == (
+        "import os\n\nimport numpy as np\nimport torch\n\n\n"
+        'def f():\n    with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n        return np.ones(1)\n')
+
+
 def test_a_body_whose_first_statement_was_a_removed_import_starts_with_its_code(tmp_path):
     """detectron2's tests import autocast first thing in the test; the blank line after the import was the
     next statement's, and stayed as the body's first line (one above a comment stays with the comment)."""
