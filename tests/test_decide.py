@@ -205,14 +205,19 @@ def test_mmcv_digit_version_is_known_only_where_its_two_forms_agree():
     assert decider.outcome(guard.test, analysis.root_scope, Version("1.10")) is True
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("mmcv.utils", [None, True]),  # [1, 9] for "1.9.1+cu121" in the older form: less than [1, 9, 0]
-    ("mmengine.utils", [True, True]),  # mmengine's has parsed the text from its first release
-    ("mmengine.utils.version_utils", [True, True]),
+@pytest.mark.parametrize("source, literal, expected", [
+    ("mmcv.utils", "1.9.0", [None, True]),  # [1, 9] for "1.9.1+cu121" in the older form: less than [1, 9, 0]
+    ("mmengine.utils", "1.9.0", [True, True]),  # mmengine's has parsed the text from its first release
+    ("mmengine.utils.version_utils", "1.9.0", [True, True]),
+    # a pre-release in the literal (mmengine's torch_meshgrid): (1, 9, 0, 0, -3, 0), below every 1.9 release
+    ("mmengine.utils", "1.9.0a0", [True, True]),
+    ("mmcv.utils", "1.9.0a0", [True, True]),  # the older form's [1, 9] is below [1, 9, 1] too
+    ("mmengine.utils", "1.10.0.dev0", [None, True]),
+    ("mmcv.utils", "1.9.0rc1", [None, None]),  # older copies each made the rc part numbers their own way
 ])
-def test_mmengine_digit_version_has_only_the_parsed_form(source, expected):
+def test_mmengine_digit_version_has_only_the_parsed_form(source, literal, expected):
     module = cst.parse_module(f"import torch\nfrom {source} import digit_version\n"
-                              'if digit_version(torch.__version__) >= digit_version("1.9.0"):\n    pass\n')
+                              f'if digit_version(torch.__version__) >= digit_version("{literal}"):\n    pass\n')
     analysis = Analysis(module)
     guard = module.body[-1]
     assert isinstance(guard, cst.If)

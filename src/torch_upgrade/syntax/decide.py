@@ -79,6 +79,7 @@ _SIGNATURE = {"inspect.signature"}  # "weights_only" in inspect.signature(torch.
 _DIGITS = {f"{package}{module}.digit_version" for package in ("mmcv", "mmengine")
            for module in ("", ".utils", ".utils.version_utils")}
 _PARSED_DIGITS = {name for name in _DIGITS if name.startswith("mmengine.")}  # parsed from its first release
+_PRERELEASE = {"a": -3, "b": -2, "rc": -1}  # how the parsed form of digit_version numbers a pre-release
 _MAX_DEPTH = 12
 _MAX_STEPS = 200  # statements a helper's body may run (its loops included)
 _VERSION_ATTRIBUTES = frozenset({"major", "minor", "micro", "release", "base_version", "public", "version", "vstring",
@@ -285,17 +286,26 @@ class _Digits:
 
     @staticmethod
     def of(text: str, parsed_only: bool = False) -> Any:
+        version = _version(text)
+        if version is UNKNOWN:
+            return UNKNOWN
+        release = list(version.release[:4])
+        parsed = release + [0] * (4 - len(release))
+        if version.is_prerelease:  # "1.10.0a0": (1, 10, 0, 0, -3, 0); a dev release without one: -4, 0
+            parsed += [_PRERELEASE[version.pre[0]], version.pre[1]] if version.pre is not None else [-4, 0]
+        elif version.is_postrelease:
+            parsed += [1, version.post or 0]
+        else:
+            parsed += [0, 0]
+        if parsed_only:
+            return _Digits(tuple(parsed), None)
         split: list[int] = []
         for part in text.split("."):
             if part.isdigit():
                 split.append(int(part))
             elif "rc" in part:
-                return UNKNOWN  # a release candidate: not among the versions a guard is evaluated at
-        version = _version(text)
-        if version is UNKNOWN or version.is_prerelease or version.is_postrelease:
-            return UNKNOWN
-        release = list(version.release[:4])
-        return _Digits(tuple(release + [0] * (4 - len(release)) + [0, 0]), None if parsed_only else tuple(split))
+                return UNKNOWN  # old copies make a release candidate's part two numbers, as they each chose
+        return _Digits(tuple(parsed), tuple(split))
 
     def compare(self, other: Any, op: Callable[[Any, Any], bool]) -> Any:
         if not isinstance(other, _Digits):
