@@ -319,10 +319,31 @@ def test_guard_tests_mark_both_branches(setup, test):
     # torch's own benchmark utils: an optional dependency's flag is not about torch
     ("try:\n    from tabulate import tabulate\n    HAS_TABULATE = True\nexcept ImportError:\n    HAS_TABULATE = False",
      "HAS_TABULATE"),
+    # which accelerator runs the program, as torch.cuda.is_available() says: no compatibility question
+    ("from transformers import is_torch_npu_available", "is_torch_npu_available()"),
+    ("from transformers.utils import is_torch_xla_available", "not is_torch_xla_available()"),
+    ("from lightning.fabric.accelerators.xla import _XLA_AVAILABLE", "_XLA_AVAILABLE"),
 ])
 def test_other_conditions_are_not_torch_guards(setup, test):
     code = f"import torch\n{setup}\nif {test}:\n    w, v = {OLD_CALL}\n"
     assert found(code) == [("TU202", code.count("\n"))]
+
+
+def test_the_other_device_s_branch_of_an_accelerator_check_is_reported():
+    """sentence-transformers' CrossEncoder.fit: the CUDA branch beside the NPU one is what every CUDA machine
+    runs (a name that reads as an availability check, ``is_torch_...``, but of a device)."""
+    code = textwrap.dedent("""\
+        import torch
+        from transformers import is_torch_npu_available
+
+        def scaler():
+            if is_torch_npu_available():
+                return torch.npu.amp.GradScaler()
+            else:
+                return torch.cuda.amp.GradScaler()
+        """)
+    report = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13")
+    assert [(f.rule, f.line) for f in report.findings] == [("TU304", 8)]
 
 
 def test_a_parameter_named_version_is_no_guard():

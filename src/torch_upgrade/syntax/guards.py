@@ -31,7 +31,9 @@ by what they ask (``GuardModel.level``), from most to least:
   version: ``hasattr``/``getattr(..., None)`` on another module (a probe of
   ``self``, a parameter or a local asks about the data, not the environment), an imported
   name that reads as an availability check (``is_torch_available()``,
-  ``_APEX_AVAILABLE``), ``importlib.util.find_spec(...)``.
+  ``_APEX_AVAILABLE``; not one of an accelerator, ``is_torch_npu_available()``: that asks
+  which device runs the program, as ``torch.cuda.is_available()`` does),
+  ``importlib.util.find_spec(...)``.
 
 Names are followed to what they are assigned: a module constant says what its
 value says (``TORCH_GE_2 = version.parse(torch.__version__) >= ...``), or what
@@ -92,6 +94,11 @@ _VERSION_WORDS = re.compile(
 )
 # Names that read as availability checks (the rest of the old guard words).
 _AVAILABLE_WORDS = re.compile(r"is_torch_|_available_|_AVAILABLE")
+# ... but of an accelerator (transformers' is_torch_npu_available(), mmengine's is_mlu_available(), _TPU_AVAILABLE):
+# which device the program runs on, as torch.cuda.is_available() says, not compatibility code: the branch for
+# the other devices (``else: torch.cuda.amp.GradScaler()``) is what every CUDA machine runs
+_DEVICE_AVAILABLE = re.compile(r"^_?(?:is_)?(?:torch_)?(?:npu|xla|tpu|mlu|musa|hpu|xpu|mps|cuda|gpu|ipu|dipu|mtia|"
+                               r"neuron(?:_?core)?)_available$", re.IGNORECASE)
 # ... of one feature of a library that moves with torch, which only some of its releases have
 # (transformers' is_torchvision_video_decoding_available()): a version question, as a version flag is
 _LIBRARY_FEATURE = re.compile(rf"^is_(?:{'|'.join(LIBRARIES)})_\w+_available$")
@@ -784,7 +791,7 @@ def _by_name(name: str) -> int:
         return NONE
     if _VERSION_WORDS.search(name) or _LIBRARY_FEATURE.match(last):
         return FEATURE
-    if _AVAILABLE_WORDS.search(name):
+    if _AVAILABLE_WORDS.search(name) and not _DEVICE_AVAILABLE.match(last):
         return PROBE
     return NONE
 
