@@ -668,6 +668,66 @@ def test_the_comment_above_a_removed_assert_stays_above_the_if_body_kept_after_i
         ''').lstrip("\n")
 
 
+def test_a_function_s_version_variable_decides_and_goes_with_the_last_guard_reading_it(tmp_path):
+    """x-transformers' ``torch_version = version.parse(torch.__version__)`` / ``assert not (flash and torch_version
+    < ...)`` and sam2's tuple under an ``if``: a function's variable assigned once a value of torch's version
+    alone decides as a module constant does; it goes where only removed code read it, stays where more does."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+        from packaging import version
+
+
+        def attend(flash):
+            torch_version = version.parse(torch.__version__)
+            assert not (flash and torch_version < version.parse("2.0.0")), "flash needs torch 2.0"
+            return flash
+
+
+        def settings(cuda):
+            if cuda:
+                pytorch_version = tuple(int(v) for v in torch.__version__.split(".")[:2])
+                if pytorch_version < (2, 2):
+                    print("no flash attention 2")
+                math = pytorch_version < (2, 2) or not cuda
+                if pytorch_version >= (2, 9):
+                    math = False
+                return math
+            return True
+        '''}, "2.2")
+    assert text == textwrap.dedent('''
+        import torch
+
+
+        def attend(flash):
+            return flash
+
+
+        def settings(cuda):
+            if cuda:
+                pytorch_version = tuple(int(v) for v in torch.__version__.split(".")[:2])
+                math = pytorch_version < (2, 2) or not cuda
+                if pytorch_version >= (2, 9):
+                    math = False
+                return math
+            return True
+        ''').lstrip("\n")
+    runs(tmp_path, "import mod; assert mod.attend(True) and mod.settings(False)")
+
+
+def test_a_function_s_variable_assigned_twice_decides_nothing():
+    assert hints('''
+        import torch
+        from packaging import version
+
+
+        def attend(flash, v):
+            torch_version = version.parse(torch.__version__)
+            if flash:
+                torch_version = version.parse(v)
+            assert not (flash and torch_version < version.parse("2.0.0")), "flash needs torch 2.0"
+        ''', "2.2") == []
+
+
 def test_a_constant_another_file_uses_stays(tmp_path):
     files = {
         "pkg/__init__.py": "",

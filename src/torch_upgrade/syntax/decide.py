@@ -19,7 +19,8 @@ the one release of the library that pairs with it (``catalog.pairing``: the libr
 torch; unknown where a torch pairs with none or several, and for a far future torch a release after every
 known one, or unknown for a library whose releases have ended); strings and their ``split``, ``startswith``,
 ``partition`` ...; ``int``, ``tuple``, ``map``, comprehensions, subscripts, comparisons, ``and``
-``or`` ``not``, conditional expressions, f-strings; module constants (and names unpacked from one,
+``or`` ``not``, conditional expressions, f-strings; module constants and a function's variables assigned once
+(and names unpacked from one,
 ``TORCH_MAJOR, TORCH_MINOR = map(int, ...)``); OpenMMLab's ``digit_version`` (mmcv's: both of its
 forms, a comparison known where they agree; mmengine's: the parsed form); functions whose body is assignments, ``if``,
 ``for`` over a known sequence, ``assert``, ``list.append``/``extend`` and a ``return`` (a project's own
@@ -1061,9 +1062,14 @@ class _Evaluation:
             return self._qualified(f"{target}.{rest}" if rest else target, depth) if target else UNKNOWN
         if "." in name:
             return UNKNOWN  # PARSED.major: the attribute of the constant's value (``_Attribute``)
-        if binding.scope.kind == "module" and binding.branch == ():
+        if (binding.scope.kind == "module" and binding.branch == ()) or \
+                (binding.scope.kind == "function" and len(binding.scope.bindings.get(name, ())) == 1
+                 and name not in binding.scope.globals):
+            # a module constant (TORCH_MAJOR, TORCH_MINOR = ...: one of its items), or a function's variable
+            # assigned once (x-transformers' torch_version = version.parse(torch.__version__); where it is
+            # assigned, under an if, a value computed from torch's version alone is the same)
             value = binding.value if binding.value is not None else unpacked(binding)
-            if value is not None:  # a module constant (TORCH_MAJOR, TORCH_MINOR = ...: one of its items)
+            if value is not None:
                 return self.eval(value, names, binding.scope, {}, depth)
         statement = binding.statement
         if isinstance(statement, cst.FunctionDef) and binding.scope.kind == "module":

@@ -29,7 +29,8 @@ is not decided: what it computes is not what it means.
 
 One fix per file, carried by every finding in it: all its dead guards go together, with the
 module-level version flags and helpers that only the removed code read (``TORCH_GE_1_9 = ...``,
-``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``) when no other file of the project names them and they are not public (``_public``: in ``__all__``, or
+``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``; a function's variable assigned once a value of
+torch's version alone, ``torch_version = version.parse(torch.__version__)``, needs only that) when no other file of the project names them and they are not public (``_public``: in ``__all__``, or
 without a leading underscore in a package's module) and were read before the fix by more than themselves — so that no pass ever leaves a flag removed while a guard still reads it. The fix is safe:
 the code that stays is what every torch of the window ran. The imports only the removed code read go
 too (the fix releases their names).
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Callable, Optional, Sequence, Union, cast
+from typing import AbstractSet, Callable, Optional, Sequence, Union, cast
 
 import libcst as cst
 from packaging.version import Version
@@ -200,7 +201,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decided = _outermost(decided)
     if not decided:
         return by_hand
-    combined = _combined(analysis, decided, reads, flags)
+    combined = _combined(analysis, decided, reads, flags, decider)
     model = GuardModel(analysis, decider)
     hits = []
     for guard, _ in decided:
@@ -403,12 +404,12 @@ def _reader(analysis: Analysis) -> rewrite.Reads:
 
 
 def _combined(analysis: Analysis, decided: list[tuple[Guard, Fix]], reads: rewrite.Reads,
-              flags: dict[int, ProbeFlag]) -> Fix:
+              flags: dict[int, ProbeFlag], decider: Decider) -> Fix:
     """All the file's dead guards in one fix, with the module-level flags and helpers nothing else
     reads once they are gone (a probe flag's default and try with it: then their own rewrite is not made)."""
     edits = [e for _, fix in decided for e in fix.edits]
     released = [n for _, fix in decided for n in fix.released]
-    removed = _unused_after(analysis, _gone(edits), flags)
+    removed = _unused_after(analysis, _gone(edits), flags, decider)
     if removed:
         inside = {id(n) for statement in removed for n in subtree(statement)}
         edits = [e for e in edits if not (isinstance(e, Replace) and id(e.node) in inside)]
@@ -436,11 +437,12 @@ def _gone(edits: Sequence[object]) -> set[int]:
 Definition = Union[cst.SimpleStatementLine, cst.FunctionDef, cst.Try]
 
 
-def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag]) -> list[Definition]:
+def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag], decider: Decider) -> list[Definition]:
     """Module-level ``NAME = value``, ``MAJOR, MINOR = value`` and ``def NAME(...)`` (each name's one
     binding in the module), and probe flags whose try only probes and sets them (its default and its
     try), that only removed code (and other such definitions) reads, not exported, and named by no other
-    file of the project."""
+    file of the project; and a function's variable assigned once a value computed from torch's version
+    (``torch_version = version.parse(torch.__version__)``) that only removed code read."""
     definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]] = {}
     for statement in analysis.module.body:
         names: tuple[str, ...] = ()
@@ -456,10 +458,12 @@ def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag
         if flag.pure:
             group = (flag.default, flag.node) if flag.default is not None else (flag.node,)
             definitions[id(flag.node)] = (group, (flag.name,))
-    if not definitions:
-        return []
     public = _public(analysis)
     definitions = {key: value for key, value in definitions.items() if not any(public(n) for n in value[1])}
+    local = _version_locals(analysis, gone, decider)
+    definitions.update(local)
+    if not definitions:
+        return []
     wanted = {n for _, names in definitions.values() for n in names}
     uses: dict[str, list[cst.CSTNode]] = {}  # every read of the name (in any scope: a local of the same name keeps it)
     for ref in analysis.references:
@@ -472,8 +476,33 @@ def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag
                    if _read_outside(statements, names, uses)}
     if analysis.project is None:
         return []
-    dropped = _dropped(definitions, uses, gone, analysis.project.named_elsewhere)
+    dropped = _dropped(definitions, uses, gone, analysis.project.named_elsewhere, set(local))
     return [statement for statements in dropped.values() for statement in statements]
+
+
+def _version_locals(analysis: Analysis, gone: set[int],
+                    decider: Decider) -> dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]]:
+    """The assignments ``name = value`` in a function (the name's one binding there) that removed code reads,
+    whose value is computed from torch's version alone (``Decider.varies``): nothing else runs in it."""
+    found: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]] = {}
+    parent = analysis.parent
+    for ref in analysis.references:
+        binding = ref.binding
+        if id(ref.node) not in gone or ref.ctx != "load" or binding is None or binding.kind != "local" or \
+                binding.scope is None or binding.scope.kind != "function" or binding.value is None:
+            continue
+        name = ref.dotted.split(".", 1)[0]
+        if len(binding.scope.bindings.get(name, ())) != 1 or name in binding.scope.globals:
+            continue
+        assign = parent(binding.value)
+        line = parent(assign) if isinstance(assign, cst.Assign) else None
+        if not isinstance(assign, cst.Assign) or not isinstance(line, cst.SimpleStatementLine) or \
+                len(line.body) != 1 or len(assign.targets) != 1 or \
+                not isinstance(assign.targets[0].target, cst.Name) or id(line) in found:
+            continue
+        if decider.varies(binding.value, binding.scope):
+            found[id(line)] = ((line,), (name,))
+    return found
 
 
 def _read_outside(statements: tuple[Definition, ...], names: tuple[str, ...], uses: dict[str, list[cst.CSTNode]]) -> bool:
@@ -483,9 +512,10 @@ def _read_outside(statements: tuple[Definition, ...], names: tuple[str, ...], us
 
 def _dropped(definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]],
              uses: dict[str, list[cst.CSTNode]], gone: set[int],
-             elsewhere: Callable[[str], bool] = lambda name: False) -> dict[int, tuple[Definition, ...]]:
+             elsewhere: Callable[[str], bool] = lambda name: False,
+             local: AbstractSet[int] = frozenset()) -> dict[int, tuple[Definition, ...]]:
     """The definitions that nothing reads once ``gone`` (the nodes removed) is gone, and they with it, and
-    that no other file names (``elsewhere``)."""
+    that no other file names (``elsewhere``; not asked of a function's variables, the keys ``local``)."""
     gone = set(gone)
     dropped: dict[int, tuple[Definition, ...]] = {}
     changed = True
@@ -497,7 +527,7 @@ def _dropped(definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...
             inside = {id(n) for statement in statements for n in subtree(statement)}
             if any(id(node) not in gone and id(node) not in inside for n in names for node in uses.get(n, [])):
                 continue  # still read
-            if any(elsewhere(n) for n in names):
+            if key not in local and any(elsewhere(n) for n in names):
                 continue
             dropped[key] = statements
             gone |= inside
