@@ -521,6 +521,23 @@ def test_the_text_fix_compares_the_version_itself(tmp_path):
     assert safe.fixed == 0  # unsafe: it changes what the code does where it was wrong
 
 
+def test_the_text_fix_releases_the_parser_only_the_comparison_used(tmp_path):
+    """torchtune's ``skipif(version.parse(torch.__version__).base_version < "2.8.0")``: rewritten, the comparison
+    no longer parses, and ``from packaging import version`` that nothing else reads goes; one still read stays."""
+    write(tmp_path, {
+        "test_one.py": 'import torch\nfrom packaging import version\n\nOLD = version.parse(torch.__version__)'
+                       '.base_version < "2.8.0"\n',
+        "test_two.py": 'import torch\nfrom packaging import version\n\nOLD = version.parse(torch.__version__)'
+                       '.base_version < "2.8.0"\nV = version.parse("1.0")\n',
+    })
+    report = torch_upgrade.fix([tmp_path], from_version="2.6", select=["TU981"], unsafe=True)
+    assert not report.errors and report.fixed == 2
+    assert (tmp_path / "test_one.py").read_text(encoding="utf-8") == \
+        'import torch\n\nOLD = torch.__version__ < "2.8.0.dev0"\n'
+    assert (tmp_path / "test_two.py").read_text(encoding="utf-8") == \
+        'import torch\nfrom packaging import version\n\nOLD = torch.__version__ < "2.8.0.dev0"\nV = version.parse("1.0")\n'
+
+
 def test_a_wrong_textual_guard_guards_and_is_not_removed_as_dead(tmp_path):
     code = f'''
         import torch

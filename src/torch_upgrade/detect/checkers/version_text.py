@@ -170,7 +170,13 @@ def _fix(node: cst.Comparison, analysis: Analysis, decider: Decider, scope: Scop
     new_literal = A.string(f"{text}.dev0")
     new = node.with_changes(left=new_literal, comparisons=[target.with_changes(comparator=value)]) if literal_first \
         else node.with_changes(left=value, comparisons=[target.with_changes(comparator=new_literal)])
-    return A.replace(node, new, safety="unsafe")  # why: the rule's safety note, said once
+    fix = A.replace(node, new, safety="unsafe")  # why: the rule's safety note, said once
+    # what only the cut side read goes with it (``from packaging import version``, where nothing else parses)
+    inside = {id(n) for n in subtree(derived)} - {id(n) for n in subtree(versions[0])}
+    fix.released = tuple(dict.fromkeys(ref.dotted.split(".", 1)[0] for ref in analysis.references
+                                       if ref.ctx == "load" and id(ref.node) in inside
+                                       and not ref.dotted.startswith(".")))
+    return fix
 
 
 def _keeps_prereleases(node: cst.Comparison, decider: Decider, scope: Scope, text: str, literal_first: bool) -> bool:
