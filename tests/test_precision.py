@@ -1385,6 +1385,16 @@ def unscaled(q, k, v):
     assert "scale= needs torch 2.1" in old[0] and "scale=1.0 (torch 2.1)" in old[1]
 
 
+def test_legacy_constructor_given_one_length_is_not_told_it_misread_a_shape() -> None:
+    """sam2's broadcast of a pickled object: torch.LongTensor([len(data_view)]) is a tensor holding the length,
+    as its .item() later reads; one element says nothing of a shape, so the generic advice, not 'data, not a
+    shape ... these 1 numbers'."""
+    code = "import torch\ndef f(view):\n    return torch.LongTensor([len(view)])\n"
+    report = torch_upgrade.scan_source(code, from_version="2.4", to_version="2.13")
+    assert [f.message.startswith("legacy typed constructor: integers are sizes") for f in report.findings
+            if f.rule == "TU964"] == [True]
+
+
 def test_legacy_constructor_given_a_shape_tuple_says_it_is_data() -> None:
     """vit-pytorch's MaxViT dropsample: torch.FloatTensor((x.shape[0], 1, 1, 1), device=device) reads as a
     shape but is data (a 1-d tensor of 4 numbers, torch 2.13), and device= raises off the CPU: TU964 says

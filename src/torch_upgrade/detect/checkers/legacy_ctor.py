@@ -120,14 +120,15 @@ def _size_expression(node: cst.BaseExpression) -> bool:
 
 def _sizes_as_data(ref: Reference, call: cst.Call) -> Optional[str]:
     """The message for ``torch.FloatTensor((x.shape[0], 1, 1, 1), device=device)``: one tuple or list of
-    flat elements, a size among them, reads as a shape but is data - a 1-d tensor of those numbers (torch
+    two flat elements or more, a size among them, reads as a shape but is data - a 1-d tensor of those numbers (torch
     2.13: ``torch.FloatTensor((3, 1, 1, 1)).shape`` is ``(4,)``); a ``device=`` other than the CPU raises
     on a CPU type ("legacy constructor expects device type: cpu")."""
     positional = [a for a in call.args if a.keyword is None]
     if len(positional) != 1 or positional[0].star or not isinstance(positional[0].value, (cst.Tuple, cst.List)):
         return None
     elements = positional[0].value.elements
-    if not elements or any(not isinstance(e, cst.Element) or isinstance(e.value, (cst.Tuple, cst.List))
+    # one element, a length (sam2's torch.LongTensor([len(data_view)]) broadcast as a count): data, as meant
+    if len(elements) < 2 or any(not isinstance(e, cst.Element) or isinstance(e.value, (cst.Tuple, cst.List))
                            for e in elements) \
             or not any(_size_expression(e.value) for e in elements):
         return None
