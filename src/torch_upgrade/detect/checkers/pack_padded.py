@@ -84,15 +84,32 @@ def _cpu_binding(binding: Binding, scope: Scope, analysis: Analysis, at: cst.CST
 
 
 def _held_at(name: str, scope: Scope, at: cst.CSTNode, analysis: Analysis) -> Optional[Binding]:
-    """The binding of ``name`` that holds at statement ``at`` where the scope has one the code shows: the
-    only binding left at the end of the scope, an assignment that always runs before ``at`` (``runs_before``:
-    no ``if``, loop or ``try`` around it but one around both; a parameter reassigned, ``lengths =
-    lengths.cpu()``, then used). Every other binding of the name comes before it, so none holds at ``at``."""
-    live = reaching(visible_bindings(name, scope))
+    """The binding of ``name`` that holds at statement ``at`` where the scope has one the code shows: of the
+    bindings that may run before ``at`` (not ``_only_after`` it), the only one left once they have run, an
+    assignment that always runs before ``at`` (``runs_before``: no ``if``, loop or ``try`` around it but one
+    around both; a parameter reassigned, ``lengths = lengths.cpu()``, then used). Every other binding of the
+    name comes before it, so none holds at ``at``; one that runs only after ``at`` (skorch 1.4's fixture
+    moves its CPU lengths to CUDA after the CPU loop that packs them) does not either."""
+    live = reaching([b for b in visible_bindings(name, scope) if not _only_after(b, at, analysis)])
     if len(live) != 1 or live[0].scope is not scope or live[0].value is None:
         return None
     statement = _statement(live[0].value, analysis)
     return live[0] if statement is not None and runs_before(statement, at, analysis) else None
+
+
+def _only_after(binding: Binding, at: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether an assignment can run only after statement ``at`` (in the same call of the function):
+    ``at`` always runs before it (``runs_before``) and no loop of the function holds both, whose next pass
+    would bring the assignment before ``at``."""
+    statement = _statement(binding.value, analysis) if binding.value is not None else None
+    if statement is None or not runs_before(at, statement, analysis):
+        return False
+    node = analysis.parent(at)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+        if isinstance(node, (cst.For, cst.While)):
+            return False  # (``at`` is a statement of a block around the assignment: the loop holds both)
+        node = analysis.parent(node)
+    return True
 
 
 def _statement(node: cst.CSTNode, analysis: Analysis) -> Optional[cst.CSTNode]:
