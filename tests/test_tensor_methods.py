@@ -54,9 +54,27 @@ def test_a_variable_is_a_tensor() -> None:
     # a comprehension that keeps what is not a tensor, or filters on something else
     "import torch\ndef f(xs):\n    for t in [x for x in xs if not torch.is_tensor(x)]:\n        t.symeig()\n",
     "import torch\ndef f(xs):\n    for t in [x for x in xs if x.ready]:\n        t.symeig()\n",
+    # an unknown object rebound to itself times a tensor: its own __mul__ makes the new value (gpytorch 1.15's
+    # LinearOperator kernel times a tensor mask, then kernel.solve(rhs))
+    "import torch\nfrom ops import MaskedOperator\ndef f(covar, y, seen, masked):\n    if masked:\n"
+    "        kernel = MaskedOperator(covar.evaluate(), seen)\n        return kernel.solve(y)\n"
+    "    kernel = covar.evaluate()\n    kernel = kernel * torch.isnan(y).float()\n    return kernel.solve(y)\n",
 ])
 def test_look_alikes_and_unknown_receivers_are_not_reported(code: str) -> None:
     assert found(code) == []
+
+
+def test_a_tensor_rebound_to_itself_times_another_stays_a_tensor() -> None:
+    """``x = x * mask`` keeps what ``x`` was: a tensor stays one (and a number times a tensor is not
+    taken for the number)."""
+    code = """
+    import torch
+    def f(y):
+        A = torch.randn(3, 3)
+        A = A * torch.isnan(y).float()
+        return A.solve(y)
+    """
+    assert found(code) == [("TU201", 6)]
 
 
 def test_a_likely_tensor_is_reported_with_an_unsafe_fix() -> None:

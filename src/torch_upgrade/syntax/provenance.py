@@ -887,7 +887,14 @@ class Provenance:
                 return CERTAIN if all(k == CERTAIN for k in kinds) else POSSIBLE
             values = facts.values.get(name)
             if values:
-                return _joined([self.of(v, ref, depth + 1, cls) for v in values])
+                kinds = [self.of(v, ref, depth + 1, cls) for v in values]
+                before = [k for v, k in zip(values, kinds) if not _rebinds(v, name)]
+                if before and all(k == POSSIBLE for k in before):
+                    # `kernel = kernel * mask`: the left operand's own operator makes the new value, so the
+                    # name stays what it was - here nothing known (gpytorch's LinearOperator, whose
+                    # .solve is its own, times a tensor mask)
+                    return POSSIBLE
+                return _joined(kinds)
             if isinstance(scope_node, cst.FunctionDef) and name in _param_names(scope_node):
                 return POSSIBLE  # an unannotated parameter
         return POSSIBLE
@@ -1144,6 +1151,11 @@ def _agree(kinds: list[Optional[str]]) -> Optional[str]:
     if all(k is None for k in kinds):
         return None
     return _joined(kinds)
+
+
+def _rebinds(value: cst.BaseExpression, name: str) -> bool:
+    """Whether ``value``, assigned to ``name``, is ``name <op> ...`` (``x = x * mask``)."""
+    return isinstance(value, cst.BinaryOperation) and isinstance(value.left, cst.Name) and value.left.value == name
 
 
 def _joined(kinds: Sequence[Optional[str]]) -> str:
