@@ -5,8 +5,10 @@ torch 2.14 raises the warnings of ``torch.jit.script``/``trace``/``save``/``load
 category changes meaning: ``ignore`` of ``DeprecationWarning`` no longer hides them (they are shown by
 default now), and ``error`` of ``FutureWarning`` now turns every such call into an exception. Flags those
 filters: ``warnings.filterwarnings``/``simplefilter`` calls (action and category by position or keyword)
-and ``pytest.mark.filterwarnings("action::Category")``. No fix: which warnings a project wants hidden is its
-choice.
+and ``pytest.mark.filterwarnings("action::Category")``. A DeprecationWarning filter beside one that already
+ignores FutureWarning (or every warning) in the same block or on the same test is not flagged: kornia's
+``simplefilter("ignore", DeprecationWarning)`` then ``simplefilter("ignore", FutureWarning)`` around its
+``torch.jit.script``. No fix: which warnings a project wants hidden is its choice.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit, keyword
 from torch_upgrade.detect.hits import Hit
-from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.arguments import literal
 
 WORDS = (("jit", "*Warning"), ("jit", "filterwarnings"))
@@ -40,26 +42,50 @@ FAILS = ("this filter turns FutureWarning into an error; torch 2.14 raises Torch
          "now raises: ignore those warnings explicitly, or move off TorchScript (TU804, TU805)")
 
 
+# a filter's category where it names none: every warning
+EVERY = "Warning"
+
+
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not any(ref.qualname in TORCHSCRIPT for ref in analysis.references):
         return []
-    out = []
+    found: list[tuple[Reference, Optional[str], Optional[str], Optional[cst.CSTNode]]] = []
     for ref, call in calls(analysis, FILTERS, window, rule):
         assert ref.qualname is not None  # calls() yields references to one of FILTERS
         action_at, category_at = FILTERS[ref.qualname]
-        message = _meaning(_action(_argument(call, action_at, "action")),
-                           _category(_argument(call, category_at, "category")))
-        if message:
-            out.append(hit(rule, ref, analysis, window, message=message))
+        category = _argument(call, category_at, "category")
+        found.append((ref, _action(_argument(call, action_at, "action")),
+                      _category(category) if category is not None else EVERY, _place(call, analysis)))
     for ref, call in calls(analysis, MARK, window, rule):
         spec = literal(call.args[0]) if call.args and call.args[0].keyword is None else None
         if isinstance(spec, str):
             parts = [part.strip() for part in spec.split(":")]
-            category = parts[2].rsplit(".", 1)[-1] if len(parts) > 2 else None
-            message = _meaning(parts[0], category)
-            if message:
-                out.append(hit(rule, ref, analysis, window, message=message))
+            category = parts[2].rsplit(".", 1)[-1] if len(parts) > 2 and parts[2] else EVERY
+            found.append((ref, parts[0], category, _place(call, analysis)))
+    # the blocks (or decorated tests) where a filter already ignores FutureWarning
+    hidden = {id(place) for _, action, category, place in found
+              if place is not None and action == "ignore" and category in ("FutureWarning", EVERY)}
+    out = []
+    for ref, action, category, place in found:
+        message = _meaning(action, category)
+        if message == HIDES and place is not None and id(place) in hidden:
+            continue
+        if message:
+            out.append(hit(rule, ref, analysis, window, message=message))
     return out
+
+
+def _place(call: cst.Call, analysis: Analysis) -> Optional[cst.CSTNode]:
+    """Where a filter applies together with its siblings: the function or class a decorator's call
+    decorates, else the block (or module) whose statement holds the call."""
+    node: Optional[cst.CSTNode] = analysis.parent(call)
+    while node is not None:
+        if isinstance(node, cst.Decorator):
+            return analysis.parent(node)
+        if isinstance(node, (cst.IndentedBlock, cst.Module)):
+            return node
+        node = analysis.parent(node)
+    return None
 
 
 def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.Arg]:
