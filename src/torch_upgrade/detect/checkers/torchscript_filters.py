@@ -53,15 +53,15 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     for ref, call in calls(analysis, FILTERS, window, rule):
         assert ref.qualname is not None  # calls() yields references to one of FILTERS
         action_at, category_at = FILTERS[ref.qualname]
-        category = _argument(call, category_at, "category")
+        given = _argument(call, category_at, "category")
         found.append((ref, _action(_argument(call, action_at, "action")),
-                      _category(category) if category is not None else EVERY, _place(call, analysis)))
+                      _category(given) if given is not None else EVERY, _place(call, analysis)))
     for ref, call in calls(analysis, MARK, window, rule):
         spec = literal(call.args[0]) if call.args and call.args[0].keyword is None else None
         if isinstance(spec, str):
             parts = [part.strip() for part in spec.split(":")]
-            category = parts[2].rsplit(".", 1)[-1] if len(parts) > 2 and parts[2] else EVERY
-            found.append((ref, parts[0], category, _place(call, analysis)))
+            found.append((ref, parts[0], parts[2].rsplit(".", 1)[-1] if len(parts) > 2 and parts[2] else EVERY,
+                          _place(call, analysis)))
     # the blocks (or decorated tests) where a filter already ignores FutureWarning
     hidden = {id(place) for _, action, category, place in found
               if place is not None and action == "ignore" and category in ("FutureWarning", EVERY)}
