@@ -503,6 +503,41 @@ def test_the_finding_is_a_hint_at_the_guards_first_line():
 
 
 
+def test_the_operands_left_of_a_chain_keep_their_lines(tmp_path):
+    """A settled operand leaves an ``and`` chain written one operand a line (monai 1.6's
+    ``hasattr(torch, "return_types")`` first in a parenthesized test) with the rest on their own lines; a
+    chain on one line stays on one line."""
+    text, _ = fixed(tmp_path, {"mod.py": """
+        import torch
+
+
+        def named(func):
+            if (
+                hasattr(torch, "return_types")
+                and hasattr(func, "__name__")
+                and hasattr(torch.return_types, func.__name__)
+            ):
+                return getattr(torch.return_types, func.__name__)
+            if func.ready and hasattr(torch, "isin") and func.fast:
+                return None
+            return None
+        """}, "2.0")
+    assert text == textwrap.dedent("""
+        import torch
+
+
+        def named(func):
+            if (
+                hasattr(func, "__name__")
+                and hasattr(torch.return_types, func.__name__)
+            ):
+                return getattr(torch.return_types, func.__name__)
+            if func.ready and func.fast:
+                return None
+            return None
+        """).lstrip("\n")
+
+
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
     """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
     on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of

@@ -340,16 +340,19 @@ def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Sc
     if not isinstance(test, cst.BooleanOperation):
         return
     kind = type(test.operator)
-    operands = _chain(test, kind)
+    operands, operators = _chain(test, kind)
     idle = kind is cst.And  # what an operand that says nothing is: true in an and, false in an or
     dropped = [op for op in operands if decider.decides(op, scope, window.low) is idle
                and decider.decides(op, scope, _EVER) is None and not _miscompares(decider, op, scope, window)]
     kept = [op for op in operands if all(op is not d for d in dropped)]
     if not dropped or not kept:
         return
+    # each operand kept after the first is joined by the operator before it in the test, whose spacing
+    # (one operand a line in a parenthesized test) stays
+    before = {id(op): operators[index - 1] for index, op in enumerate(operands) if index}
     new: cst.BaseExpression = kept[0]
     for operand in kept[1:]:
-        new = cst.BooleanOperation(left=new, operator=kind(), right=operand)
+        new = cst.BooleanOperation(left=new, operator=before[id(operand)], right=operand)
     if len(kept) > 1 and test.lpar:
         new = new.with_changes(lpar=test.lpar, rpar=test.rpar)
     since[id(node)] = max(_since(lambda at: decider.decides(op, scope, at) is idle, window) for op in dropped)
@@ -361,15 +364,21 @@ def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Sc
                          f"later); keep the rest of the test")
 
 
-def _chain(test: cst.BooleanOperation, kind: type) -> list[cst.BaseExpression]:
-    """The operands of ``a and b and c`` (one operator, not through parentheses)."""
-    out: list[cst.BaseExpression] = []
+def _chain(test: cst.BooleanOperation, kind: type) -> tuple[list[cst.BaseExpression], list[cst.BaseBooleanOp]]:
+    """The operands of ``a and b and c`` (one operator, not through parentheses), and the operators between
+    them in order (the i-th between operands i and i + 1)."""
+    operands: list[cst.BaseExpression] = []
+    operators: list[cst.BaseBooleanOp] = []
     for side in (test.left, test.right):
+        if side is test.right:
+            operators.append(test.operator)
         if isinstance(side, cst.BooleanOperation) and isinstance(side.operator, kind) and not side.lpar:
-            out += _chain(side, kind)
+            more, between = _chain(side, kind)
+            operands += more
+            operators += between
         else:
-            out.append(side)
-    return out
+            operands.append(side)
+    return operands, operators
 
 
 def _code(node: cst.CSTNode) -> str:
