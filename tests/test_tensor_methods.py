@@ -65,8 +65,7 @@ def test_look_alikes_and_unknown_receivers_are_not_reported(code: str) -> None:
 
 
 def test_a_tensor_rebound_to_itself_times_another_stays_a_tensor() -> None:
-    """``x = x * mask`` keeps what ``x`` was: a tensor stays one (and a number times a tensor is not
-    taken for the number)."""
+    """``x = x * mask`` keeps what ``x`` was: a tensor stays one."""
     code = """
     import torch
     def f(y):
