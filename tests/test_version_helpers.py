@@ -95,6 +95,7 @@ TRANSFORMERS = {
     "transformers/__init__.py": "",
     "transformers/utils/__init__.py": '''
         import importlib.metadata
+        import importlib.util
 
         from packaging import version
 
@@ -104,6 +105,19 @@ TRANSFORMERS = {
             if accept_dev:
                 installed = version.parse(installed.base_version)
             return installed >= version.parse(library_version)
+
+
+        def _is_package_available(name, return_version=False):  # as transformers reads it: through its metadata
+            found = importlib.util.find_spec(name) is not None
+            try:
+                text = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                text = "N/A"
+            return (found, text) if return_version else (found, None)
+
+
+        def get_torch_version():
+            return _is_package_available("torch", return_version=True)[1]
         ''',
 }
 LIGHTNING = {
@@ -285,6 +299,72 @@ FORMS: dict[str, tuple[str, dict[str, str], str, str]] = {
             return torch.linalg.eigh(x)
         '''}, "app/ops.py", '''
         import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # transformers' get_torch_version(): torch's version text, parsed and compared as torch.__version__ would be
+    # (its enable_tf32: the legacy flags in the else of a >= 2.9 check)
+    "transformers' get_torch_version, parsed in a function": ("2.0", {**TRANSFORMERS, "app/ops.py": f'''
+        import torch
+        from packaging import version
+        from transformers.utils import get_torch_version
+
+
+        def eigh(x):
+            torch_version = version.parse(get_torch_version())
+            if torch_version >= version.parse("1.9"):
+                return torch.linalg.eigh(x)
+            else:
+                return {OLD}
+        '''}, "app/ops.py", '''
+        import torch
+
+
+        def eigh(x):
+            return torch.linalg.eigh(x)
+        '''),
+    # ... and where transformers defines it (utils/import_utils.py reads its own function)
+    "transformers' get_torch_version where it is defined": ("2.0", {**TRANSFORMERS, "transformers/utils/import_utils.py": f'''
+        import importlib.metadata
+
+        import torch
+        from packaging import version
+
+
+        def get_torch_version():
+            return _is_package_available("torch", return_version=True)[1]
+
+
+        def _is_package_available(name, return_version=False):
+            try:
+                text = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                text = "N/A"
+            return (True, text) if return_version else (True, None)
+
+
+        def eigh(x):
+            if version.parse(get_torch_version()) < version.parse("1.9"):
+                return {OLD}
+            return torch.linalg.eigh(x)
+        '''}, "transformers/utils/import_utils.py", '''
+        import importlib.metadata
+
+        import torch
+
+
+        def get_torch_version():
+            return _is_package_available("torch", return_version=True)[1]
+
+
+        def _is_package_available(name, return_version=False):
+            try:
+                text = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                text = "N/A"
+            return (True, text) if return_version else (True, None)
 
 
         def eigh(x):
@@ -600,6 +680,18 @@ def test_every_helper_has_a_reference_and_compares_as_its_source_does():
     compare = table.helpers["accelerate.utils.compare_versions"]
     assert compare.compare(Version("2.0.0"), ["torch", ">=", "1.9"], {}) is True
     assert compare.compare(Version("2.0.0"), ["numpy", ">=", "1.9"], {}) is None
+
+
+def test_a_version_text_function_is_listed_under_each_of_its_paths_with_its_sources():
+    versions = load_version_helpers().versions
+    assert {"transformers.utils.import_utils.get_torch_version", "transformers.utils.get_torch_version",
+            "transformers.file_utils.get_torch_version"} <= set(versions)
+    assert all(v.references and all(r.startswith("https://") for r in v.references) for v in versions.values())
+    with pytest.raises(VersionHelpersError, match="references"):
+        parse_table('[versions."lib.torch_version"]\nnote = "no source"\n')
+    with pytest.raises(VersionHelpersError, match="listed twice"):
+        parse_table('[helpers."lib.v"]\nparams = []\noperator = ">="\nversion = "1.0"\nreference = "https://x"\n'
+                    '[versions."lib.v"]\nreferences = ["https://x"]\n')
 
 
 def test_a_flag_says_what_its_module_defines():

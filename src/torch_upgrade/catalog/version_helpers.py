@@ -15,7 +15,9 @@ evaluation supplies torch's), take the comparison as a function of the ``operato
 
 The table also says what the version flags libraries export stand for (Lightning's and torchmetrics'
 ``_TORCH_GREATER_EQUAL_2_1``, imported by the projects built on them: each name as its module
-defines it, since a name alone can mislead, ``_TORCH_LOWER_EQUAL_1_4`` comparing with 1.5.0), and dates
+defines it, since a name alone can mislead, ``_TORCH_LOWER_EQUAL_1_4`` comparing with 1.5.0), the functions
+whose value is the installed torch's version text (transformers' ``get_torch_version()``, which projects
+parse and compare as they would ``torch.__version__``), and dates
 the parameters of torch functions that signature probes ask about (``"weights_only" in
 inspect.signature(torch.load).parameters``: since 1.13).
 """
@@ -47,6 +49,7 @@ _HELPER_KEYS = {"also", "params", "defaults", "unset", "require", "operator", "v
 _FALLBACKS = {"leading-digits"}
 _RETURNS = {"bool", "truth"}
 _PARAMETER_KEYS = {"added", "reference", "note", "keyword_only"}
+_VERSION_KEYS = {"also", "references", "note"}
 _FIELD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _QUALNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
@@ -201,6 +204,17 @@ class VersionHelpers:
     helpers: Mapping[str, Helper]
     parameters: Mapping[tuple[str, str], Parameter]
     flags: Mapping[str, Flag] = field(default_factory=dict)
+    versions: Mapping[str, "VersionText"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VersionText:
+    """A function a library exports whose value is the installed torch's version text, as
+    ``importlib.metadata.version("torch")`` gives it (``[versions."<qualified name>"]``), called without
+    arguments (transformers' ``get_torch_version()``)."""
+
+    name: str
+    references: tuple[str, ...]
 
 
 def _fill(template: str, values: Mapping[str, Any]) -> Optional[str]:
@@ -331,7 +345,7 @@ def parse_table(text: str) -> VersionHelpers:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise VersionHelpersError(f"{TABLE_FILE.name}: invalid TOML: {exc}") from None
-    unknown = set(data) - {"helpers", "parameters", "flags"}
+    unknown = set(data) - {"helpers", "parameters", "flags", "versions"}
     if unknown:
         raise VersionHelpersError(f"{TABLE_FILE.name}: unknown top-level key(s): {', '.join(sorted(unknown))}")
     helpers: dict[str, Helper] = {}
@@ -353,7 +367,27 @@ def parse_table(text: str) -> VersionHelpers:
             if path in flags:
                 raise _fail(f'flags."{module}"', f"{path} is listed twice")
             flags[path] = flag
-    return VersionHelpers(helpers=helpers, parameters=parameters, flags=flags)
+    versions: dict[str, VersionText] = {}
+    for name, raw in data.get("versions", {}).items():
+        text = _version_text(name, raw)
+        for path in (name, *_strings(raw.get("also", []), f'versions."{name}"', "also")):
+            if path in versions or path in helpers or path in flags:
+                raise _fail(f'versions."{name}"', f"{path} is listed twice")
+            versions[path] = text
+    return VersionHelpers(helpers=helpers, parameters=parameters, flags=flags, versions=versions)
+
+
+def _version_text(name: str, raw: Any) -> VersionText:
+    entry = f'versions."{name}"'
+    if not _QUALNAME.match(name) or not isinstance(raw, dict):
+        raise _fail(entry, "must be a table keyed by a dotted qualified name")
+    unknown = set(raw) - _VERSION_KEYS
+    if unknown:
+        raise _fail(entry, f"unknown key(s): {', '.join(sorted(unknown))}")
+    references = _strings(raw.get("references", []), entry, "references")
+    if not references:
+        raise _fail(entry, "needs 'references': the source it was checked against")
+    return VersionText(name, references)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1073,6 +1073,10 @@ class _Evaluation:
                 return self.eval(value, names, binding.scope, {}, depth)
         statement = binding.statement
         if isinstance(statement, cst.FunctionDef) and binding.scope.kind == "module":
+            module = getattr(project, "module", "") if names is self.decider.names else ""
+            table = load_version_helpers()
+            if module and (f"{module}.{name}" in table.helpers or f"{module}.{name}" in table.versions):
+                return self._qualified(f"{module}.{name}", depth)  # the library's own helper, where it is defined
             return _Function(statement, names, binding.scope)
         return UNKNOWN
 
@@ -1124,6 +1128,8 @@ class _Evaluation:
         flag = table.flags.get(qualname)
         if flag is not None:  # lightning.fabric.utilities.imports._TORCH_GREATER_EQUAL_2_1
             return flag.value(Version(self.sample))
+        if qualname in table.versions:  # transformers' get_torch_version: a function giving torch's version text
+            return _VersionText(qualname)
         symbol = OPERATOR_FUNCTIONS.get(qualname)
         if symbol is not None:  # operator.ge, passed to compare_version (a helper taking one)
             return OperatorFunction(symbol)
@@ -1338,6 +1344,8 @@ class _Evaluation:
             if truth is None:
                 return UNKNOWN
             return _Truth(truth) if func.helper.returns == "truth" else truth
+        if isinstance(func, _VersionText):  # get_torch_version(): importlib.metadata's text, as for "torch"
+            return self.sample if not positional and not keywords else UNKNOWN
         if isinstance(func, _Builtin) and func.qualname in _SIGNATURE:
             subject = positional[0] if len(positional) == 1 and not keywords else None
             return _Signature(subject.name) if isinstance(subject, (_Present, _Probed)) else UNKNOWN
@@ -1476,6 +1484,14 @@ class _Function:
     node: cst.FunctionDef
     names: Names
     scope: Scope
+
+
+@dataclass(frozen=True)
+class _VersionText:
+    """A library's function whose value is the installed torch's version text (``catalog.version_helpers``,
+    ``[versions]``)."""
+
+    qualname: str
 
 
 @dataclass(frozen=True)
