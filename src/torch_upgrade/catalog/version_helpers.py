@@ -369,11 +369,11 @@ def parse_table(text: str) -> VersionHelpers:
             flags[path] = flag
     versions: dict[str, VersionText] = {}
     for name, raw in data.get("versions", {}).items():
-        text = _version_text(name, raw)
+        source = _version_text(name, raw)
         for path in (name, *_strings(raw.get("also", []), f'versions."{name}"', "also")):
             if path in versions or path in helpers or path in flags:
                 raise _fail(f'versions."{name}"', f"{path} is listed twice")
-            versions[path] = text
+            versions[path] = source
     return VersionHelpers(helpers=helpers, parameters=parameters, flags=flags, versions=versions)
 
 

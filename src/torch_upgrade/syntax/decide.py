@@ -99,6 +99,8 @@ class Project(Protocol):
     """Another file of the project: the module-level function or constant a qualified name is, with
     that file's scope model (``syntax.project.FileIndex.definition``)."""
 
+    module: str  # the file's own module ("" where not known)
+
     def definition(self, qualname: str) -> Optional[tuple[Names, cst.CSTNode]]: ...
 
     def absolute(self, level: int, module: str, name: str) -> Optional[str]: ...
@@ -1073,10 +1075,11 @@ class _Evaluation:
                 return self.eval(value, names, binding.scope, {}, depth)
         statement = binding.statement
         if isinstance(statement, cst.FunctionDef) and binding.scope.kind == "module":
-            module = getattr(project, "module", "") if names is self.decider.names else ""
+            own = f"{project.module}.{name}" if project is not None and project.module and \
+                names is self.decider.names else None
             table = load_version_helpers()
-            if module and (f"{module}.{name}" in table.helpers or f"{module}.{name}" in table.versions):
-                return self._qualified(f"{module}.{name}", depth)  # the library's own helper, where it is defined
+            if own is not None and (own in table.helpers or own in table.versions):
+                return self._qualified(own, depth)  # the library's own helper, where it is defined
             return _Function(statement, names, binding.scope)
         return UNKNOWN
 
