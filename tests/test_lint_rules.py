@@ -10,7 +10,7 @@ import pytest
 import torch
 from hypothesis import given
 
-from differential import INTS, allclose, assert_same_behaviour, tensors
+from differential import INTS, assert_same_behaviour, tensors
 from helpers import scan_code
 from torch_upgrade.catalog.ruledata import load_rules
 
@@ -102,20 +102,19 @@ net.require_grad = False
     assert not any(p.requires_grad for p in namespace["net"].parameters())
 
 
-@pytest.mark.parametrize("rule_id, code, fixed", [
-    ("TUL101", "import torch\ny = torch.log(1 + (x * 2))\n", "import torch\ny = torch.log1p(x * 2)\n"),
-    ("TUL102", "import torch as T\ny = (T.exp(x) - 1) * 2\n", "import torch as T\ny = T.expm1(x) * 2\n"),
-    ("TUL103", "from torch import log, sum, exp\ny = log(sum(exp(x), 0))\n",
-     "import torch\ny = torch.logsumexp(x, 0)\n"),
+@pytest.mark.parametrize("rule_id, code, advice", [
+    ("TUL101", "import torch\ny = torch.log(1 + (x * 2))\n", "write torch.log1p(x * 2) "),
+    ("TUL102", "import torch as T\ny = (T.exp(x) - 1) * 2\n", "write T.expm1(x) "),
+    ("TUL103", "from torch import log, sum, exp\ny = log(sum(exp(x), 0))\n", "write torch.logsumexp(x, 0) "),
 ])
-def test_numerics_fixes_are_unsafe_and_say_why(tmp_path, rule_id, code, fixed):
+def test_numerics_lints_are_advice_with_the_call_to_write(tmp_path, rule_id, code, advice):
+    """The accurate forms change the numbers, which no fix may do (safe or unsafe): the finding says the exact
+    call to write, and --fix --unsafe-fixes leaves the code as it is."""
     result, _ = scan_code(tmp_path, code, select=(rule_id,))
     [finding] = result.findings
-    assert finding.fix.safety == "unsafe" and "change" in finding.fix.reason
-    assert not [f for f in scan_code(tmp_path, code, select=(rule_id,), fix=True)[0].findings if f.fix and
-                f.fix.safety == "safe"]
+    assert finding.fix is None and advice in finding.message and "no fix" in finding.message
     _, path = scan_code(tmp_path, code, select=(rule_id,), fix=True, unsafe_fixes=True)
-    assert path.read_text(encoding="utf-8") == fixed
+    assert path.read_text(encoding="utf-8") == code
 
 
 def test_numerics_differential():
@@ -197,29 +196,6 @@ def test_submodule_import_spellings_bind_the_same_object():
 
 
 # ------------------------------------------------------------------ differential: old and new forms
-@pytest.mark.differential("TUL101")
-@given(x=tensors(dtypes=ACCURATE))
-def test_log1p_differential(x):
-    close = allclose(rtol=1e-4, atol=1e-6)  # another kernel, and more accurate near 0
-    assert_same_behaviour("out = torch.log(1 + x)", rules="TUL101", close=close, x=x)
-    assert_same_behaviour("out = torch.log(x + 1.0)", rules="TUL101", close=close, x=x)
-
-
-@pytest.mark.differential("TUL102")
-@given(x=tensors(dtypes=ACCURATE))
-def test_expm1_differential(x):
-    assert_same_behaviour("out = torch.exp(x) - 1", rules="TUL102", close=allclose(rtol=1e-4, atol=1e-6), x=x)
-
-
-@pytest.mark.differential("TUL103")
-@given(x=tensors(dtypes=ACCURATE))
-def test_logsumexp_differential(x):
-    close = allclose(rtol=1e-4, atol=1e-6)  # inputs within [-10, 10]: no overflow for the old form
-    assert_same_behaviour("out = torch.log(torch.sum(torch.exp(x), -1))", rules="TUL103", close=close, x=x)
-    assert_same_behaviour("out = torch.log(torch.sum(torch.exp(x), dim=0, keepdim=True))", rules="TUL103",
-                          close=close, x=x)
-
-
 @pytest.mark.differential("TUL201")
 @given(x=tensors(dtypes=ACCURATE), y=tensors(dtypes=ACCURATE))
 def test_public_collate_differential(x, y):

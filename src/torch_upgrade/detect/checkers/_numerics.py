@@ -1,17 +1,21 @@
 """What the numerics checks (TUL101 log1p, TUL102 expm1, TUL103 logsumexp) share: literal ones,
-plain operands, the rewritten call named through the file's imports."""
+plain operands, and their advice: the exact call to write, named through the file's imports.
+
+They are advice, never fixes: the accurate forms are the point of these checks, and more accurate means the
+numbers change (in the last bits, much more for tiny inputs; finite where ``log(sum(exp(x)))`` overflowed),
+which no fix may do (the product contract: no fix, safe or unsafe, changes numerics). Whether the program
+wants the more accurate numbers is the person's call."""
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Sequence
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
-from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.rewrite.context import FixContext, Unnameable
-from torch_upgrade.rewrite.fixers import _args as A
+from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
 
@@ -36,36 +40,16 @@ def plain(call: cst.Call, keywords: Sequence[str] = ()) -> bool:
     return all(not a.star and (a.keyword is None or a.keyword.value in keywords) for a in call.args)
 
 
-def _imported_roots(analysis: Analysis, ref: Reference, calls: Sequence[cst.Call]) -> tuple[str, ...]:
-    """The names the replaced calls are made through that imports bind (``log`` of ``from torch import
-    log``): the rewrite may leave their imports unused."""
-    out = []
-    for call in calls:
-        func = call.func
-        while isinstance(func, cst.Attribute):
-            func = func.value
-        if isinstance(func, cst.Name):
-            binding = analysis.lookup(func.value, ref.scope)
-            if binding is not None and binding.kind in ("import", "from"):
-                out.append(func.value)
-    return tuple(dict.fromkeys(out))
-
-
-def rewrite(analysis: Analysis, rule: Rule, window: Window, ref: Reference, old: cst.CSTNode, qualname: str,
-            args: Sequence[cst.Arg], replaced: Sequence[cst.Call] = ()) -> Optional[Fix]:
-    """``old`` replaced by a call of ``qualname`` (named as the file names torch) with ``args``;
-    ``replaced``: the calls it takes away (their imports go when nothing else uses them)."""
-    ctx = FixContext(analysis, rule, window, ref.scope, ref)
+def advice(analysis: Analysis, rule: Rule, window: Window, ref: Reference, old: cst.CSTNode, qualname: str,
+           args: Sequence[cst.Arg]) -> str:
+    """The finding's message: the rule's, and the call of ``qualname`` with ``args`` to write instead of
+    ``old`` (named as the file names torch, or in full where it cannot be)."""
     try:
-        func, imports = ctx.qualified(qualname)
+        func, _ = FixContext(analysis, rule, window, ref.scope, ref).qualified(qualname)
     except Unnameable:
-        return None
+        func = cst.parse_expression(qualname)
     args = list(args)
     if args:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    new = cst.Call(func=func, args=args)
-    if isinstance(old, cst.Call):
-        new = new.with_changes(lpar=old.lpar, rpar=old.rpar)
-    fix = A.replace(old, new, imports)
-    fix.released = _imported_roots(analysis, ref, replaced)
-    return fix
+    new = code(cst.Call(func=func, args=args))
+    return f"{rule.message}; write {new} where the accurate result is wanted (the numbers change: no fix)"

@@ -1,8 +1,8 @@
-"""TUL102: ``torch.exp(x) - 1`` (or ``- 1.0``) -> ``torch.expm1(x)``: more accurate for small x.
+"""TUL102: ``torch.exp(x) - 1`` (or ``- 1.0``): ``torch.expm1(x)`` is more accurate for small x.
 
 The subtraction's left operand must be the call itself: ``2 * torch.exp(x) - 1`` is ``(2 * exp(x)) - 1``
 and is left alone, as is ``torch.exp(x, out=buf) - 1`` (the buffer would no longer be written).
-The rewrite changes numerics (that is its point): unsafe.
+Advice with the call to write, no fix: the accurate form changes the numbers (``detect.checkers._numerics``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
-from torch_upgrade.detect.checkers._numerics import is_one, plain, positional, rewrite
+from torch_upgrade.detect.checkers._numerics import is_one, plain, positional, advice
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
@@ -29,6 +29,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         args = positional(call)
         if len(args) != 1 or not plain(call) or call.lpar:
             continue
-        fix = rewrite(analysis, rule, window, ref, outer, "torch.expm1", [args[0]], [call])
-        out.append(Hit(rule, outer, ref.statement, ref=ref, fix=fix))
+        message = advice(analysis, rule, window, ref, outer, "torch.expm1", [args[0]])
+        out.append(Hit(rule, outer, ref.statement, ref=ref, message=message))
     return out

@@ -1,10 +1,11 @@
-"""TUL101: ``torch.log(1 + x)`` (or ``x + 1``, ``1.0``) -> ``torch.log1p(x)``: more accurate for small x.
+"""TUL101: ``torch.log(1 + x)`` (or ``x + 1``, ``1.0``): ``torch.log1p(x)`` is more accurate for small x.
 
 The call's only positional argument must be the sum itself (``out=`` is kept); ``torch.log(1 + x + y)``
 is ``log((1 + x) + y)`` and is left alone, and so is an ``x`` that is a whole number by construction
 (``torch.floor(...)``, ``.ceil()``, ``.round()``, ``.trunc()``: llm-foundry's attention temperature,
 ``torch.log(torch.floor(pos / scale) + 1)``), where ``1 + x`` is exact and ``x`` is 0 or at least 1, never
-below the epsilon log1p is for. The rewrite changes numerics (that is its point): unsafe.
+below the epsilon log1p is for. Advice with the call to write, no fix: the accurate form changes the numbers
+(``detect.checkers._numerics``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
-from torch_upgrade.detect.checkers._numerics import is_one, operand, plain, positional, rewrite
+from torch_upgrade.detect.checkers._numerics import is_one, operand, plain, positional, advice
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
@@ -60,7 +61,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if x is None or _whole(x, analysis, ref):
             continue
         rest = [a for a in call.args if a is not args[0]]
-        fix = rewrite(analysis, rule, window, ref, call, "torch.log1p", [args[0].with_changes(value=operand(x)), *rest],
-                      [call])
-        out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
+        message = advice(analysis, rule, window, ref, call, "torch.log1p", [args[0].with_changes(value=operand(x)), *rest])
+        out.append(Hit(rule, call, ref.statement, ref=ref, message=message))
     return out

@@ -1,9 +1,9 @@
-"""TUL103: ``torch.log(torch.sum(torch.exp(x), dim, ...))`` -> ``torch.logsumexp(x, dim, ...)``.
+"""TUL103: ``torch.log(torch.sum(torch.exp(x), dim, ...))``: ``torch.logsumexp(x, dim, ...)`` does not overflow.
 
 Only with a dimension that is not None nor empty (logsumexp needs one; ``torch.sum`` without it, or
 with ``dim=[]``, reduces over everything: pytorch/pytorch#144339), and no ``dtype=``/``out=`` on the sum nor ``out=`` on the log.
-``dim`` and ``keepdim`` are carried over as written. More accurate and overflow-free, so the numbers
-change: unsafe.
+``dim`` and ``keepdim`` are carried over as written into the advice. More accurate and overflow-free, so the
+numbers change: advice, no fix (``detect.checkers._numerics``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, keyword
-from torch_upgrade.detect.checkers._numerics import plain, positional, rewrite
+from torch_upgrade.detect.checkers._numerics import plain, positional, advice
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
@@ -55,6 +55,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if exp is None or len(exp.args) != 1 or not plain(exp) or exp.args[0].keyword is not None:
             continue
         new_args = [summed[0].with_changes(value=exp.args[0].value), *total.args[1:]]
-        fix = rewrite(analysis, rule, window, ref, call, "torch.logsumexp", new_args, [call, total, exp])
-        out.append(Hit(rule, call, ref.statement, ref=ref, fix=fix))
+        message = advice(analysis, rule, window, ref, call, "torch.logsumexp", new_args)
+        out.append(Hit(rule, call, ref.statement, ref=ref, message=message))
     return out
