@@ -721,3 +721,21 @@ def test_a_library_comparison_is_judged_within_the_librarys_pin(tmp_path):
     assert found(tmp_path, None) == [("mod.py", "TU981", 3)]
     write(tmp_path, {"mod.py": code, "requirements.txt": "torch>=1.6\ntorchvision>=0.13\n"})
     assert found(tmp_path, None) == []
+
+
+@pytest.mark.parametrize("code, severity", [
+    # torchrl: true on torch 2.10 and later, the target among them: the upgrade runs the old branch
+    ('import torch\nfrom packaging.version import parse\nif parse(torch.__version__).base_version < "2.8.0":\n'
+     '    pass\n', "warning"),
+    # detr: 0.1 < 0.7 on torchvision 0.10 and later (the paired target 0.29 among them)
+    ("import torchvision\nif float(torchvision.__version__[:3]) < 0.7:\n    pass\n", "warning"),
+    # a TorchVersion from 1.10 compares right: wrong only on 1.6 to 1.9 of the window
+    ('import torch\nif torch.__version__ >= "1.13":\n    pass\n', "hint"),
+])
+def test_a_version_compare_wrong_on_the_target_is_a_warning_and_one_wrong_only_before_is_a_hint(code, severity):
+    """TU981 reports a comparison wrong on some release of the window; where that release range reaches the
+    target, the upgrade itself takes the branch the author did not mean."""
+    [finding] = torch_upgrade.scan_source(code, from_version="1.6", to_version="2.15", select=["TU981"]).findings
+    assert finding.severity == severity
+    if "torchvision" not in code:  # torch 1.10 to 2.7: right on every release (torchvision's is wrong on all)
+        assert not torch_upgrade.scan_source(code, from_version="1.10", to_version="2.7", select=["TU981"]).findings

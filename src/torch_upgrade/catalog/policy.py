@@ -63,8 +63,8 @@ def severity(rule: Rule, window: Window, handled: bool = False, confidence: str 
         return "info" if rule.severity != "hint" else "hint"
     if rule.kind == "behavior":
         return "warning" if breaks and not handled else "info"
-    if rule.kind == "opportunity":
-        return "hint"
+    if rule.kind == "opportunity":  # a warning where the code shows it goes wrong on the target (TU981)
+        return "warning" if breaks and not handled else "hint"
     own = _own(rule, window)
     if rule.removed is not None and own is not None and own.reaches(rule.removed) and not deprecated_only:
         return "error"

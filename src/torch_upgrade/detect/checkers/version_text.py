@@ -8,7 +8,10 @@ a version with strings, tuples and ``Version``s, but what is cut from it is a pl
 comparison is evaluated (``syntax.decide.Decider.miscompares``) at every release of the window against the
 comparison of versions it stands for; it is reported where some release of the window gets the other answer
 (a comparison that is right on every release of the window is left alone, and a guard that is wrong
-somewhere is not removed as dead by TU980: what it computes is not what its author meant).
+somewhere is not removed as dead by TU980: what it computes is not what its author meant). Where it is
+wrong on the window's target itself (torchrl's ``parse_version(torch.__version__).base_version < "2.8.0"``,
+true on torch 2.10 and later; detr's torchvision check), the upgrade runs the branch its author did not
+mean: a warning; where it is wrong only on older releases (a plain-str compare before 1.10), a hint.
 
 A library that moves with torch is read the same way (``float(torchvision.__version__[:3]) < 0.7`` is
 ``0.1 < 0.7`` on torchvision 0.10): its version at each torch release is the paired library release, within
@@ -121,6 +124,7 @@ _ORDERS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.Greate
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     decider = Decider(analysis, analysis.project)
     libraries = {w.package: (w.low, w.high) for w in window.libraries}
+    at_top = {package: (high, high) for package, (_, high) in libraries.items()}
     hits = []
     for node in analysis.nodes(cst.Comparison):
         assert isinstance(node, cst.Comparison)
@@ -128,14 +132,19 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         wrong = decider.miscompares(node, scope, window.low, window.high, libraries)
         if wrong is None:
             continue
+        # wrong on the target itself (torch 2.15, or the library release paired with it): the upgrade takes the
+        # branch its author did not mean, a warning; wrong only on older releases of the window (before torch
+        # 1.10's TorchVersion), which the code may never meet again: the hint
+        on_target = decider.miscompares(node, scope, window.high, window.high, at_top)
         statement = analysis.top_of(node) or node
         if wrong.library is not None:
             # a library's version is a plain str on every release: no comparison of it as a version to
             # rewrite to, and the advice (packaging.version) needs no torch release
-            hits.append(Hit(rule, node, statement, message=_message(node, wrong), advice_instead=_OLDEST))
+            hits.append(Hit(rule, node, statement, message=_message(node, wrong), advice_instead=_OLDEST,
+                            breaks=on_target is not None))
             continue
         hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, decider, scope, window),
-                        message=_message(node, wrong)))
+                        message=_message(node, wrong), breaks=on_target is not None))
     return hits
 
 
