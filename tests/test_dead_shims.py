@@ -1257,3 +1257,53 @@ def test_a_version_check_in_setup_py_is_never_dead(tmp_path):
     assert text == textwrap.dedent(setup).lstrip("\n")
     assert [(f.path, f.rule) for f in report.findings] == []
     assert (tmp_path / "gp" / "ops.py").read_text(encoding="utf-8") == "import torch\n\nsolve = torch.linalg.solve\n"
+
+
+def test_a_check_of_which_framework_runs_is_kept_where_the_version_beside_it_goes(tmp_path):
+    """mmengine supports parrots, a framework that stands in for torch with ``torch.__version__ == 'parrots'``:
+    ``'parrots' not in TORCH_VERSION`` asks which framework runs, which no torch release answers. The version
+    comparison beside it is decided and goes; the framework check stays, and so does the branch parrots takes."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+        from packaging import version
+
+        TORCH_VERSION = torch.__version__
+
+
+        def close(a, b):
+            if 'parrots' not in TORCH_VERSION and version.parse(TORCH_VERSION) >= version.parse("1.6"):
+                return torch.allclose(a, b)
+            else:
+                return bool((a - b).abs().max() < 1e-5)
+
+
+        def build():
+            if torch.__version__ != "parrots":
+                return "torch"
+            return "parrots"
+        '''}, "2.0")
+    assert "if 'parrots' not in TORCH_VERSION:\n        return torch.allclose(a, b)\n    else:" in text
+    assert 'if torch.__version__ != "parrots":' in text and "version.parse" not in text
+    runs(tmp_path, """
+        import torch
+        from mod import build, close
+        assert close(torch.ones(2), torch.ones(2)) and build() == "torch"
+    """)
+
+
+@pytest.mark.parametrize("test", ["'parrots' not in torch.__version__", "torch.__version__ == 'parrots'",
+                                  "'+cpu' in torch.__version__", 'importlib.metadata.version("torch") != "parrots"'])
+def test_which_build_or_framework_runs_is_no_version_question(test):
+    """Equality with, or containment of, a text without a digit in torch's version asks which build or which
+    framework runs (a CPU wheel, parrots), which the release number does not say: undecided on every release."""
+    import libcst as cst
+    from packaging.version import Version
+
+    from torch_upgrade.syntax.analysis import Analysis
+    from torch_upgrade.syntax.decide import Decider
+
+    module = cst.parse_module(f"import importlib.metadata\nimport torch\nx = {test}\n")
+    analysis = Analysis(module)
+    expression = module.body[-1].body[0].value
+    assert [Decider(analysis).outcome(expression, analysis.root_scope, Version(v)) for v in ("1.8", "2.0")] == \
+        [None, None]

@@ -213,8 +213,32 @@ def _version(text: str) -> Any:
         return UNKNOWN
 
 
+class TorchText(str):
+    """torch's version as a plain str (``torch.__version__`` before 1.10, ``importlib.metadata.version("torch")``):
+    compares as text, and says where it came from (``_compare``)."""
+
+
 def torch_version(sample: str) -> str:
-    return TorchVersion(sample) if Version(sample) >= Version("1.10") else sample
+    return TorchVersion(sample) if Version(sample) >= Version("1.10") else TorchText(sample)
+
+
+def _kind(value: Any) -> type:
+    """``type(value)``, torch's version text counting as the ``str`` it is."""
+    return str if type(value) is TorchText else type(value)
+
+
+def _about_the_build(operator: cst.BaseCompOp, left: Any, right: Any) -> bool:
+    """Whether a comparison asks which build or framework runs, not which release: torch's version text
+    against a text without a digit, by ``==``, ``!=``, ``in`` or ``not in`` (mmengine's ``'parrots' not in
+    TORCH_VERSION``, the SenseTime framework that stands in for torch; ``"+cpu" in torch.__version__``).
+    A release number says nothing of that."""
+    if not isinstance(operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)):
+        return False
+    for mine, other in ((left, right), (right, left)):
+        if isinstance(mine, (TorchVersion, TorchText)) and isinstance(other, str) \
+                and not isinstance(other, (TorchVersion, TorchText)) and not any(c.isdigit() for c in other):
+            return True
+    return False
 
 
 def library_version(library: str, sample: str) -> Any:
@@ -535,7 +559,7 @@ class Decider:
                 if sample == FUTURE or Version(sample) > Version(f"{high.major}.{high.minor}.99"):
                     continue
                 value = self.value(derived, scope, sample)
-                if isinstance(value, TorchVersion) or type(value) is not kind:
+                if isinstance(value, TorchVersion) or _kind(value) is not kind:
                     continue  # compares as a version (right), or not with this literal (Python raises)
                 if not str(sample).startswith(str(value)):
                     return None  # not the version cut short (torch.__version__.split(".")[1]: the minor alone)
@@ -1242,8 +1266,8 @@ class _Evaluation:
         right = self.eval(node.right, names, scope, env, depth)
         if left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
-        if isinstance(node.operator, cst.Add) and type(left) in (int, float, str, tuple, list) \
-                and type(left) is type(right):
+        if isinstance(node.operator, cst.Add) and _kind(left) in (int, float, str, tuple, list) \
+                and _kind(left) is _kind(right):
             return left + right
         if isinstance(node.operator, (cst.Multiply, cst.Subtract)) and isinstance(left, int) and isinstance(right, int):
             return left * right if isinstance(node.operator, cst.Multiply) else left - right
@@ -1348,7 +1372,7 @@ class _Evaluation:
                 return UNKNOWN
             return _Truth(truth) if func.helper.returns == "truth" else truth
         if isinstance(func, _VersionText):  # get_torch_version(): importlib.metadata's text, as for "torch"
-            return self.sample if not positional and not keywords else UNKNOWN
+            return TorchText(self.sample) if not positional and not keywords else UNKNOWN
         if isinstance(func, _Builtin) and func.qualname in _SIGNATURE:
             subject = positional[0] if len(positional) == 1 and not keywords else None
             return _Signature(subject.name) if isinstance(subject, (_Present, _Probed)) else UNKNOWN
@@ -1359,7 +1383,7 @@ class _Evaluation:
                 if positional[0] in LIBRARIES:
                     self.read.add(positional[0])
                     return library_version(positional[0], self.sample)
-                return self.sample if positional == ["torch"] else UNKNOWN
+                return TorchText(self.sample) if positional == ["torch"] else UNKNOWN
             return func.call(positional, keywords)
         if isinstance(func, _Function):
             return self._function(func, positional, keywords, depth)
@@ -1575,6 +1599,8 @@ def _compare(operator: cst.BaseCompOp, left: Any, right: Any) -> Any:
     if isinstance(operator, (cst.Is, cst.IsNot)) and (isinstance(left, _Probed) or isinstance(right, _Probed)):
         return isinstance(operator, cst.IsNot)  # getattr(..., None) of a name that is there: not None
     if any(isinstance(v, (*_OPAQUE, _Probed, _Function, _Builtin, _Truth)) for v in (left, right)):
+        return UNKNOWN
+    if _about_the_build(operator, left, right):
         return UNKNOWN
     if isinstance(left, _Digits) or isinstance(right, _Digits):
         order = _ORDER.get(type(operator))
