@@ -73,8 +73,9 @@ def test_findings_name_the_cell_and_the_line_within_it(tmp_path):
     write(tmp_path, notebook(CELLS))
     result = run_scan(tmp_path)
     assert not result.errors, result.errors
+    # the statement a %time line times is read at its own columns (the magic's prefix before it)
     assert [(f.rule, f.cell, f.line, f.column) for f in result.findings] == [
-        ("TU201", 2, 6, 12), ("TU204", 4, 5, 8)]
+        ("TU201", 2, 5, 18), ("TU201", 2, 6, 12), ("TU204", 4, 5, 8)]
 
 
 def test_report_formats_show_the_cell(tmp_path, monkeypatch):
@@ -82,12 +83,12 @@ def test_report_formats_show_the_cell(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     text = runner.invoke(main, ["scan", ".", "--from", "2.4"]).output
-    assert "nb.ipynb:cell 2:6:12 TU201 error" in text
+    assert "nb.ipynb:cell 2:5:18 TU201 error" in text and "nb.ipynb:cell 2:6:12 TU201 error" in text
     concise = runner.invoke(main, ["scan", ".", "--from", "2.4", "--format", "concise"]).output
-    assert concise.splitlines()[0].startswith("nb.ipynb:cell 2:6:12: TU201 ")
+    assert concise.splitlines()[1].startswith("nb.ipynb:cell 2:6:12: TU201 ")
     data = json.loads(runner.invoke(main, ["scan", ".", "--from", "2.4", "--format", "json"]).output)
     assert [(f["path"], f["cell"], f["line"], f["column"]) for f in data["findings"]] == [
-        ("nb.ipynb", 2, 6, 12), ("nb.ipynb", 4, 5, 8)]
+        ("nb.ipynb", 2, 5, 18), ("nb.ipynb", 2, 6, 12), ("nb.ipynb", 4, 5, 8)]
 
 
 def test_notebooks_are_discovered_but_checkpoints_are_not(tmp_path):
@@ -181,7 +182,24 @@ def test_masking_keeps_lines_and_columns_and_is_undone_exactly(source):
     assert len(old) == len(new)
     for a, b in zip(old, new):
         assert a == b or "tu-magic-7-" in b
-    assert unmask(masked.text, masked.originals) == source
+    assert unmask(masked.text, masked.originals, masked.prefixes) == source
+
+
+def test_a_timed_statement_keeps_its_columns_and_comes_back_as_the_fixes_left_it():
+    """``%time`` and ``%timeit`` time one Python statement: it stays in the program at its columns, behind a
+    stand-in as wide as the magic, and a fix of it comes back behind the magic. With options, or timing a
+    compound statement, the line is masked whole."""
+    source = "%time q, r = torch.qr(a)  # note\nfor i in x:\n    %timeit  f(i)\n%timeit -n 3 f()\n%time for i in x: f(i)\n"
+    masked = mask(source, "5")
+    assert masked is not None
+    lines = masked.text.splitlines()
+    assert lines[0].index("torch.qr") == source.index("torch.qr") and lines[2].index("f(i)") == 13
+    assert sorted(masked.prefixes.values()) == ["%time ", "%timeit  "]
+    assert lines[3] == "pass  # tu-magic-5-2" and lines[4] == "pass  # tu-magic-5-3"
+    compile(masked.text, "cell", "exec")
+    fixed = masked.text.replace("torch.qr(a)", "torch.linalg.qr(a)").replace("f(i)  #", "g(i)  #")
+    assert unmask(fixed, masked.originals, masked.prefixes) == source.replace("torch.qr(a)", "torch.linalg.qr(a)") \
+        .replace("%timeit  f(i)", "%timeit  g(i)")
 
 
 def test_lines_inside_strings_and_brackets_are_not_masked():
@@ -202,8 +220,10 @@ def test_fix_changes_only_the_sources_of_cells_that_change(tmp_path):
     path = write(tmp_path, notebook(CELLS))
     before = path.read_bytes()
     result = run_fix(tmp_path, unsafe=True)
-    assert not result.errors and result.fixed == 2
+    assert not result.errors and result.fixed == 3
+    # the statement %time times is fixed too, behind its magic
     expected = before.replace(b'"    X, _ = torch.solve(B, A)\\n"', b'"    X = torch.linalg.solve(A, B)\\n"') \
+        .replace(b'"    %time X, _ = torch.solve(B, A)\\n"', b'"    %time X = torch.linalg.solve(A, B)\\n"') \
         .replace(b'"Q, R = torch.qr(A)\\n"', b'"Q, R = torch.linalg.qr(A)\\n"')
     assert expected != before
     assert path.read_bytes() == expected  # magics, outputs, markdown, key order, layout: byte for byte
@@ -221,9 +241,10 @@ def test_fix_keeps_the_json_layout(tmp_path, dumps):
     path = write(tmp_path, notebook(CELLS), dumps=dumps)
     before = path.read_bytes()
     old = json.loads(before.decode("utf-8-sig"))
-    assert run_fix(tmp_path, unsafe=True).fixed == 2
+    assert run_fix(tmp_path, unsafe=True).fixed == 3
     after = path.read_bytes()
     new = json.loads(after.decode("utf-8-sig"))
+    old["cells"][2]["source"][4] = "    %time X = torch.linalg.solve(A, B)\n"
     old["cells"][2]["source"][5] = "    X = torch.linalg.solve(A, B)\n"
     old["cells"][4]["source"][4] = "Q, R = torch.linalg.qr(A)\n"
     assert new == old
@@ -256,7 +277,8 @@ def test_diff_of_a_notebook_is_per_cell_and_writes_nothing(tmp_path, monkeypatch
     result = CliRunner().invoke(main, ["scan", ".", "--diff", "--unsafe-fixes"])
     assert result.exit_code == 1
     assert "--- a/nb.ipynb:cell 2\n+++ b/nb.ipynb:cell 2\n" in result.output
-    assert "-    X, _ = torch.solve(B, A)\n+    X = torch.linalg.solve(A, B)\n" in result.output
+    assert ("-    %time X, _ = torch.solve(B, A)\n-    X, _ = torch.solve(B, A)\n"
+            "+    %time X = torch.linalg.solve(A, B)\n+    X = torch.linalg.solve(A, B)\n") in result.output
     assert "--- a/nb.ipynb:cell 4\n" in result.output
     assert path.read_bytes() == before
 

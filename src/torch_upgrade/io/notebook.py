@@ -162,7 +162,7 @@ class Notebook:
             text = "".join(chunk)
             if not cell.masked.text.endswith("\n") and text.endswith("\n"):
                 text = text[:-1]  # the newline the join added
-            out[cell.index] = cell.source if cell.broken else unmask(text, cell.masked.originals)
+            out[cell.index] = cell.source if cell.broken else unmask(text, cell.masked.originals, cell.masked.prefixes)
         return out
 
     def stand_in(self, cell: Cell) -> Cell:
