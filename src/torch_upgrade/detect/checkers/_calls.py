@@ -65,3 +65,16 @@ def hit(rule: Rule, ref: Reference, analysis: Analysis, window: Window, message:
     if fix and rule.fixable:
         attach_fix(found, ref, analysis, window)
     return found
+
+
+def first_ref(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
+    """The reference nearest the top of ``node``, breadth first (``refs``: the file's references by the ``id``
+    of their node), for the scope, statement and guards of an expression no reference is at."""
+    todo: list[cst.CSTNode] = [node]
+    while todo:
+        current = todo.pop(0)
+        ref = refs.get(id(current))
+        if ref is not None:
+            return ref
+        todo.extend(current.children)
+    return None

@@ -25,6 +25,7 @@ import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.checkers._calls import first_ref
 from torch_upgrade.detect.checkers._shapes import _Site
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
@@ -135,7 +136,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         operands = [e for e in operands if _maybe_mask(e)]
         if not operands:
             continue
-        ref = refs.get(id(operands[0])) or _first_ref(node, refs)
+        ref = refs.get(id(operands[0])) or first_ref(node, refs)
         if ref is None or ref.guarded:
             continue
         used = _use(node, analysis)
@@ -170,14 +171,3 @@ def _maybe_mask(expr: cst.BaseExpression) -> bool:
         return name is not None and name.rsplit(".", 1)[-1] in _METHODS
     return False
 
-
-def _first_ref(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
-    """A reference inside ``node`` (for its scope and statement)."""
-    todo: list[cst.CSTNode] = [node]
-    while todo:
-        current = todo.pop(0)
-        ref = refs.get(id(current))
-        if ref is not None:
-            return ref
-        todo.extend(current.children)
-    return None

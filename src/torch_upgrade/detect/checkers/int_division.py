@@ -18,7 +18,7 @@ import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, keyword
+from torch_upgrade.detect.checkers._calls import calls, first_ref, has_star_kwargs, hit, keyword
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.arguments import code
@@ -39,7 +39,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     for node in analysis.nodes(cst.BinaryOperation):
         if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Divide):
             continue
-        ref = _first_ref(node, refs)
+        ref = first_ref(node, refs)
         if ref is None or ref.guarded or not _integers(dtypes, node.left, node.right, ref.scope):
             continue
         out.append(Hit(rule, node, ref.statement, ref=ref, message=f"{code(node)} divides integers: {ADVICE}"))
@@ -60,14 +60,3 @@ def _integers(dtypes: Dtypes, left: cst.BaseExpression, right: cst.BaseExpressio
     return len(tensors) >= 1 and all(v is not None and (v[0] == "tensor" and v[1] in INTEGRAL or v == ("number", "int"))
                                      for v in sides)
 
-
-def _first_ref(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
-    """A reference inside ``node`` (for its scope, statement and guards)."""
-    todo: list[cst.CSTNode] = [node]
-    while todo:
-        current = todo.pop(0)
-        ref = refs.get(id(current))
-        if ref is not None:
-            return ref
-        todo.extend(current.children)
-    return None
