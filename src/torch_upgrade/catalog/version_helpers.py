@@ -243,13 +243,20 @@ def _strings(raw: Any, entry: str, key: str) -> tuple[str, ...]:
     return tuple(raw)
 
 
-def _helper(name: str, raw: Any) -> Helper:
-    entry = f'helpers."{name}"'
+def _named_entry(table: str, name: str, raw: Any, keys: set[str]) -> str:
+    """The label of the entry ``[table."name"]`` (for messages), once it is a table keyed by a dotted qualified
+    name holding only ``keys``."""
+    entry = f'{table}."{name}"'
     if not _QUALNAME.match(name) or not isinstance(raw, dict):
         raise _fail(entry, "must be a table keyed by a dotted qualified name")
-    unknown = set(raw) - _HELPER_KEYS
+    unknown = set(raw) - keys
     if unknown:
         raise _fail(entry, f"unknown key(s): {', '.join(sorted(unknown))}")
+    return entry
+
+
+def _helper(name: str, raw: Any) -> Helper:
+    entry = _named_entry("helpers", name, raw, _HELPER_KEYS)
     params = _strings(raw.get("params", []), entry, "params")
     requirement = raw.get("requirement", "")
     if not isinstance(requirement, str) or requirement and not _FIELD.fullmatch(requirement):
@@ -378,12 +385,7 @@ def parse_table(text: str) -> VersionHelpers:
 
 
 def _version_text(name: str, raw: Any) -> VersionText:
-    entry = f'versions."{name}"'
-    if not _QUALNAME.match(name) or not isinstance(raw, dict):
-        raise _fail(entry, "must be a table keyed by a dotted qualified name")
-    unknown = set(raw) - _VERSION_KEYS
-    if unknown:
-        raise _fail(entry, f"unknown key(s): {', '.join(sorted(unknown))}")
+    entry = _named_entry("versions", name, raw, _VERSION_KEYS)
     references = _strings(raw.get("references", []), entry, "references")
     if not references:
         raise _fail(entry, "needs 'references': the source it was checked against")
