@@ -204,6 +204,15 @@ def test_junit_reports_unparseable_files_as_errors(tmp_path, monkeypatch):
     assert root.find("testsuite/testcase/error") is not None
 
 
+def test_junit_names_the_library_whose_release_it_is(tmp_path, monkeypatch):
+    """A torchvision rule's release is torchvision's (0.13), not torch's."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.py").write_text("import torchvision\nnet = torchvision.models.resnet18(pretrained=True)\n")
+    root = ET.fromstring(run("scan", ".", "--format", "junit").stdout)
+    [failure] = root.findall("testsuite/testcase/failure")
+    assert "(deprecated in torchvision 0.13)" in failure.text and "in torch 0.13" not in failure.text
+
+
 # ------------------------------------------------------------------ Markdown
 def test_markdown_upgrade_report(project):
     result = run("scan", ".", "--format", "markdown")

@@ -508,6 +508,19 @@ def test_a_library_version_compared_as_text_names_the_library_and_its_release():
     assert "torchvision's version compared as a number: on torchvision 0.10 this comparison is True" in finding.message
     assert "packaging.version.parse(torchvision.__version__)" in finding.message
     assert "this needs torch" not in finding.message  # the advice needs no torch release
+    # its heading names the library release that changed the answer, not torch 1.10's TorchVersion
+    assert (finding.kind, finding.library, finding.release) == ("behavior", "torchvision", "0.10")
+    assert "(changed in torchvision 0.10)" in cli_text(code)
+
+
+def cli_text(code: str) -> str:
+    """The text report of ``code`` scanned by the CLI from torch 1.6, TU981 alone."""
+    from click.testing import CliRunner
+    from torch_upgrade.cli import main
+    with CliRunner().isolated_filesystem():
+        with open("mod.py", "w", encoding="utf-8") as handle:
+            handle.write(code)
+        return CliRunner().invoke(main, ["scan", "mod.py", "--from", "1.6", "--select", "TU981"]).output
 
 
 def test_the_text_fix_compares_the_version_itself(tmp_path):

@@ -30,6 +30,10 @@ class Hit:
     # the release that makes the finding apply, where the checker knows it better than the rule's own
     # (TU980: the release from which the guard is decided, from the data that decides it)
     release: Optional[str] = None
+    # whose release ``release`` is, and what happened there, where the checker knows them better than the rule
+    # (TU981 on torchvision's version compared as a float: torchvision 0.10 changed the comparison's answer)
+    library: Optional[str] = None
+    kind: Optional[str] = None
     # a behaviour change that breaks this code: what the checker shows it does fails from the rule's release
     # on (TU803: a load of a file the code shows holds a pickled object, which weights_only=True refuses)
     breaks: bool = False

@@ -377,8 +377,8 @@ def findings_for(module: cst.Module, text: str, rel: str, hits: Sequence[Hit], c
             message=one_line((hit.message or rule.message)
                              + (policy.floor_note(rule, window, hit.advice_requires, hit.advice_instead)
                                 if hit.fix is None else "")),
-            release=hit.release or release(rule, window), kind=rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
-            statement_line=first, confidence=hit.confidence, library=rule.library,
+            release=hit.release or release(rule, window), kind=hit.kind or rule.kind, fix=hit.fix, snippet=snippet, node=hit.node,
+            statement_line=first, confidence=hit.confidence, library=hit.library or rule.library,
         ))
     return out
 

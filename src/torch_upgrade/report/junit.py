@@ -27,7 +27,7 @@ def _xml(text: str) -> str:
 
 def _details(finding: Finding) -> str:
     lines = [f"{location(finding)}: {finding.rule_id} {finding.message}",
-             f"severity: {finding.severity} ({finding.kind} in torch {finding.release})",
+             f"severity: {finding.severity} ({finding.kind} in {finding.release_label})",
              f"confidence: {finding.confidence}"]
     if finding.snippet:
         lines += ["", *finding.snippet.split("\n")]

@@ -140,8 +140,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if wrong.library is not None:
             # a library's version is a plain str on every release: no comparison of it as a version to
             # rewrite to, and the advice (packaging.version) needs no torch release
+            # the release named is the library's whose answer is wrong (the rule's 1.10 is torch's TorchVersion)
             hits.append(Hit(rule, node, statement, message=_message(node, wrong), advice_instead=_OLDEST,
-                            breaks=on_target is not None))
+                            breaks=on_target is not None, release=_short(wrong.release), library=wrong.library,
+                            kind="behavior"))
             continue
         hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, decider, scope, window),
                         message=_message(node, wrong), breaks=on_target is not None))
@@ -208,9 +210,14 @@ def _keeps_prereleases(node: cst.Comparison, decider: Decider, scope: Scope, tex
     return True
 
 
+def _short(release: str) -> str:
+    """``0.10`` of ``0.10.1+cu111``: the release a message names."""
+    return ".".join(release.split("+")[0].split(".")[:2])
+
+
 def _message(node: cst.Comparison, wrong: Miscompare) -> str:
     kind = "a number" if wrong.number else "text"
-    release = ".".join(wrong.release.split("+")[0].split(".")[:2])
+    release = _short(wrong.release)
     if wrong.library is not None:
         name = wrong.library
         return (f"{name}'s version compared as {kind}: on {name} {release} this comparison is {wrong.written}, "
