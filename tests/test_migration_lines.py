@@ -7,6 +7,7 @@ that line: the program fails there), and compatibility code stays quiet.
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import pytest
@@ -102,6 +103,23 @@ def test_the_import_line_carries_the_fixes_of_its_uses_together(tmp_path, monkey
     fixed = (tmp_path / "t.py").read_text()
     assert "assert_allclose" not in fixed and fixed.count("assert_close(") == 2
     assert "from torch.testing import assert_close\n" in fixed
+
+
+def test_the_uses_an_import_lines_fix_rewrote_count_as_fixed(tmp_path, monkeypatch):
+    """``from torch.cuda.amp import autocast`` used twice: three findings, each fixable; the import line's fix
+    rewrites both uses (their own fixes, which overlap it, wait and find nothing left). --diff's "Would fix",
+    --fix's "Fixed" and the scan's "fixable" all say 3, and a scan of the fixed file finds nothing."""
+    monkeypatch.chdir(tmp_path)
+    code = ("import torch\nfrom torch.cuda.amp import autocast\n\nwith autocast():\n    pass\n"
+            "with autocast(enabled=False):\n    pass\n")
+    (tmp_path / "t.py").write_text(code)
+    scan = cli("scan", ".", "--from", "2.4")
+    assert "3 fixable with --fix" in scan.stdout
+    assert "Would fix 3." in cli("scan", ".", "--from", "2.4", "--diff").stderr
+    fixed = cli("scan", ".", "--from", "2.4", "--fix", "--format", "json")
+    assert json.loads(fixed.stdout)["summary"]["fixed"] == 3
+    assert (tmp_path / "t.py").read_text().count("torch.autocast(\"cuda\"") == 2
+    assert "No findings" in cli("scan", ".", "--from", "2.4").stdout
 
 
 def test_a_use_of_a_renamed_name_is_reported_and_carries_the_imports_fix():

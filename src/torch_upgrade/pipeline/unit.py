@@ -495,6 +495,14 @@ class _Origins:
         return row + 1, offset - self.starts[row] + 1
 
 
+def _gone(waiting: dict[tuple[str, int, int], Optional[str]], findings: Sequence[Finding], origins: _Origins,
+          starts: Sequence[int]) -> list[tuple[str, int, int]]:
+    """The waiting findings (rule, line, column as read) that ``findings``, of the text after a pass, no longer
+    hold: at the same place as read, or in code a fix wrote (where a place cannot be told: kept, not counted)."""
+    here = {(f.rule_id, origins.original(starts, f.line, f.column)) for f in findings}
+    return [key for key in waiting if (key[0], (key[1], key[2])) not in here and (key[0], None) not in here]
+
+
 def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
                package: Optional[str] = None, index: Optional[FileIndex] = None,
                record: Optional[list[tuple[str, Optional[str]]]] = None,
@@ -515,7 +523,10 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     applied = 0
     code = source_text  # the module's code (LibCST round-trips exactly): generating it costs a walk
     only = ctx.settings.only_fixes
-    origins = _Origins(source_text) if only is not None or keys is not None else None
+    origins = _Origins(source_text)
+    # the fixable findings a pass chose but did not take, by where they were in the text as read: fixed too where
+    # the next pass no longer finds them (an import line's fix rewrote their use as well)
+    waiting: dict[tuple[str, int, int], Optional[str]] = {}
     analysis: Optional[Analysis] = None
     for passes in range(MAX_FIX_PASSES + 1):
         if analysis is not None:
@@ -535,14 +546,22 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
             findings += _stale(rel, package, module, code, hidden, ctx, analysis, suppressions)
         offered = sorted(findings, key=Finding.sort_key)  # report order; every fix, for the edits
         chosen = [i for i, f in enumerate(offered) if _fixable(f, ctx.settings)]
-        places: list[Optional[tuple[int, int]]] = []
-        if origins is not None:
-            starts = offsets(code)
-            places = [origins.original(starts, offered[i].line, offered[i].column) for i in chosen]
-            if only is not None:
-                kept = [k for k, place in enumerate(places)
-                        if place is None or (rel, offered[chosen[k]].rule_id, *place) in only]
-                chosen, places = [chosen[k] for k in kept], [places[k] for k in kept]
+        starts = offsets(code)
+        if waiting:
+            rules = {rule for rule, *_ in waiting}
+            gone = _gone(waiting, findings_for(module, code, rel, [h for h in hits if h.rule.id in rules], ctx,
+                                               analysis), origins, starts)
+            applied += len(gone)
+            if record is not None:
+                record += [(key[0], waiting[key]) for key in gone]
+            if keys is not None:
+                keys += gone
+            waiting = {}
+        places = [origins.original(starts, offered[i].line, offered[i].column) for i in chosen]
+        if only is not None:
+            kept = [k for k, place in enumerate(places)
+                    if place is None or (rel, offered[chosen[k]].rule_id, *place) in only]
+            chosen, places = [chosen[k] for k in kept], [places[k] for k in kept]
         if not chosen:
             break
         if passes == MAX_FIX_PASSES:
@@ -560,14 +579,15 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         new = apply_edits(code, [e for i in taken for e in edits[i]])
         if new == code:
             break
-        if origins is not None:
-            origins.record(code, [e for i in taken for e in edits[i]])
+        origins.record(code, [e for i in taken for e in edits[i]])
         # a finding whose fix is one taken (an import line and its use carry the same edits) is fixed too
         written = {tuple(edits[i]) for i in taken}
         resolved = [i for i in range(len(chosen)) if tuple(edits[i]) in written]
-        if origins is not None and keys is not None:
+        if keys is not None:
             keys += [(offered[chosen[i]].rule_id, *place) for i in resolved
                      for place in [places[i]] if place is not None]
+        waiting = {(offered[chosen[i]].rule_id, *place): _needs(offered[chosen[i]])
+                   for i in range(len(chosen)) if i not in resolved for place in [places[i]] if place is not None}
         try:
             module, code = parse_module(new), new
         except Exception as exc:  # the rewrite produced code that does not parse
