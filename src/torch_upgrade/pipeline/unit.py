@@ -548,8 +548,8 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
         chosen = [i for i, f in enumerate(offered) if _fixable(f, ctx.settings)]
         starts = offsets(code)
         if waiting:
-            rules = {rule for rule, *_ in waiting}
-            gone = _gone(waiting, findings_for(module, code, rel, [h for h in hits if h.rule.id in rules], ctx,
+            waited = {rule for rule, *_ in waiting}
+            gone = _gone(waiting, findings_for(module, code, rel, [h for h in hits if h.rule.id in waited], ctx,
                                                analysis), origins, starts)
             applied += len(gone)
             if record is not None:
