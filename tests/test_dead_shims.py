@@ -703,6 +703,42 @@ def test_the_comment_above_a_removed_assert_stays_above_the_if_body_kept_after_i
         ''').lstrip("\n")
 
 
+def test_lines_continued_with_a_backslash_move_left_with_their_statement(tmp_path):
+    """mmengine's ``if digit_version(TORCH_VERSION) >= digit_version('2.0.0'): from .x import \\`` kept its
+    continued line eight columns in; lines inside brackets move with their block already, and a string's
+    text is not whitespace. The flag the moved line reads is still read: it stays."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+        from packaging import version
+
+        OPTIONS = {}
+        if version.parse(torch.__version__) >= version.parse("1.8"):
+            OPTIONS["weights_only"] = \\
+                True
+            from torch.fft import \\
+                rfft
+            total = 1 + \\
+                    2
+            note = """a \\
+            b"""
+            pair = (1,
+                    2)
+        '''}, "2.0")
+    assert text == textwrap.dedent('''
+        OPTIONS = {}
+        OPTIONS["weights_only"] = \\
+            True
+        from torch.fft import \\
+            rfft
+        total = 1 + \\
+                2
+        note = """a \\
+            b"""
+        pair = (1,
+                2)
+        ''').lstrip("\n")
+
+
 def test_a_function_s_version_variable_decides_and_goes_with_the_last_guard_reading_it(tmp_path):
     """x-transformers' ``torch_version = version.parse(torch.__version__)`` / ``assert not (flash and torch_version
     < ...)`` and sam2's tuple under an ``if``: a function's variable assigned once a value of torch's version

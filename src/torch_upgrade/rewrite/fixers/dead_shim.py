@@ -60,12 +60,67 @@ def _terminal(body: Sequence[Statement]) -> bool:
     return False
 
 
+class _Continuations(cst.CSTTransformer):
+    """Backslash-continued lines moved ``width`` columns left: LibCST keeps their whitespace as written (a
+    continuation inside brackets is indented from its block's indentation, and moves with it). Only the nodes
+    on the way to such whitespace (``path``) are rebuilt: every other node stays itself, which is how the
+    checker tells the code kept from the code removed (``checkers.dead_shim._gone``)."""
+
+    def __init__(self, width: int, path: set[int]) -> None:
+        self.width = width
+        self.path = path
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) in self.path
+
+    def leave_SimpleWhitespace(self, original: cst.SimpleWhitespace,
+                               updated: cst.SimpleWhitespace) -> cst.SimpleWhitespace:
+        if id(original) not in self.path:
+            return updated
+        lines = updated.value.split("\n")
+        lines[1:] = [line[self.width:] if line[:self.width].isspace() and len(line) > self.width else line
+                     for line in lines[1:]]
+        return updated.with_changes(value="\n".join(lines))
+
+
+def _continued(statement: Statement, width: int) -> Statement:
+    """``statement`` with its backslash-continued lines ``width`` columns left (itself where it has none)."""
+    path: set[int] = set()
+    todo: list[tuple[cst.CSTNode, tuple[int, ...]]] = [(statement, ())]
+    while todo:
+        node, above = todo.pop()
+        if isinstance(node, cst.SimpleWhitespace) and "\\\n" in node.value:
+            path.update(above, (id(node),))
+        todo += [(child, (*above, id(node))) for child in node.children]
+    if not path:
+        return statement
+    moved = statement.visit(_Continuations(width, path))
+    assert isinstance(moved, (cst.SimpleStatementLine, cst.BaseCompoundStatement))  # only whitespace changed
+    return moved
+
+
+def _dedent_width(body: Sequence[Statement], parent: Parent) -> int:
+    """How many columns the statements of ``body`` move left when they take their block's place."""
+    block = parent(body[0])
+    if not isinstance(block, cst.IndentedBlock):
+        return 0  # a one-line suite (``if x: a``) stays on its line
+    if block.indent is not None:
+        return len(block.indent)
+    node: Optional[cst.CSTNode] = block
+    while node is not None and not isinstance(node, cst.Module):
+        node = parent(node)
+    return len(node.default_indent) if isinstance(node, cst.Module) else 4
+
+
 def _in_place(statement: Statement, body: Sequence[Statement], parent: Parent) -> list[Replace]:
-    """``statement`` replaced by ``body`` (its comments above kept on the first), or by ``pass`` where the
-    block would be left empty, or removed. Where ``body`` always leaves a function's or loop's block,
-    what followed the statement there is unreachable and goes too."""
+    """``statement`` replaced by ``body`` (its comments above kept on the first; lines continued with a
+    backslash dedented with it), or by ``pass`` where the block would be left empty, or removed. Where ``body``
+    always leaves a function's or loop's block, what followed the statement there is unreachable and goes too."""
     block = _block_of(statement, parent)
     if body:
+        width = _dedent_width(body, parent)
+        if width:
+            body = [_continued(s, width) for s in body]
         first = body[0]
         lead = list(statement.leading_lines) + list(getattr(first, "leading_lines", ()))
         moved = [first.with_changes(leading_lines=lead), *body[1:]]
