@@ -855,6 +855,77 @@ def load_model(args, model):
     assert finding.severity == "warning" and finding.fix is None and "save_on_master(...)" in finding.message
 
 
+def test_a_dict_bound_once_with_a_key_set_after_it_and_a_keys_test(tmp_path):
+    """ConvNeXt's utils.py (and DeiT's, BEiT's): save_model binds ``to_save = {...}`` once, sets
+    ``to_save["model_ema"]`` under an ``if`` and saves it through the file's save_on_master; the resume load
+    reads ``"model_ema" in checkpoint.keys()`` too. Every key it reads is one of the dict's, which holds
+    ``args``: torch >= 2.6 refuses the file. Before, the key set after the display and the ``.keys()`` test
+    hid the checkpoint, and the call got the state-dict advice (info), which breaks the resume."""
+    code = MISC + '''
+
+def save_model(args, epoch, model, model_ema=None):
+    to_save = {"model": model.state_dict(), "epoch": epoch, "args": args}
+    if model_ema is not None:
+        to_save["model_ema"] = model_ema.state_dict()
+    save_on_master(to_save, args.output_dir + "/checkpoint.pth")
+
+
+def load_model(args, model, model_ema=None):
+    checkpoint = torch.load(args.resume, map_location="cpu")
+    model.load_state_dict(checkpoint["model"])
+    if model_ema is not None and "model_ema" in checkpoint.keys():
+        model_ema.load_state_dict(checkpoint["model_ema"])
+    return checkpoint["epoch"]
+'''
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.severity == "warning" and finding.fix is None and "save_on_master(...)" in finding.message
+    assert "'model_ema'" in finding.message
+
+
+@pytest.mark.parametrize("keys", [
+    'checkpoint.keys()',  # "model_ema" is no key the file saves
+    'checkpoint.keys(1)',  # not the dict's keys()
+])
+def test_a_keys_test_of_a_key_not_saved_or_not_of_keys(tmp_path, keys):
+    code = MISC + f'''
+
+def save_model(args, epoch, model):
+    to_save = {{"model": model.state_dict(), "epoch": epoch, "args": args}}
+    save_on_master(to_save, args.output_dir + "/checkpoint.pth")
+
+
+def load_model(args, model, model_ema=None):
+    checkpoint = torch.load(args.resume, map_location="cpu")
+    model.load_state_dict(checkpoint["model"])
+    if "model_ema" in {keys}:
+        model_ema.load_state_dict(checkpoint["model_ema"])
+    return checkpoint["epoch"]
+'''
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.severity == "info"
+
+
+def test_a_key_set_after_the_save_is_no_key_saved(tmp_path):
+    code = MISC + '''
+
+def save_model(args, epoch, model, model_ema=None):
+    to_save = {"model": model.state_dict(), "epoch": epoch, "args": args}
+    save_on_master(to_save, args.output_dir + "/checkpoint.pth")
+    to_save["model_ema"] = model_ema.state_dict()
+
+
+def load_model(args, model, model_ema=None):
+    checkpoint = torch.load(args.resume, map_location="cpu")
+    model.load_state_dict(checkpoint["model"])
+    model_ema.load_state_dict(checkpoint["model_ema"])
+    return checkpoint["epoch"]
+'''
+    [finding] = _found(_program(tmp_path, code))
+    assert finding.severity == "info"
+
+
 @pytest.mark.parametrize("change", [
     ('"args": args,', '"args": vars(args),'),  # a dict of numbers and strings: weights_only=True loads it
     ('checkpoint["epoch"] + 1', 'checkpoint["step"] + 1'),  # a key the saved dict does not have: another file

@@ -582,6 +582,8 @@ def _checkpoints(analysis: Analysis) -> list[Checkpoint]:
         added: dict[str, cst.BaseExpression] = {}
         if shown is None:
             shown, added = _dict_built_before(positional[0].value, call, scope, analysis)
+        elif isinstance(positional[0].value, cst.Name):
+            added = _keys_set(positional[0].value.value, call, scope, analysis)
         if shown is None or not _saves_through(call, analysis):  # a dict first: few calls ask for another file
             continue
         keys: dict[str, cst.BaseExpression] = {}
@@ -612,6 +614,34 @@ def _dict_display(value: cst.BaseExpression, scope: Scope) -> Optional[cst.Dict]
         if values is not None and len(values) == 1 and values[0][1] is scope and isinstance(values[0][0], cst.Dict):
             return values[0][0]
     return None
+
+
+def _keys_set(name: str, call: cst.Call, scope: Scope, analysis: Analysis) -> dict[str, cst.BaseExpression]:
+    """The string keys that statements of ``scope`` before ``call`` (earlier in a block around it, under an
+    ``if`` or not) set of ``name`` (``to_save["model_ema"] = ...``), with the values set: the keys a dict
+    display bound once to ``name`` may have where ``call`` saves it (ConvNeXt's save_model)."""
+    before: set[int] = set()
+    child: cst.CSTNode = call
+    block = analysis.parent(call)
+    while block is not None and not isinstance(block, _SCOPES):
+        body = getattr(block, "body", None)
+        if isinstance(body, (list, tuple)) and any(item is child for item in body):
+            for item in body:
+                if item is child:
+                    break
+                before.add(id(item))
+        child, block = block, analysis.parent(block)
+    added: dict[str, cst.BaseExpression] = {}
+    for node in analysis.nodes(cst.Assign):
+        assert isinstance(node, cst.Assign)
+        if len(node.targets) != 1 or analysis.scope_at(node) is not scope or not _inside(node, before, analysis):
+            continue
+        target = node.targets[0].target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name:
+            key = _literal_key(target)
+            if key is not None:
+                added[key] = node.value
+    return added
 
 
 def _statement_line(node: cst.CSTNode, analysis: Analysis) -> Optional[cst.CSTNode]:
@@ -782,7 +812,7 @@ def _forwards_to_save(function: cst.FunctionDef, names: Names, scope: Scope) -> 
 
 def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
     """The string keys the name bound to the loaded object is read by in its function (``ckpt["model"]``,
-    ``"epoch" in ckpt``), where every read of it takes one; None otherwise (an entry read off the call itself,
+    ``"epoch" in ckpt``, ``"model_ema" in ckpt.keys()``), where every read of it takes one; None otherwise (an entry read off the call itself,
     ``torch.load(p)["model"]``, is one key, never evidence)."""
     call = ref.call
     assert call is not None
@@ -802,8 +832,13 @@ def _read_keys(ref: Reference, analysis: Analysis) -> Optional[frozenset[str]]:
             continue
         parent = analysis.parent(read)
         key = _literal_key(parent) if isinstance(parent, cst.Subscript) and parent.value is read else None
-        if key is None and isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, cst.In):
-            comparison = analysis.parent(parent)
+        tested = parent
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "keys":  # "k" in ckpt.keys()
+            keys_call = analysis.parent(parent)
+            if isinstance(keys_call, cst.Call) and keys_call.func is parent and not keys_call.args:
+                tested = analysis.parent(keys_call)
+        if key is None and isinstance(tested, cst.ComparisonTarget) and isinstance(tested.operator, cst.In):
+            comparison = analysis.parent(tested)
             if isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1 and \
                     isinstance(comparison.left, cst.SimpleString) and isinstance(comparison.left.evaluated_value, str):
                 key = comparison.left.evaluated_value
