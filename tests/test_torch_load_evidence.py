@@ -1290,3 +1290,55 @@ def test_the_value_a_name_holds_where_it_is_saved_is_read_in_order(tmp_path, cod
 def test_a_name_not_known_to_hold_a_tensor_where_it_is_saved_is_no_evidence(tmp_path, code):
     [finding] = _found(_program(tmp_path, code))
     assert "loads tensors" not in finding.message
+
+
+def test_a_local_path_of_another_method_is_another_file(tmp_path):
+    """PyG 1.7's GEDDataset: ``__init__`` loads ``path = self.processed_paths[0]`` (what ``process`` saved with
+    ``torch.save(self.collate(data_list), p_path)``: Data objects) and then ``path = osp.join(...)``, the file
+    ``process`` writes a tensor to under the same local name. Only the second is that tensor file: the first
+    got the tensor evidence (and a weights_only=True fix that refuses the file) by the name alone."""
+    code = '''\
+import os.path as osp
+import torch
+
+
+class Pairs:
+    def __init__(self, root, train=True):
+        self.root = root
+        path = self.processed_paths[0] if train else self.processed_paths[1]
+        self.data, self.slices = torch.load(path)
+        path = osp.join(self.root, "ged.pt")
+        self.ged = torch.load(path)
+
+    def process(self, graphs):
+        for p_path in self.processed_paths:
+            torch.save(self.collate(graphs), p_path)
+        mat = torch.zeros(3, 3)
+        path = osp.join(self.root, "ged.pt")
+        torch.save(mat, path)
+'''
+    first, second = sorted(_found(_program(tmp_path, code)), key=lambda f: f.line)
+    assert first.line == 9 and first.fix is None and "tensors" not in first.message
+    assert second.line == 11 and second.fix is not None and "only with torch.save of tensors" in second.message
+
+
+@pytest.mark.parametrize("load_path, save_path", [
+    ("args.out", "args.out"),  # a parameter of both functions
+    ("OUT", "OUT"),  # a global
+])
+def test_the_same_path_of_another_function(tmp_path, load_path, save_path):
+    code = f'''\
+import torch
+
+OUT = "points.pt"
+
+
+def save(args):
+    torch.save(torch.ones(3), {save_path})
+
+
+def load(args):
+    return torch.load({load_path})
+'''
+    [finding] = _found(_program(tmp_path, code))
+    assert finding.fix is not None and "only with torch.save of tensors" in finding.message

@@ -935,7 +935,7 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves,
         return content, evidence
     writes = saved.get(path or "", [])
     here = [save for save in writes if save.scope is analysis.scope_at(call)]
-    chosen = here or writes
+    chosen = here or [save for save in writes if _same_file(ref, save, analysis)]
     kinds = {save.kind for save in chosen}
     where = "this function" if here and analysis.scope_at(call) is not analysis.root_scope else "this file"
     if kinds == {STATE}:
@@ -947,6 +947,55 @@ def _content(ref: Reference, analysis: Analysis, saved: Saves,
         what = next(save.what for save in chosen if save.kind == OBJECT)
         return OBJECT, f"{where} writes `{path}` with torch.save of {what}"
     return None, ""
+
+_PARAMETER = "a parameter"
+
+
+def _meaning_at(name: str, statement: cst.CSTNode, analysis: Analysis) -> Optional[str]:
+    """What ``name`` holds where ``statement`` runs, in words that two functions can compare: the code of the
+    value the nearest earlier statement of a block around it assigns to it (``path = osp.join(...)``), with
+    no statement in between that may bind it; ``_PARAMETER`` for a parameter the function never rebinds; ""
+    where the function does not bind it (a global); None where it cannot be told."""
+    scope = analysis.scope_at(statement)
+    if scope.kind != "function":
+        return ""
+    bindings = scope.bindings.get(name, [])
+    if not bindings:
+        return ""
+    child: cst.CSTNode = statement
+    block = analysis.parent(statement)
+    while block is not None and not isinstance(block, _SCOPES):
+        body = getattr(block, "body", None)
+        if isinstance(body, (list, tuple)) and any(item is child for item in body):
+            for item in reversed(body[:next(i for i, item in enumerate(body) if item is child)]):
+                small = item.body if isinstance(item, cst.SimpleStatementLine) else ()
+                if len(small) == 1 and isinstance(small[0], cst.Assign) and len(small[0].targets) == 1 \
+                        and isinstance(small[0].targets[0].target, cst.Name) \
+                        and small[0].targets[0].target.value == name:
+                    return A.code(small[0].value).strip()
+                if _binds(item, name, analysis):
+                    return None
+        child, block = block, analysis.parent(block)
+    parameter = len(bindings) == 1 and bindings[0].kind == "local" and bindings[0].value is None \
+        and bindings[0].unpacked is None and bindings[0].augmented is None and bindings[0].statement is None
+    return _PARAMETER if parameter else None
+
+
+def _same_file(ref: Reference, save: Save, analysis: Analysis) -> bool:
+    """Whether the path expression of a ``torch.load`` (``ref``) means what the same code means at a
+    ``torch.save`` of another function: each of its names is a global in both, a parameter in both, or bound
+    to the same code just before each call. A local ``path`` bound to ``self.processed_paths[0]`` where the
+    load reads it is not the ``path = osp.join(...)`` another method saves tensors to (PyG's GEDDataset)."""
+    arg = _file(ref.call, 0) if ref.call is not None else None
+    if arg is None or ref.statement is None or save.ref.statement is None:
+        return False
+    for name in names(arg.value):
+        here = _meaning_at(name, ref.statement, analysis)
+        there = _meaning_at(name, save.ref.statement, analysis)
+        if here is None or there is None or here != there:
+            return False
+    return True
+
 
 _RAISES = ("raises", "assertRaises", "assertRaisesRegex")
 
