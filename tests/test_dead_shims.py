@@ -648,6 +648,42 @@ def test_a_version_alias_of_another_file_re_exported_by_its_package_decides(tmp_
     """)
 
 
+@pytest.mark.parametrize("marker", ["setup.py", "pyproject.toml"])
+def test_a_test_folder_of_a_flat_project_imports_the_package_s_version_alias(tmp_path, marker):
+    """mmcv 1.3's tests/test_ops/test_deform_conv.py: a folder without ``__init__.py`` beside the package (flat
+    layout: setup.py and mmcv/ in the project's folder) imports ``TORCH_VERSION`` from ``mmcv.utils`` by its
+    absolute name, as pytest run from the project's folder finds it. The package's own modules decided the same
+    comparison; the test folder did not see the package and left it."""
+    text, _ = fixed(tmp_path, {
+        marker: "" if marker == "pyproject.toml" else "from setuptools import setup\nsetup(name='pkg')\n",
+        "pkg/__init__.py": "",
+        "pkg/utils/__init__.py": "from .wrapper import TORCH_VERSION\n",
+        "pkg/utils/wrapper.py": "import torch\n\nTORCH_VERSION = torch.__version__\n",
+        "tests/test_ops/test_solve.py": '''
+            import torch
+            from packaging import version
+
+            from pkg.utils import TORCH_VERSION
+
+
+            def test_solve():
+                if version.parse(TORCH_VERSION) >= version.parse("1.9"):
+                    x = torch.linalg.solve(torch.eye(2) * 2, torch.ones(2, 1))
+                else:
+                    x = torch.solve(torch.ones(2, 1), torch.eye(2) * 2)[0]
+                assert torch.allclose(x, torch.full((2, 1), 0.5))
+            ''',
+    }, "2.0", entry="tests/test_ops/test_solve.py")
+    assert "TORCH_VERSION" not in text and "torch.solve" not in text
+    assert "x = torch.linalg.solve(torch.eye(2) * 2, torch.ones(2, 1))" in text
+    runs(tmp_path, """
+        import sys
+        sys.path.insert(0, "tests/test_ops")
+        from test_solve import test_solve
+        test_solve()
+    """)
+
+
 def test_a_flag_in_a_package_named_dist_that_another_file_imports_stays(tmp_path):
     """``mmengine.dist``: the project is listed through a package whose name build output has too, so the file
     outside it that imports the private flag is seen, and the flag stays (as its value on every torch)."""

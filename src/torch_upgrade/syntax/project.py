@@ -238,16 +238,17 @@ class ProjectIndex:
         return FileIndex(self, path)
 
     def source_roots(self, folder: str) -> tuple[str, ...]:
-        """The ``src`` folder of the project ``folder`` is in (src layout: its packages live in
-        ``<project>/src``, imported by absolute name from its tests and scripts outside it), found from
-        the nearest folder at or above ``folder`` that has a pyproject.toml, setup.py or setup.cfg;
-        none where that folder has no ``src``."""
+        """The folder the packages of the project ``folder`` is in live in, imported by absolute name from
+        its tests and scripts outside them: ``<project>/src`` (src layout), else the project's own folder
+        (flat layout: mmcv's tests/ import ``mmcv.utils`` from the folder of its setup.py), found from the
+        nearest folder at or above ``folder`` that has a pyproject.toml, setup.py or setup.cfg; none where
+        there is no such folder."""
         if folder not in self._sources:
             found: tuple[str, ...] = ()
             for above in (Path(folder), *Path(folder).parents):
                 if any((above / marker).is_file() for marker in ("pyproject.toml", "setup.py", "setup.cfg")):
                     source = above / "src"
-                    found = (str(source),) if source.is_dir() else ()
+                    found = (str(source),) if source.is_dir() else (str(above),)
                     break
             self._sources[folder] = found
         return self._sources[folder]
