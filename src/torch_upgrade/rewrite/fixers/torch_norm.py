@@ -32,6 +32,7 @@ from typing import Any, Optional
 import libcst as cst
 
 from torch_upgrade.core.model import Fix
+from torch_upgrade.core.versions import parse_version
 from torch_upgrade.rewrite.context import Advice, FixContext
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Reference
@@ -40,6 +41,12 @@ from torch_upgrade.syntax.provenance import NO, provenance_of
 PARAMS = ("input", "p", "dim", "keepdim", "out", "dtype")
 INFINITY = {"math.inf", "numpy.inf", "torch.inf"}
 _DEPRECATED = "torch.norm is deprecated (documented since torch 1.7); "
+# 'fro' over a pair of dimensions: torch.norm calls frobenius_norm, which computed sqrt(sum(x * x)) over the pair
+# before torch 2.0 (pytorch#81763 made it linalg_vector_norm), whose gradient is NaN on an all-zero slice
+# (pytorch#65599); vector_norm's there is 0, as torch.norm's own is from 2.0
+FRO_PAIR_SINCE = "2.0"
+FRO_PAIR_UNSAFE = ("over two dimensions torch.norm's 'fro' was sqrt(sum(x * x)) before torch 2.0, whose gradient "
+                   "is NaN where a slice is all zeros; torch.linalg.vector_norm's is 0 there")
 
 
 def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
@@ -72,6 +79,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
                          f"torch.linalg.vector_norm({A.code(x)}, dim={dims}{_tail(bound)})")
         if isinstance(dim, (tuple, list)) and len(dim) > 2:
             return None  # torch.norm raises for 'fro' over more than two dimensions
+        if isinstance(dim, (tuple, list)) and len(dim) == 2 and not ctx.window.supports_from_start(
+                parse_version(FRO_PAIR_SINCE)):
+            return _call(call, ctx, "torch.linalg.vector_norm", x, [], rest, safety="unsafe", reason=FRO_PAIR_UNSAFE)
         return _call(call, ctx, "torch.linalg.vector_norm", x, [], rest)
     if p == "nuc":
         if dim is None:  # omitted or None: all the dimensions of the input
@@ -99,9 +109,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
 
 
 def _call(call: cst.Call, ctx: FixContext, function: str, x: cst.BaseExpression, ord_: list[A.Argument],
-          rest: list[A.Argument]) -> Fix:
+          rest: list[A.Argument], safety: str = "safe", reason: str = "") -> Fix:
     func, imports = ctx.qualified(function)
-    return A.replace(call, A.call(func, [(None, x)] + ord_ + rest), imports)
+    return A.replace(call, A.call(func, [(None, x)] + ord_ + rest), imports, safety=safety, reason=reason)
 
 
 def _p(arg: Optional[cst.Arg], ref: Reference, ctx: FixContext) -> Any:
