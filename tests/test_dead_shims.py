@@ -503,6 +503,25 @@ def test_the_finding_is_a_hint_at_the_guards_first_line():
 
 
 
+@pytest.mark.parametrize("body, said", [
+    ("nan_to_num = torch.nan_to_num", "the torch names this try reads exist"),  # StyleGAN3's misc.py: no import
+    ("from torch import nan_to_num", "the imports of this try succeed"),
+])
+def test_the_message_of_a_try_says_what_it_probes(body, said):
+    code = f"""
+import torch
+
+try:
+    {body}
+except (AttributeError, ImportError):
+    def nan_to_num(x):
+        return x
+"""
+    report = torch_upgrade.scan_source(code.lstrip("\n"), from_version="1.9", select=["TU980"])
+    [finding] = report.findings
+    assert finding.message.startswith(f"dead compatibility code: {said} on every torch of the window")
+
+
 def test_the_operands_left_of_a_chain_keep_their_lines(tmp_path):
     """A settled operand leaves an ``and`` chain written one operand a line (monai 1.6's
     ``hasattr(torch, "return_types")`` first in a parenthesized test) with the rest on their own lines; a

@@ -620,7 +620,11 @@ def _message(guard: Guard, truth: bool, window: Window, libraries: tuple[str, ..
         floor += " and the " + " and the ".join(
             f"{library} paired with it ({short(release)} and later)" for library, release in paired if release)
     if isinstance(guard, cst.Try):
-        return f"dead compatibility code: the imports of this try succeed on every torch {floor}; keep its body"
+        imports = any(isinstance(node, (cst.Import, cst.ImportFrom))
+                      for node in subtree(guard.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)))
+        what = "the imports of this try succeed" if imports else \
+            "the torch names this try reads exist"  # nan_to_num = torch.nan_to_num (StyleGAN3's misc.py)
+        return f"dead compatibility code: {what} on every torch {floor}; keep its body"
     what = "if" if isinstance(guard, cst.If) else "conditional expression"
     kept = ("the body" if isinstance(guard, cst.If) else "the first branch") if truth else \
         ("what follows the else" if isinstance(guard, cst.If) and guard.orelse is not None else
