@@ -231,6 +231,36 @@ def no_product(q, k, v):
     assert [f.line for f in report.findings if f.rule == "TU502"] == [6, 9, 12, 15]
 
 
+def test_attention_advice_keeps_a_mask_applied_in_place() -> None:
+    """XLM's attention masks its scores with a statement, ``scores.masked_fill_(mask, -float('inf'))``: the
+    advice passes that mask (inverted: True = attend); add_/div_ are the operators; another in-place update
+    (a clamp_) is named as what the call leaves out, never silently dropped."""
+    code = '''
+import torch
+import torch.nn.functional as F
+def masked(q, k, v, mask):
+    scores = torch.matmul(q, k.transpose(2, 3))
+    mask = (mask == 0).expand_as(scores)
+    scores.masked_fill_(mask, -float("inf"))
+    weights = F.softmax(scores.float(), dim=-1).type_as(scores)
+    return torch.matmul(weights, v)
+def operators(q, k, v, attn_mask):
+    scores = q @ k.transpose(-2, -1)
+    scores.add_(attn_mask)
+    scores.div_(8.0)
+    return F.softmax(scores, dim=-1) @ v
+def clamped(q, k, v):
+    scores = q @ k.transpose(-2, -1)
+    scores.clamp_(min=-50)
+    return F.softmax(scores, dim=-1) @ v
+'''
+    report = torch_upgrade.scan_source(code, from_version="2.6", to_version="2.13")
+    messages = {f.line: f.message for f in report.findings if f.rule == "TU502"}
+    assert "F.scaled_dot_product_attention(q, k, v, attn_mask=~mask, scale=1.0)" in messages[9]
+    assert "F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, scale=1 / 8.0)" in messages[14]
+    assert "no SDPA equivalent for the in-place scores.clamp_(min=-50)" in messages[18]
+
+
 @pytest.mark.parametrize("code", [
     # the backward runs in a method called in between
     """

@@ -43,6 +43,7 @@ DROPOUT = ("torch.nn.functional.dropout", "torch.dropout")
 PASS_METHODS = {"float", "half", "bfloat16", "double", "to", "type", "type_as", "contiguous", "view", "reshape"}
 PASS_CALLS = ("torch.max", "torch.maximum", "torch.clamp")
 LAST_DIMS = {-1, 2, 3}
+_INPLACE_OPERATORS = {"add_": "Add", "mul_": "Multiply", "div_": "Divide"}
 _MASK_NAME = re.compile(r"mask", re.I)
 _BIAS_NAME = re.compile(r"bias|alibi|position|relative|rel_pos", re.I)  # T5's position_bias_masked is a bias
 
@@ -88,6 +89,7 @@ class _Eval:
         self.body = body
         self.quals = quals
         self.names: set[str] = set()
+        self._inplace: Optional[dict[str, list[tuple[int, cst.Call]]]] = None
 
     def qual(self, call: cst.Call) -> Optional[str]:
         return self.quals.get(id(call.func))
@@ -105,6 +107,8 @@ class _Eval:
             else:
                 base = self.value(node, assignment.order, depth + 1)
                 result = self._binary(base, assignment.op, assignment.value, assignment.conditional)
+            if isinstance(result, (Scores, Probs)):
+                result = self._mutated(node.value, result, assignment.order, order)
             if isinstance(result, Probs):
                 result = replace(result, names=result.names | {node.value})
             return result
@@ -122,6 +126,36 @@ class _Eval:
         if isinstance(node, cst.Call):
             return self.call(node, order, depth)
         return None
+
+    def _mutated(self, name: str, value: Union[Scores, Probs], start: int, end: int) -> Union[Scores, Probs, None]:
+        """``value`` (what ``name`` was assigned at ``start``) after the in-place method calls on ``name``
+        written as statements before ``end``: XLM's ``scores.masked_fill_(mask, -float('inf'))`` masks the
+        scores as ``scores = scores.masked_fill(mask, ...)`` does; ``add_``/``mul_``/``div_`` are the
+        operators; any other in-place update is something the advice cannot leave out."""
+        if self._inplace is None:
+            self._inplace = {}
+            for order, statement in enumerate(self.body.statements):
+                for small in statement.body:
+                    call = small.value if isinstance(small, cst.Expr) else None
+                    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                            and isinstance(call.func.value, cst.Name) and call.func.attr.value.endswith("_") \
+                            and not call.func.attr.value.startswith("_"):
+                        self._inplace.setdefault(call.func.value.value, []).append((order, call))
+        result: Union[Scores, Probs, None] = value
+        for order, call in self._inplace.get(name, ()):
+            if not start < order < end or result is None:
+                continue
+            method = cast(cst.Attribute, call.func).attr.value
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            plain = len(positional) == len(call.args)
+            if isinstance(result, Scores) and method == "masked_fill_" and plain and len(positional) == 2:
+                result = replace(result, masks=result.masks + (("bool", _inverted(_short(code(positional[0].value)))),))
+            elif isinstance(result, Scores) and method in _INPLACE_OPERATORS and plain and len(positional) == 1:
+                conditional = id(self.body.statements[order]) in self.body.conditional
+                result = self._binary(result, _INPLACE_OPERATORS[method], positional[0].value, conditional)
+            else:
+                result = replace(result, blockers=result.blockers + (f"the in-place {_short(code(call))}",))
+        return result
 
     def _binary(self, base: Value, op: str, other: cst.CSTNode, cond: bool) -> Union[Scores, Probs, None]:
         if base is None:
