@@ -41,6 +41,26 @@ def test_the_async_argument_of_old_torch_code_is_named(tmp_path):
     assert "non_blocking" not in messages["other.py"]
 
 
+def test_an_async_name_of_the_project_is_not_called_a_torch_argument(tmp_path):
+    """DeepRL's ``ReplayWrapper(..., async=True)`` and its ``def __init__(self, replay_cls, async=True)``: the
+    project's own names, which it must rename; torch's non_blocking= is said only of the tensor methods that
+    took ``async=`` (``.cuda``, ``.to``, ``.type``, ``.copy_``), a call spread over lines included."""
+    (tmp_path / "replay.py").write_text("import torch\nclass R:\n    def __init__(self, cls, async=True):\n        pass\n",
+                                        encoding="utf-8")
+    (tmp_path / "run.py").write_text("import torch\nfn = lambda: R(cls, async=True)\n", encoding="utf-8")
+    (tmp_path / "feed.py").write_text("import torch\ndef f(x, i):\n    return x.cuda(i,\n                  async=True)\n",
+                                      encoding="utf-8")
+    (tmp_path / "copy.py").write_text("import torch\ndef f(x, y):\n    x.copy_(y.view(-1), async=True)\n", encoding="utf-8")
+    report = torch_upgrade.scan([tmp_path], **window())
+    messages = {e.path: e.message for e in report.errors}
+    for own in ("replay.py", "run.py"):
+        assert "non_blocking" not in messages[own]
+        assert messages[own].endswith("(`async` is a keyword from Python 3.7: a parameter or argument of that name "
+                                      "must be renamed)")
+    for torch_call in ("feed.py", "copy.py"):
+        assert "torch 0.4 renamed this argument `non_blocking=`" in messages[torch_call]
+
+
 def test_python2_file(tmp_path):
     (tmp_path / "example.py").write_text('import torch\nprint "hello"\n', encoding="utf-8")
     report = torch_upgrade.scan([tmp_path], **window())

@@ -34,9 +34,13 @@ def nesting(text: str) -> int:
 
 # ``x.cuda(async=True)``: ``async`` is a keyword from Python 3.7, and torch 0.4 renamed the argument
 # (pytorch/pytorch#4999): what the syntax error of such a line adds
+# (only where the argument is one of the tensor methods that took it: DeepRL's own ReplayWrapper(...,
+# async=True) and its `def __init__(self, ..., async=True)` are the project's names, to be renamed by it)
 _ASYNC_ARGUMENT = re.compile(r"[(,]\s*async\s*=(?!=)")
+_TORCH_ASYNC = re.compile(r"\.(cuda|to|type|copy_)\((?:(?:[^()]|\([^()]*\))*,)?\s*async\s*=(?!=)")
 _ASYNC_HINT = ("`async` is a keyword from Python 3.7: torch 0.4 renamed this argument `non_blocking=` "
                "(`.cuda(non_blocking=True)`, `.to(device, non_blocking=True)`)")
+_ASYNC_NAME = "`async` is a keyword from Python 3.7: a parameter or argument of that name must be renamed"
 _LONG_LINE = 1000  # characters: a line of code this long may hold a chain of operators
 
 
@@ -156,7 +160,10 @@ def why_unparsable(text: str, exc: Exception) -> Unparsable:
                 line, column = place(text, text.index("\0"))
             where = f" at line {line}, column {column}" if line and column else f" at line {line}" if line else ""
             lines = code_lines(text) if line else []
-            hint = f" ({_ASYNC_HINT})" if line and line <= len(lines) and _ASYNC_ARGUMENT.search(lines[line - 1]) else ""
+            hint = ""
+            near = "\n".join(lines[max(line - 3, 0):line]) if line and line <= len(lines) else ""
+            if "async" in (lines[line - 1] if near else "") and _ASYNC_ARGUMENT.search(near):
+                hint = f" ({_ASYNC_HINT if _TORCH_ASYNC.search(near) else _ASYNC_NAME})"
             return Unparsable(f"syntax error{where}: {error.msg}{hint}", line or None, column if line else None)
         except ValueError as error:  # a NUL byte, before Python 3.11.4
             if "\0" in text:
