@@ -917,3 +917,36 @@ def test_a_typed_constructor_imported_by_name_goes_with_its_last_call(tmp_path: 
     assert 'labels = torch.tensor([0], dtype=torch.int32, device="cpu")' in fixed
     kept = rewrite(tmp_path, "from torch import IntTensor\n\na = IntTensor([0])\nb = IntTensor(n)\n", "2.0")
     assert kept.startswith("from torch import IntTensor\n") and "b = IntTensor(n)" in kept
+
+
+def test_variable_of_a_tensor_times_a_number_name_is_rewritten(tmp_path: Path) -> None:
+    """awd-lstm-lm's ``Variable((torch.rand(N, 1) * 0.999 * V).int().long())`` with ``V = 8``: a tensor times a
+    name only ever assigned numbers (``V``, ``V // 2``) is a tensor, as with a literal; the rewrite runs and
+    gives what the old call gave. A name assigned something else as well stays advice."""
+    code = """
+    import torch
+    from torch.autograd import Variable
+    V = 8
+    N = 5
+    prev = Variable((torch.rand(N, 1) * 0.999 * V).int().long())
+    half = Variable(torch.ones(N) * (V // 2))
+    S = "ab"
+    other = Variable(torch.ones(N) * S)
+    """
+    fixed = rewrite(tmp_path, code)
+    assert "prev = (torch.rand(N, 1) * 0.999 * V).int().long().detach()" in fixed
+    assert "half = (torch.ones(N) * (V // 2)).detach()" in fixed
+    assert "other = Variable(torch.ones(N) * S)" in fixed
+    old_scope: dict = {}
+    new_scope: dict = {}
+    torch = pytest.importorskip("torch")
+    runnable = textwrap.dedent(code).replace('other = Variable(torch.ones(N) * S)\n', "")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.manual_seed(0)
+        exec(runnable, old_scope)
+        torch.manual_seed(0)
+        exec(fixed.replace('other = Variable(torch.ones(N) * S)\n', ""), new_scope)
+    for name in ("prev", "half"):
+        assert torch.equal(old_scope[name], new_scope[name]) and old_scope[name].dtype == new_scope[name].dtype
+        assert not new_scope[name].requires_grad

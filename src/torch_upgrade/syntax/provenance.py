@@ -348,7 +348,9 @@ class Provenance:
             inner = self.of(expr.value, ref, depth + 1)
             return inner if inner in (CERTAIN, LIKELY) else POSSIBLE
         if isinstance(expr, cst.BinaryOperation):
-            operands = [e for e in (expr.left, expr.right) if not isinstance(e, cst.BaseNumber)] or [expr.left]
+            # a tensor and a number (a literal, or a name only ever assigned numbers: awd-lstm's
+            # `(torch.rand(N, 1) * 0.999 * V).long()` with `V = 8`): a tensor
+            operands = [e for e in (expr.left, expr.right) if not self._number(e)] or [expr.left]
             sides = {self.of(e, ref, depth + 1) for e in operands}  # a tensor and a number: a tensor
             if NO in sides:
                 return NO if sides == {NO} else POSSIBLE
@@ -356,6 +358,22 @@ class Provenance:
         if isinstance(expr, cst.UnaryOperation):
             return self.of(expr.expression, ref, depth + 1)
         return POSSIBLE
+
+    def _number(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether ``expr`` is a Python number: a numeric literal, its negation, arithmetic of numbers, or
+        a name every assignment of which is one (``V = 8``)."""
+        if isinstance(expr, cst.BaseNumber):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return isinstance(expr.operator, (cst.Minus, cst.Plus)) and self._number(expr.expression, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            return isinstance(expr.operator, (*_ARITHMETIC, cst.FloorDivide, cst.Modulo, cst.Power)) \
+                and self._number(expr.left, depth) \
+                and self._number(expr.right, depth)
+        if isinstance(expr, cst.Name) and depth < 3:
+            values = self._assigned(expr)
+            return bool(values) and all(self._number(value, depth + 1) for value in values)
+        return False
 
     def _assigned(self, name: cst.Name) -> Sequence[cst.BaseExpression]:
         """Every value assigned to ``name`` in the nearest scope that binds it; none where that scope
