@@ -950,3 +950,37 @@ def test_variable_of_a_tensor_times_a_number_name_is_rewritten(tmp_path: Path) -
     for name in ("prev", "half"):
         assert torch.equal(old_scope[name], new_scope[name]) and old_scope[name].dtype == new_scope[name].dtype
         assert not new_scope[name].requires_grad
+
+
+def test_loss_data_index_of_a_loss_times_a_length_is_found(tmp_path: Path) -> None:
+    """awd-lstm-lm's evaluate(): ``total_loss += len(data) * criterion(output, targets).data`` then
+    ``total_loss[0]``: the builtin len(...) is a number, so the sum stays 0-d and its [0] raises IndexError;
+    .item() is the value. A len rebound by the file is not taken for the builtin."""
+    code = """
+    import torch
+    import torch.nn as nn
+    criterion = nn.CrossEntropyLoss()
+    def evaluate(batches):
+        total_loss = 0
+        for data, targets in batches:
+            total_loss += len(data) * criterion(data, targets).data
+        return total_loss[0] / 3
+    def shadowed(batches, len):
+        total = 0
+        for data, targets in batches:
+            total += len(data) * criterion(data, targets).data
+        return total[0]
+    """
+    assert [(f.rule, f.line, f.fix is not None) for f in scan(code) if f.rule == "TU953"] == [("TU953", 9, True)]
+    fixed = rewrite(tmp_path, code)
+    assert "return total_loss.item() / 3" in fixed and "return total[0]" in fixed
+    torch = pytest.importorskip("torch")
+    batches = [(torch.randn(4, 3), torch.tensor([0, 1, 2, 1])), (torch.randn(2, 3), torch.tensor([2, 0]))]
+    old: dict = {}
+    new: dict = {}
+    exec(textwrap.dedent(code), old)
+    exec(fixed, new)
+    with pytest.raises(IndexError):
+        old["evaluate"](batches)
+    expected = sum(len(d) * torch.nn.functional.cross_entropy(d, t).item() for d, t in batches) / 3
+    assert new["evaluate"](batches) == pytest.approx(expected)

@@ -72,11 +72,19 @@ class Shapes:
             return values is not None and all(self.scalar(v, s, depth + 1) for v, s in values)
         if isinstance(expr, cst.BinaryOperation) and isinstance(
                 expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
-            sides = [e for e in (expr.left, expr.right) if not isinstance(e, cst.BaseNumber)]
+            sides = [e for e in (expr.left, expr.right) if not self._count(e, scope)]
             return bool(sides) and all(self.scalar(e, scope, depth + 1) for e in sides)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             return self.scalar(expr.expression, scope, depth + 1)
         return False
+
+    def _count(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether ``expr`` is a Python number: a numeric literal or a call of the builtin ``len``
+        (awd-lstm's ``total_loss += len(data) * criterion(output, targets).data``)."""
+        if isinstance(expr, cst.BaseNumber):
+            return True
+        return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len" \
+            and len(expr.args) == 1 and self.analysis.lookup("len", scope) is None
 
     def likely_scalar(self, expr: cst.BaseExpression, scope: Scope, depth: int = 0) -> bool:
         """Whether ``expr`` is likely a 0-d tensor: certainly one (``scalar``), what a loss returns
