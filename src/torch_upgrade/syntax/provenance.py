@@ -890,8 +890,9 @@ class Provenance:
                 return self._annotation(facts.annotations[name], ref, cls)
             if name in facts.loops:
                 if cls != TENSOR:
-                    events = {self._events(iterable, ref, depth + 1, cls) for iterable in facts.loops[name]}
-                    return CERTAIN if events == {CERTAIN} else POSSIBLE
+                    events = {self._submodules(iterable, ref, depth + 1) if cls == MODULE else
+                              self._events(iterable, ref, depth + 1, cls) for iterable in facts.loops[name]}
+                    return events.pop() if len(events) == 1 else POSSIBLE
                 looped = {self._loop(iterable, ref, depth + 1) for iterable in facts.loops[name]}
                 return looped.pop() if len(looped) == 1 else LIKELY if CERTAIN in looped or LIKELY in looped \
                     else POSSIBLE
@@ -971,6 +972,17 @@ class Provenance:
                         index.value.evaluated_value == "params":
                     return CERTAIN
         return POSSIBLE
+
+    def _submodules(self, iterable: cst.BaseExpression, ref: _Site, depth: int) -> str:
+        """How sure it is that the items of ``iterable`` are nn.Modules: ``x.modules()`` and ``x.children()``
+        (no arguments) yield modules when ``x`` is one (certain), and are names no tensor or container has
+        (likely otherwise: ACKTR's ``for module in self.model.modules(): module.register_backward_hook(...)``
+        where ``self.model`` is the optimizer's constructor argument)."""
+        if not (isinstance(iterable, cst.Call) and not iterable.args and isinstance(iterable.func, cst.Attribute)
+                and iterable.func.attr.value in ("modules", "children")):
+            return POSSIBLE
+        kind = self.of(iterable.func.value, ref, depth + 1, MODULE)
+        return CERTAIN if kind == CERTAIN else POSSIBLE if kind == NO else LIKELY
 
     def _events(self, iterable: cst.BaseExpression, ref: _Site, depth: int, cls: str) -> str:
         """How sure it is that the items of ``iterable`` are instances of ``cls``, for the events a profiler
