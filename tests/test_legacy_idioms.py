@@ -984,3 +984,38 @@ def test_loss_data_index_of_a_loss_times_a_length_is_found(tmp_path: Path) -> No
         old["evaluate"](batches)
     expected = sum(len(d) * torch.nn.functional.cross_entropy(d, t).item() for d, t in batches) / 3
     assert new["evaluate"](batches) == pytest.approx(expected)
+
+
+def test_legacy_constructor_sizes_of_any_expression_become_torch_empty(tmp_path: Path) -> None:
+    """fairseq's ``torch.LongTensor(len(vocab), max_char_len)``, pytorch-pretrained-bert's
+    ``torch.LongTensor(S, B).random_(0, n_vocab)``: two positional arguments or more are sizes whatever they are
+    (torch.empty parses them alike: the same shape from ints, NumPy ints, 0-d tensors, the same TypeError from
+    a list, a float or None), and so is one len(...); one argument of unknown kind may be data and stays advice."""
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    code = """
+    import torch
+    def make(vocab, n, m):
+        a = torch.LongTensor(len(vocab), n)
+        b = torch.FloatTensor(n, m, len(vocab)).zero_()
+        c = torch.IntTensor(len(vocab))
+        d = torch.LongTensor(vocab)
+        return a, b, c, d
+    """
+    fixed = rewrite(tmp_path, code)
+    assert 'a = torch.empty(len(vocab), n, dtype=torch.int64, device="cpu")' in fixed
+    assert 'b = torch.empty(n, m, len(vocab), dtype=torch.float32, device="cpu").zero_()' in fixed
+    assert 'c = torch.empty(len(vocab), dtype=torch.int32, device="cpu")' in fixed
+    assert "d = torch.LongTensor(vocab)" in fixed
+    old, new = _run_old(code, ("make",)), _run_fixed(tmp_path, code, ("make",))
+    for n, m in ((2, 3), (np.int64(2), torch.tensor(3)), ([2], 3), (2, 3.0), (None, 1), (-1, 2)):
+        try:
+            expected = old["make"]([5, 6, 7], n, m)
+        except (TypeError, RuntimeError) as error:
+            with pytest.raises(type(error)):
+                new["make"]([5, 6, 7], n, m)
+            continue
+        got = new["make"]([5, 6, 7], n, m)
+        for o, w in zip(expected[:3], got[:3]):
+            assert (o.shape, o.dtype, o.device) == (w.shape, w.dtype, w.device)
+        assert torch.equal(expected[1], got[1]) and torch.equal(expected[3], got[3])

@@ -19,8 +19,11 @@ tensor for another storage. The check is by name: a call of a storage class or o
 
 The CPU constructors make CPU tensors even under ``torch.set_default_tensor_type(torch.cuda.FloatTensor)``
 or ``torch.set_default_device``, hence the explicit ``device="cpu"``; ``torch.cuda.X`` makes them on
-the current CUDA device, which is what ``device="cuda"`` means. Only literal sizes and literal
-number lists are rewritten (integer types: integers only, in the type's range); ``BoolTensor`` and
+the current CUDA device, which is what ``device="cuda"`` means. Rewritten are sizes - literal ones, a
+``len(...)``, and two positional arguments or more, which the constructor parses as sizes whatever they are,
+as ``torch.empty`` does (torch 2.13: the same shape from ints, NumPy ints, 0-d tensors and a ``torch.Size``,
+the same TypeError from a list, a float or None; fairseq's ``torch.LongTensor(len(vocab), max_char_len)``) -
+and literal number lists (integer types: integers only, in the type's range); ``BoolTensor`` and
 ``x.type(...)`` conversions are advice.
 """
 
@@ -147,13 +150,20 @@ def _sizes_as_data(ref: Reference, call: cst.Call) -> Optional[str]:
             f"torch.tensor({shape}, dtype=torch.{dtype}, device={where}) the numbers{raises}")
 
 
+def _length(node: cst.BaseExpression, analysis: Analysis, scope: Scope) -> bool:
+    """Whether ``node`` calls the builtin ``len`` (an int: a size, never data)."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" \
+        and len(node.args) == 1 and analysis.lookup("len", scope) is None
+
+
 def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window: Window) -> Optional[Fix]:
     device, name = TYPES[ref.qualname or ""]
     dtype, kind = _DTYPES[name]
     if kind is None or any(a.keyword is not None or a.star for a in call.args):
         return None
     values = [A.literal(a) for a in call.args]
-    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) or len(call.args) >= 2 \
+            or len(call.args) == 1 and _length(call.args[0].value, analysis, ref.scope):
         factory, args = "torch.empty", [a.value for a in call.args] or [A.expr("0")]
     elif len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)) \
             and _numbers(call.args[0].value, kind):
