@@ -1019,3 +1019,42 @@ def test_legacy_constructor_sizes_of_any_expression_become_torch_empty(tmp_path:
         for o, w in zip(expected[:3], got[:3]):
             assert (o.shape, o.dtype, o.device) == (w.shape, w.dtype, w.device)
         assert torch.equal(expected[1], got[1]) and torch.equal(expected[3], got[3])
+
+
+def test_legacy_constructor_of_a_list_display_or_comprehension_becomes_torch_tensor(tmp_path: Path) -> None:
+    """fairseq's collaters: ``torch.LongTensor([s['id'] for s in samples])``, ``torch.LongTensor([eos])``: data
+    written as a list (display or comprehension) of anything is built by the constructor as torch.tensor(data,
+    dtype=...) builds it - the same values, dtype and errors for items of every kind, run here on numbers,
+    NumPy scalars, 0-d and one-element tensors, nested lists and items that raise. A name (maybe an ndarray,
+    whose memory the constructor shares) stays advice, and so does a tuple holding a size (read as a shape)."""
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    code = """
+    import torch
+    def collate(samples, eos, x):
+        ids = torch.LongTensor([s["id"] for s in samples])
+        tail = torch.FloatTensor([eos, 1])
+        pair = torch.IntTensor(([eos], [2]))
+        shaped = torch.FloatTensor((x.shape[0], 1))
+        named = torch.LongTensor(samples)
+        return ids, tail, pair
+    """
+    fixed = rewrite(tmp_path, code)
+    assert 'ids = torch.tensor([s["id"] for s in samples], dtype=torch.int64, device="cpu")' in fixed
+    assert 'tail = torch.tensor([eos, 1], dtype=torch.float32, device="cpu")' in fixed
+    assert 'pair = torch.tensor(([eos], [2]), dtype=torch.int32, device="cpu")' in fixed
+    assert "shaped = torch.FloatTensor((x.shape[0], 1))" in fixed and "named = torch.LongTensor(samples)" in fixed
+    old, new = _run_old(code, ("collate",)), _run_fixed(tmp_path, code, ("collate",))
+    items = [3, 2.7, True, -1, np.int64(4), np.float32(1.5), torch.tensor(5), torch.tensor([6]), torch.tensor(2.5),
+             [1, 2], "a", None, 2 ** 40]
+    x = torch.zeros(2, 3)
+    for first, second in itertools.product(items, repeat=2):
+        samples = [{"id": first}, {"id": second}]
+        try:
+            expected = old["collate"](samples, first, x)
+        except Exception as error:  # noqa: BLE001 - the rewrite must raise the same
+            with pytest.raises(type(error)):
+                new["collate"](samples, first, x)
+            continue
+        for o, n in zip(expected, new["collate"](samples, first, x)):
+            assert (o.dtype, o.device, o.shape) == (n.dtype, n.device, n.shape) and torch.equal(o, n)

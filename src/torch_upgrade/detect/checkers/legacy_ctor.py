@@ -23,8 +23,11 @@ the current CUDA device, which is what ``device="cuda"`` means. Rewritten are si
 ``len(...)``, and two positional arguments or more, which the constructor parses as sizes whatever they are,
 as ``torch.empty`` does (torch 2.13: the same shape from ints, NumPy ints, 0-d tensors and a ``torch.Size``,
 the same TypeError from a list, a float or None; fairseq's ``torch.LongTensor(len(vocab), max_char_len)``) -
-and literal number lists (integer types: integers only, in the type's range); ``BoolTensor`` and
-``x.type(...)`` conversions are advice.
+and data written as a list or tuple display or a list comprehension, whatever its items: the constructor and
+``torch.tensor(data, dtype=...)`` build a tensor from a sequence by the same code (torch 2.13: the same values,
+dtypes and errors for items of every kind - numbers, bools, NumPy scalars and arrays, tensors, nested lists -
+all but a UserWarning the constructor adds for an item that requires grad), but not a tuple of sizes, which
+reads as a shape and has its own message. ``BoolTensor`` and ``x.type(...)`` conversions are advice.
 """
 
 from __future__ import annotations
@@ -165,8 +168,10 @@ def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window:
     if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values) or len(call.args) >= 2 \
             or len(call.args) == 1 and _length(call.args[0].value, analysis, ref.scope):
         factory, args = "torch.empty", [a.value for a in call.args] or [A.expr("0")]
-    elif len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)) \
-            and _numbers(call.args[0].value, kind):
+    elif len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple, cst.ListComp)) \
+            and (_numbers(call.args[0].value, kind) or _sizes_as_data(ref, call) is None):
+        # a list or tuple display or a list comprehension, whatever its items (fairseq's
+        # torch.LongTensor([s['id'] for s in samples])): both forms build the tensor from the sequence alike
         factory, args = "torch.tensor", [call.args[0].value]
     else:
         return None
