@@ -65,7 +65,13 @@ def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, at: cst
     if bindings and all(_cpu_binding(b, scope, analysis, at, depth) for b in bindings):
         return True
     held = _held_at(value.value, scope, at, analysis)
-    return held is not None and _cpu_binding(held, scope, analysis, at, depth)
+    if held is not None:
+        return _cpu_binding(held, scope, analysis, at, depth)
+    # every binding that may hold at ``at`` is on the CPU: OpenNMT's audio encoder turns its lengths
+    # parameter into a list (``lengths = lengths.view(-1).tolist()``) before a loop that packs with them and
+    # then rebinds them to another list comprehension
+    live = reaching([b for b in visible_bindings(value.value, scope) if not _only_after(b, at, analysis)])
+    return bool(live) and all(b.scope is scope and _cpu_binding(b, scope, analysis, at, depth) for b in live)
 
 
 def _cpu_binding(binding: Binding, scope: Scope, analysis: Analysis, at: cst.CSTNode, depth: int) -> bool:
