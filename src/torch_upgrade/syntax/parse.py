@@ -161,9 +161,10 @@ def why_unparsable(text: str, exc: Exception) -> Unparsable:
             where = f" at line {line}, column {column}" if line and column else f" at line {line}" if line else ""
             lines = code_lines(text) if line else []
             hint = ""
-            near = "\n".join(lines[max(line - 3, 0):line]) if line and line <= len(lines) else ""
-            if "async" in (lines[line - 1] if near else "") and _ASYNC_ARGUMENT.search(near):
-                hint = f" ({_ASYNC_HINT if _TORCH_ASYNC.search(near) else _ASYNC_NAME})"
+            if line and line <= len(lines) and "async" in lines[line - 1]:
+                near = "\n".join(lines[max(line - 3, 0):line])
+                if _ASYNC_ARGUMENT.search(near):
+                    hint = f" ({_ASYNC_HINT if _TORCH_ASYNC.search(near) else _ASYNC_NAME})"
             return Unparsable(f"syntax error{where}: {error.msg}{hint}", line or None, column if line else None)
         except ValueError as error:  # a NUL byte, before Python 3.11.4
             if "\0" in text:
