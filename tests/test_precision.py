@@ -1152,6 +1152,18 @@ def moved_in_the_loop(rnns, x, lengths):
         x = rnn(pack_padded_sequence(x, lengths))
         lengths = torch.tensor(lengths).cuda()
     return x
+
+
+def sorted_by_numpy(x, sent_len):
+    import numpy as np
+    sent_len_sorted, idx_sort = np.sort(sent_len)[::-1], np.argsort(-sent_len)
+    sent_len_sorted = sent_len_sorted.copy()
+    return pack_padded_sequence(x, sent_len_sorted)
+
+
+def entry_moved(x, lengths):
+    lengths = lengths[:, 0].cuda()
+    return pack_padded_sequence(x, lengths.reshape(-1))
 """
 
 
@@ -1162,9 +1174,11 @@ def test_pack_padded_lengths_made_cpu_before_the_call_are_not_flagged() -> None:
     reassignment after the call, in one arm of an if, or later in a loop's body, and the padded output
     unpacked into the name, are still flagged. OpenNMT's audio encoder makes its lengths a list before the
     loop that packs with them and rebinds them there to another list: every binding that reaches the call is
-    on the CPU; one that moves them to CUDA in the loop is flagged."""
+    on the CPU; one that moves them to CUDA in the loop is flagged. InferSent sorts its lengths with NumPy
+    (``np.sort(sent_len)[::-1]``, then ``.copy()``): an array, which pack_padded_sequence takes as a list; an
+    entry of a tensor moved to CUDA, reshaped, is flagged."""
     found = [line for rule, line in findings(PACKED_LENGTHS_ON_THE_CPU) if rule == "TU906"]
-    assert found == [19, 27, 32, 37, 53]
+    assert found == [19, 27, 32, 37, 53, 67]
     torch = pytest.importorskip("torch")
     from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
     packed = pack_padded_sequence(torch.randn(2, 3, 4), torch.tensor([3, 2]), batch_first=True)

@@ -56,12 +56,18 @@ def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, at: cst
     is one (``_held_at``) (followed back a few assignments)."""
     if on_cpu(value) or _from_python_data(value, scope, analysis) or _cpu_type(value, scope, analysis):
         return True
+    kept = _kept(value)  # an entry or a copy of what is on the CPU is on the CPU
+    if _numpy_call(kept, scope, analysis):
+        return True
+    if kept is not value and depth < 3:
+        return _listed(kept, scope, analysis, at, depth + 1)
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("sorted", "list") \
             and analysis.lookup(value.func.value, scope) is None:
         return True
     if not isinstance(value, cst.Name) or depth >= 3:
         return False
-    bindings = visible_bindings(value.value, scope)
+    # (a name read in an assignment is not the name it binds: ``lengths = lengths.copy()`` reads the one before)
+    bindings = [b for b in visible_bindings(value.value, scope) if not _binds_in(b, at, analysis)]
     if bindings and all(_cpu_binding(b, scope, analysis, at, depth) for b in bindings):
         return True
     held = _held_at(value.value, scope, at, analysis)
@@ -70,8 +76,33 @@ def _listed(value: cst.BaseExpression, scope: Scope, analysis: Analysis, at: cst
     # every binding that may hold at ``at`` is on the CPU: OpenNMT's audio encoder turns its lengths
     # parameter into a list (``lengths = lengths.view(-1).tolist()``) before a loop that packs with them and
     # then rebinds them to another list comprehension
-    live = reaching([b for b in visible_bindings(value.value, scope) if not _only_after(b, at, analysis)])
+    live = reaching([b for b in bindings if not _only_after(b, at, analysis)])
     return bool(live) and all(b.scope is scope and _cpu_binding(b, scope, analysis, at, depth) for b in live)
+
+
+# methods of a NumPy array (or a list or CPU tensor) whose result stays where the receiver is
+_KEEPING = ("copy", "astype", "reshape", "flatten", "ravel")
+
+
+def _kept(value: cst.BaseExpression) -> cst.BaseExpression:
+    """What ``value`` is taken from where it is an entry, a slice or a copy of it (``np.sort(n)[::-1]``,
+    ``lengths.copy()``): the same device; else ``value`` itself."""
+    while True:
+        if isinstance(value, cst.Subscript):
+            value = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _KEEPING:
+            value = value.func.value
+        else:
+            return value
+
+
+def _numpy_call(value: cst.BaseExpression, scope: Scope, analysis: Analysis) -> bool:
+    """A call of a NumPy function: an array (or a number), never a CUDA tensor (InferSent's
+    ``np.sort(sent_len)[::-1]``, which pack_padded_sequence takes as it takes a list)."""
+    name = dotted(value.func) if isinstance(value, cst.Call) else None
+    qualname = analysis.qualify(name, scope)[0] if name is not None else None
+    return qualname is not None and qualname.split(".", 1)[0] == "numpy"
 
 
 def _cpu_binding(binding: Binding, scope: Scope, analysis: Analysis, at: cst.CSTNode, depth: int) -> bool:
@@ -96,11 +127,17 @@ def _held_at(name: str, scope: Scope, at: cst.CSTNode, analysis: Analysis) -> Op
     around both; a parameter reassigned, ``lengths = lengths.cpu()``, then used). Every other binding of the
     name comes before it, so none holds at ``at``; one that runs only after ``at`` (skorch 1.4's fixture
     moves its CPU lengths to CUDA after the CPU loop that packs them) does not either."""
-    live = reaching([b for b in visible_bindings(name, scope) if not _only_after(b, at, analysis)])
+    live = reaching([b for b in visible_bindings(name, scope)
+                     if not _only_after(b, at, analysis) and not _binds_in(b, at, analysis)])
     if len(live) != 1 or live[0].scope is not scope or live[0].value is None:
         return None
     statement = _statement(live[0].value, analysis)
     return live[0] if statement is not None and runs_before(statement, at, analysis) else None
+
+
+def _binds_in(binding: Binding, at: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether ``binding`` is made by the assignment statement ``at``."""
+    return binding.value is not None and _statement(binding.value, analysis) is at
 
 
 def _only_after(binding: Binding, at: cst.CSTNode, analysis: Analysis) -> bool:
