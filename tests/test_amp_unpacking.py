@@ -13,10 +13,11 @@ from __future__ import annotations
 import warnings
 
 import pytest
-import torch
 
 import torch_upgrade
 from differential import rewrite
+
+torch = pytest.importorskip("torch")  # the rewrites are run on it; without it the module skips
 
 KWARGS = [{}, {"enabled": False}, {"dtype": torch.bfloat16}, {"dtype": torch.float16, "enabled": True},
           {"cache_enabled": False}, {"device_type": "cpu"}, {"bogus": 1}, {"enabled": True, "cache_enabled": False}]
