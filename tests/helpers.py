@@ -27,17 +27,35 @@ def scan_code(tmp_path: Path, code: str, name: str = "example.py", low=None, hig
     return result, path
 
 
-def cli(*args, **kw):
-    """Run the CLI in-process with stdout and stderr kept apart (click >= 8.2 always does)."""
-    from click.testing import CliRunner
-
-    from torch_upgrade.cli import main
+def runner():
+    """A click test runner as click >= 8.2 makes one: ``stdout`` and ``stderr`` apart, ``output`` both. Click 8.1,
+    the newest on Python 3.9, mixes them into ``stdout`` unless told, and then its ``output`` is stdout alone."""
+    from click.testing import CliRunner, Result
 
     try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:
-        runner = CliRunner()
-    return runner.invoke(main, [str(a) for a in args], catch_exceptions=False, **kw)
+        CliRunner(mix_stderr=False)
+    except TypeError:  # click >= 8.2
+        return CliRunner()
+
+    class _Result(Result):
+        @property
+        def output(self) -> str:
+            return self.stdout + self.stderr
+
+    class _Runner(CliRunner):
+        def invoke(self, *args, **kw):  # type: ignore[override]
+            result = super().invoke(*args, **kw)
+            result.__class__ = _Result
+            return result
+
+    return _Runner(mix_stderr=False)
+
+
+def cli(*args, **kw):
+    """Run the CLI in-process with stdout and stderr kept apart."""
+    from torch_upgrade.cli import main
+
+    return runner().invoke(main, [str(a) for a in args], catch_exceptions=False, **kw)
 
 
 def window(low: Optional[str] = None, high: Optional[str] = None) -> dict:

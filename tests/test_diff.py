@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
+from helpers import runner
 
 from torch_upgrade.cli import main
 from torch_upgrade.core.diffs import unified
@@ -23,7 +23,7 @@ def tree(tmp_path, monkeypatch):
 
 
 def run(*args):
-    return CliRunner().invoke(main, ["scan", *args], catch_exceptions=False)
+    return runner().invoke(main, ["scan", *args], catch_exceptions=False)
 
 
 def snapshot(tree):

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
+from helpers import runner
 
 from conftest import FIXTURES
 from torch_upgrade.cli import main
@@ -27,7 +27,7 @@ EXPECTED = {
 
 
 def run(*args):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return runner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_json_findings_and_window(project):

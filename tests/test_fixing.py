@@ -8,9 +8,8 @@ import re
 
 import libcst as cst
 import pytest
-from click.testing import CliRunner
 
-from helpers import scan_code, settings
+from helpers import runner, scan_code, settings
 from torch_upgrade.pipeline import unit as filescan
 from torch_upgrade.detect import registry as matching
 from torch_upgrade.cli import main
@@ -28,7 +27,7 @@ model, opt = amp.initialize(model, opt)
 
 
 def run(*args):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return runner().invoke(main, list(args), catch_exceptions=False)
 
 
 # ---------------------------------------------------------------- 1. safety from the window
@@ -64,7 +63,7 @@ def test_text_report_numbers_each_line_of_a_change(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["torch>=1.9"]\n')
     (tmp_path / "shim.py").write_text("import torch\n\nif hasattr(torch, 'inference_mode'):\n"
                                       "    mode = torch.inference_mode\n    ready = True\n")
-    result = CliRunner().invoke(main, ["scan", str(tmp_path), "--select", "TU980", "--no-cache"])
+    result = runner().invoke(main, ["scan", str(tmp_path), "--select", "TU980", "--no-cache"])
     rows = [line.split(None, 2)[:2] for line in result.output.splitlines() if re.match(r"\s+\d+ [-+] ", line)]
     assert rows == [["3", "-"], ["4", "-"], ["5", "-"], ["3", "+"], ["4", "+"]], result.output
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 import torch_upgrade
-from helpers import window
+from helpers import runner, window
 from torch_upgrade.cli import main
 from torch_upgrade.io.ipython import mask, unmask
 
@@ -81,12 +80,12 @@ def test_findings_name_the_cell_and_the_line_within_it(tmp_path):
 def test_report_formats_show_the_cell(tmp_path, monkeypatch):
     write(tmp_path, notebook(CELLS))
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    text = runner.invoke(main, ["scan", ".", "--from", "2.4"]).output
+    cli = runner()
+    text = cli.invoke(main, ["scan", ".", "--from", "2.4"]).output
     assert "nb.ipynb:cell 2:5:18 TU201 error" in text and "nb.ipynb:cell 2:6:12 TU201 error" in text
-    concise = runner.invoke(main, ["scan", ".", "--from", "2.4", "--format", "concise"]).output
+    concise = cli.invoke(main, ["scan", ".", "--from", "2.4", "--format", "concise"]).output
     assert concise.splitlines()[1].startswith("nb.ipynb:cell 2:6:12: TU201 ")
-    data = json.loads(runner.invoke(main, ["scan", ".", "--from", "2.4", "--format", "json"]).output)
+    data = json.loads(cli.invoke(main, ["scan", ".", "--from", "2.4", "--format", "json"]).stdout)
     assert [(f["path"], f["cell"], f["line"], f["column"]) for f in data["findings"]] == [
         ("nb.ipynb", 2, 5, 18), ("nb.ipynb", 2, 6, 12), ("nb.ipynb", 4, 5, 8)]
 
@@ -160,7 +159,7 @@ def test_broken_notebook_is_an_error_line(tmp_path, monkeypatch, content, messag
     assert [(e.path, e.message) for e in result.errors] == [("bad.ipynb", message)]
     assert (tmp_path / "bad.ipynb").read_bytes() == content
     monkeypatch.chdir(tmp_path)
-    cli = CliRunner().invoke(main, ["scan", "bad.ipynb", "--format", "concise"])
+    cli = runner().invoke(main, ["scan", "bad.ipynb", "--format", "concise"])
     assert cli.exit_code == 1 and cli.output == f"bad.ipynb: error: {message}\n"
 
 
@@ -274,7 +273,7 @@ def test_diff_of_a_notebook_is_per_cell_and_writes_nothing(tmp_path, monkeypatch
     path = write(tmp_path, notebook(CELLS))
     before = path.read_bytes()
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["scan", ".", "--diff", "--unsafe-fixes"])
+    result = runner().invoke(main, ["scan", ".", "--diff", "--unsafe-fixes"])
     assert result.exit_code == 1
     assert "--- a/nb.ipynb:cell 2\n+++ b/nb.ipynb:cell 2\n" in result.output
     assert ("-    %time X, _ = torch.solve(B, A)\n-    X, _ = torch.solve(B, A)\n"

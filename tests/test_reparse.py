@@ -4,6 +4,7 @@ a run of keystrokes equal a fresh scan's."""
 
 from __future__ import annotations
 
+import ast
 import random
 import textwrap
 from pathlib import Path
@@ -103,6 +104,16 @@ def _whole(text: str) -> Optional[cst.Module]:
         return None
 
 
+def _pieces_possible(text: str) -> bool:
+    """Whether this Python's own parser reads ``text``, where the reparser finds its statements (a match
+    statement on Python 3.9 is parsed whole: right, but in one piece)."""
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
 def _same(parsed: cst.Module, whole: cst.Module) -> bool:
     return parsed.deep_equals(whole) and parsed.code == whole.code and \
         (parsed.default_indent, parsed.default_newline, parsed.encoding, parsed.has_trailing_newline) == \
@@ -154,7 +165,7 @@ def test_any_run_of_edits_gives_the_tree_a_whole_parse_gives(name: str) -> None:
         parsed = reparser.parse(new)
         assert _same(parsed.module, whole), f"after editing {text!r} into {new!r}"
         reused += bool(parsed.spans)
-        parsed_versions += 1
+        parsed_versions += _pieces_possible(new)
         text = new
     assert reused >= parsed_versions * 0.6  # most were parsed in pieces
 
@@ -220,7 +231,8 @@ def test_whatever_lies_between_two_statements_goes_where_a_whole_parse_puts_it(b
         parsed = Reparser().parse(text)
         assert _same(parsed.module, whole), repr(text)
         cut += len(set(parsed.spans.values())) == 3  # three pieces
-    assert cut >= 7  # at least where only blank lines and flush-left comments lie between
+    if _pieces_possible("import os\n" + before):
+        assert cut >= 7  # at least where only blank lines and flush-left comments lie between
 
 
 def test_positions_found_within_each_statement_equal_the_whole_modules() -> None:

@@ -12,10 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from conftest import FIXTURES
-from helpers import settings
+from helpers import runner as cli_runner, settings
 from torch_upgrade.io import cache as cache_mod
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.report import progress
@@ -218,13 +217,13 @@ def test_fixing_neither_reads_nor_writes_the_cache(project):
 
 
 def test_no_cache_flag_bypasses_the_cache(project, analysed):
-    result = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
+    result = cli_runner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
     assert result.exit_code == 1
     assert not cache_root().exists() or not list(cache_root().rglob("*.pickle"))  # rules not kept either
-    CliRunner().invoke(main, ["scan", ".", "--format", "json"])
+    cli_runner().invoke(main, ["scan", ".", "--format", "json"])
     assert list(cache_root().rglob(INDEX)) and list(cache_root().glob("rules-*.pickle"))
     analysed.clear()
-    again = CliRunner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
+    again = cli_runner().invoke(main, ["scan", ".", "--format", "json", "--no-cache"])
     assert analysed  # read nothing from the cache
     assert json.loads(again.output) == json.loads(result.output)
 
@@ -269,9 +268,9 @@ def _tf32_project(root: Path) -> Path:
 @pytest.mark.parametrize("fmt", ["text", "json", "concise"])
 def test_jobs_one_and_two_give_identical_output(project, always_parallel, fmt):
     _tf32_project(project / "extra")
-    one = CliRunner().invoke(main, ["scan", ".", "--format", fmt, "--jobs", "1", "--no-cache"])
+    one = cli_runner().invoke(main, ["scan", ".", "--format", fmt, "--jobs", "1", "--no-cache"])
     assert always_parallel == []
-    two = CliRunner().invoke(main, ["scan", ".", "--format", fmt, "--jobs", "2", "--no-cache"])
+    two = cli_runner().invoke(main, ["scan", ".", "--format", fmt, "--jobs", "2", "--no-cache"])
     assert always_parallel == [2]
     assert one.exit_code == two.exit_code == 1
     assert one.output == two.output

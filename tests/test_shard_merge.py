@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from helpers import runner
 
 from torch_upgrade.cli import main
 from torch_upgrade.core.settings import Settings
@@ -46,7 +46,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def cli(*args: str) -> "object":
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return runner().invoke(main, list(args), catch_exceptions=False)
 
 
 def _scan(*args: str) -> tuple[int, str]:

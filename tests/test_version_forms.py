@@ -515,12 +515,12 @@ def test_a_library_version_compared_as_text_names_the_library_and_its_release():
 
 def cli_text(code: str) -> str:
     """The text report of ``code`` scanned by the CLI from torch 1.6, TU981 alone."""
-    from click.testing import CliRunner
+    from helpers import runner
     from torch_upgrade.cli import main
-    with CliRunner().isolated_filesystem():
+    with runner().isolated_filesystem():
         with open("mod.py", "w", encoding="utf-8") as handle:
             handle.write(code)
-        return CliRunner().invoke(main, ["scan", "mod.py", "--from", "1.6", "--select", "TU981"]).output
+        return runner().invoke(main, ["scan", "mod.py", "--from", "1.6", "--select", "TU981"]).output
 
 
 def test_the_text_fix_compares_the_version_itself(tmp_path):

@@ -90,6 +90,12 @@ from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.provenance import Members, Provenance, provenance_of
 from torch_upgrade.syntax.positions import locate
 
+# the nodes that bind the name they carry: an except's ``as e``; a match statement's captures (Python 3.10 on:
+# Python 3.9's ast has no match nodes)
+_NAMING: tuple[type, ...] = tuple(getattr(ast, kind) for kind in ("ExceptHandler", "MatchAs", "MatchStar")
+                                  if hasattr(ast, kind))
+_MAPPING: tuple[type, ...] = (ast.MatchMapping,) if hasattr(ast, "MatchMapping") else ()
+
 # checkers whose findings in a module-level function or class depend only on that statement and the
 # module's other statements that are not functions or classes (read for it: they look at one function
 # or class at a time, at module-level bindings, and at what ``syntax.provenance`` says of names bound
@@ -287,8 +293,8 @@ def _bound(node: ast.AST, skip: Sequence[ast.AST] = ()) -> list[str]:
         if isinstance(current, (ast.Global, ast.Nonlocal)):
             out += current.names
             continue
-        named = getattr(current, "name", None) if isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) \
-            else getattr(current, "rest", None) if isinstance(current, ast.MatchMapping) else None
+        named = getattr(current, "name", None) if isinstance(current, _NAMING) \
+            else getattr(current, "rest", None) if isinstance(current, _MAPPING) else None
         if isinstance(named, str):
             out.append(named)
         if isinstance(current, ast.NamedExpr) and isinstance(current.target, ast.Name):
