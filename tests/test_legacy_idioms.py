@@ -1058,3 +1058,36 @@ def test_legacy_constructor_of_a_list_display_or_comprehension_becomes_torch_ten
             continue
         for o, n in zip(expected, new["collate"](samples, first, x)):
             assert (o.dtype, o.device, o.shape) == (n.dtype, n.device, n.shape) and torch.equal(o, n)
+
+
+def test_legacy_constructor_of_one_evident_integer_becomes_torch_empty(tmp_path: Path) -> None:
+    """fairseq's Dictionary.encode_line: ``nwords = len(words)``, then ``torch.IntTensor(nwords + 1 if append_eos
+    else nwords)``: integer arithmetic, a conditional and names of len(...) or integer literals are a size; a
+    parameter (maybe a list: data) and a name assigned a list stay advice."""
+    torch = pytest.importorskip("torch")
+    code = """
+    import torch
+    def encode(words, append_eos, n):
+        nwords = len(words)
+        ids = torch.IntTensor(nwords + 1 if append_eos else nwords)
+        k = 3
+        pair = torch.LongTensor(k * 2 - nwords // 2)
+        given = torch.LongTensor(n)
+        listed = [1, 2]
+        data = torch.LongTensor(listed)
+        return ids, pair, given, data
+    """
+    fixed = rewrite(tmp_path, code)
+    assert 'ids = torch.empty(nwords + 1 if append_eos else nwords, dtype=torch.int32, device="cpu")' in fixed
+    assert 'pair = torch.empty(k * 2 - nwords // 2, dtype=torch.int64, device="cpu")' in fixed
+    assert "given = torch.LongTensor(n)" in fixed and "data = torch.LongTensor(listed)" in fixed
+    old, new = _run_old(code, ("encode",)), _run_fixed(tmp_path, code, ("encode",))
+    for words, eos in ((["a", "b", "c"], True), ([], False), (["a"] * 20, False)):
+        try:
+            expected = old["encode"](words, eos, [4])
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                new["encode"](words, eos, [4])
+            continue
+        for o, n in zip(expected, new["encode"](words, eos, [4])):
+            assert (o.shape, o.dtype, o.device) == (n.shape, n.dtype, n.device)

@@ -19,8 +19,9 @@ tensor for another storage. The check is by name: a call of a storage class or o
 
 The CPU constructors make CPU tensors even under ``torch.set_default_tensor_type(torch.cuda.FloatTensor)``
 or ``torch.set_default_device``, hence the explicit ``device="cpu"``; ``torch.cuda.X`` makes them on
-the current CUDA device, which is what ``device="cuda"`` means. Rewritten are sizes - literal ones, a
-``len(...)``, and two positional arguments or more, which the constructor parses as sizes whatever they are,
+the current CUDA device, which is what ``device="cuda"`` means. Rewritten are sizes - literal ones, one evident
+int (``len(...)``, integer arithmetic or a conditional of those, a name only assigned one), and two positional
+arguments or more, which the constructor parses as sizes whatever they are,
 as ``torch.empty`` does (torch 2.13: the same shape from ints, NumPy ints, 0-d tensors and a ``torch.Size``,
 the same TypeError from a list, a float or None; fairseq's ``torch.LongTensor(len(vocab), max_char_len)``) -
 and data written as a list or tuple display or a list comprehension, whatever its items: the constructor and
@@ -153,10 +154,29 @@ def _sizes_as_data(ref: Reference, call: cst.Call) -> Optional[str]:
             f"torch.tensor({shape}, dtype=torch.{dtype}, device={where}) the numbers{raises}")
 
 
-def _length(node: cst.BaseExpression, analysis: Analysis, scope: Scope) -> bool:
-    """Whether ``node`` calls the builtin ``len`` (an int: a size, never data)."""
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" \
-        and len(node.args) == 1 and analysis.lookup("len", scope) is None
+_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+
+
+def _length(node: cst.BaseExpression, analysis: Analysis, scope: Scope, depth: int = 0) -> bool:
+    """Whether ``node`` is evidently a Python int (a size, never data): the builtin ``len(...)``, an integer
+    literal, integer arithmetic or a conditional of those, or a name only ever assigned one (fairseq's
+    ``torch.IntTensor(nwords + 1 if append_eos else nwords)`` with ``nwords = len(words)``)."""
+    if depth > 4:
+        return False
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
+            and analysis.lookup("len", scope) is None
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, _INTEGER_OPERATORS) and _length(node.left, analysis, scope, depth + 1) \
+            and _length(node.right, analysis, scope, depth + 1)
+    if isinstance(node, cst.IfExp):
+        return _length(node.body, analysis, scope, depth + 1) and _length(node.orelse, analysis, scope, depth + 1)
+    if isinstance(node, cst.Name):
+        values = assigned_values(node.value, scope)
+        return values is not None and all(_length(value, analysis, where, depth + 1) for value, where in values)
+    return False
 
 
 def _fix(ref: Reference, call: cst.Call, analysis: Analysis, rule: Rule, window: Window) -> Optional[Fix]:
