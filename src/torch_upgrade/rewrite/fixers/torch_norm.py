@@ -43,8 +43,11 @@ INFINITY = {"math.inf", "numpy.inf", "torch.inf"}
 _DEPRECATED = "torch.norm is deprecated (documented since torch 1.7); "
 # 'fro' over a pair of dimensions: torch.norm calls frobenius_norm, which computed sqrt(sum(x * x)) over the pair
 # before torch 2.0 (pytorch#81763 made it linalg_vector_norm), whose gradient is NaN on an all-zero slice
-# (pytorch#65599); vector_norm's there is 0, as torch.norm's own is from 2.0
+# (pytorch#65599); vector_norm's there is 0, as torch.norm's own is from 2.0; and it raised for dtype= (its
+# strided CPU/CUDA path to vector_norm is in 2.0's torch/functional.py, the older path raises ValueError)
 FRO_PAIR_SINCE = "2.0"
+FRO_DTYPE_UNSAFE = ("before torch 2.0 torch.norm's 'fro' raised ValueError for dtype= ('dtype argument is not "
+                    "supported in frobenius norm'), where torch.linalg.vector_norm computes")
 FRO_PAIR_UNSAFE = ("over two dimensions torch.norm's 'fro' was sqrt(sum(x * x)) before torch 2.0, whose gradient "
                    "is NaN where a slice is all zeros; torch.linalg.vector_norm's is 0 there")
 
@@ -79,9 +82,13 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
                          f"torch.linalg.vector_norm({A.code(x)}, dim={dims}{_tail(bound)})")
         if isinstance(dim, (tuple, list)) and len(dim) > 2:
             return None  # torch.norm raises for 'fro' over more than two dimensions
-        if isinstance(dim, (tuple, list)) and len(dim) == 2 and not ctx.window.supports_from_start(
-                parse_version(FRO_PAIR_SINCE)):
-            return _call(call, ctx, "torch.linalg.vector_norm", x, [], rest, safety="unsafe", reason=FRO_PAIR_UNSAFE)
+        if not ctx.window.supports_from_start(parse_version(FRO_PAIR_SINCE)):
+            if A.literal(bound.get("dtype"), None) is not None:
+                return _call(call, ctx, "torch.linalg.vector_norm", x, [], rest, safety="unsafe",
+                             reason=FRO_DTYPE_UNSAFE)
+            if isinstance(dim, (tuple, list)) and len(dim) == 2:
+                return _call(call, ctx, "torch.linalg.vector_norm", x, [], rest, safety="unsafe",
+                             reason=FRO_PAIR_UNSAFE)
         return _call(call, ctx, "torch.linalg.vector_norm", x, [], rest)
     if p == "nuc":
         if dim is None:  # omitted or None: all the dimensions of the input
