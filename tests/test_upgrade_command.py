@@ -184,3 +184,24 @@ def test_json_report_of_a_diff_lists_the_pin_file(tmp_path):
     result = cli("upgrade", root, "--to", "2.0", "--diff", "--format", "json")
     data = json.loads(result.stdout)
     assert any(d["path"].endswith("requirements.txt") and "+torch>=2.0" in d["diff"] for d in data["diffs"])
+
+
+def test_a_pin_that_subfolders_read_too_is_raised_and_named_once(tmp_path):
+    # pytorch-lightning: examples/*/requirements.txt pin no torch, so they run on the repository's pin
+    root = project(tmp_path, {"requirements.txt": "torch>=2.1\n", "model.py": MODEL,
+                              "examples/a/requirements.txt": "numpy\n", "examples/a/train.py": MODEL})
+    (root / ".git").mkdir()
+    result = cli("upgrade", root, "--to", "2.3", "--diff")
+    notes = [line for line in result.stderr.splitlines() if "would ask for torch" in line]
+    assert len(notes) == 1 and notes[0].endswith("requirements.txt would ask for torch >= 2.3"), result.stderr
+    assert result.stdout.count("+torch>=2.3") == 1
+
+
+def test_a_pin_whose_upper_bound_refuses_the_target_is_reported_once(tmp_path):
+    root = project(tmp_path, {"requirements.txt": "torch>=2.1,<2.10\n", "model.py": MODEL,
+                              "examples/a/requirements.txt": "numpy\n", "examples/a/train.py": MODEL})
+    (root / ".git").mkdir()
+    result = cli("upgrade", root, "--to", "2.15", "--diff")
+    refused = [line for line in result.stderr.splitlines() if "the floor was not raised" in line]
+    assert len(refused) == 1 and "../" not in refused[0], result.stderr
+    assert read(root, "requirements.txt") == "torch>=2.1,<2.10\n"

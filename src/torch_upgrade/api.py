@@ -468,7 +468,14 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
     notes: list[str] = []
     unpinned: list[Path] = []
     torch_of: dict[Path, Version] = {}  # each file's new torch floor
-    for found, files in plan.floors.items():
+    stated: dict[object, tuple[floor.Floor, list[Path]]] = {}  # the projects that read one pin: raised once
+    for found, files in sorted(plan.floors.items(), key=lambda item: _depth(item[0].where)):
+        key = floor.stated_in(found)
+        if key in stated:
+            stated[key][1].extend(files)
+        else:
+            stated[key] = (found, list(files))  # the nearest project's, whose note names the file as it is
+    for found, files in stated.values():
         need = max([target] + [v for f in files for v in applied.get(f.resolve(), [])])
         torch_of.update((f, need) for f in files)
         if not found.written:
@@ -513,6 +520,10 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
         notes.append(f"no torch pin was written: no project file pins torch; the code now needs torch >= "
                      f"{plan.target}: add `torch>={plan.target}` to {floor.where_a_pin_goes(common)}")
     return raises, notes
+
+
+def _depth(where: Optional[Path]) -> int:
+    return len(where.resolve().parts) if where is not None else 0
 
 
 def upgrade(paths: Union[PathLike, Sequence[PathLike]], *, to: str, unsafe: bool = False, diff: bool = False,

@@ -85,6 +85,22 @@ def floors(files: Iterable[Path], resolver: Resolver) -> dict[Floor, list[Path]]
     return out
 
 
+def stated_in(floor: Floor) -> object:
+    """What states the floor: its config file, or the requirement its pin reads (the file and the text
+    there), the same for the projects that read one pin (a repository's subfolders whose files pin no
+    torch of their own take the requirements file above them); the floor itself where nothing does."""
+    if floor.written and floor.where is not None:
+        if floor.kind == "config":
+            return floor.where.resolve()
+        try:
+            origin = pins.detect(floor.where).origin
+        except (OSError, UnicodeDecodeError):
+            origin = None
+        if origin is not None:
+            return origin.path.resolve(), origin.raw
+    return floor
+
+
 def raised(floor: Floor, version: Version) -> Optional[Raise]:
     """The floor's file with the bound set to ``version`` (None when it already reads so). Raises
     BumpError when it cannot be (no file states it, an upper bound below ``version``...)."""
