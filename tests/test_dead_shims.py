@@ -840,6 +840,39 @@ def test_a_function_s_version_variable_decides_and_goes_with_the_last_guard_read
     runs(tmp_path, "import mod; assert mod.attend(True) and mod.settings(False)")
 
 
+def test_the_version_a_function_s_variable_is_compared_with_goes_with_the_guard(tmp_path):
+    """litgpt's incremental writer: ``current_version = version.parse(torch.__version__)`` and
+    ``threshold_version = version.parse("2.2.2")``, read only by the dead ``if``: both go, not the first alone;
+    a variable that code left in place reads stays."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+        from packaging import version
+
+
+        def record(storage, limit):
+            size = storage.nbytes()
+
+            current_version = version.parse(torch.__version__)
+            threshold_version = version.parse("2.2.2")
+            floor = 4
+            if current_version <= threshold_version:
+                out = (storage.data_ptr(), size, floor)
+            else:
+                out = (storage, size)
+
+            return out, max(limit, floor)
+        '''}, "2.7")
+    assert text == textwrap.dedent('''
+        def record(storage, limit):
+            size = storage.nbytes()
+
+            floor = 4
+            out = (storage, size)
+
+            return out, max(limit, floor)
+        ''').lstrip("\n")
+
+
 def test_a_function_s_variable_assigned_twice_decides_nothing():
     assert hints('''
         import torch

@@ -490,6 +490,11 @@ class Decider:
             values.append(_comparable(value))
         return len(set(values)) > 1
 
+    def known(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether the evaluation knows the expression's value on every release (the same or not): a
+        literal, a version parsed from one (``version.parse("2.2.2")``), torch's version."""
+        return all(self.value(expr, scope, sample) is not UNKNOWN for sample in all_samples())
+
     def value(self, expr: cst.BaseExpression, scope: Scope, sample: str) -> Any:
         """The expression's value on torch ``sample`` (UNKNOWN where the evaluation cannot say)."""
         try:

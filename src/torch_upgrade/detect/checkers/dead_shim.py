@@ -29,8 +29,9 @@ is not decided: what it computes is not what it means.
 
 One fix per file, carried by every finding in it: all its dead guards go together, with the
 module-level version flags and helpers that only the removed code read (``TORCH_GE_1_9 = ...``,
-``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``; a function's variable assigned once a value of
-torch's version alone, ``torch_version = version.parse(torch.__version__)``, needs only that) when no other file of the project names them and they are not public (``_public``: in ``__all__``, or
+``TORCH_MAJOR, TORCH_MINOR = ...``, ``def torch_version_geq(...)``; a function's variable assigned once a value
+the evaluation knows, ``torch_version = version.parse(torch.__version__)`` or the ``threshold =
+version.parse("2.2.2")`` it is compared with, needs only that) when no other file of the project names them and they are not public (``_public``: in ``__all__``, or
 without a leading underscore in a package's module) and were read before the fix by more than themselves — so that no pass ever leaves a flag removed while a guard still reads it. The fix is safe:
 the code that stays is what every torch of the window ran. The imports only the removed code read go
 too (the fix releases their names).
@@ -450,8 +451,9 @@ def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag
     """Module-level ``NAME = value``, ``MAJOR, MINOR = value`` and ``def NAME(...)`` (each name's one
     binding in the module), and probe flags whose try only probes and sets them (its default and its
     try), that only removed code (and other such definitions) reads, not exported, and named by no other
-    file of the project; and a function's variable assigned once a value computed from torch's version
-    (``torch_version = version.parse(torch.__version__)``) that only removed code read."""
+    file of the project; and a function's variable assigned once a value the evaluation knows
+    (``torch_version = version.parse(torch.__version__)``, ``threshold = version.parse("2.2.2")``) that only
+    removed code read."""
     definitions: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]] = {}
     for statement in analysis.module.body:
         names: tuple[str, ...] = ()
@@ -492,7 +494,8 @@ def _unused_after(analysis: Analysis, gone: set[int], flags: dict[int, ProbeFlag
 def _version_locals(analysis: Analysis, gone: set[int],
                     decider: Decider) -> dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]]:
     """The assignments ``name = value`` in a function (the name's one binding there) that removed code reads,
-    whose value is computed from torch's version alone (``Decider.varies``): nothing else runs in it."""
+    whose value the evaluation knows (``Decider.known``): torch's version, or the version it was compared with
+    (litgpt's ``threshold_version = version.parse("2.2.2")``); nothing else runs in it."""
     found: dict[int, tuple[tuple[Definition, ...], tuple[str, ...]]] = {}
     parent = analysis.parent
     for ref in analysis.references:
@@ -509,7 +512,7 @@ def _version_locals(analysis: Analysis, gone: set[int],
                 len(line.body) != 1 or len(assign.targets) != 1 or \
                 not isinstance(assign.targets[0].target, cst.Name) or id(line) in found:
             continue
-        if decider.varies(binding.value, binding.scope):
+        if decider.known(binding.value, binding.scope):  # torch's version, or the version it is compared with
             found[id(line)] = ((line,), (name,))
     return found
 
