@@ -557,6 +557,37 @@ def test_the_operands_left_of_a_chain_keep_their_lines(tmp_path):
         """).lstrip("\n")
 
 
+def test_the_one_operand_left_of_a_test_loses_the_parentheses_that_bound_it_in_the_chain(tmp_path):
+    """peft's ``if hasattr(torch.backends, "mps") and (device == torch.device("mps")):`` from 1.12 on is
+    ``if device == torch.device("mps"):``; parentheses that hold an operand written over several lines stay."""
+    text, _ = fixed(tmp_path, {"mod.py": """
+        import torch
+
+
+        def place(device):
+            if hasattr(torch.backends, "mps") and (device == torch.device("mps")):
+                return "cpu"
+            if hasattr(torch.backends, "mps") and (
+                device == torch.device("mps")
+            ):
+                return "mps"
+            return device
+        """}, "2.0")
+    assert text == textwrap.dedent("""
+        import torch
+
+
+        def place(device):
+            if device == torch.device("mps"):
+                return "cpu"
+            if (
+                device == torch.device("mps")
+            ):
+                return "mps"
+            return device
+        """).lstrip("\n")
+
+
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
     """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
     on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of

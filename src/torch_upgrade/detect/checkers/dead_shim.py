@@ -356,6 +356,10 @@ def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Sc
         new = cst.BooleanOperation(left=new, operator=before[id(operand)], right=operand)
     if len(kept) > 1 and test.lpar:
         new = new.with_changes(lpar=test.lpar, rpar=test.rpar)
+    elif isinstance(node, cst.If) and new.lpar and "\n" not in _code(new):
+        # the parentheses bound the operand in the chain; an if's test alone needs none (peft's
+        # ``hasattr(torch.backends, "mps") and (device == torch.device("mps"))``)
+        new = new.with_changes(lpar=[], rpar=[])
     since[id(node)] = max(_since(lambda at: decider.decides(op, scope, at) is idle, window) for op in dropped)
     gone = " and ".join(f"`{_code(op)}`" for op in dropped)
     decided.append((node, Fix(edits=[Replace(test, new)], released=reads(dropped),
