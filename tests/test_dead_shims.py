@@ -588,6 +588,32 @@ def test_the_one_operand_left_of_a_test_loses_the_parentheses_that_bound_it_in_t
         """).lstrip("\n")
 
 
+def test_a_conditional_decided_loses_the_parentheses_its_branch_does_not_need(tmp_path):
+    """peft's examples: ``device = (`` / ``torch.accelerator.current_accelerator().type`` / ``if hasattr(torch,
+    "accelerator")`` / ``else "cuda"`` ... ``)`` from 2.6 on is one line; a primary in an expression too; a
+    branch that needs them (an ``or``) keeps them."""
+    text, _ = fixed(tmp_path, {"mod.py": """
+        import torch
+
+        device = (
+            torch.accelerator.current_accelerator().type
+            if hasattr(torch, "accelerator")
+            else "cuda"
+            if torch.cuda.is_available()
+            else "cpu"
+        )
+        index = 1 + (torch.accelerator.current_device_index() if hasattr(torch, "accelerator") else 0)
+        name = "x" + (device or "cpu" if hasattr(torch, "accelerator") else "cuda")
+        """}, "2.6")
+    assert text == textwrap.dedent("""
+        import torch
+
+        device = torch.accelerator.current_accelerator().type
+        index = 1 + torch.accelerator.current_device_index()
+        name = "x" + (device or "cpu")
+        """).lstrip("\n")
+
+
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
     """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
     on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of

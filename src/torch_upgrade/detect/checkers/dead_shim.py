@@ -193,7 +193,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         truth = decider.decides(node.test, scope, window.low)
         if truth is not None and decider.decides(node.test, scope, _EVER) is None and \
                 not _miscompares(decider, node.test, scope, window):
-            decided.append((node, rewrite.conditional(node, truth, reads)))
+            decided.append((node, rewrite.conditional(node, truth, reads, parent)))
             truths[id(node)] = truth
             test = node.test
             since[id(node)] = _since(lambda at: decider.decides(test, scope, at) is truth, window)
