@@ -1028,6 +1028,49 @@ def test_a_probe_flag_another_file_names_becomes_its_value(tmp_path):
     runs(tmp_path, "import train, validate; assert validate.has_native_amp is True and train.check() is True")
 
 
+def test_a_probe_flag_whose_handler_imports_the_fallback_decides_the_ifs_that_read_it(tmp_path):
+    """xformers' checkpoint.py: ``try: from torch.utils.checkpoint import SAC_IGNORED_OPS as _ignored_ops;
+    _PT_HAS_NEW_IMPL = True`` / ``except ImportError: from torch.utils.checkpoint import _ignored_ops;
+    _PT_HAS_NEW_IMPL = False``, read by ``if _PT_HAS_NEW_IMPL:`` in a method (behind a ``global``). The flag is
+    the body's value where its import always succeeds, the handler's (and its import stays) where it always
+    fails."""
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+
+        try:
+            from torch.utils.checkpoint import SAC_IGNORED_OPS as _ignored_ops
+
+            _HAS_NEW = True
+        except ImportError:
+            from torch.utils.checkpoint import _ignored_ops
+
+            _HAS_NEW = False
+
+        try:
+            from torch._six import inf
+
+            _SIX = True
+        except ImportError:
+            from math import inf
+
+            _SIX = False
+
+
+        class Mode:
+            def __init__(self, policy, storage, allow):
+                global _HAS_NEW
+                if _HAS_NEW:
+                    self.args = (policy, storage, allow, _ignored_ops)
+                else:
+                    self.args = (policy, storage)
+                self.limit = -inf if _SIX else inf
+        '''}, "2.5")
+    assert "if _HAS_NEW" not in text and "self.args = (policy, storage)\n" not in text, text
+    assert "self.args = (policy, storage, allow, _ignored_ops)" in text
+    assert "from torch.utils.checkpoint import SAC_IGNORED_OPS as _ignored_ops\n" in text and "except" not in text
+    assert "from math import inf\n" in text and "self.limit = inf\n" in text and "torch._six" not in text
+
+
 def test_a_probe_flag_read_before_its_try_keeps_its_default(tmp_path):
     """Code between the default and the try reads the default: the try alone becomes the value."""
     text, _ = fixed(tmp_path, {"mod.py": '''

@@ -819,7 +819,7 @@ class ProbeFlag:
     ``if getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`` / ``except AttributeError:
     pass``; ``try: from torch.fft import rfft; HAS_FFT = True`` / ``except ImportError: HAS_FFT = False``).
     Every binding of the name assigns a literal: the default before the try (optional), those in its body,
-    those in its handlers (which only assign it or pass). Its value is what the body assigns last where every
+    those in its handlers (which only assign it, pass, or import the fallback the flag says is in use). Its value is what the body assigns last where every
     torch name the body probes is there (``if`` tests in it evaluated), else the handlers' (or the
     default's)."""
 
@@ -828,7 +828,7 @@ class ProbeFlag:
     default: Optional[cst.SimpleStatementLine]  # ``NAME = literal`` before the try, at module level
     initial: Optional[cst.BaseExpression]  # its literal
     fallback: cst.BaseExpression  # the literal the name holds where a probed name is missing
-    pure: bool  # the body only probes and assigns literals to the name: the flag's value is all it leaves
+    pure: bool  # the body only probes and assigns literals to the name, the handlers import nothing: the flag's value is all it leaves
 
 
 def probe_flag(name: str, scope: Scope, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> Optional[ProbeFlag]:
@@ -855,6 +855,7 @@ def probe_flag(name: str, scope: Scope, parent: Callable[[cst.CSTNode], Optional
         if order.index(id(default)) > order.index(id(node)):
             return None
     handled: list[cst.BaseExpression] = []
+    imports = False  # a handler imports the fallback: the try is more than the flag's definition
     for handler in node.handlers:
         if handler.name is not None:
             return None
@@ -862,6 +863,9 @@ def probe_flag(name: str, scope: Scope, parent: Callable[[cst.CSTNode], Optional
             if not isinstance(statement, cst.SimpleStatementLine):
                 return None
             for small in statement.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    imports = True  # the fallback's own import (xformers' ``from torch.utils.checkpoint import _ignored_ops``)
+                    continue
                 if isinstance(small, cst.Pass):
                     continue
                 if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
@@ -875,7 +879,7 @@ def probe_flag(name: str, scope: Scope, parent: Callable[[cst.CSTNode], Optional
     fallback = handled[-1] if handled else initial
     if fallback is None:
         return None
-    return ProbeFlag(name, node, default, initial, fallback, _pure(node.body.body, name))
+    return ProbeFlag(name, node, default, initial, fallback, not imports and _pure(node.body.body, name))
 
 
 def _assignment_line(value: cst.CSTNode, name: str, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]
