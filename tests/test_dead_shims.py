@@ -614,6 +614,37 @@ def test_a_conditional_decided_loses_the_parentheses_its_branch_does_not_need(tm
         """).lstrip("\n")
 
 
+def test_an_elif_loses_the_operands_its_test_settles_as_an_if_does(tmp_path):
+    """unsloth's device_type: ``if hasattr(torch, "cuda") and torch.cuda.is_available():`` / ``elif
+    hasattr(torch, "xpu") and torch.xpu.is_available():``: both tests lose their probe, the elif's too."""
+    text, _ = fixed(tmp_path, {"mod.py": """
+        import torch
+
+
+        def device(ready):
+            if hasattr(torch, "cuda") and torch.cuda.is_available():
+                return "cuda"
+            elif hasattr(torch, "xpu") and torch.xpu.is_available():
+                return "xpu"
+            elif ready and hasattr(torch, "accelerator"):
+                return "acc"
+            return "cpu"
+        """}, "2.6")
+    assert text == textwrap.dedent("""
+        import torch
+
+
+        def device(ready):
+            if torch.cuda.is_available():
+                return "cuda"
+            elif torch.xpu.is_available():
+                return "xpu"
+            elif ready:
+                return "acc"
+            return "cpu"
+        """).lstrip("\n")
+
+
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
     """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
     on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of

@@ -85,7 +85,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     reads = _reader(analysis)
     for node in analysis.nodes(cst.If):
         assert isinstance(node, cst.If)
-        if isinstance(parent(node), cst.If):  # an elif: decided with its if
+        if isinstance(parent(node), cst.If):  # an elif: decided with its if; the operands its test settles go
+            _settle_operands(decider, node, analysis.scope_at(node), window, reads, decided, messages, since)
             continue
         scope = analysis.scope_at(node)
         truth = decider.decides(node.test, scope, window.low)
