@@ -483,3 +483,18 @@ def test_names_moved_out_of_a_top_level_import_are_imported_where_it_stood(tmp_p
     result = run("scan", str(tmp_path / "m.py"), "--no-cache", "--from", "2.5", "--fix", "--select", "TU630")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "m.py").read_text() == source.replace("distributed._tensor", "distributed.tensor")
+
+
+def test_an_import_in_parentheses_that_loses_names_keeps_its_closing_parenthesis_on_its_own_line(tmp_path):
+    """pytorch-lightning's fsdp.py: the dead shim's names leave a one-name-a-line import, the last name too;
+    the ``)`` stays on its own line, after a trailing comma, as the file wrote it."""
+    code = ("import torch\nfrom packaging import version\nfrom torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (\n"
+            "    CheckpointImpl,\n    apply_activation_checkpointing,\n    checkpoint_wrapper,\n)\nfrom m import (\n"
+            "    keep,\n    old_helper,\n)\n\n\ndef wrap(module):\n"
+            "    if version.parse(torch.__version__) < version.parse(\"2.2\"):\n"
+            "        module = old_helper(checkpoint_wrapper(module, checkpoint_impl=CheckpointImpl.NO_REENTRANT))\n"
+            "    return apply_activation_checkpointing(keep(module))\n")
+    assert fixed(tmp_path, code) == (
+        "from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (\n"
+        "    apply_activation_checkpointing,\n)\nfrom m import (\n    keep,\n)\n\n\ndef wrap(module):\n"
+        "    return apply_activation_checkpointing(keep(module))\n")

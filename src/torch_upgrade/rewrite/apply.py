@@ -63,7 +63,7 @@ class Applier(CommentKeeper):
             names = [a for a in original_node.names if id(a) not in gone]
             if not names:
                 return cst.RemovalSentinel.REMOVE
-            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            names[-1] = names[-1].with_changes(comma=_trailing(updated_node))
             return updated_node.with_changes(names=names)
         return updated_node
 
@@ -498,7 +498,7 @@ class _RemoveImports(CommentKeeper):
             return updated
         if not names:
             return cst.RemovalSentinel.REMOVE
-        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        names[-1] = names[-1].with_changes(comma=_trailing(updated))
         return updated.with_changes(names=names)
 
     def leave_Import(self, original_node: cst.Import,
@@ -508,6 +508,16 @@ class _RemoveImports(CommentKeeper):
     def leave_ImportFrom(self, original_node: cst.ImportFrom,
                          updated_node: cst.ImportFrom) -> Union[cst.BaseSmallStatement, cst.RemovalSentinel]:
         return self._strip(original_node, updated_node, True)
+
+
+def _trailing(statement: _Import) -> Union[cst.Comma, cst.MaybeSentinel]:
+    """The comma the last name an import keeps takes: in parentheses, the one its last name had (a
+    trailing comma with the line break before ``)``, which stays on a line of its own); else none."""
+    assert not isinstance(statement.names, cst.ImportStar)
+    last = statement.names[-1].comma
+    if isinstance(statement, cst.ImportFrom) and statement.rpar is not None and isinstance(last, cst.Comma):
+        return last
+    return cst.MaybeSentinel.DEFAULT
 
 
 def uses(module: cst.CSTNode, names: Iterable[str]) -> dict[str, int]:
