@@ -975,6 +975,62 @@ def test_a_function_s_variable_assigned_twice_decides_nothing():
         ''', "2.2") == []
 
 
+def test_a_guard_whose_flag_a_test_patches_by_name_stays_with_advice(tmp_path):
+    """pytorch-lightning's ModelParallelStrategy: ``if not _TORCH_GREATER_EQUAL_2_4: raise ImportError(...)``,
+    and its test ``@mock.patch("lightning.pytorch.strategies.model_parallel._TORCH_GREATER_EQUAL_2_4", False)``
+    expecting that error: removing the guard and the flag's import breaks the test, so it stays, reported with
+    the patch; a guard on a flag nothing patches goes."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/imports.py": '''
+            import torch
+            from packaging import version
+
+            TORCH_GE_2_3 = version.parse(torch.__version__) >= version.parse("2.3")
+            TORCH_GE_2_4 = version.parse(torch.__version__) >= version.parse("2.4")
+            ''',
+        "pkg/strategy.py": '''
+            from pkg.imports import TORCH_GE_2_3, TORCH_GE_2_4
+
+
+            class Strategy:
+                def __init__(self, device):
+                    if not TORCH_GE_2_4:
+                        raise ImportError("Strategy requires PyTorch 2.4 or higher.")
+                    self.kwargs = {}
+                    if TORCH_GE_2_3:
+                        self.kwargs["device_id"] = device
+            ''',
+        "tests/test_strategy.py": '''
+            from unittest import mock
+
+            import pytest
+
+            from pkg.strategy import Strategy
+
+
+            @mock.patch("pkg.strategy.TORCH_GE_2_4", False)
+            def test_old_torch():
+                with pytest.raises(ImportError, match="requires PyTorch 2.4"):
+                    Strategy("cpu")
+            ''',
+    }
+    text, report = fixed(tmp_path, files, "2.5", entry="pkg/strategy.py")
+    assert text == textwrap.dedent('''
+        from pkg.imports import TORCH_GE_2_4
+
+
+        class Strategy:
+            def __init__(self, device):
+                if not TORCH_GE_2_4:
+                    raise ImportError("Strategy requires PyTorch 2.4 or higher.")
+                self.kwargs = {}
+                self.kwargs["device_id"] = device
+        ''').lstrip("\n")
+    [left] = [f for f in report.findings if f.path.endswith("strategy.py") and f.rule == "TU980"]
+    assert left.fix is None and "tests/test_strategy.py:8 patches pkg.strategy.TORCH_GE_2_4 by name" in left.message
+
+
 def test_a_constant_another_file_uses_stays(tmp_path):
     files = {
         "pkg/__init__.py": "",

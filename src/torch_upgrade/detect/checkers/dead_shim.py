@@ -201,6 +201,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         elif truth is None:
             _settle_operands(decider, node, scope, window, reads, decided, messages, since)
     decided = _outermost(decided)
+    decided = _unpatched(analysis, rule, decided, reads, truths, messages, since, window, by_hand)
     if not decided:
         return by_hand
     combined = _combined(analysis, decided, reads, flags, decider)
@@ -396,6 +397,36 @@ def _miscompares(decider: Decider, test: cst.BaseExpression, scope: Scope, windo
     (TU981): it computes something other than what it means, so its branches are not the shim they look."""
     return any(isinstance(node, cst.Comparison) and decider.miscompares(node, scope, window.low, window.high)
                for node in subtree(test))
+
+
+def _unpatched(analysis: Analysis, rule: Rule, decided: list[tuple[Guard, Fix]], reads: rewrite.Reads,
+               truths: dict[int, bool], messages: dict[int, str], since: dict[int, Version], window: Window,
+               by_hand: list[Hit]) -> list[tuple[Guard, Fix]]:
+    """The decided guards whose test reads no name of this module that the project replaces by name (a test's
+    ``mock.patch("pkg.strategy._TORCH_GREATER_EQUAL_2_4", False)`` to run the old-torch branch): such a guard
+    stays, reported with where the patch is, since removing it (and the flag's import with it) breaks that test."""
+    project = analysis.project
+    if project is None or not project.module:
+        return decided
+    kept = []
+    for guard, fix in decided:
+        test = guard.test if isinstance(guard, (cst.If, cst.IfExp, cst.Assert)) else \
+            guard.decorator if isinstance(guard, cst.Decorator) else guard.value if isinstance(guard, cst.Assign) \
+            else None
+        patch = next(((name, where) for name in (reads([test]) if test is not None else ())
+                      for where in [project.patched(f"{project.module}.{name}")] if where is not None), None)
+        if patch is None:
+            kept.append((guard, fix))
+            continue
+        parent = analysis.parent
+        statement = guard if isinstance(guard, cst.If) else (parent(guard) if isinstance(guard, (
+            cst.Assert, cst.Decorator, cst.Assign)) else analysis.top_of(guard)) or guard
+        message = messages.get(id(guard)) or _message(guard, truths.get(id(guard), True), window)
+        by_hand.append(Hit(rule, test if test is not None else guard, statement,
+                           message=f"{message} (not removed: {patch[1]} patches {project.module}.{patch[0]} by name "
+                                   "to run the other branch; remove that test's patch with the guard)",
+                           release=short(since.get(id(guard), window.low))))
+    return kept
 
 
 def _outermost(decided: list[tuple[Guard, Fix]]) -> list[tuple[Guard, Fix]]:
