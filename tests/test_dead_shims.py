@@ -604,6 +604,7 @@ def test_a_conditional_decided_loses_the_parentheses_its_branch_does_not_need(tm
         )
         index = 1 + (torch.accelerator.current_device_index() if hasattr(torch, "accelerator") else 0)
         name = "x" + (device or "cpu" if hasattr(torch, "accelerator") else "cuda")
+        options = dict(**({"device": device} if hasattr(torch, "accelerator") else {}))
         """}, "2.6")
     assert text == textwrap.dedent("""
         import torch
@@ -611,6 +612,7 @@ def test_a_conditional_decided_loses_the_parentheses_its_branch_does_not_need(tm
         device = torch.accelerator.current_accelerator().type
         index = 1 + torch.accelerator.current_device_index()
         name = "x" + (device or "cpu")
+        options = dict(**{"device": device})
         """).lstrip("\n")
 
 

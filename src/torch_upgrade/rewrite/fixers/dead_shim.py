@@ -181,14 +181,15 @@ def handler(node: cst.Try, parent: Parent, reads: Reads) -> Fix:
 
 def conditional(node: cst.IfExp, truth: bool, reads: Reads, parent: Optional[Parent] = None) -> Fix:
     """``a if T else b`` whose test the window decides. The conditional's parentheses go where the branch
-    kept fits on one line and needs none: it is a name, an attribute, a call or a subscript (``1 + (x if T
-    else 0)``: ``1 + x``), or the whole value assigned or returned (``device = (`` / ``a`` / ``if T`` / ``else b``
-    / ``)``: ``device = a``)."""
+    kept fits on one line and needs none: it is a name, an attribute, a call, a subscript, a display or a string
+    (``1 + (x if T else 0)``: ``1 + x``; accelerate's ``**({"k": v} if T else {})``: ``**{"k": v}``), or the
+    whole value assigned or returned (``device = (`` / ``a`` / ``if T`` / ``else b`` / ``)``: ``device = a``)."""
     kept = node.body if truth else node.orelse
     dropped = node.orelse if truth else node.body
     holder = parent(node) if parent is not None else None
     whole = isinstance(holder, (cst.Assign, cst.AnnAssign, cst.Return)) and getattr(holder, "value", None) is node
-    primary = isinstance(kept, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+    primary = isinstance(kept, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Dict, cst.List, cst.Set,
+                                cst.DictComp, cst.ListComp, cst.SetComp, cst.SimpleString, cst.FormattedString))
     if node.lpar and (whole or primary) and not kept.lpar and "\n" not in cst.Module([]).code_for_node(kept):
         new = kept
     else:
