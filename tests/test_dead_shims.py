@@ -647,6 +647,48 @@ def test_an_elif_loses_the_operands_its_test_settles_as_an_if_does(tmp_path):
         """).lstrip("\n")
 
 
+def test_an_if_left_holding_only_pass_goes_with_the_guard_when_its_test_only_computes(tmp_path):
+    """accelerate's ``if fsdp_plugin is not None and fsdp_plugin.fsdp_version == 2:`` around ``if not
+    is_torch_version(">=", FSDP2_PYTORCH_VERSION): raise ImportError(...)``: both go, and so outwards; an if
+    whose test calls what may do something (``os.environ.get(...).lower()``) keeps ``pass``."""
+    text, _ = fixed(tmp_path, {"mod.py": """
+        import os
+
+        import torch
+        from packaging import version
+
+        GE_2_2 = version.parse(torch.__version__) >= version.parse("2.2")
+
+
+        class Plugin:
+            def __init__(self, plugin, flag):
+                if plugin is not None and plugin.version == 2:
+                    if not GE_2_2:
+                        raise ImportError("FSDP2 requires PyTorch >= 2.2")
+
+                if os.environ.get("USE_FSDP", "false").lower() == "true":
+                    if not GE_2_2:
+                        raise ValueError("FSDP requires PyTorch >= 2.2")
+
+                if flag:
+                    if plugin.version == 2:
+                        if not GE_2_2:
+                            raise ImportError("FSDP2 requires PyTorch >= 2.2")
+                self.plugin = plugin
+        """}, "2.4")
+    assert text == textwrap.dedent("""
+        import os
+
+
+        class Plugin:
+            def __init__(self, plugin, flag):
+                if os.environ.get("USE_FSDP", "false").lower() == "true":
+                    pass
+
+                self.plugin = plugin
+        """).lstrip("\n")
+
+
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
     """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
     on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of

@@ -490,6 +490,11 @@ class Decider:
             values.append(_comparable(value))
         return len(set(values)) > 1
 
+    def inert(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """Whether evaluating the expression does nothing but compute a value (``_inert``): a test that may go
+        with the code it guards."""
+        return _inert(expr, self.names, scope)
+
     def known(self, expr: cst.BaseExpression, scope: Scope) -> bool:
         """Whether the evaluation knows the expression's value on every release (the same or not): a
         literal, a version parsed from one (``version.parse("2.2.2")``), torch's version."""

@@ -92,7 +92,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         truth = decider.decides(node.test, scope, window.low)
         if truth is not None and decider.decides(node.test, scope, _EVER) is None and \
                 not _miscompares(decider, node.test, scope, window):
-            decided.append((node, rewrite.if_statement(node, truth, parent, reads)))
+            decided.append((node, rewrite.if_statement(node, truth, parent, reads,
+                                                       lambda test: decider.inert(test, analysis.scope_at(test)))))
             truths[id(node)] = truth
             test = node.test
             since[id(node)] = _since(lambda at: decider.decides(test, scope, at) is truth, window)

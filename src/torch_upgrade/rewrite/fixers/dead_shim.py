@@ -138,8 +138,26 @@ def _fix(edits: list[Replace], replacement: str, released: tuple[str, ...]) -> F
     return Fix(edits=list(edits), replacement=replacement, released=released)
 
 
-def if_statement(node: cst.If, truth: bool, parent: Parent, reads: Reads) -> Fix:
-    """An ``if`` whose test the window decides."""
+def _emptied(statement: Statement, parent: Parent, inert: Callable[[cst.BaseExpression], bool]) -> Statement:
+    """What goes with ``statement`` when it goes and leaves nothing: the ``if`` around it (no ``elif`` or
+    ``else``, a test that only computes a value) whose body it is alone, and so outwards; else itself.
+    (accelerate's ``if fsdp_plugin is not None and fsdp_plugin.fsdp_version == 2:`` around ``if not
+    is_torch_version(">=", FSDP2_PYTORCH_VERSION): raise ...`` would be left holding ``pass``.)"""
+    node = statement
+    while len(_block_of(node, parent)) == 1:
+        block = parent(node)
+        owner = parent(block) if isinstance(block, cst.IndentedBlock) else None
+        if not isinstance(owner, cst.If) or owner.orelse is not None or isinstance(parent(owner), cst.If) \
+                or not inert(owner.test):
+            break
+        node = owner
+    return node
+
+
+def if_statement(node: cst.If, truth: bool, parent: Parent, reads: Reads,
+                 inert: Optional[Callable[[cst.BaseExpression], bool]] = None) -> Fix:
+    """An ``if`` whose test the window decides. One that goes, leaving nothing, takes with it the ``if``
+    around it that would hold only ``pass`` (``_emptied``; ``inert`` says which tests may go)."""
     if truth:
         return _fix(_in_place(node, _statements(node.body), parent), "the body, dedented (the test is always true)",
                     reads([node.test, node.orelse]))
@@ -148,6 +166,10 @@ def if_statement(node: cst.If, truth: bool, parent: Parent, reads: Reads) -> Fix
         edit = Replace(node, orelse.with_changes(leading_lines=node.leading_lines))
         return _fix([edit], "the elif chain, as an if (the test is always false)", reads([node.test, node.body]))
     body = _statements(orelse.body) if isinstance(orelse, cst.Else) else []
+    target = _emptied(node, parent, inert) if not body and inert is not None else node
+    if target is not node:
+        return _fix(_in_place(target, [], parent), "nothing, with the if around it that held only this one "
+                    "(the test is always false)", reads([target]))
     return _fix(_in_place(node, body, parent), "the else body, dedented (the test is always false)" if body
                 else "nothing (the test is always false)", reads([node.test, node.body]))
 
