@@ -63,7 +63,7 @@ class Applier(CommentKeeper):
             names = [a for a in original_node.names if id(a) not in gone]
             if not names:
                 return cst.RemovalSentinel.REMOVE
-            names[-1] = names[-1].with_changes(comma=_trailing(updated_node))
+            names[-1] = names[-1].with_changes(comma=_trailing(original_node))
             return updated_node.with_changes(names=names)
         return updated_node
 

@@ -107,6 +107,8 @@ class Project(Protocol):
 
     def named_elsewhere(self, name: str) -> bool: ...
 
+    def patched(self, qualname: str) -> Optional[str]: ...
+
 
 class Presence(Protocol):
     """Whether a torch name is present at a version (``hasattr`` finds it; with ``module``, ``import``
