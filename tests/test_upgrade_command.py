@@ -201,7 +201,10 @@ def test_a_pin_whose_upper_bound_refuses_the_target_is_reported_once(tmp_path):
     root = project(tmp_path, {"requirements.txt": "torch>=2.1,<2.10\n", "model.py": MODEL,
                               "examples/a/requirements.txt": "numpy\n", "examples/a/train.py": MODEL})
     (root / ".git").mkdir()
+    (root / "requirements.txt").write_text("torch>=2.1,<2.10\ntorchvision>=0.16,<0.26\n", encoding="utf-8")
     result = cli("upgrade", root, "--to", "2.15", "--diff")
     refused = [line for line in result.stderr.splitlines() if "the floor was not raised" in line]
     assert len(refused) == 1 and "../" not in refused[0], result.stderr
-    assert read(root, "requirements.txt") == "torch>=2.1,<2.10\n"
+    paired = [line for line in result.stderr.splitlines() if "torchvision pin was not raised" in line]
+    assert len(paired) == 1 and "../" not in paired[0], result.stderr
+    assert read(root, "requirements.txt") == "torch>=2.1,<2.10\ntorchvision>=0.16,<0.26\n"

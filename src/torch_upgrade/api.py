@@ -492,12 +492,16 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
         said.setdefault(change.path, []).append(
             f"{display_path(change.path, None)} {'now asks' if write else 'would ask'} for torch >= {short(need)}")
     done: set[tuple[Optional[Path], str]] = set()  # a requirements file two projects include is raised once
-    for root, files in plan.projects.items():
+    for root, files in sorted(plan.projects.items(), key=lambda item: _depth(item[0])):
         for paired in floor.paired_pins(root, max(torch_of.get(f, target) for f in files)):
             where = paired.pin.origin.path if paired.pin.origin is not None else None
-            if (where, paired.pin.source) in done:
+            # the requirement, however far the project reading it is from its file (its source names the path
+            # from there): named once, by the nearest project
+            key = (where.resolve(), paired.pin.origin.raw) if where is not None and paired.pin.origin is not None \
+                else (where, paired.pin.source)
+            if key in done:
                 continue
-            done.add((where, paired.pin.source))
+            done.add(key)
             try:
                 change = floor.raised_with(paired, changes.get(where) if where is not None else None)
             except pins.BumpError as exc:
