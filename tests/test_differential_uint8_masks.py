@@ -154,6 +154,21 @@ def test_a_name_read_as_masks_gets_its_bool_where_it_is_assigned(code, assigned,
     assert_matches_reference(code + "out = f(x, M)\n", reference, rules="TU506,TU507", x=x, M=M)
 
 
+@pytest.mark.differential("TU507")
+@given(case=cases([((4,), (4,)), ((2, 3), (2, 3))]))
+def test_storage_made_with_unpacked_sizes_and_a_dtype(case):
+    """A mask buffer made with an unpacked shape and dtype=torch.uint8, filled with out=, then used as a mask
+    (a conjugate-gradient loop's safe division): the explicit dtype= decides beside *shape."""
+    x, M = case
+    code = ("def f(x, M):\n    shape = x.shape[:-1]\n"
+            "    is_zero = torch.empty(*shape, x.size(-1), dtype=torch.uint8)\n"
+            "    torch.lt(M, 1, out=is_zero)\n    x = x.masked_fill(is_zero, 1)\n    return x.masked_fill(is_zero, 0)\n")
+    assert run("import torch\n" + code + "out = f(x, M)\n", {"x": x, "M": M}) == Raised(RuntimeError)  # on 2.13
+    assert "x.masked_fill(is_zero.bool(), 1)" in rewrite("import torch\n" + code, "TU507")
+    assert_matches_reference(code + "out = f(x, M)\n", lambda x, M: x.masked_fill(M < 1, 0), rules="TU507",
+                             x=x, M=M)
+
+
 # ====================================================================== left alone
 @pytest.mark.parametrize("code", [
     "m = M > 0\nout = x[m]\n",  # bool

@@ -112,19 +112,24 @@ class _Sites:
                 expr.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.BitAnd, cst.BitOr, cst.BitXor)):
             sides = [side for side in (expr.left, expr.right) if not isinstance(side, cst.Integer)]
             return bool(sides) and all(self.uint8(side, body, order, depth + 1) for side in sides)
-        if not isinstance(expr, cst.Call) or any(arg.star for arg in expr.args):
+        if not isinstance(expr, cst.Call):
             return False
         func = expr.func
         qualname = self.quals.get(id(func))
-        if qualname in _BYTE_TENSORS:
-            return True
-        if qualname == "torch.from_numpy":  # the tensor of a uint8 array: XLM's from_numpy(mask.astype(np.uint8))
-            return len(expr.args) == 1 and expr.args[0].keyword is None and self._uint8_array(expr.args[0].value)
         method = func.attr.value if isinstance(func, cst.Attribute) and qualname is None else None
         if (method in _DTYPE_METHODS or (qualname or "").startswith("torch.")) and any(
                 arg.keyword is not None and arg.keyword.value == "dtype" and self._is_uint8_dtype(arg.value)
                 for arg in expr.args):
-            return True  # torch.zeros(..., dtype=torch.uint8), t.new_ones(..., dtype=torch.uint8)
+            # torch.zeros(..., dtype=torch.uint8), t.new_ones(..., dtype=torch.uint8); an explicit dtype= decides
+            # beside unpacked arguments too (gpytorch's torch.empty(*batch_shape, n, dtype=torch.uint8)): a
+            # second dtype from **kwargs would be a TypeError
+            return True
+        if any(arg.star for arg in expr.args):
+            return False
+        if qualname in _BYTE_TENSORS:
+            return True
+        if qualname == "torch.from_numpy":  # the tensor of a uint8 array: XLM's from_numpy(mask.astype(np.uint8))
+            return len(expr.args) == 1 and expr.args[0].keyword is None and self._uint8_array(expr.args[0].value)
         if method is None or not isinstance(func, cst.Attribute):
             return False  # a function, not a method of a tensor
         if method == "byte" and not expr.args:
