@@ -689,6 +689,33 @@ def test_an_if_left_holding_only_pass_goes_with_the_guard_when_its_test_only_com
         """).lstrip("\n")
 
 
+def test_an_operand_after_the_one_that_settles_a_chain_never_runs_so_it_may_call_anything(tmp_path):
+    """transformers' moe.py: ``weight.device.type == "cpu" and torch <= 2.10 and (weight.data_ptr() % 16 != 0
+    ...)`` is false from 2.11 on, and the call after the version check is never reached; a call before the
+    version check runs, so its operand stays."""
+    text, _ = fixed(tmp_path, {"mod.py": """
+        import torch
+        from packaging import version
+
+        LE_2_10 = version.parse(torch.__version__) <= version.parse("2.10")
+
+
+        def usable(weight, x, compiling):
+            if (
+                (compiling and weight.dtype != torch.bfloat16)
+                or weight.device.type == "cpu"
+                and LE_2_10
+                and (weight.data_ptr() % 16 != 0 or x.data_ptr() % 16 != 0)
+            ):
+                return False
+            if prepare(weight) and LE_2_10:
+                return None
+            return True
+        """}, "2.11")
+    assert "weight.data_ptr()" not in text and "if compiling and weight.dtype != torch.bfloat16:" in text, text
+    assert "if prepare(weight) and LE_2_10:" in text and "LE_2_10 = " in text
+
+
 def test_a_dir_listing_probe_is_decided_as_hasattr_is():
     """mamba's distributed_utils: ``"name" not in dir(module)`` asks what ``hasattr`` asks; with the name there
     on every torch of the window (scaled_dot_product_attention: 2.0), the shim is dead. (mamba's own probe is of

@@ -452,7 +452,8 @@ class Decider:
         """The truth of an ``if`` test on every torch from ``low`` on, as ``outcome``, where an operand of
         ``and``/``or`` that the evaluation cannot know does not matter when the other settles the truth
         (``device != cpu and version < 1.7`` is false from 1.7 on), as long as removing it removes no
-        call that could do something (see ``_inert``)."""
+        call that could do something (see ``_inert``); an operand after the one that settles it never runs,
+        so it may call anything (``version < 1.7 and load()``)."""
         truths = []
         for sample in samples(low):
             truths.append(self._test_truth(test, scope, sample))
@@ -473,11 +474,10 @@ class Decider:
             left = self._test_truth(test.left, scope, sample)
             right = self._test_truth(test.right, scope, sample)
             settles = isinstance(test.operator, cst.Or)  # the truth that settles the operation alone
-            if left is settles or right is settles:
-                unknown = test.right if left is settles else test.left
-                if (left is settles and right is settles) or _inert(unknown, self.names, scope):
-                    return settles
-                return UNKNOWN
+            if left is settles:  # the right operand never runs (transformers' ``cpu and torch <= 2.10 and
+                return settles   # weight.data_ptr() % 16 != 0``: the call is not reached)
+            if right is settles:
+                return settles if _inert(test.left, self.names, scope) else UNKNOWN
             return UNKNOWN if UNKNOWN in (left, right) else (not settles)
         value = self.value(test, scope, sample)
         return UNKNOWN if value is UNKNOWN else _truth(value)
