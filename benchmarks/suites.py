@@ -332,8 +332,9 @@ PROJECTS: dict[str, Project] = {
     # of the modules the fixes rewrite (penalized acquisition, pairwise GP, QMC sampling, synthetic test functions,
     # sampling utils, the kernels, distributions, the GPyTorch posterior), ~1 min a tree. First run (2026-11-30,
     # helper h-suites, tool 0cb2c39): 194 tests before (test_distributions does not collect), 212 after, 184
-    # passed before, 209 after, 25 fixed, 0 broken (the same in a venv with numpy 1.26). Fixed: test_distributions collects again (its `from torch._six import inf, string_classes`,
-    # TU050, 19 Kumaraswamy tests), PairwiseGP's torch.solve -> lu_factor/lu_solve (3), the QMC normal engine's
+    # passed before, 209 after, 25 fixed, 0 broken (the same in a venv with numpy 1.26). Fixed:
+    # test_distributions collects again (its `from torch._six import inf, string_classes`, TU050, 19
+    # Kumaraswamy tests), PairwiseGP's torch.solve -> lu_factor/lu_solve (3), the QMC normal engine's
     # torch.symeig -> linalg.eigh and cholesky (3). Rewrites: torch.norm -> vector_norm (34), solve, symeig, svd(some=False),
     # triangular_solve, cholesky, torch._six
     "botorch-0.4.0": Project(
@@ -366,6 +367,18 @@ PROJECTS: dict[str, Project] = {
                                "test/examples/test_simple_gp_classification.py", "test/models"),
                               ("scipy",),
                               note="Gaussian processes (2019); gesv, trtrs, potrs, Tensor.fft, uint8 masks"),
+    # kornia 0.2.2 (2020-03; setup.py: torch>=1.0.0,<=1.4.0), the oldest kornia here: torch.solve, cholesky(A,
+    # False), ger, the meshgrid of utils/grid.py, assert_allclose in the tests. Run: test/feature, test/geometry,
+    # test/utils and test_losses (~4-8 min a tree). First run (2026-11-30, helper h-suites, tool 3e644ab, 69
+    # rewrites; the same with --from 1.4 in a venv with numpy 1.26): 640 tests, 549 passed before, 568 after,
+    # 19 fixed (torch.solve ->
+    # lu_factor/lu_solve in get_perspective_transform, the crops and conv_quad_interp3d), 0 broken. Failing
+    # alike: 8 orientation tests (PatchDominantGradientOrientation's Conv1d(padding=2, padding_mode="circular")
+    # gives 38 bins since torch 1.5: TU983 advice since 3e644ab), pytest.approx in a boolean context (5), and
+    # assert_allclose's shape check (since torch 1.8) on broadcast expectations
+    "kornia-0.2.2": Project("kornia/kornia", "v0.2.2", "1.0",
+                            ("test/feature", "test/geometry", "test/utils", "test/test_losses.py"),
+                            note="computer vision (2020, torch <= 1.4); torch.solve, circular-padded Conv1d"),
 }
 # Tried and left out: geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only
 # arguments): no test of theirs runs before or after. (pyro, also left out at first for its torch 1.x assert,
