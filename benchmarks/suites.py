@@ -335,8 +335,8 @@ PROJECTS: dict[str, Project] = {
     # passed before, 209 after, 25 fixed, 0 broken (the same in a venv with numpy 1.26). Fixed:
     # test_distributions collects again (its `from torch._six import inf, string_classes`, TU050, 19
     # Kumaraswamy tests), PairwiseGP's torch.solve -> lu_factor/lu_solve (3), the QMC normal engine's
-    # torch.symeig -> linalg.eigh and cholesky (3). Rewrites: torch.norm -> vector_norm (34), solve, symeig, svd(some=False),
-    # triangular_solve, cholesky, torch._six
+    # torch.symeig -> linalg.eigh and cholesky (3). Rewrites: torch.norm -> vector_norm (34), solve, symeig,
+    # svd(some=False), triangular_solve, cholesky, torch._six
     "botorch-0.4.0": Project(
         "pytorch/botorch", "v0.4.0", "1.7.1",
         ("test/acquisition/test_penalized.py", "test/models/test_pairwise_gp.py", "test/sampling",
