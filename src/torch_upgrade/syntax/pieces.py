@@ -69,9 +69,20 @@ def parse_in_pieces(text: str) -> Optional[cst.Module]:
     return module if module.code == text else None
 
 
+# an f-string (its prefix, then the string): from Python 3.12 the tokenizer gives its parts, fields and text
+# between them as tokens of their own (PEP 701), where _ROUGH counts the string as one
+_F_STRING = re.compile(r'(?<!\w)(?:[rR]?[fF]|[fF][rR])(?:"""([\s\S]*?)"""|\'\'\'([\s\S]*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|'
+                       r"'((?:[^'\\\n]|\\.)*)')")
+
+
 def rough_tokens(text: str) -> int:
-    """About as many as the tokens the tokenizer gives ``text`` (see ``_ROUGH``)."""
-    return len(_ROUGH.findall(text)) + text.count("\n")
+    """About as many as the tokens the tokenizer gives ``text`` (see ``_ROUGH``; an f-string's parts too, where
+    this Python's tokenizer gives them)."""
+    count = len(_ROUGH.findall(text)) + text.count("\n")
+    if _FSTRING_START is not None and ("f'" in text or 'f"' in text or "F'" in text or 'F"' in text):
+        count += sum(len(_ROUGH.findall(next(part for part in found.groups() if part is not None))) + 1
+                     for found in _F_STRING.finditer(text))
+    return count
 
 
 class Unsplittable(Exception):
