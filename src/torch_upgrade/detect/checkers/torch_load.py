@@ -114,10 +114,11 @@ _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 _LOOPS = (cst.For, cst.While)
 
 
-def _earlier(statement: cst.CSTNode, analysis: Analysis) -> set[int]:
+def _earlier(statement: cst.CSTNode, analysis: Analysis, in_loops: bool = False) -> set[int]:
     """The statements of the function that have run, and will not run again, by the time ``statement``
     runs: the earlier siblings of it and of each statement around it, outside every loop around it (in a
-    loop's body, an earlier statement runs again after it, on the next pass). The ids of the nodes."""
+    loop's body, an earlier statement runs again after it, on the next pass); ``in_loops``: inside them too
+    (those that have run at least once). The ids of the nodes."""
     chain: list[cst.CSTNode] = [statement]
     node = analysis.parent(statement)
     while node is not None and not isinstance(node, _SCOPES):
@@ -126,7 +127,7 @@ def _earlier(statement: cst.CSTNode, analysis: Analysis) -> set[int]:
     if node is not None:
         chain.append(node)
     loops = [i for i, n in enumerate(chain) if isinstance(n, _LOOPS)]
-    start = loops[-1] + 1 if loops else 0  # the blocks above the outermost loop
+    start = loops[-1] + 1 if loops and not in_loops else 0  # the blocks above the outermost loop
     out: set[int] = set()
     for child, block in zip(chain[start:], chain[start + 1:]):
         body = getattr(block, "body", None)
@@ -620,17 +621,7 @@ def _keys_set(name: str, call: cst.Call, scope: Scope, analysis: Analysis) -> di
     """The string keys that statements of ``scope`` before ``call`` (earlier in a block around it, under an
     ``if`` or not) set of ``name`` (``to_save["model_ema"] = ...``), with the values set: the keys a dict
     display bound once to ``name`` may have where ``call`` saves it (ConvNeXt's save_model)."""
-    before: set[int] = set()
-    child: cst.CSTNode = call
-    block = analysis.parent(call)
-    while block is not None and not isinstance(block, _SCOPES):
-        body = getattr(block, "body", None)
-        if isinstance(body, (list, tuple)) and any(item is child for item in body):
-            for item in body:
-                if item is child:
-                    break
-                before.add(id(item))
-        child, block = block, analysis.parent(block)
+    before = _earlier(call, analysis, in_loops=True)
     added: dict[str, cst.BaseExpression] = {}
     for node in analysis.nodes(cst.Assign):
         assert isinstance(node, cst.Assign)
