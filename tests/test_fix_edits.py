@@ -368,3 +368,28 @@ def test_names_moved_out_of_an_import_in_a_block_are_imported_there(tmp_path):
     namespace: dict = {}
     exec(compile(fixed, str(path), "exec"), namespace)
     assert namespace["other"]().__class__ is namespace["CPUOffloadPolicy"]  # still the project's
+
+
+def test_an_import_a_fix_needs_goes_beside_the_function_s_own_import_of_its_package(tmp_path):
+    """A module that imports torch only inside its functions (an optional dependency) must stay importable
+    without torch: ``_dynamo.reset()`` under the function's ``import torch._dynamo as _dynamo`` becomes
+    ``torch.compiler.reset()`` with ``import torch`` where that import stood, not at the module's top; the
+    --diff edits say the same. A module importing torch at its top (under a guard too) gets no second import."""
+    lazy = ('import os\n\n\ndef reset_all():\n    """Doc."""\n    import torch._dynamo as _dynamo\n\n'
+            '    _dynamo.reset()\n    return os.getcwd()\n')
+    path = tmp_path / "lazy.py"
+    path.write_text(lazy)
+    import torch_upgrade
+
+    preview = torch_upgrade.fix(path, from_version="2.6", to_version="2.13", diff=True)
+    torch_upgrade.fix(path, from_version="2.6", to_version="2.13")
+    fixed = path.read_text()
+    assert fixed == lazy.replace("import torch._dynamo as _dynamo", "import torch").replace(
+        "_dynamo.reset()", "torch.compiler.reset()")
+    assert "+    import torch\n" in preview.diff and "+import torch\n" not in preview.diff
+    guarded = ("try:\n    import torch\nexcept ImportError:\n    torch = None\n\n\ndef reset_all():\n"
+               "    import torch._dynamo as _dynamo\n\n    _dynamo.reset()\n")
+    path.write_text(guarded)
+    torch_upgrade.fix(path, from_version="2.6", to_version="2.13")
+    assert path.read_text() == guarded.replace("    import torch._dynamo as _dynamo\n\n", "").replace(
+        "_dynamo.reset()", "torch.compiler.reset()")

@@ -8,7 +8,7 @@ from typing import Callable, Container, Iterable, Optional, Sequence, Union, cas
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import dotted
-from torch_upgrade.syntax.nodes import children
+from torch_upgrade.syntax.nodes import children, subtree
 from torch_upgrade.syntax.comments import CommentKeeper
 from torch_upgrade.syntax.guards import probes_imports
 from torch_upgrade.syntax.positions import Parent
@@ -45,8 +45,11 @@ class Applier(CommentKeeper):
                 and isinstance(updated_node, cst.SimpleStatementLine):
             moved = [spec for small in original_node.body for spec in self.beside.get(id(small), ())]
             if moved:  # the names moved out of an import in a block are imported where it stands
-                lines = [cst.SimpleStatementLine(body=[_import_from(module, [s for s in moved if s.module == module])])
-                         for module in dict.fromkeys(spec.module for spec in moved)]
+                named = [spec for spec in moved if spec.name is not None]
+                lines = [cst.SimpleStatementLine(body=[_import_from(module, [s for s in named if s.module == module])])
+                         for module in dict.fromkeys(spec.module for spec in named)]
+                lines = [cast(cst.SimpleStatementLine, cst.parse_statement(spec.code() + "\n"))
+                         for spec in moved if spec.name is None] + lines
                 # before what is left of it, which a later pass may then join to them (``_joined``)
                 first = lines[0].with_changes(leading_lines=original_node.leading_lines)
                 rest = [updated_node.with_changes(leading_lines=())] if updated_node.body else []
@@ -106,6 +109,9 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     statements: dict[int, cst.ImportFrom] = {}  # the statements aliases move out of
     move_specs: dict[int, ImportSpec] = {}  # moved alias -> the import it becomes
     wanted: list[tuple[Optional[int], ImportSpec]] = []  # the imports to add, in order (a move's: its statement)
+    # the imports a fix needs in a module that imports their package only inside functions (an optional
+    # dependency): beside the function's own import of it, not at the top, where importing the module would need it
+    lazy: dict[int, tuple[cst.CSTNode, list[ImportSpec]]] = {}
     for fix in fixes:
         nodes = [e.node for e in fix.edits if isinstance(e, Replace)]
         if len({id(n) for n in nodes}) != len(nodes):
@@ -138,7 +144,13 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
                 local = dotted(edit.alias.asname.name) if edit.alias.asname else dotted(edit.alias.name)
                 move_specs[id(edit.alias)] = ImportSpec(edit.module, edit.name, None if local == edit.name else local)
                 wanted.append((id(edit.statement), move_specs[id(edit.alias)]))
-        wanted.extend((None, spec) for spec in fix.imports)
+        first = next((e.node for e in fix.edits if isinstance(e, Replace)), None)
+        for spec in fix.imports:
+            anchor = _lazy_anchor(module, parent, first, spec) if parent is not None and first is not None else None
+            if anchor is not None:
+                lazy.setdefault(id(anchor), (anchor, []))[1].append(spec)
+            else:
+                wanted.append((None, spec))
         released.update(fix.released)
         applied += 1
     if not applied:
@@ -167,6 +179,12 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
             beside.setdefault(statement, []).append(spec)
         elif statement not in in_place:
             imports.append(spec)
+    for key, (anchor, specs) in lazy.items():
+        if key in in_place or key in statements:  # an import a move rewrites: the fix's import goes to the top
+            imports.extend(specs)
+        else:
+            beside.setdefault(key, []).extend(dict.fromkeys(specs))
+            targets.append(anchor)
     paths = _paths(module, parent, targets) if parent is not None else None
     new = module.visit(Applier(replacements, moves, in_place, joined, beside, paths))
     new = add_imports(new, imports)
@@ -325,6 +343,50 @@ def _no_leading_blank(old: cst.Module, new: cst.Module) -> cst.Module:
 
 # ---------------------------------------------------------------- imports
 _Import = Union[cst.Import, cst.ImportFrom]
+
+
+def imports_lazily(module: cst.Module, parent: Parent, fix: Fix) -> bool:
+    """Whether an import ``fix`` needs goes beside a function's own import of its package (``_lazy_anchor``)."""
+    first = next((e.node for e in fix.edits if isinstance(e, Replace)), None)
+    return first is not None and any(_lazy_anchor(module, parent, first, spec) is not None for spec in fix.imports)
+
+
+def _lazy_anchor(module: cst.Module, parent: Parent, node: cst.CSTNode, spec: ImportSpec) -> Optional[cst.CSTNode]:
+    """Where the import ``spec`` goes when a fix inside a function needs it and the module imports ``spec``'s
+    package only inside functions (an optional dependency: ``def reset(): import torch._dynamo as _dynamo``):
+    the function's first import of that package (the import statement), where the function already brings the
+    package in; None where the module imports the package outside functions (or never), or the function does
+    not import it: the import goes to the module's top, as always."""
+    package = spec.module.split(".", 1)[0]
+    if _imports_outside_functions(module.body, package):
+        return None
+    function: Optional[cst.CSTNode] = parent(node)
+    while function is not None and not isinstance(function, cst.FunctionDef):
+        function = parent(function)
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
+        return None
+    for statement in function.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if _imports_package(small, package):
+                    return small
+    return None
+
+
+def _imports_package(small: cst.CSTNode, package: str) -> bool:
+    """Whether an import statement imports (from) ``package`` or a module of it."""
+    if isinstance(small, cst.Import):
+        return any((dotted(alias.name) or "").split(".", 1)[0] == package for alias in small.names)
+    return isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
+        and (dotted(small.module) or "").split(".", 1)[0] == package
+
+
+def _imports_outside_functions(body: Sequence[cst.CSTNode], package: str) -> bool:
+    """Whether statements of a module (under ifs, trys and withs too, not in functions or classes) import
+    ``package``."""
+    scopes = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+    return any(_imports_package(node, package) for statement in body if not isinstance(statement, scopes)
+               for node in subtree(statement, skip=scopes) if isinstance(node, (cst.Import, cst.ImportFrom)))
 
 
 def _top_imports(module: cst.Module) -> list[tuple[int, _Import]]:

@@ -336,14 +336,17 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
             left.append(None)  # counted once, where it first is
             continue
         first_of[id(fix)] = len(out)
-        in_place = _in_place(module, fix, located, starts, tops, uses) if tops is not None else None
+        # the shortcuts add a fix's imports at the module's top; one that goes beside a function's own import of
+        # its package (an optional dependency) is placed by the whole module's rewrite
+        whole = bool(fix.imports) and parent is not None and fixing.imports_lazily(module, parent, fix)
+        in_place = _in_place(module, fix, located, starts, tops, uses) if tops is not None and not whole else None
         if in_place is not None:
             new_code, edits, after = in_place
             out.append(Alone(new_code, edits))
             left.append(after)
             continue
         local = _locally(module, code, fix, tops, top_of, parent, uses) \
-            if tops is not None and top_of is not None else None
+            if tops is not None and top_of is not None and not whole else None
         if local is not None:
             new_code, after = local
             out.append(Alone(new_code, diff_edits(code, new_code)))
