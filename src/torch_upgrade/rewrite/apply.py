@@ -358,19 +358,15 @@ def _lazy_anchor(module: cst.Module, parent: Parent, node: cst.CSTNode, spec: Im
     package in; None where the module imports the package outside functions (or never), or the function does
     not import it: the import goes to the module's top, as always."""
     package = spec.module.split(".", 1)[0]
-    if _imports_outside_functions(module.body, package):
-        return None
     function: Optional[cst.CSTNode] = parent(node)
     while function is not None and not isinstance(function, cst.FunctionDef):
         function = parent(function)
     if function is None or not isinstance(function.body, cst.IndentedBlock):
         return None
-    for statement in function.body.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if _imports_package(small, package):
-                    return small
-    return None
+    anchor = next((small for statement in function.body.body if isinstance(statement, cst.SimpleStatementLine)
+                   for small in statement.body if _imports_package(small, package)), None)
+    # the module's own statements are walked only for a function that imports the package itself (rare)
+    return None if anchor is None or _imports_outside_functions(module.body, package) else anchor
 
 
 def _imports_package(small: cst.CSTNode, package: str) -> bool:
