@@ -133,6 +133,18 @@ def test_torchscript_is_noted_at_info_once_per_use() -> None:
         ("TU804", 3, "info"), ("TU804", 7, "info"), ("TU804", 11, "info")]
 
 
+def test_folded_findings_on_one_line_are_told_apart_by_column(tmp_path, monkeypatch) -> None:
+    """pytorch-lightning 1.0.8: one import of five legacy torchtext names is five findings on line 2; the folded
+    ones are placed by line and column ("at lines 2:35, ..."), not "at lines 2, 2, 2"."""
+    from helpers import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.py").write_text("import torch\nfrom torchtext.data import Batch, Dataset, Example, Field\n"
+                                   "used = (Batch, Dataset, Example, Field)\n")
+    out = cli("scan", ".", "--select", "TUT001", "--no-cache").stdout
+    assert "and 3 more TUT001 in this file, the same advice, at lines 2:35, 2:44, 2:53" in out, out
+
+
 def test_text_output_folds_the_same_advice_in_a_file_under_its_first(tmp_path, monkeypatch) -> None:
     from helpers import cli
 

@@ -158,7 +158,10 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
         lines += _fix_lines(f)
         lines.append(f"  {_status(f)}")
         if more:
-            shown = ", ".join(str(g.line) for g in more[:_LINES_SHOWN])
+            # a line holding several (each name of one import): its column too, not "19, 19, 19"
+            repeated = {line for line, n in Counter(g.line for g in [f, *more]).items() if n > 1}
+            shown = ", ".join(f"{g.line}:{g.column}" if g.line in repeated else str(g.line)
+                              for g in more[:_LINES_SHOWN])
             rest = f", … ({len(more) - _LINES_SHOWN} more)" if len(more) > _LINES_SHOWN else ""
             lines.append(f"  [tu.dim]and {len(more)} more {f.rule_id} in this file, the same advice, "
                          f"at lines {shown}{rest}[/]")
