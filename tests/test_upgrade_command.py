@@ -197,14 +197,35 @@ def test_a_pin_that_subfolders_read_too_is_raised_and_named_once(tmp_path):
     assert result.stdout.count("+torch>=2.3") == 1
 
 
-def test_a_pin_whose_upper_bound_refuses_the_target_is_reported_once(tmp_path):
-    root = project(tmp_path, {"requirements.txt": "torch>=2.1,<2.10\n", "model.py": MODEL,
+def test_a_target_the_pins_upper_bound_refuses_is_refused_before_anything_is_written(tmp_path):
+    # pytorch-lightning pins torch>=2.1,<2.10: fixes that need 2.15 would break its code on every release it allows
+    root = project(tmp_path, {"requirements.txt": "torch>=2.1,<2.10\ntorchvision>=0.16,<0.26\n", "model.py": MODEL,
                               "examples/a/requirements.txt": "numpy\n", "examples/a/train.py": MODEL})
     (root / ".git").mkdir()
-    (root / "requirements.txt").write_text("torch>=2.1,<2.10\ntorchvision>=0.16,<0.26\n", encoding="utf-8")
-    result = cli("upgrade", root, "--to", "2.15", "--diff")
-    refused = [line for line in result.stderr.splitlines() if "the floor was not raised" in line]
-    assert len(refused) == 1 and "../" not in refused[0], result.stderr
-    paired = [line for line in result.stderr.splitlines() if "torchvision pin was not raised" in line]
-    assert len(paired) == 1 and "../" not in paired[0], result.stderr
-    assert read(root, "requirements.txt") == "torch>=2.1,<2.10\ntorchvision>=0.16,<0.26\n"
+    for extra in ((), ("--diff",)):
+        result = cli("upgrade", root, "--to", "2.15", *extra)
+        assert result.exit_code == 2, result.stderr
+        assert result.stdout == ""
+        assert result.stderr.count("--to 2.15 is a release the project's pin does not allow "
+                                   "(requirements.txt: torch<2.10,>=2.1)") == 1, result.stderr
+        assert read(root, "requirements.txt") == "torch>=2.1,<2.10\ntorchvision>=0.16,<0.26\n"
+        assert read(root, "model.py") == textwrap.dedent(MODEL).lstrip("\n")
+    result = cli("upgrade", root, "--to", "2.9")
+    assert result.exit_code == 0, result.stderr
+    assert read(root, "requirements.txt").startswith("torch>=2.9,<2.10\n")
+    assert "torch.outer(a, b)" in read(root, "model.py")
+
+
+@pytest.mark.parametrize("cwd", ["elsewhere", "far/away"])
+def test_the_pins_diff_is_headed_as_the_codes(tmp_path, monkeypatch, cwd):
+    root = project(tmp_path / "p", {"requirements.txt": "torch>=1.6\n", "model.py": MODEL})
+    (tmp_path / cwd).mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / cwd)
+    result = cli("upgrade", root, "--to", "2.0", "--diff")
+    headers = [line for line in result.stdout.splitlines() if line.startswith(("--- ", "+++ "))]
+    if cwd == "elsewhere":
+        expected = ["--- a/../p/model.py", "+++ b/../p/model.py",
+                    "--- a/../p/requirements.txt", "+++ b/../p/requirements.txt"]
+    else:  # two folders up and more: the files are shown by their absolute paths, without a/ and b/
+        expected = [f"{side} {root}/{name}" for name in ("model.py", "requirements.txt") for side in ("---", "+++")]
+    assert headers == expected, result.stdout

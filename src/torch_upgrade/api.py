@@ -444,6 +444,16 @@ def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, di
     for found in floors:
         if found.written and found.low > target:
             raise UsageError(f"--to {short(target)} is below the project's floor {short(found.low)} ({found.source})")
+        if not found.written:
+            continue
+        try:
+            floor.raised(found, target)
+        except pins.CapError:
+            # the fixes safe from X would break the code on every release the project allows
+            raise UsageError(f"--to {short(target)} is a release the project's pin does not allow ({found.source}): "
+                             f"raise its upper bound first, or upgrade to a release it allows") from None
+        except pins.BumpError:
+            pass  # said when the floor is raised
     high = max(target, parse_version(NEWEST))
     resolved = resolve(paths, from_version=short(target), to_version=short(high), fix=not diff,
                        unsafe_fixes=unsafe, diff=diff, fix_edits=fix_edits,

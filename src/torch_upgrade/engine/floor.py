@@ -13,7 +13,6 @@ style; a pin at or above it is left alone, an upper bound below it is reported.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
@@ -21,6 +20,7 @@ from typing import Iterable, Optional
 from packaging.version import Version
 
 from torch_upgrade.catalog.pairing import Pairing, load_pairing
+from torch_upgrade.core.diffs import unified
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.versions import LIBRARIES, short
 from torch_upgrade.engine.resolve import Resolver
@@ -55,9 +55,7 @@ class Raise:
     version: Version
 
     def diff(self) -> str:
-        shown = display_path(self.path, None)
-        return "".join(difflib.unified_diff(self.old.splitlines(keepends=True), self.new.splitlines(keepends=True),
-                                            f"a/{shown}", f"b/{shown}"))
+        return unified(self.old, self.new, display_path(self.path, None))
 
     def write(self) -> None:
         """Writes the new text; raises BumpError (nothing written) when the file changed since."""

@@ -688,6 +688,10 @@ class BumpError(ValueError):
     """A pin that cannot be raised as asked (the message says why); nothing was written."""
 
 
+class CapError(BumpError):
+    """A pin whose upper bound (or an exclusion) refuses the release it was to be raised to."""
+
+
 _CLAUSE = re.compile(r"(?<![\w.+])(?P<op>===|==|>=|<=|~=|!=|<|>|\^|~|=)?(?P<space>\s*)"
                      r"(?P<version>\d+(?:\.\d+)*(?:\.\*)?)(?![\w.])")
 
@@ -745,7 +749,7 @@ def bump(pin: Pin, version: Version, text: Optional[str] = None) -> tuple[Path, 
         raise BumpError(str(exc)) from None
     low = lowest(req.specifier, package) if req is not None else None
     if low is None or low != version:
-        raise BumpError(f"{pin.source}: raised, it would read {new_raw.strip()!r}, which "
+        raise CapError(f"{pin.source}: raised, it would read {new_raw.strip()!r}, which "
                         + (f"allows no {package} release" if low is None
                            else f"allows {package} {short(low)}, not {short(version)}")
                         + " (an upper bound below it?); left as it is")
