@@ -62,7 +62,7 @@ def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int,
         if until is not None and start >= until:
             return found
         code = text[at:start]
-        if _QUOTES.search(code):
+        if '"' in code or "'" in code:
             return None  # a quote outside any literal: an unclosed string, or a form not read here
         uncounted.append(code)
         at = end

@@ -78,14 +78,17 @@ def may_match(text: str) -> bool:
     blanks, brackets, continuations and comments. The operator is code: one inside a string (``"needs
     TensorFlow >= 2.0"``) or a comment compares nothing; inside an f-string it may be a field's
     (``core.prose``; where the text cannot be read that way, any operator counts)."""
-    spans = literals(text)
-    inert = [] if spans is None else [(start, end) for start, end, kind in spans
-                                      if kind != "string" or not formatted(text, start)]
-    starts = [start for start, _ in inert]
+    spans = literals(text) or []
+    starts = [start for start, _, _ in spans]
 
     def in_code(offset: int) -> bool:
+        # the spans do not overlap: the one holding ``offset``, if any, is the last to start at or before it (whether
+        # a string is formatted is asked of that one only: of every string of a file, it was most of this test's time)
         at = bisect_right(starts, offset) - 1
-        return at < 0 or offset >= inert[at][1]
+        if at < 0 or offset >= spans[at][1]:
+            return True
+        start, _, kind = spans[at]
+        return kind == "string" and formatted(text, start)
 
     if any(in_code(found.start()) and not _whole(text, found.end(), _FLOAT_END.search(found.group()))
            for found in _BEFORE.finditer(text)):
