@@ -64,9 +64,10 @@ class Matcher:
     def _candidates(self, ref: Reference) -> Iterable[Rule]:
         q = ref.qualname
         if q is None:
-            if isinstance(ref.node, cst.Attribute):
+            node = ref.node
+            if type(node) is cst.Attribute:  # (no subclasses: see ``syntax.nodes.dotted``)
                 table = self.methods if ref.call is not None else self.attributes
-                yield from table.get(ref.node.attr.value, ())
+                yield from table.get(node.attr.value, ())
             return
         yield from self._rules_naming(q)
 

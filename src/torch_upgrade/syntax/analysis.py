@@ -145,7 +145,10 @@ class Analysis:
         if handler is not None:
             handler(self, node)
             return
-        is_statement = isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+        kind = type(node)
+        is_statement = _IS_STATEMENT.get(kind)
+        if is_statement is None:  # (``isinstance`` of an ABC asks it in Python: once per type here)
+            is_statement = _IS_STATEMENT[kind] = issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         if is_statement:
             saved, self._statement = self._statement, node
         self._stack.append(node)
@@ -769,12 +772,16 @@ def _strings(annotation: cst.BaseExpression) -> list[cst.SimpleString]:
     todo: list[cst.CSTNode] = [annotation]
     while todo:
         node = todo.pop()
-        if isinstance(node, cst.SimpleString):
-            out.append(node)
-        elif isinstance(node, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.BinaryOperation, cst.Tuple,
-                               cst.Element, cst.List)):
+        kind = type(node)  # LibCST's concrete classes have no subclasses (``nodes.dotted``)
+        if kind is cst.SimpleString:
+            out.append(cast(cst.SimpleString, node))
+        elif kind in _ANNOTATION_PARTS:
             todo.extend(child_list(node))
     return out
+
+
+_ANNOTATION_PARTS = frozenset({cst.Subscript, cst.SubscriptElement, cst.Index, cst.BinaryOperation, cst.Tuple,
+                               cst.Element, cst.List})
 
 
 def _dotted_names(expr: cst.BaseExpression) -> list[str]:
@@ -801,6 +808,7 @@ def _is_type_checking(test: cst.BaseExpression) -> bool:
 # the walk's handlers, by the node type they take (a table of the class's functions: bound methods kept
 # on each analysis would tie it, and with it the file's whole tree, into a reference cycle, which only
 # Python's cyclic collector frees, walking every node again)
+_IS_STATEMENT: dict[type, bool] = {}  # a node's type -> whether it is a statement (``Analysis._visit``)
 _HANDLERS: dict[type[cst.CSTNode], Callable[[Analysis, Any], None]] = {
     cst.Import: Analysis._import,
     cst.ImportFrom: Analysis._import_from,

@@ -369,6 +369,7 @@ def try_packages(node: Union[cst.Try, "cst.TryStar"]) -> tuple[str, ...]:
 
 # ------------------------------------------------------------ early exits
 _EXITS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+_EXIT_TYPES = frozenset(_EXITS)
 
 
 def falls_back(body: cst.BaseSuite) -> bool:
@@ -407,10 +408,13 @@ def _ways(statements: Sequence[cst.CSTNode]) -> Optional[set[type]]:
 
 
 def _statement_ways(statement: cst.CSTNode) -> Optional[set[type]]:
-    if isinstance(statement, _EXITS):  # the small statements of a one-line body
-        return {type(statement)}
-    if isinstance(statement, cst.SimpleStatementLine):
-        return next(({type(s)} for s in statement.body if isinstance(s, _EXITS)), None)
+    kind = type(statement)  # LibCST's concrete classes have no subclasses (``syntax.nodes.dotted``)
+    if kind in _EXIT_TYPES:  # the small statements of a one-line body
+        return {kind}
+    if kind is cst.SimpleStatementLine:
+        return next(({type(s)} for s in cast(cst.SimpleStatementLine, statement).body if type(s) in _EXIT_TYPES), None)
+    if kind is not cst.If and kind is not cst.With and kind is not cst.Try:
+        return None
     if isinstance(statement, cst.If):
         body, orelse = ways_out(statement.body), statement.orelse
         if body is None or orelse is None:

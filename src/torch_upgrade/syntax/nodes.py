@@ -131,21 +131,34 @@ def subtree(root: cst.CSTNode, skip: tuple[type, ...] = ()) -> list[cst.CSTNode]
     ``skip`` types below ``root`` and everything under them."""
     out: list[cst.CSTNode] = []
     todo = [root]
+    skipped: dict[type, bool] = {}  # by the node's type (``isinstance`` of an ABC, asked once per type: see ``dotted``)
     while todo:
         node = todo.pop()
         out.append(node)
         found = child_list(node)
-        todo += [child for child in found if not isinstance(child, skip)] if skip else found
+        if skip:
+            for child in found:
+                kind = type(child)
+                left = skipped.get(kind)
+                if left is None:
+                    left = skipped[kind] = issubclass(kind, skip)
+                if not left:
+                    todo.append(child)
+        else:
+            todo += found
     return out
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
     """``a.b.c`` for a pure Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    # (LibCST's concrete node classes have no subclasses, and their metaclass is ABCMeta: ``isinstance`` of a node
+    # that is not of the class asks the ABC in Python, ``type(node) is`` does not; this function is called for
+    # nearly every expression)
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None

@@ -27,7 +27,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         node = ref.node
-        if ref.call is not None or ref.ctx != "load" or not isinstance(node, cst.Attribute) \
+        if ref.call is not None or ref.ctx != "load" or type(node) is not cst.Attribute \
                 or node.attr.value != "T" or ref.guarded:
             continue
         rank = provenance_of(analysis).rank(node.value, ref)
