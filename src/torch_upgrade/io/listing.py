@@ -42,6 +42,13 @@ _BY_NAME_TAIL = rb"\s*\(\s*([A-Za-z_]\w*)\s*(?:\)|,(?!\s*[rbu]?[\"']))"
 # is tried at every position: four times as long over transformers' files); the boundary is checked on the match
 _PATCHES = tuple(re.compile(name + _PATCH_TAIL) for name in (rb"patch", rb"object", rb"setattr", rb"spy"))
 _PATCHES_BY_NAME = tuple(re.compile(name + _BY_NAME_TAIL) for name in (rb"patch", rb"setattr"))
+# a file is searched for the calls only where it has one of these words, and only with the expressions starting with
+# a word it has (a pass of the engine over the whole file each, most of the time spent on a project's files; transformers
+# names ``patch_size`` in most of its vision models, and never ``spy``); ``object`` goes with any of them
+_CALL_WORDS = (b"patch", b"setattr", b"spy")
+_OBJECT = _PATCHES[1]
+_EXPRESSIONS = {word: (tuple(e for e in _PATCHES if e.pattern.startswith(word)),
+                       tuple(e for e in _PATCHES_BY_NAME if e.pattern.startswith(word))) for word in _CALL_WORDS}
 # (found from the ``= "a.b"`` on a line's end, then the bare name before it on that line: a search anchored on
 # each line's start took ten times as long, some 1.5 s over transformers' 54 MB)
 _CONSTANT_VALUE = re.compile(rb"=[ \t]*[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1[ \t]*(?:#[^\n]*)?$", re.M)
@@ -106,9 +113,11 @@ def patch_targets(raw: bytes) -> dict[str, int]:
         bound = _CONSTANT_NAME.match(raw, raw.rfind(b"\n", 0, match.start()) + 1, match.start())
         if bound is not None:
             found.setdefault((bound.group(1) + CONSTANT.encode() + match.group(2)).decode("ascii", "replace"), 0)
-    if b"patch" not in raw and b"setattr" not in raw and b"spy" not in raw:
+    words = [word for word in _CALL_WORDS if word in raw]
+    if not words:
         return found
-    calls, by_name = _calls(raw, (_PATCHES, _PATCHES_BY_NAME))
+    calls, by_name = _calls(raw, ((_OBJECT, *(e for word in words for e in _EXPRESSIONS[word][0])),
+                                  tuple(e for word in words for e in _EXPRESSIONS[word][1])))
     for match in calls:
         whole, module, name = match.group(2), match.group(3), match.group(5)
         target = (whole if whole is not None else module + b"." + name).decode("ascii", "replace")
