@@ -257,6 +257,9 @@ def _buffer_name(node: cst.CSTNode) -> Optional[str]:
 def _may_add(node: cst.CSTNode) -> bool:
     """Whether ``Members._add`` may take something from ``node``: an assignment whose targets name an
     attribute of ``self`` somewhere, a buffer's registration."""
+    kind = type(node)  # (LibCST's concrete classes have no subclasses: ``nodes.dotted``)
+    if kind is not cst.Assign and kind is not cst.AnnAssign and kind is not cst.AugAssign:
+        return _buffer_name(node) is not None
     if isinstance(node, cst.Assign):
         return any(_self_attr(n) is not None for target in node.targets for n in subtree(target.target))
     if isinstance(node, (cst.AnnAssign, cst.AugAssign)):

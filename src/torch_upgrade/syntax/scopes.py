@@ -50,7 +50,7 @@ class Binding:
     @property
     def placeholder(self) -> bool:
         """``name = None``: the branch saying that the thing is not there."""
-        return self.kind == "local" and isinstance(self.value, cst.Name) and self.value.value == "None"
+        return self.kind == "local" and type(self.value) is cst.Name and self.value.value == "None"
 
 
 @dataclass

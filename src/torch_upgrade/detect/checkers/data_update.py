@@ -99,7 +99,7 @@ def _advice(analysis: Analysis, update: Optional[cst.CSTNode]) -> Optional[str]:
 
 
 def _augmented(analysis: Analysis) -> list[cst.AugAssign]:
-    if not any(isinstance(r.node, cst.Attribute) and r.node.attr.value == "data" for r in analysis.references):
+    if not any(type(r.node) is cst.Attribute and r.node.attr.value == "data" for r in analysis.references):
         return []  # the target of `p.data += ...` is a reference: none, no walk of the file
     return [node for node in analysis.nodes(cst.AugAssign) if isinstance(node, cst.AugAssign)
             and isinstance(node.target, cst.Attribute) and node.target.attr.value == "data"]

@@ -49,7 +49,7 @@ def _blocks(analysis: Analysis, quals: dict[int, str]) -> dict[str, list[str]]:
         if not isinstance(cls, cst.ClassDef):
             continue
         for assign in _flow.statements(cls):
-            if not isinstance(assign, cst.Assign):
+            if type(assign) is not cst.Assign:
                 continue
             target = assign.targets[0].target if len(assign.targets) == 1 else None
             if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)

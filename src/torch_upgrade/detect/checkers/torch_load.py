@@ -737,7 +737,7 @@ def _foreign_attribute_of_member(value: cst.Attribute, call: cst.Call, analysis:
         if first is None or _static(statement):
             continue
         for node in subtree(statement.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Attribute) \
+            if type(node) is cst.Attribute and type(node.value) is cst.Attribute \
                     and isinstance(node.value.value, cst.Name) and node.value.value.value == first \
                     and node.value.attr.value == member and not loadable_attribute(node.attr.value):
                 return node.attr.value
