@@ -88,6 +88,34 @@ def test_a_scan_leaves_the_garbage_collector_as_it_found_it(project):
         gc.unfreeze()
 
 
+def test_the_scan_command_pauses_the_collector_for_its_start_up_only(project, monkeypatch):
+    """``torch-upgrade scan`` starts with the cyclic collector paused (``collector.starting``: what start-up builds lives
+    for the run) and runs it again, once that is frozen, before any file is analysed; after the command, or one
+    that stops before its scan, the collector is as it was."""
+    import gc
+
+    from helpers import cli
+    from torch_upgrade.core import collector
+    from torch_upgrade.engine import runner
+
+    seen = []
+    analyse = runner.analyse
+
+    def watched(path, rel, ctx):
+        seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+        return analyse(path, rel, ctx)
+
+    monkeypatch.setattr(runner, "analyse", watched)
+    frozen = gc.get_freeze_count()
+    result = cli("scan", ".", "--no-cache", "--jobs", "1", "--exit-zero")
+    assert result.exit_code == 0 and "TU" in result.output
+    assert seen and all(state == (True, True) for state in seen)
+    assert gc.isenabled() and gc.get_freeze_count() == frozen and not collector._HELD
+    result = cli("scan", ".", "--no-cache", "--select", "NOPE999")  # a usage error before any scan
+    assert result.exit_code == 2
+    assert gc.isenabled() and not collector._HELD
+
+
 def test_scan_source_on_a_string():
     report = torch_upgrade.scan_source(LEGACY, from_version="1.6", to_version="2.13")
     assert [(f.rule, f.line, f.severity) for f in report.findings] == [("TU201", 2, "error"), ("TU204", 3, "warning")]

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional, Sequence
 
 import click
 
@@ -16,6 +16,7 @@ from torch_upgrade import api
 from torch_upgrade import report as reporters
 from torch_upgrade.catalog.ruledata import RuleDataError
 from torch_upgrade.catalog.pairing import complete
+from torch_upgrade.core import collector
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.meta import VERSION as __version__
 from torch_upgrade.core.model import CONFIDENCES, SEVERITIES, ScanResult
@@ -104,6 +105,16 @@ def _selection(command: Any) -> Any:
     return command
 
 
+def _starting(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` runs with the cyclic garbage collector paused until its scan starts (``collector.starting``)."""
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        with collector.starting():
+            command(*args, **kwargs)
+
+    return run
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="torch-upgrade")
 def main() -> None:
@@ -163,6 +174,7 @@ def main() -> None:
 @click.option("--shard", "shard_spec", metavar="I/N",
               help="Scan only the I-th of N disjoint parts of the files (CI matrix jobs; the same split on every "
                    "machine); `torch-upgrade merge` combines the parts' JSON reports into one.")
+@_starting
 def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], select: tuple[str, ...],
          extend_select: tuple[str, ...], ignore: tuple[str, ...], extend_ignore: tuple[str, ...],
          exclude: tuple[str, ...], extend_exclude: tuple[str, ...], force_exclude: Optional[bool],

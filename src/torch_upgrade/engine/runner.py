@@ -80,6 +80,9 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
         todo.append((index, path, rel, len(raw)))  # read again where analysed: less memory here
     jobs = settings.jobs or available_cores()
     with collector.frozen():  # the rules and tables loaded so far live through the scan
+        # the command's start-up paused the collector (``collector.starting``): it runs again once what start-up built
+        # is frozen, or its first collection would walk all of that
+        collector.resume()
         for index, analysed, result in _execute(todo, ctx, jobs, progress):
             results[index] = result
             if cache is not None and analysed is not None:
