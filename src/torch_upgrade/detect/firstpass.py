@@ -144,8 +144,9 @@ class FirstPass:
         always, passive = [], []
         # each group under one of its words (a name where it has one: the text's names are a set, and
         # only the groups under names it has are looked at), with the rule it lets in
-        self._by_name: dict[str, list[tuple[Group, Rule]]] = {}
-        self._by_text: list[tuple[Group, Rule]] = []  # groups of plain-text words only
+        # (each group as the names it needs, a set the text's names must hold, and its other words, with the rule)
+        self._by_name: dict[str, list[tuple[frozenset[str], Group, Rule]]] = {}
+        self._by_text: list[tuple[frozenset[str], Group, Rule]] = []  # groups of plain-text words only
         for rule in self.rules:
             if rule.match.is_empty() and not rule.checker:
                 passive.append(rule)  # matches nothing in a file (the suppression rule: see pipeline)
@@ -154,11 +155,13 @@ class FirstPass:
             if not groups:
                 always.append(rule)
             for group in groups:
+                entry = (frozenset(w for w in group if w.isidentifier()),
+                         tuple(w for w in group if not w.isidentifier()), rule)
                 key = next((w for w in group if w.isidentifier()), None)
                 if key is None:
-                    self._by_text.append((group, rule))
+                    self._by_text.append(entry)
                 else:
-                    self._by_name.setdefault(key, []).append((group, rule))
+                    self._by_name.setdefault(key, []).append(entry)
         # rules a test of the text may still leave out (a checker's ``MAY_MATCH``), by id
         self._tests: dict[int, Callable[[str], bool]] = {}
         for rule in self.rules:
@@ -177,20 +180,27 @@ class FirstPass:
         if code is not None:
             text = code
         names = names_in(text)
+        found: dict[str, bool] = {}  # a word that is not a name -> whether the text has it (asked once)
 
         def has(word: str) -> bool:
-            if word.isidentifier():
-                return word in names
-            call = _CALL.fullmatch(word)
-            if call is not None:
-                pattern = called(call.group(1))
-                return _two_arguments(text, pattern) if call.group(2) else pattern.search(text) is not None
-            return word.replace("*", "") in text
+            known = found.get(word)
+            if known is None:
+                call = _CALL.fullmatch(word)
+                if call is not None:
+                    pattern = called(call.group(1))
+                    known = _two_arguments(text, pattern) if call.group(2) else pattern.search(text) is not None
+                else:
+                    known = word.replace("*", "") in text
+                found[word] = known
+            return known
 
         chosen = set(self._always)
-        candidates = [entry for key in self._keys & names for entry in self._by_name[key]] + self._by_text
-        for group, rule in candidates:
-            if id(rule) not in chosen and all(has(word) for word in group):
+        for key in self._keys & names:
+            for needed, others, rule in self._by_name[key]:
+                if id(rule) not in chosen and needed <= names and all(has(word) for word in others):
+                    chosen.add(id(rule))
+        for needed, others, rule in self._by_text:
+            if id(rule) not in chosen and all(has(word) for word in others):
                 chosen.add(id(rule))
         tested = chosen & self._tests.keys()
         if tested and not chosen - tested:  # the tests decide whether the file is parsed: asked
