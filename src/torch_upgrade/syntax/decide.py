@@ -164,7 +164,12 @@ def _samples(low: tuple[int, ...]) -> tuple[str, ...]:
 
 
 def all_samples() -> list[str]:
-    return samples(Version(_OLDER[0]))
+    return list(_all_samples())
+
+
+@functools.lru_cache(maxsize=1)
+def _all_samples() -> tuple[str, ...]:
+    return _samples(Version(_OLDER[0]).release[:2])
 
 
 # ------------------------------------------------------------------ torch's own version value
