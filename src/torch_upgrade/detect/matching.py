@@ -487,7 +487,7 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
     # a read of a name that branches bind differently (an import under `if torch >= 2.0`, a fallback
     # `sdp_kernel = nullcontext` in the else) reads each of those bindings
     read = {id(b) for r in analysis.references if r.ctx != "import" and r.binding is not None
-            for b in (r.binding, *r.binding.alternatives)}
+            for b in (r.binding, *r.binding.alternatives)} if imports else set()
     at_import: dict[tuple[str, int], Hit] = {}
     for hit in imports:
         binding = cast(Reference, hit.ref).binding
@@ -502,7 +502,8 @@ def _import_lines(analysis: Analysis, imports: list[Hit], uses: list[Hit], renam
             _unread(hit, binding)
     out: list[Hit] = []
     catalogued = {id(cast(Reference, h.ref).binding) for h in imports + optional}
-    imported = {id(r.binding): r for r in analysis.references if r.ctx == "import" and r.binding is not None}
+    imported = {id(r.binding): r for r in analysis.references if r.ctx == "import" and r.binding is not None} \
+        if by_binding else {}
     for key, flagged in by_binding.items():
         binding = cast(Reference, flagged[0].ref).binding
         if key in catalogued or binding is None or binding.kind not in ("import", "from") or \
