@@ -388,6 +388,8 @@ PROJECTS: dict[str, Project] = {
 # ------------------------------------------------------------------ the trees
 def mirror(root: Path, repo: str) -> Path:
     git_dir = root / repo.replace("/", "+") / "repo"
+    if (git_dir / ".git").is_dir():  # the fetch tool leaves some snapshots as repo/.git
+        git_dir = git_dir / ".git"
     if not git_dir.is_dir():
         raise SystemExit(f"no mirror of {repo} at {git_dir}: fetch it (search's fetch tool) or pass --mirrors")
     return git_dir
