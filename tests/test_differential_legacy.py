@@ -529,11 +529,33 @@ def test_size_average_and_reduce(a, b):
 
 @pytest.mark.differential("TU957")
 def test_size_average_and_reduce_no_fix_for_positions_and_names():
+    """Positions, two variable flags, a flag beside reduction=, a flag that a call computes where the string
+    does not depend on it (dropping it would drop the call), **kwargs, a literal that is no bool."""
     assert_no_fix([
-        "a = nn.BCELoss(size_average=average)", "b = nn.CrossEntropyLoss(None, False, reduce=True)",
-        "c = F.mse_loss(x, y, False)", "d = F.nll_loss(x, y, size_average=flag, reduce=False)",
+        "a = nn.BCELoss(size_average=average, reduce=flag)", "b = nn.CrossEntropyLoss(None, False, reduce=True)",
+        "c = F.mse_loss(x, y, False)", "d = F.nll_loss(x, y, size_average=flag(), reduce=False)",
         "e = nn.MSELoss(reduce=False, **options)", "f = F.l1_loss(x, y, size_average=0.5)",
+        "g = F.mse_loss(x, y, reduce=flag, reduction='sum')",
     ], "TU957", "import torch.nn as nn\nimport torch.nn.functional as F\n")
+
+
+# one legacy argument a variable (fairseq's criteria: reduce=reduce), the other literal or absent
+FLAG_PAIRS = (("flag", ""), ("", "flag"), ("False", "flag"), ("True", "flag"), ("None", "flag"),
+              ("flag", "True"), ("flag", "None"), ("flag", "False"))
+
+
+@pytest.mark.differential("TU957")
+@given(a=tensors(dtypes=FLOATS, shapes=[(3, 4)]), b=tensors(dtypes=FLOATS, shapes=[(3, 4)]))
+def test_size_average_and_reduce_with_a_flag(a, b):
+    """reduction='<true string>' if flag else '<false string>' (or the one string, the flag dropped, where
+    both are the same) gives the legacy loss for every flag that is not None: bools, ints, a tensor."""
+    calls = [template.format(_keywords(("size_average", sa), ("reduce", re)))
+             for template in FULL_LOSSES for sa, re in FLAG_PAIRS]
+    code = forms(*calls, setup=LOSS_SETUP)
+    new = rewrite(LOSS_PRELUDE + code, "TU957")
+    assert "size_average" not in new and "reduce=" not in new, new
+    for flag in (True, False, 1, 0, torch.tensor(1), torch.tensor(0)):
+        assert_same_behaviour(code, rules="TU957", prelude=LOSS_PRELUDE, A=a, B=b, flag=flag)
 
 
 @pytest.mark.differential("TU957")

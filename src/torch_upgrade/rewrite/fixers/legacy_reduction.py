@@ -5,7 +5,15 @@ either is given (not None), ignores ``reduction`` and uses ``torch.nn._reduction
 None counts as True; ``reduce`` false -> ``'none'``; else ``size_average`` false -> ``'sum'``; else
 ``'mean'``. The rewrite computes that string from literal ``True``/``False``/``None`` values only,
 drops both keywords and any ``reduction=`` the call also passes (the legacy values won), and is
-given up when a legacy argument is positional or not a literal, or ``**kwargs`` may carry one.
+given up when a legacy argument is positional, or ``**kwargs`` may carry one.
+
+One legacy argument that is an expression ``flag`` (``reduce=reduce``: a criterion passing its own flag
+on), beside a literal or absent other one and no ``reduction=``, becomes ``reduction='sum' if flag else
+'none'`` (the two strings legacy_get_string gives for a true and a false flag). Unsafe: torch read a
+``flag`` that is None as True (or, the other absent, as no legacy argument at all: 'mean', which is
+what a true flag gives too), where the conditional reads it as false. Where both strings are the same
+(``size_average=flag, reduce=False`` is 'none' whatever the flag) the flag is dropped when reading it
+has no effect (a name or an attribute), which is exact.
 """
 
 from __future__ import annotations
@@ -96,8 +104,10 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return None
     keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
     given = {name: A.literal(keywords[name]) for name in LEGACY if name in keywords}
-    if not given or any(value not in (True, False, None) for value in given.values()):
+    if not given:
         return None
+    if any(value not in (True, False, None) for value in given.values()):
+        return _flag(call, keywords, given)
     applies = any(value is not None for value in given.values())
     new = legacy_string(given.get("size_average"), given.get("reduce")) if applies else None
     args: list[A.Argument] = []
@@ -111,3 +121,44 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
             continue
         args.append((name, arg.value))
     return K.replace(call, A.call(call.func, args))
+
+
+def _flag(call: cst.Call, keywords: dict[str, cst.Arg], given: dict[str, object]) -> Optional[Fix]:
+    """The rewrite of a call whose one legacy argument is an expression (see the module docstring)."""
+    unknown = [name for name, value in given.items() if value not in (True, False, None)]
+    if len(unknown) != 1 or A.is_literal(given[unknown[0]]) or "reduction" in keywords:
+        return None
+    name = unknown[0]
+    flag = keywords[name].value
+    other = {key: value for key, value in given.items() if key != name}
+
+    def string(truth: bool) -> str:
+        values = {**other, name: truth}
+        return legacy_string(values.get("size_average"), values.get("reduce"))  # type: ignore[arg-type]
+
+    true, false = string(True), string(False)
+    if true == false:
+        if not A.plain(flag):
+            return None
+        new: cst.BaseExpression = A.string(true)
+        safety, reason = "safe", ""
+    else:
+        new = A.if_else(flag, A.string(true), A.string(false))
+        safety = "unsafe"
+        reason = (f"{A.code(flag)} is read as a bool: where it is None, torch read it as True "
+                  f"({true!r}), the conditional as false ({false!r})")
+    args: list[A.Argument] = []
+    placed = False
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword in LEGACY:
+            if not placed:
+                args.append(("reduction", new))
+                placed = True
+            continue
+        args.append((keyword, arg.value))
+    built = K.replace(call, A.call(call.func, args))
+    if built is None or safety == "safe":
+        return built
+    return Fix(edits=built.edits, imports=built.imports, safety=safety, reason=reason,
+               replacement=built.replacement)
