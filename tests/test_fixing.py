@@ -226,6 +226,23 @@ def test_a_moved_import_is_rewritten_where_it_stands(tmp_path):
         "batch = collate(samples)\n")
 
 
+def test_a_name_renamed_in_its_own_module_is_renamed_where_its_import_stands(tmp_path):
+    """pytorch-tutorial a16173f: ``from torch.nn.utils import clip_grad_norm`` above another import becomes
+    ``clip_grad_norm_ as clip_grad_norm`` on its own line; the module the import rewritten names is the new
+    module, which is no other import to join (it used to be emptied and imported again after the last one)."""
+    code = ("import numpy as np\nfrom torch.nn.utils import clip_grad_norm\nfrom data_utils import Corpus\n\n"
+            "clip_grad_norm(model.parameters(), 0.5)\n")
+    assert fixed(tmp_path, code, low="0.4") == code.replace("import clip_grad_norm\n", "import clip_grad_norm_ as clip_grad_norm\n")
+    two = ("from torch.cuda import memory_cached, max_memory_cached\nimport os\nprint(memory_cached(), max_memory_cached())\n")
+    assert fixed(tmp_path, two, low="1.4") == (
+        "from torch.cuda import memory_reserved as memory_cached, max_memory_reserved as max_memory_cached\nimport os\n"
+        "print(memory_cached(), max_memory_cached())\n")
+    other = ("from torch.cuda import memory_cached\nimport os\nfrom torch.cuda import empty_cache\nprint(memory_cached())\n")
+    out = fixed(tmp_path, other, low="1.4")  # an import of the new module that stays: the name joins it
+    assert "from torch.cuda import empty_cache, memory_reserved as memory_cached\n" in out \
+        and out.startswith("import os\n"), out
+
+
 def test_a_moved_import_inside_a_function_stays_there(tmp_path):
     code = ("import os\n\ndef batch(x):\n    from torch.utils.data._utils.collate import default_collate\n"
             "    return default_collate(x)\n")

@@ -159,7 +159,14 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     top = {id(small) for _, small in tops}
     importing = {dotted(small.module) for _, small in tops  # the modules the file's top imports from
                  if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None}
-    in_place = _moved_in_place(module, statements, moves, move_specs, top, importing)
+    # ... but for the statements whose every name moves: a module only they import from has no import left
+    # to join (``from torch.cuda import memory_cached`` -> ``memory_reserved as memory_cached``: rewritten
+    # where it stands, not emptied and imported again after the file's last import)
+    staying = {dotted(small.module) for _, small in tops
+               if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
+               and not (id(small) in moves and not isinstance(small.names, cst.ImportStar)
+                        and len(moves[id(small)]) == len(small.names))}
+    in_place = _moved_in_place(module, statements, moves, move_specs, top, staying)
     targets: list[cst.CSTNode] = [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)]
     targets += statements.values()
     joined = _joined(module, statements, in_place, covered, targets)

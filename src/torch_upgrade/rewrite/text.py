@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence, Union
 import libcst as cst
 
 from torch_upgrade.rewrite import apply as fixing
-from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.rewrite.edits import MoveImport, Replace
 from torch_upgrade.syntax.positions import Parent, TopOf, find_once, generate, locate, statements_around
 from torch_upgrade.syntax.nodes import within
 from torch_upgrade.core.model import Fix, TextEdit, source_lines
@@ -363,6 +363,7 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
         new_code = new.code
         out.append(Alone(new_code, diff_edits(code, new_code)))
         left.append(fixing.uses(new, fix.released) if fix.released else None)
+    _one_move_a_pass(fixes, out, code, starts, copies)
     if all(counts is None for counts in left):
         return out  # no fix takes uses of a name away
     _hold_apart(fixes, out, left, code, starts, copies)
@@ -387,6 +388,32 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
             if original == last:
                 out[copy] = out[last]
     return out
+
+
+def _one_move_a_pass(fixes: Sequence[Fix], out: list[Alone], code: str, starts: Sequence[int],
+                     copies: list[tuple[int, int]]) -> None:
+    """Fixes that each move a name out of the same import statement (``from torch.cuda import memory_cached,
+    max_memory_cached``: both renamed) rewrite that one statement, each alone: their edits are the
+    characters each rewrite changed, which need not overlap, and applied together they make a statement
+    that is neither (nor valid Python). Each after the first also "replaces" the first one's first edit
+    with the text already there, so that one pass takes one of them; the next computes the others again
+    on the statement it left."""
+    first: dict[int, int] = {}  # id(statement) -> the first fix (index) that moves a name out of it
+    for j, fix in enumerate(fixes):
+        if not out[j].edits or any(copy == j for copy, _ in copies):
+            continue  # (a copy, an import line's fix that is its use's, follows its original)
+        for statement in dict.fromkeys(id(e.statement) for e in fix.edits if isinstance(e, MoveImport)):
+            i = first.setdefault(statement, j)
+            if i == j or fixes[i] is fix:
+                continue
+            anchor = out[i].edits[0]
+            lock = replace(anchor, text=_slice(code, starts, anchor))
+            if any(touch(span(starts, lock), span(starts, e)) for e in out[j].edits):
+                continue  # the two already overlap
+            out[j] = Alone(out[j].code, tuple(sorted(out[j].edits + (lock,), key=_start)), out[j].locks + (lock,))
+            for copy, original in copies:
+                if original == j:
+                    out[copy] = out[j]
 
 
 def _hold_apart(fixes: Sequence[Fix], out: list[Alone], left: list[Optional[dict[str, int]]], code: str,
