@@ -322,6 +322,32 @@ def test_torch_compile_drops_a_backends_context():
     assert old == ["enter", "exit"] and new == []
 
 
+# ====================================================================== TU447 explain(f, *args)
+EXPLAINED = ("def fn(t, scale=1.0):\n    y = t * scale\n    print('graph break')\n    return y.sin()\n"
+             "torch.manual_seed(0)\nlayer = torch.nn.Linear(3, 2)\n")
+EXPLAIN = {
+    "function": "e = torch._dynamo.explain(fn, x)",
+    "keywords": "e = torch._dynamo.explain(fn, x, scale=2.0)",
+    "module": "e = torch._dynamo.explain(layer, x)",
+}
+
+
+@pytest.mark.differential("TU447")
+@pytest.mark.parametrize("name", sorted(EXPLAIN))
+def test_dynamo_explain_with_arguments(name):
+    """explain(f)(*args, **kwargs) explains the same run: the same graphs, graph breaks (and their
+    reasons), ops."""
+    x = torch.arange(6.0).reshape(2, 3)
+    code = (EXPLAINED + EXPLAIN[name] + "\nout = (e.graph_count, e.graph_break_count, e.op_count, "
+            "[str(r.reason) for r in e.break_reasons], [len(g.graph.nodes) for g in e.graphs])\n")
+    assert_same_behaviour(code, rules="TU447", low="2.1", x=x)
+
+
+def test_dynamo_explain_with_a_starred_argument_is_not_rewritten():
+    """An empty splat made the old call return the function, not an output."""
+    rewrite("import torch\nargs = ()\ne = torch._dynamo.explain(fn, x, *args)\n", "TU447", "2.1", changed=False)
+
+
 # ====================================================================== TU413 / TU414 torch.compiler
 COMPILER = {
     "reset-allow-constant": ("import torch._dynamo as dynamo\nfrom torch._dynamo import assume_constant_result\n"

@@ -104,7 +104,9 @@ SNIPPETS: dict[str, Snippet] = {
               "from torch import btrisolve\n"),
     "TU239": ("import torch\ntorch.gels(torch.ones(3, 1), torch.eye(3))\n", "from torch import gels\n"),
     "TU961": ("import torch\ntorch.cuda.memory_cached()\ntorch.cuda.max_memory_cached()\n",
-              "import torch\ntorch.cuda.reset_max_memory_cached()\n"),
+              "import torch\ntorch.cuda.reset_max_memory_cached()\n",
+              "import torch\ntorch.cuda.reset_max_memory_allocated()\n"),
+    "TU606": "import torch.distributed.deprecated\n",
     "TU965": "import torch\nimport torch.nn.functional as F\nF.dropout2d(torch.randn(8, 16, 100), p=0.2)\n",
     "TU934": "import torch\np = torch.ones(3)\ng = torch.ones(3)\np.add_(-0.1, g)\np.sub_(0.1, g)\np.add(-0.1, g)\np.sub(0.1, g)\n",
     "TU935": "import torch\np = torch.ones(3)\nt = torch.ones(3)\np.addcdiv_(-0.1, t, t)\np.addcmul_(0.5, t, t)\n"
@@ -199,6 +201,7 @@ SNIPPETS: dict[str, Snippet] = {
     # ------------------------------------------------------------------ 2.x
     "TU501": "import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True, enable_math=True):\n    pass\n",
     "TU414": "import torch\ntorch._utils.is_compiling()\n",
+    "TU447": "import torch\nimport torch._dynamo\ntorch._dynamo.explain(lambda t: t + 1, torch.ones(2))\n",
     "TU050": ("from torch._six import inf\n", "import torch\ntorch._six.inf\n"),
     "TU051": "import torch\n"
              "# TypedStorage warns once per process, whatever torch.set_warn_always says\n"
