@@ -1342,3 +1342,84 @@ def load(args):
 '''
     [finding] = _found(_program(tmp_path, code))
     assert finding.fix is not None and "only with torch.save of tensors" in finding.message
+
+
+# ------------------------------------------------------------------ an entry taken into a name of its own
+ENTRY_NAMED = '''\
+import sys
+import torch
+
+checkpoint = torch.load(sys.argv[1])
+net = checkpoint["net"]
+net = net.double().to("cpu")
+_ = net.eval()
+'''
+
+ENTRY_NAMED_CHAIN = '''\
+import sys
+import torch
+
+checkpoint = torch.load(sys.argv[1], map_location="cpu")
+net = checkpoint["net"]
+_ = net.float().eval()
+'''
+
+
+@pytest.mark.parametrize("code", [ENTRY_NAMED, ENTRY_NAMED_CHAIN])
+def test_an_entry_named_then_used_as_a_module_is_a_pickled_object(tmp_path, code):
+    """A detector's demo notebook: the checkpoint's entry gets a name of its own (bound again only to
+    itself through .half()/.to(...)), then .eval() on it: the file holds a pickled module, which
+    weights_only=True refuses; the advised call loads it on torch 2.13."""
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert finding.severity == "warning" and "`net`, an entry of `checkpoint`, is used as a module" in finding.message
+    _follow_advice(path, finding)
+    saved = tmp_path / "ckpt.pt"
+    torch.save({"net": torch.nn.Linear(2, 2), "epoch": 3}, saved)
+    import sys
+
+    argv = sys.argv
+    sys.argv = [str(path), str(saved)]
+    try:
+        net = _run(path)["net"]
+    finally:
+        sys.argv = argv
+    assert isinstance(net, torch.nn.Linear) and not net.training
+
+
+@pytest.mark.parametrize("code", [
+    # bound again to another object before it is used as a module
+    'import torch\nimport torchvision\ndef f(p):\n    ckpt = torch.load(p)\n    net = ckpt["net"]\n'
+    '    net = torchvision.models.resnet18()\n    net.eval()\n',
+    # the other arm of an if binds the name too: the later use may be of either
+    'import torch\nimport torchvision\ndef f(p, fresh):\n    ckpt = torch.load(p)\n    if fresh:\n'
+    '        net = torchvision.models.resnet18()\n    else:\n        net = ckpt["net"]\n    net.eval()\n',
+    # used only as what a tensor is too
+    'import torch\ndef f(p):\n    ckpt = torch.load(p)\n    w = ckpt["w"]\n    return w.float().to("cpu").shape\n',
+])
+def test_an_entry_named_and_bound_again_is_no_evidence(tmp_path, code):
+    path = _program(tmp_path, code)
+    [finding] = _found(path)
+    assert "refuses this file" not in finding.message and "an entry of `ckpt`" not in finding.message
+
+
+def test_a_broken_notebook_cell_does_not_hide_the_evidence_of_the_others(tmp_path):
+    """A notebook's cell that does not parse stands in the program as a function declaring ``global``
+    the names it spells (never called): that declaration reads nothing, so a load in another cell whose
+    entry is used as a module is still a pickled object."""
+    import json
+
+    cells = [
+        "import torch\nckpt = torch.load('trained.pt')\nsd = ckpt['model'].float().state_dict()\n"
+        "ckpt = {'model': sd}\n",  # the name bound again: what the reads of it do tells
+        "anchors = len(ckpt['anchors'][0]) // 2)\n",  # a stray bracket
+    ]
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                           "source": text} for text in cells],
+                "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "demo.ipynb"
+    path.write_text(json.dumps(notebook))
+    report = torch_upgrade.scan(path, from_version="2.0", to_version="2.13", select=["TU803"])
+    assert len(report.errors) == 1 and "cell 1" in report.errors[0].message
+    [finding] = report.findings
+    assert finding.severity == "warning" and "refuses this file" in finding.message

@@ -177,8 +177,8 @@ def reads(name: str, scope: Scope, analysis: Analysis) -> Optional[list[cst.Name
         parent = analysis.parent(node)
         if (isinstance(parent, cst.Attribute) and parent.attr is node) or \
                 (isinstance(parent, cst.Arg) and parent.keyword is node) or isinstance(parent, cst.AssignTarget) \
-                or isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef)):
-            continue
+                or isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.NameItem)):
+            continue  # (a global or nonlocal declaration reads nothing: a notebook's stand-in for a broken cell)
         where = analysis.scope_at(node)
         if where is scope:
             out.append(node)

@@ -161,6 +161,58 @@ def _foreign_attribute(node: cst.BaseExpression, analysis: Analysis) -> Optional
     return None
 
 
+def _alias_use(read: cst.Name, name: str, analysis: Analysis) -> Optional[str]:
+    """The evidence that an entry of the loaded object is a pickled object, where the read ``read`` of
+    ``name`` takes an entry into a name of its own (``model = ckpt["model"]``, also after the methods a
+    tensor and a module both have) and that name is then used as a module or has an attribute no tensor
+    or container has (``model.float().eval()``). The name may be bound again only to itself through
+    those methods (``model = model.half().to(device)``); any other binding of it in the function, and
+    the evidence is not taken."""
+    value = F.entry(read, analysis)
+    value = F.through(value, analysis) if value is not None else None
+    assign = analysis.parent(value) if value is not None else None
+    if not isinstance(assign, cst.Assign) or assign.value is not value or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    alias = assign.targets[0].target.value
+    if alias == name:
+        return None  # sd = sd["state_dict"]: the kinds of the reads say it
+    scope = analysis.scope_at(assign)
+    for node in analysis.nodes(cst.Name):
+        assert isinstance(node, cst.Name)
+        if node.value != alias or analysis.scope_at(node) is not scope or node is assign.targets[0].target:
+            continue
+        parent = analysis.parent(node)
+        if isinstance(parent, (cst.Global, cst.Nonlocal)) or isinstance(parent, cst.NameItem):
+            return None
+        if not isinstance(parent, _TARGETS) or (isinstance(parent, (cst.For, cst.CompFor, cst.AugAssign,
+                                                                   cst.NamedExpr, cst.AnnAssign))
+                                                and parent.target is not node):
+            continue
+        again = analysis.parent(parent)
+        if not (isinstance(parent, cst.AssignTarget) and isinstance(again, cst.Assign) and len(again.targets) == 1
+                and isinstance(again.value, cst.Call) and _through_self(again.value, alias)):
+            return None  # bound to something else: a later read may be of another object
+    earlier = _earlier(_statement_line(assign, analysis) or assign, analysis)
+    for later in _own_reads(alias, assign, analysis):
+        if _inside(later, earlier, analysis) or _inside(later, {id(assign)}, analysis):
+            continue
+        if F.module_use(later, analysis):
+            return f"`{alias}`, an entry of `{name}`, is used as a module"
+        foreign = _foreign_attribute(later, analysis)
+        if foreign is not None:
+            return f"`{alias}`, an entry of `{name}`, has `.{foreign}`, which no tensor or container has"
+    return None
+
+
+def _through_self(value: cst.BaseExpression, alias: str) -> bool:
+    """Whether ``value`` is ``alias`` with calls of the methods a tensor and a module both have made on it
+    (``model.half().to(device)``)."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in F.THROUGH:
+        value = value.func.value
+    return isinstance(value, cst.Name) and value.value == alias
+
+
 def _own_reads(name: str, loaded: cst.BaseExpression, analysis: Analysis) -> list[cst.Name]:
     """The reads of ``name`` in the function (module body) of ``loaded``, nested functions left out."""
     scope = analysis.scope_at(loaded)
@@ -548,6 +600,10 @@ def _flow(ref: Reference, analysis: Analysis) -> tuple[Optional[str], str]:
         foreign = next(filter(None, (_foreign_attribute(read, analysis) for read in later)), None)
         if foreign is not None:
             return OBJECT, f"`{name}` or an entry of it has `.{foreign}`, which no tensor or container has"
+        for read in later:
+            evidence = _alias_use(read, name, analysis)
+            if evidence is not None:
+                return OBJECT, evidence
     kinds = {F.kind(read, analysis, ref.scope) for read in reads or ()}
     if kinds and kinds <= {F.STRICT} and whole:
         return STATE, f"`{name}` is only passed to load_state_dict(...)"
