@@ -97,6 +97,26 @@ def test_a_subfolder_reading_the_same_pin_from_above_shares_its_window(tmp_path:
                                                                  "../../pyproject.toml: torch>=1.13"}
 
 
+def test_the_folder_above_one_pinned_project_heads_the_report_with_that_projects_window(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unpacked sdist scanned from the folder it was unpacked in: every file is in the project's window
+    (torch>=1.8), so the headline says that one, not the scanned folder's own 'no torch pin found'."""
+    (tmp_path / "proj-1.0" / "proj").mkdir(parents=True)
+    (tmp_path / "proj-1.0" / "pyproject.toml").write_text(
+        '[project]\nname = "proj"\nversion = "1.0"\ndependencies = ["torch>=1.8.0"]\n')
+    (tmp_path / "proj-1.0" / "proj" / "train.py").write_text(CODE)
+    monkeypatch.chdir(tmp_path)
+    out = cli("scan", ".", "--no-cache").stdout
+    assert out.startswith("Window: torch 1.8 → 2.15 (pyproject.toml: torch>=1.8.0)"), out
+    data = json.loads(cli("scan", ".", "--format", "json", "--no-cache").stdout)
+    assert data["window"]["from"] == "1.8" and data["window"]["source"] == "pyproject.toml: torch>=1.8.0"
+    assert {f["window"]["from"] for f in data["findings"]} == {"1.8"}
+    for index in (1, 2):  # sharded, then merged: the same report
+        cli("scan", ".", "--no-cache", "--shard", f"{index}/2", "--format", "json", "-o", f"part{index}.json")
+    merged = cli("merge", "part1.json", "part2.json", "--format", "json").stdout
+    assert json.loads(merged)["window"] == data["window"]
+
+
 # dinov2's setup.py: a package, its requirements read from requirements.txt; and dinov2/eval/setup.py, a module
 DINOV2_SETUP = '''\
 from pathlib import Path

@@ -63,9 +63,9 @@ def windows_of(groups: Sequence[tuple[Window, Sequence[str]]]) -> tuple[tuple[Wi
     (``groups``: each group's window and its files' reported paths)."""
     by_window: dict[Window, tuple[Window, list[str]]] = {}  # seen as -> (the window shown, the files)
     for window, members in groups:
-        shown, files = by_window.setdefault(_seen_as(window), (window, []))
+        shown, files = by_window.setdefault(seen_as(window), (window, []))
         if len(window.source) < len(shown.source):  # the pin's file named from nearest the top
-            by_window[_seen_as(window)] = (window, files)
+            by_window[seen_as(window)] = (window, files)
         files.extend(members)
     if len(by_window) < 2:
         return ()
@@ -73,12 +73,24 @@ def windows_of(groups: Sequence[tuple[Window, Sequence[str]]]) -> tuple[tuple[Wi
                         key=lambda pair: pair[1]))  # by folder, whatever order the files were analysed in
 
 
-def _seen_as(window: Window) -> Window:
+def headline(windows: Sequence[Window], own: Window) -> Window:
+    """The report's headline window: the one every file was analysed in (``windows``: each settings
+    group's), where they share one (a scan of the folder above a pinned project is in that project's
+    window, not in the folder's own), else ``own`` (the run's settings': the report then names each
+    folder's window). A shard's report keeps ``own``; ``merge`` heads the whole the same way."""
+    seen = {seen_as(window): window for window in windows}
+    if len(seen) != 1:
+        return own
+    [only] = seen.values()
+    return own if seen_as(only) == seen_as(own) else only
+
+
+def seen_as(window: Window) -> Window:
     """``window`` with the path to each source's file left out: ``../../pyproject.toml: torch>=1.13``, read
     from a subfolder, is the ``pyproject.toml: torch>=1.13`` of the folder above, one window, not two."""
     head, colon, rest = window.source.partition(": ")
     source = head.rsplit("/", 1)[-1] + colon + rest if colon else window.source
-    return dataclasses.replace(window, source=source, libraries=tuple(_seen_as(library) for library in window.libraries))
+    return dataclasses.replace(window, source=source, libraries=tuple(seen_as(library) for library in window.libraries))
 
 
 def _common_folder(paths: Sequence[str]) -> str:

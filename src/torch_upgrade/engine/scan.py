@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 from torch_upgrade.catalog.policy import floor_note, quiet, release, severity
 from torch_upgrade.catalog.ruledata import Rule, RuleSet, load_rules
 from torch_upgrade.core.model import FileResult, Finding, ScanResult, Shard, ShardPart, one_line
-from torch_upgrade.core.paths import ignored_by_path, windows_of, write_roots
+from torch_upgrade.core.paths import headline, ignored_by_path, windows_of, write_roots
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.registry import get_checker
@@ -137,8 +137,11 @@ def scan(paths: Iterable[Path], settings: Settings, rules: Optional[RuleSet] = N
     findings.sort(key=lambda f: f.sort_key())
     ordered = [r for r in results if r is not None]  # every file has its result, in discovery order
     errors = sorted((e for r in ordered for e in r.errors), key=lambda e: e.path)
+    # a shard's report keeps the run's own window, which merge checks is every part's; merge heads the whole
+    window = settings.window if settings.shard is not None else headline([own.window for own in groups],
+                                                                         settings.window)
     return ScanResult(
-        window=settings.window, files=ordered, findings=findings, errors=errors,
+        window=window, files=ordered, findings=findings, errors=errors,
         rules=tuple(rule_list.values()), fixed=sum(r.fixed for r in ordered), scanned=len(files),
         windows=_windows(groups, [r.path for r in ordered]),
         shard=None if settings.shard is None else Shard(*settings.shard, parts),

@@ -19,7 +19,7 @@ from typing import Any, Optional, Sequence
 from torch_upgrade.catalog.ruledata import RuleSet
 from torch_upgrade.core.model import FileError, FileResult, Finding, ScanResult
 from torch_upgrade.core.versions import Window
-from torch_upgrade.core.paths import windows_of
+from torch_upgrade.core.paths import headline, windows_of
 
 
 class MergeError(ValueError):
@@ -121,7 +121,9 @@ def merge(reports: Sequence[tuple[str, dict[str, Any]]], rules: Optional[RuleSet
     windows = windows_of([(Window.from_dict(g.settings["window"]), g.paths) for g in groups.values()])
     first = reports[0][1]
     files = sorted((FileResult(path) for group in groups.values() for path in group.paths), key=lambda r: place[r.path])
-    result = ScanResult(window=Window.from_dict(first["window"]), files=files, findings=findings, errors=errors,
+    own = Window.from_dict(first["window"])
+    window = headline([Window.from_dict(g.settings["window"]) for g in groups.values() if g.paths], own)
+    result = ScanResult(window=window, files=files, findings=findings, errors=errors,
                         rules=tuple(rules or ()), fixed=fixed, scanned=scanned, windows=windows)
     baselines = [data["baseline"] for _, data in reports if "baseline" in data]
     notes = [n for n in first.get("notes", []) if not n.startswith("baseline:")]
