@@ -116,6 +116,31 @@ def test_without_a_pin_the_report_names_the_folder_scanned_not_one_of_its_files(
     assert ".py" not in note
 
 
+SETUP_READING_REQUIREMENTS = """\
+from setuptools import setup
+
+with open("requirements.txt") as f:
+    required = f.read().splitlines()
+setup(name="pkg", install_requires=required)
+"""
+
+
+@pytest.mark.parametrize("requirements, said", [
+    # whisper's first release: a bare `torch` line in the requirements file setup.py reads
+    ("numpy\ntorch\ntqdm\n", "requirements.txt (its torch line names no version)"),
+    # segmentation_models.pytorch 0.2: setup.py reads requirements.txt, which lists torchvision but not torch
+    ("torchvision>=0.5.0\n", "requirements.txt"),
+])
+def test_without_a_pin_the_note_names_the_requirements_file_setup_py_reads(tmp_path, requirements, said):
+    root = project(tmp_path, {"setup.py": SETUP_READING_REQUIREMENTS, "requirements.txt": requirements,
+                              "pkg/model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0", "--diff")
+    note = next(line for line in result.stderr.splitlines() if "no torch pin was written" in line)
+    assert note.endswith("add `torch>=2.0` to " + str(root / said)) or note.endswith("add `torch>=2.0` to " + said) \
+        or note.endswith(f"add `torch>=2.0` to {root.name}/{said}"), note
+    assert "setup.py" not in note
+
+
 def test_each_subproject_raises_its_own_pin(tmp_path):
     root = project(tmp_path, {
         "vision/requirements.txt": "torch>=1.8\n", "vision/model.py": MODEL,

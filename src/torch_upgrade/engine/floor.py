@@ -184,6 +184,14 @@ def raised_with(paired: Paired, before: Optional[Raise]) -> Raise:
     return Raise(path, old, new, paired.torch)
 
 
+def _mentions(path: Path, name: str) -> bool:
+    """Whether the text of ``path`` names the file ``name`` (a setup.py reading its requirements file)."""
+    try:
+        return name in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def where_a_pin_goes(start: Path) -> str:
     """Where a project without a pin would write one (for the report): ``start`` is a file of it or
     the folder that holds its files."""
@@ -191,10 +199,16 @@ def where_a_pin_goes(start: Path) -> str:
     if root is None:
         folder = start.parent if start.is_file() else start
         return f"a requirements.txt or pyproject.toml in {display_path(folder, None) or '.'}"
+    requirements = sorted(root.glob("requirements*.txt"))
+    bare = [path for path in requirements if pins.names_without_version(path)]
+    if bare:  # whisper: `torch` in requirements.txt, which setup.py reads
+        return f"{display_path(bare[0], None)} (its torch line names no version)"
     for name in ("pyproject.toml", "setup.cfg", "setup.py"):
         if (root / name).is_file():
+            read = [path for path in requirements if name == "setup.py" and _mentions(root / name, path.name)]
+            if read:  # a setup.py that takes its install_requires from a requirements file
+                return display_path(read[0], None)
             return f"the dependencies in {display_path(root / name, None)}"
-    requirements = sorted(root.glob("requirements*.txt"))
     if requirements:
         return display_path(requirements[0], None)
     return f"a requirements.txt in {display_path(root, None)}"

@@ -206,6 +206,23 @@ def _requirements_file(path: Path, seen: set[Path], root: Path, base: bool = Tru
         yield where, stripped, _found(path, stripped), base
 
 
+def names_without_version(path: Path, package: str = TORCH) -> bool:
+    """Whether the requirements file ``path`` (its own lines: includes are not followed) names ``package``
+    with no version (a bare ``torch`` line: where ``upgrade`` tells a project without a pin to write one)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            req = _requirement(line, package)
+        except Unparseable:
+            continue
+        if req is not None and not req.specifier:
+            return True
+    return False
+
+
 def _pyproject(path: Path) -> Iterator[Candidate]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     project = data.get("project", {})
