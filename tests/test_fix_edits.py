@@ -393,3 +393,62 @@ def test_an_import_a_fix_needs_goes_beside_the_function_s_own_import_of_its_pack
     torch_upgrade.fix(path, from_version="2.6", to_version="2.13")
     assert path.read_text() == guarded.replace("    import torch._dynamo as _dynamo\n\n", "").replace(
         "_dynamo.reset()", "torch.compiler.reset()")
+
+
+VOCODER = '''\
+import torch
+from torch.nn import Conv1d
+from torch.nn.utils import weight_norm, remove_weight_norm, spectral_norm
+from layers import get_padding
+
+SLOPE = 0.1
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = weight_norm(Conv1d(2, 2, 3, padding=get_padding(3)))
+        self.disc = spectral_norm(Conv1d(2, 2, 3))
+
+    def remove_weight_norm(self):
+        remove_weight_norm(self.conv)
+'''
+
+
+def test_the_imports_a_fix_adds_go_where_the_import_it_trims_stands(tmp_path):
+    """A vocoder's shape (hifi-gan): the fix takes weight_norm and remove_weight_norm out of a torch import
+    that keeps spectral_norm; their new imports stand where that import stood, in the file's order of imports,
+    not after the project's own import below it. --diff says the same; a second --fix changes nothing."""
+    (tmp_path / "requirements.txt").write_text("torch>=2.1\n")
+    path = tmp_path / "vocoder.py"
+    path.write_text(VOCODER)
+    (tmp_path / "layers.py").write_text("def get_padding(k):\n    return k // 2\n")
+    import torch_upgrade
+
+    preview = torch_upgrade.fix(path, unsafe=True, diff=True)
+    torch_upgrade.fix(path, unsafe=True)
+    fixed = path.read_text()
+    expected = VOCODER.replace(
+        "from torch.nn.utils import weight_norm, remove_weight_norm, spectral_norm\n",
+        "from torch.nn.utils.parametrizations import weight_norm\n"
+        "from torch.nn.utils.parametrize import remove_parametrizations\n"
+        "from torch.nn.utils import spectral_norm\n").replace(
+        "remove_weight_norm(self.conv)", 'remove_parametrizations(self.conv, "weight")')
+    assert fixed == expected
+    assert "+from torch.nn.utils.parametrizations import weight_norm\n+from torch.nn.utils.parametrize" \
+           in preview.diff
+    assert torch_upgrade.fix(path, unsafe=True).fixed == 0
+    torch = pytest.importorskip("torch")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        namespace: dict = {}
+        exec(compile(fixed, str(path), "exec"), namespace)
+    finally:
+        sys.path.remove(str(tmp_path))
+    block = namespace["Block"]()
+    x = torch.randn(1, 2, 5)
+    before = block.conv(x)
+    block.remove_weight_norm()
+    assert torch.allclose(block.conv(x), before)

@@ -149,8 +149,9 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
             anchor = _lazy_anchor(module, parent, first, spec) if parent is not None and first is not None else None
             if anchor is not None:
                 lazy.setdefault(id(anchor), (anchor, []))[1].append(spec)
-            else:
-                wanted.append((None, spec))
+                continue
+            trims = _trimmed(fix, spec)
+            wanted.append((id(trims) if trims is not None else None, spec))
         released.update(fix.released)
         applied += 1
     if not applied:
@@ -197,6 +198,25 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     new = add_imports(new, imports)
     new = remove_unused_imports(new, released)
     return _no_leading_blank(module, new), applied
+
+
+def _trimmed(fix: Fix, spec: ImportSpec) -> Optional[cst.ImportFrom]:
+    """The ``from`` import of ``spec``'s package that ``fix`` trims, names left in it (hifigan's ``from
+    torch.nn.utils import weight_norm, spectral_norm`` keeping ``spectral_norm``), if there is one: the
+    import ``spec`` goes where it stands, in the file's order of imports, not after the last of them."""
+    package = spec.module.split(".")[0]
+    for edit in fix.edits:
+        if isinstance(edit, Replace) and isinstance(edit.node, cst.ImportFrom) and isinstance(edit.new, cst.ImportFrom) \
+                and edit.node.module is not None and not edit.node.relative \
+                and dotted(edit.node.module).split(".")[0] == package:
+            return edit.node
+    return None
+
+
+def trims_an_import(fix: Fix) -> bool:
+    """Whether an import ``fix`` adds goes where an import it trims stands (``_trimmed``): placed by the
+    whole module's rewrite (``apply``), not at the top as the shortcuts of ``rewrite.text`` add imports."""
+    return any(_trimmed(fix, spec) is not None for spec in fix.imports)
 
 
 def _paths(module: cst.Module, parent: Parent, targets: Iterable[cst.CSTNode]) -> Optional[set[int]]:

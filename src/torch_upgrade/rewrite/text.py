@@ -338,7 +338,9 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
         first_of[id(fix)] = len(out)
         # the shortcuts add a fix's imports at the module's top; one that goes beside a function's own import of
         # its package (an optional dependency) is placed by the whole module's rewrite
-        whole = bool(fix.imports) and parent is not None and fixing.imports_lazily(module, parent, fix)
+        # (or beside an import of its package it trims)
+        whole = bool(fix.imports) and (parent is not None and fixing.imports_lazily(module, parent, fix)
+                                       or fixing.trims_an_import(fix))
         in_place = _in_place(module, fix, located, starts, tops, uses) if tops is not None and not whole else None
         if in_place is not None:
             new_code, edits, after = in_place
