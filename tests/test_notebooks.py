@@ -172,6 +172,8 @@ def test_broken_notebook_is_an_error_line(tmp_path, monkeypatch, content, messag
     "torch.*Tensor?\n*Tensor?\nlayers[0]?\nimport torch\n",  # IPython's wildcard search and indexed help
     "%%time\nx = 1\n%time y = 2\n",
     "s = '''\n%d items\n!not a magic\n'''\nt = (1\n%2)\n",
+    # IPython's automagic: a magic or shell alias without its %, where the line is not Python
+    "ls embeddings/\ncd ..\npip install torch==2.0\nif x:\n    cd data\nmatplotlib inline\n",
 ])
 def test_masking_keeps_lines_and_columns_and_is_undone_exactly(source):
     masked = mask(source, "7")
@@ -199,6 +201,30 @@ def test_a_timed_statement_keeps_its_columns_and_comes_back_as_the_fixes_left_it
     fixed = masked.text.replace("torch.qr(a)", "torch.linalg.qr(a)").replace("f(i)  #", "g(i)  #")
     assert unmask(fixed, masked.originals, masked.prefixes) == source.replace("torch.qr(a)", "torch.linalg.qr(a)") \
         .replace("%timeit  f(i)", "%timeit  g(i)")
+
+
+@pytest.mark.parametrize("source", [
+    "ls -l\n",  # Python (ls minus l): left as it is
+    "env = {}\ncat = 3\nls\n",  # names of the aliases, assigned or read
+    "cat = load(a\n, b)\n",  # a bracket left open: the next line continues it
+    "run(model)\ntime.sleep(1)\n",
+])
+def test_python_that_begins_with_an_alias_name_is_not_masked(source):
+    masked = mask(source, "0")
+    assert masked is not None and masked.originals == {} and masked.text == source
+
+
+def test_an_automagic_cell_is_no_syntax_error(tmp_path):
+    """NeMo's tutorial: a code cell ``ls embeddings/`` (IPython runs it as the ls alias) was reported as a
+    syntax error; the cell is masked as ``!ls`` would be, and the other cells are scanned and fixed."""
+    cells = [code(["import torch\n", "A = torch.randn(3, 3)\n"]), code(["ls embeddings/"]),
+             code(["cd ..\n", "Q, R = torch.qr(A)\n"])]
+    path = write(tmp_path, notebook(cells))
+    report = run_scan(tmp_path)
+    assert not report.errors and [f.rule for f in report.findings] == ["TU204"]
+    before = path.read_bytes()
+    run_fix(tmp_path)
+    assert path.read_bytes() == before.replace(b"torch.qr(A)", b"torch.linalg.qr(A)")
 
 
 def test_lines_inside_strings_and_brackets_are_not_masked():

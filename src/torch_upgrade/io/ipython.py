@@ -33,6 +33,11 @@ _TIMED_STAND_IN = "if 1:"  # as wide as "%time " less one: padded with blanks to
 # and literal indices (``x[0]?``)
 _LINE_MAGIC = re.compile(r"[%!?]|[A-Za-z_][\w.]*\s*=\s*[%!]|(?!\d)[\w*]+(?:\.(?!\d)[\w*]+|\[-?\d+\])*\?{1,2}\s*$")
 _CELL_MAGIC = re.compile(r"\s*%%(\w*)")
+# IPython's automagic: a line magic or a shell alias written without its %, with arguments (``ls embeddings/``,
+# ``cd data``, ``pip install x``); masked only where the line is not Python (``ls -l`` and ``env = {}`` are)
+_AUTOMAGIC = re.compile(r"(?:ls|ll|cd|pwd|pip|conda|mamba|mkdir|rmdir|cat|cp|mv|rm|less|more|man|env|matplotlib|"
+                        r"load_ext|reload_ext|autoreload|run|pinfo|who|whos|store|time|timeit)[ \t]+"
+                        r"(?!=|[+*/%@&|^<>!,:;)\]}]|-\s|(?:in|is|and|or|if|else|for|not)\b)\S")
 
 
 def _logical_line_starts(lines: list[str]) -> list[bool]:
@@ -100,6 +105,18 @@ def _timed(body: str) -> Optional[tuple[str, str]]:
     return found.group(), statement
 
 
+def _automagic(stripped: str) -> bool:
+    """Whether a logical line (its indentation stripped) is an automagic call: a magic's or shell alias's
+    name and arguments, which Python cannot read (NeMo's tutorial cell ``ls embeddings/``)."""
+    if not _AUTOMAGIC.match(stripped) or stripped.rstrip().endswith(("\\", ":", "(", "[", "{", ",")):
+        return False
+    try:
+        compile(stripped, "<automagic>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return True
+    return False
+
+
 def mask(source: str, nonce: str) -> Optional[Masked]:
     """Mask IPython syntax in one cell; None when the cell is not Python (e.g. ``%%bash``)."""
     lines = source.splitlines(keepends=True)
@@ -135,7 +152,8 @@ def mask(source: str, nonce: str) -> Optional[Masked]:
     i = 0
     while i < len(lines):
         stripped = lines[i].lstrip()
-        if i == skip_to or (starts[i] and _LINE_MAGIC.match(stripped)):
+        alone = i + 1 == len(lines) or starts[i + 1]  # a logical line of its own (no bracket left open)
+        if i == skip_to or (starts[i] and (_LINE_MAGIC.match(stripped) or alone and _automagic(stripped))):
             replace(i, statement=i != skip_to)
             while lines[i].rstrip("\r\n").endswith("\\") and i + 1 < len(lines):  # continued magic
                 i += 1
