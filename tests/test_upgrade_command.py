@@ -141,6 +141,18 @@ def test_without_a_pin_the_note_names_the_requirements_file_setup_py_reads(tmp_p
     assert "setup.py" not in note
 
 
+def test_without_a_pin_the_note_skips_a_setup_cfg_of_tool_settings(tmp_path):
+    """NeMo 1.0: setup.cfg holds pytest's settings only; setup.py reads requirements/requirements.txt, whose
+    torch line has no version: that is where the pin goes."""
+    root = project(tmp_path, {"setup.cfg": "[tool:pytest]\naddopts = --verbose\n",
+                              "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                              "requirements/requirements.txt": "numpy\ntorch\n",
+                              "requirements/requirements_test.txt": "pytest\ntorch\n", "pkg/model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0", "--diff")
+    note = next(line for line in result.stderr.splitlines() if "no torch pin was written" in line)
+    assert note.endswith("requirements/requirements.txt (its torch line names no version)"), note
+
+
 def test_each_subproject_raises_its_own_pin(tmp_path):
     root = project(tmp_path, {
         "vision/requirements.txt": "torch>=1.8\n", "vision/model.py": MODEL,

@@ -200,11 +200,14 @@ def where_a_pin_goes(start: Path) -> str:
         folder = start.parent if start.is_file() else start
         return f"a requirements.txt or pyproject.toml in {display_path(folder, None) or '.'}"
     requirements = sorted(root.glob("requirements*.txt"))
-    bare = [path for path in requirements if pins.names_without_version(path)]
+    listed = requirements + sorted(root.glob("requirements/*.txt"))  # NeMo's requirements/requirements.txt
+    bare = [path for path in listed if pins.names_without_version(path)
+            and not pins.auxiliary(path.relative_to(root).as_posix())]
     if bare:  # whisper: `torch` in requirements.txt, which setup.py reads
         return f"{display_path(bare[0], None)} (its torch line names no version)"
-    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
-        if (root / name).is_file():
+    for name, says in (("pyproject.toml", ("[project]", "[tool.poetry")), ("setup.cfg", ("install_requires",)),
+                       ("setup.py", ("",))):
+        if (root / name).is_file() and any(_mentions(root / name, word) for word in says):  # lists dependencies
             read = [path for path in requirements if name == "setup.py" and _mentions(root / name, path.name)]
             if read:  # a setup.py that takes its install_requires from a requirements file
                 return display_path(read[0], None)
