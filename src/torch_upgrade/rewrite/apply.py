@@ -206,10 +206,10 @@ def _trimmed(fix: Fix, spec: ImportSpec) -> Optional[cst.ImportFrom]:
     import ``spec`` goes where it stands, in the file's order of imports, not after the last of them."""
     package = spec.module.split(".")[0]
     for edit in fix.edits:
-        if isinstance(edit, Replace) and isinstance(edit.node, cst.ImportFrom) and isinstance(edit.new, cst.ImportFrom) \
-                and edit.node.module is not None and not edit.node.relative \
-                and dotted(edit.node.module).split(".")[0] == package:
-            return edit.node
+        node = edit.node if isinstance(edit, Replace) and isinstance(edit.new, cst.ImportFrom) else None
+        if isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative \
+                and (dotted(node.module) or "").split(".")[0] == package:
+            return node
     return None
 
 

@@ -168,8 +168,8 @@ def _alias_use(read: cst.Name, name: str, analysis: Analysis) -> Optional[str]:
     or container has (``model.float().eval()``). The name may be bound again only to itself through
     those methods (``model = model.half().to(device)``); any other binding of it in the function, and
     the evidence is not taken."""
-    value = F.entry(read, analysis)
-    value = F.through(value, analysis) if value is not None else None
+    entry = F.entry(read, analysis)
+    value = F.through(entry, analysis) if entry is not None else None
     assign = analysis.parent(value) if value is not None else None
     if not isinstance(assign, cst.Assign) or assign.value is not value or len(assign.targets) != 1 \
             or not isinstance(assign.targets[0].target, cst.Name):
@@ -194,7 +194,7 @@ def _alias_use(read: cst.Name, name: str, analysis: Analysis) -> Optional[str]:
                 and isinstance(again.value, cst.Call) and _through_self(again.value, alias)):
             return None  # bound to something else: a later read may be of another object
     earlier = _earlier(_statement_line(assign, analysis) or assign, analysis)
-    for later in _own_reads(alias, assign, analysis):
+    for later in _own_reads(alias, assign.value, analysis):
         if _inside(later, earlier, analysis) or _inside(later, {id(assign)}, analysis):
             continue
         if F.module_use(later, analysis):
