@@ -70,6 +70,30 @@ def test_the_message_names_the_library_release(tmp_path):
         "paired with it (0.13 and later); keep the body"]
 
 
+def test_an_assert_on_a_library_version_names_the_library_release(tmp_path):
+    """An RoI layer's constructor asserts torchvision's version (detectron2's shape): the message names the
+    torchvision release the window pairs; the torch assert beside it, under the same function's import of
+    torchvision's ``__version__``, reads torch's only (the name after ``torch.`` is not that import)."""
+    write(tmp_path, {"roi.py": '''
+        import torch
+
+
+        class RoIPool(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                from torchvision import __version__
+
+                version = tuple(int(x) for x in __version__.split(".")[:2])
+                assert version >= (0, 7), "needs torchvision >= 0.7"
+                assert torch.__version__ >= "1.0"
+        '''})
+    report = torch_upgrade.scan([tmp_path], from_version="1.12", select=["TU980"])
+    assert [f.message for f in report.findings] == [
+        "dead compatibility code: this assert holds on every torch of the window (1.12 and later) and the "
+        "torchvision paired with it (0.13 and later); remove it",
+        "dead compatibility code: this assert holds on every torch of the window (1.12 and later); remove it"]
+
+
 def test_a_torchvision_check_does_not_keep_a_removed_torch_call_away(tmp_path):
     write(tmp_path, {"ops.py": '''
         import torch

@@ -537,7 +537,12 @@ class GuardModel:
             return set()
         seen.add(id(expr))
         found: set[str] = set()
-        for node in subtree(expr):
+        nodes = subtree(expr)
+        # the name after a dot is no name of the scope (`torch.__version__` where `__version__` is torchvision's)
+        attributes = {id(node.attr) for node in nodes if isinstance(node, cst.Attribute)}
+        for node in nodes:
+            if id(node) in attributes:
+                continue
             if isinstance(node, cst.Call):
                 named = [a.value.evaluated_value for a in node.args if isinstance(a.value, cst.SimpleString)]
                 last = (dotted(node.func) or "").rsplit(".", 1)[-1]

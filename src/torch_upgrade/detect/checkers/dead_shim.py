@@ -146,8 +146,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             decided.append((node, rewrite.unused(line, parent, reads)))
             test = node.test
             since[id(node)] = _since(lambda at: decider.decides(test, scope, at) is True, window)
-            messages[id(node)] = (f"dead compatibility code: this assert holds on every torch {_floor(window)}; "
-                                  "remove it")
     for node in analysis.nodes(cst.Assign):  # pytestmark = pytest.mark.skipif(...): a whole module's or class's
         assert isinstance(node, cst.Assign)
         line = parent(node)
@@ -659,6 +657,8 @@ def _message(guard: Guard, truth: bool, window: Window, libraries: tuple[str, ..
     if paired and all(release is not None for _, release in paired):
         floor += " and the " + " and the ".join(
             f"{library} paired with it ({short(release)} and later)" for library, release in paired if release)
+    if isinstance(guard, cst.Assert):  # roi_align's `assert version >= (0, 7)` of torchvision's version
+        return f"dead compatibility code: this assert holds on every torch {floor}; remove it"
     if isinstance(guard, cst.Try):
         imports = any(isinstance(node, (cst.Import, cst.ImportFrom))
                       for node in subtree(guard.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)))
