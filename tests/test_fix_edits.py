@@ -452,3 +452,40 @@ def test_the_imports_a_fix_adds_go_where_the_import_it_trims_stands(tmp_path):
     before = block.conv(x)
     block.remove_weight_norm()
     assert torch.allclose(block.conv(x), before)
+
+
+STACK = '''\
+from torch import nn
+
+
+class Stack(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.shortcut = nn.utils.weight_norm(nn.Conv1d(c, c, kernel_size=1))
+
+    def remove_weight_norm(self):
+        nn.utils.remove_weight_norm(self.shortcut)
+'''
+
+
+def test_a_new_name_is_spelled_through_the_files_from_import_of_its_module(tmp_path):
+    """A vocoder layer (Coqui TTS 0.1) imports only ``from torch import nn`` and writes ``nn.utils.weight_norm``:
+    the new names are ``nn.utils.parametrizations.weight_norm`` and ``nn.utils.parametrize.remove_parametrizations``,
+    through that import, not ``torch.`` with an ``import torch`` added for them."""
+    (tmp_path / "requirements.txt").write_text("torch>=2.1\n")
+    path = tmp_path / "stack.py"
+    path.write_text(STACK)
+    import torch_upgrade
+
+    torch_upgrade.fix(path, unsafe=True)
+    fixed = path.read_text()
+    assert fixed == STACK.replace("nn.utils.weight_norm(", "nn.utils.parametrizations.weight_norm(").replace(
+        "nn.utils.remove_weight_norm(self.shortcut)", 'nn.utils.parametrize.remove_parametrizations(self.shortcut, "weight")')
+    torch = pytest.importorskip("torch")
+    namespace: dict = {}
+    exec(compile(fixed, str(path), "exec"), namespace)
+    stack = namespace["Stack"](2)
+    x = torch.randn(1, 2, 4)
+    before = stack.shortcut(x)
+    stack.remove_weight_norm()
+    assert torch.allclose(stack.shortcut(x), before)

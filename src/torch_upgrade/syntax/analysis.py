@@ -749,8 +749,12 @@ class Analysis:
         return self._spans.get(id(top), (0, None))
 
     def local_name_for(self, qualname: str) -> Optional[str]:
-        """A module-level name (or dotted path) that refers to ``qualname``, if any."""
+        """A module-level name (or dotted path) that refers to ``qualname``, if any: through an ``import`` of a
+        module above it, else through a ``from`` import of one of torch's lasting modules (``_ALWAYS_MODULES``:
+        ``nn.utils.parametrizations.weight_norm`` under ``from torch import nn`` alone, where ``torch.`` would need
+        an import of its own)."""
         best = None
+        through_from = None
         for local in self.root_scope.bindings:
             binding = self.lookup(local, self.root_scope)
             if binding is None or binding.kind not in ("import", "from") or binding.typing_only:
@@ -759,11 +763,21 @@ class Analysis:
             assert target is not None  # imports always record what they import
             if qualname == target:
                 return local
-            if qualname.startswith(target + ".") and binding.kind == "import":
+            if qualname.startswith(target + "."):
                 candidate = local + qualname[len(target):]
-                if best is None or len(candidate) < len(best):
+                if binding.kind == "import" and (best is None or len(candidate) < len(best)):
                     best = candidate
-        return best
+                elif binding.kind == "from" and target in _ALWAYS_MODULES and \
+                        (through_from is None or len(candidate) < len(through_from)):
+                    through_from = candidate
+        return best if best is not None else through_from
+
+
+# torch's modules that were modules in every release (``from torch import fft`` bound a function before 1.8):
+# a name under one of them is spelled through the file's ``from`` import of it (``local_name_for``)
+_ALWAYS_MODULES = frozenset({"torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim", "torch.utils",
+                             "torch.utils.data", "torch.autograd", "torch.cuda", "torch.distributed", "torch.onnx",
+                             "torch.jit"})
 
 
 def _strings(annotation: cst.BaseExpression) -> list[cst.SimpleString]:
