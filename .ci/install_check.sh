@@ -19,8 +19,8 @@ check_cli() {  # $1: the venv's bin directory
         exit 1
     fi
     count=$(wc -l < "$work/out.txt")
-    if [ "$count" -ne 19 ]; then
-        echo "install_check: expected 19 findings, got $count" >&2
+    if [ "$count" -ne 21 ]; then
+        echo "install_check: expected 21 findings, got $count" >&2
         cat "$work/out.txt" >&2
         exit 1
     fi

@@ -155,7 +155,7 @@ def test_legacy_project_baseline_round_trip(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES / "legacy_project", project)
     monkeypatch.chdir(project)
     assert cli("scan", ".", "--baseline-write", ".torch-upgrade-baseline.json").exit_code == 0
-    assert len(json.loads((project / ".torch-upgrade-baseline.json").read_text())["findings"]) == 19
+    assert len(json.loads((project / ".torch-upgrade-baseline.json").read_text())["findings"]) == 21
     result = cli("scan", ".", "--baseline", ".torch-upgrade-baseline.json")
     assert result.exit_code == 0 and "No findings" in result.stdout
 
@@ -172,12 +172,12 @@ def test_junit_failures_follow_fail_on(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES / "legacy_project", tmp_path / "p")
     monkeypatch.chdir(tmp_path / "p")
     code, root = _junit()
-    assert code == 1 and root.get("failures") == "18"  # 7 errors and 11 warnings; the hint passes
+    assert code == 1 and root.get("failures") == "20"  # 7 errors and 13 warnings; the hint passes
     hint = next(c for c in root.iter("testcase") if c.get("name", "").startswith("TU502"))
     assert hint.find("failure") is None and "below --fail-on info: not a failure" in hint.find("system-out").text
     code, root = _junit("--fail-on", "error")
     assert code == 1 and root.get("failures") == "7"
     code, root = _junit("--fail-on", "hint")
-    assert root.get("failures") == "19"
+    assert root.get("failures") == "21"
     code, root = _junit("--select", "TU502")  # only the hint: the run passes, and so does the report
     assert code == 0 and root.get("failures") == "0" and root.get("tests") == "8"

@@ -31,9 +31,10 @@ def _ids(result):
 
 
 def test_lint_rules_are_what_the_issue_asks_for():
-    assert set(LINT) == {"TUL001", "TUL101", "TUL102", "TUL103", "TUL201", "TUL202", "TUL301", "TUL401", "TUL402"}
+    assert set(LINT) == {"TUL001", "TUL002", "TUL101", "TUL102", "TUL103", "TUL201", "TUL202", "TUL301", "TUL401",
+                         "TUL402"}
     severities = {rule_id: rule.severity for rule_id, rule in LINT.items()}
-    assert severities["TUL001"] == "warning"
+    assert severities["TUL001"] == severities["TUL002"] == "warning"
     assert {severities[i] for i in ("TUL101", "TUL102", "TUL103", "TUL202", "TUL401", "TUL402")} == {"hint"}
     assert severities["TUL201"] == severities["TUL301"] == "info"
     for rule in LINT.values():

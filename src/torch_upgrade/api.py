@@ -31,7 +31,7 @@ from torch_upgrade.core.model import Finding as _Finding
 from torch_upgrade.core.paths import display_path
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.core.versions import Window as _Window
-from torch_upgrade.core.versions import NEWEST, UPGRADE, parse_version, short
+from torch_upgrade.core.versions import FROM_OPTION, NEWEST, UPGRADE, parse_version, short
 from torch_upgrade.engine import scan as engine
 from torch_upgrade.engine.resolve import Options, ResolveError, Resolver, items
 from torch_upgrade.engine.runner import Progress
@@ -208,7 +208,7 @@ def resolve(paths: Sequence[PathLike], *, from_version: Optional[str] = None,
             fix: bool = False, unsafe_fixes: Optional[bool] = None, diff: bool = False, fix_edits: bool = False,
             jobs: int = 1, cache: bool = False, min_confidence: Optional[str] = None,
             extend_select: Optional[Iterable[str]] = None, extend_ignore: Optional[Iterable[str]] = None,
-            from_label: str = "--from", shard: Optional[tuple[int, int]] = None) -> Resolved:
+            from_label: str = FROM_OPTION, shard: Optional[tuple[int, int]] = None) -> Resolved:
     """The settings for a run, resolved as the CLI does; raises UsageError for bad options.
 
     ``settings`` are those of the first path; each file gets its own from the nearest config

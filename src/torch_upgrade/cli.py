@@ -250,6 +250,10 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
     for note in notes:
         say.note(note)
     settings = resolved.settings
+    bump_failed = False
+    after = _Later(quiet)  # said after the report, as the pin is written after the code
+    if settings.fix and result.fixed:  # before the report: a raised pin settles findings about the old one
+        result, bump_failed = _after_fix(result, resolved, bump_pin, after)
     if diff:
         _report_diff(result, fmt, output, settings.unsafe_fixes, rules, notes, show_fixes, say)
     if add_ignore:
@@ -274,10 +278,9 @@ def scan(paths: tuple[Path, ...], low: Optional[str], high: Optional[str], selec
             click.echo(listing, nl=False)
         else:
             click.echo(listing, err=True, nl=False)
-    if settings.fix and result.fixed:
-        _after_fix(result, resolved, bump_pin, say)
+    after.said()
     failing = result.failing(fail_on)
-    if result.errors:
+    if result.errors or bump_failed:
         sys.exit(1)
     sys.exit(0 if exit_zero or not failing else 1)
 
@@ -361,6 +364,30 @@ class _Say:
         if not self.quiet:
             _stderr().print(f"[bold]torch-upgrade:[/] {text}", highlight=False)
 
+    def error(self, text: str) -> None:
+        click.echo(f"torch-upgrade: error: {text}", err=True)
+
+
+class _Later(_Say):
+    """Notes and errors kept to be said after the report (``said``): what --fix wrote besides the code."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__(quiet)
+        self._kept: list[tuple[str, str]] = []
+
+    def info(self, text: str) -> None:
+        self._kept.append(("info", text))
+
+    def error(self, text: str) -> None:
+        self._kept.append(("error", text))
+
+    def said(self) -> None:
+        for kind, text in self._kept:
+            if kind == "info":
+                super().info(text)
+            else:
+                super().error(text)
+
 
 def _scan_stdin(resolved: api.Resolved, name: Optional[str], fmt: str, output: Optional[Path], fail_on: str,
                 exit_zero: bool, say: _Say) -> NoReturn:
@@ -432,13 +459,17 @@ def _report_diff(result: ScanResult, fmt: str, output: Optional[Path], unsafe_fi
     sys.exit(1 if text or result.errors else 0)
 
 
-def _after_fix(result: ScanResult, resolved: api.Resolved, bump_pin: bool, say: _Say) -> None:
+def _after_fix(result: ScanResult, resolved: api.Resolved, bump_pin: bool, say: _Say) -> tuple[ScanResult, bool]:
     """After --fix: the torch the fixed code needs, per window; with --bump-pin, written where the
-    window's lower bound comes from."""
+    window's lower bound comes from, and the findings about the old floor that the new one settles
+    (a name the fixed code reads that the old floor lacked: ``_settled``) left out; and whether a
+    pin could not be raised (an error: the run exits 1)."""
     from packaging.version import Version
 
     groups: dict[tuple[str, str], list[tuple[Path, Version]]] = {}
     lows: dict[tuple[str, str], Version] = {}
+    raised: dict[tuple[str, str], Version] = {}  # the windows whose floor --bump-pin raised, to what
+    failed = False
     resolver = resolved.resolver
     for file in result.files:
         needs = [Version(n) for _, n in file.applied if n]
@@ -459,29 +490,64 @@ def _after_fix(result: ScanResult, resolved: api.Resolved, bump_pin: bool, say: 
         say.info(f"the fixed code needs torch >= {short(need)}; the window's lower bound is {short(low)}{where}: "
                  + ("--bump-pin raises it" if bump_pin else "raise it (--bump-pin writes it)"))
         if bump_pin:
-            _bump(resolved, files[0][0], need, say)
+            done = _bump(resolved, files[0][0], need, say)
+            if done is False:
+                failed = True
+            elif done:
+                raised[key] = need
+    return (_settled(result, resolved, raised) if raised else result), failed
 
 
-def _bump(resolved: api.Resolved, path: Path, need: Any, say: _Say) -> None:
+def _settled(result: ScanResult, resolved: api.Resolved, raised: dict[tuple[str, str], Any]) -> ScanResult:
+    """``result`` without the findings a raised floor settles: a rule reported against the project's floor
+    (``Rule.needs_floor``, a lint: TUL002's name newer than the floor) whose release the window's new floor
+    (``raised``, by the window's old lower bound and source) has."""
+    from packaging.version import Version
+
+    floor_rules = {rule.id for rule in resolved.rules if rule.needs_floor and rule.kind == "lint"}
+    resolver = resolved.resolver
+
+    def settled(finding: Any) -> bool:
+        if finding.rule_id not in floor_rules:
+            return False
+        window = resolver.settings_for(Path(finding.path))[0].window if resolver is not None \
+            else resolved.settings.window
+        need = raised.get((str(window.low), window.source))
+        try:
+            return need is not None and Version(finding.release) <= need
+        except ValueError:
+            return False
+
+    gone = {id(f) for f in result.findings if settled(f)}
+    if not gone:
+        return result
+    files = [dataclasses.replace(file, findings=[f for f in file.findings if id(f) not in gone]) for file in result.files]
+    return dataclasses.replace(result, files=files, findings=[f for f in result.findings if id(f) not in gone])
+
+
+def _bump(resolved: api.Resolved, path: Path, need: Any, say: _Say) -> Optional[bool]:
+    """Raises the pin or config of ``path``'s window to ``need``: True where it now says so, False where it
+    cannot be raised (an error, said), None where there is nothing to raise (said)."""
     from torch_upgrade.engine import floor
     from torch_upgrade.io.pins import BumpError
 
     if resolved.resolver is None or resolved.resolver.origin(path)[0] == "option":
         say.info("--bump-pin: the lower bound is --from: there is no file to change")
-        return
+        return None
     found = floor.of(path, resolved.resolver)
     if not found.written:
         say.info("--bump-pin: no project file pins torch: there is no pin to raise")
-        return
+        return None
     try:
         change = floor.raised(found, need)
         if change is not None:
             change.write()
     except BumpError as exc:
-        click.echo(f"torch-upgrade: error: --bump-pin: {exc}", err=True)
-        sys.exit(1)
+        say.error(f"--bump-pin: {exc}")
+        return False
     if change is not None:
         say.info(f"--bump-pin: {display_path(change.path, None)} now asks for torch >= {short(need)}")
+    return True
 
 
 def _settings_report(resolved: api.Resolved, path: Path, fmt: str) -> str:

@@ -28,7 +28,8 @@ from typing import Any, Mapping, Optional
 
 from packaging.version import Version
 
-from torch_upgrade.catalog.ruledata import rules_dir
+from torch_upgrade.catalog import prebuilt
+from torch_upgrade.catalog.ruledata import read_toml, rules_dir
 from torch_upgrade.core import toml as tomllib
 from torch_upgrade.core.versions import parse_version, short
 
@@ -93,6 +94,9 @@ def _fail(file: str, entry: str, problem: str) -> NamesError:
 def _version(value: Any, file: str, entry: str, key: str) -> Version:
     if not isinstance(value, str):
         raise _fail(file, entry, f"'{key}' must be a version string such as \"1.9\", not {value!r}")
+    version = _RELEASES.get(value)  # a few dozen texts for two thousand names: each parsed once
+    if version is not None:
+        return version
     try:
         version = parse_version(value)
     except ValueError:
@@ -100,7 +104,11 @@ def _version(value: Any, file: str, entry: str, key: str) -> Version:
     if version != _minor(version):
         raise _fail(file, entry, f"'{key}' must be a major.minor release (\"{short(_minor(version))}\"), "
                                  f"not {value!r}")
+    _RELEASES[value] = version
     return version
+
+
+_RELEASES: dict[str, Version] = {}  # the release texts ``_version`` has read, each once
 
 
 def _entry(name: str, raw: Any, file: str) -> NameHistory:
@@ -147,6 +155,10 @@ def parse_names(text: str, file: str = "names.toml") -> dict[str, NameHistory]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise NamesError(f"{file}: invalid TOML: {exc}") from None
+    return _histories(data, file)
+
+
+def _histories(data: dict[str, Any], file: str) -> dict[str, NameHistory]:
     unknown = set(data) - {"names"}
     if unknown:
         raise NamesError(f"{file}: unknown top-level key(s): {', '.join(sorted(unknown))}")
@@ -163,13 +175,17 @@ def shipped_names() -> dict[str, NameHistory]:
 
 
 def load_names(path: Optional[Path] = None) -> dict[str, NameHistory]:
-    """The name histories of ``path`` (by default the shipped table), keyed by qualified name."""
+    """The name histories of ``path`` (by default the shipped table), keyed by qualified name; its data
+    from the table built with the wheel (``catalog.prebuilt``) where that has the file's bytes (parsing
+    the TOML took a seventh of a second)."""
     path = path or default_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_toml(path, prebuilt.table(path.parent))
     except (OSError, UnicodeDecodeError) as exc:
         raise NamesError(f"{path.name}: cannot read: {exc}") from None
-    return parse_names(text, path.name)
+    except tomllib.TOMLDecodeError as exc:
+        raise NamesError(f"{path.name}: invalid TOML: {exc}") from None
+    return _histories(data, path.name)
 
 
 def present(histories: Mapping[str, NameHistory], qualname: str, low: Version, high: Version) -> Optional[bool]:

@@ -23,6 +23,7 @@ NEWEST = RELEASES[-1]
 PAIRED = "paired with torch"  # how a library window derived from torch's says so (its ``source`` begins so)
 NO_PIN = "no torch pin found"  # how a window whose lower bound was assumed says so (its ``source``)
 UPGRADE = "upgrade --to"  # how a window whose lower bound is an upgrade's target says so (its ``source`` begins so)
+FROM_OPTION = "--from"  # how a window whose lower bound the scan was given says so (its ``source``)
 
 
 def parse_version(text: str) -> Version:
@@ -62,6 +63,12 @@ class Window:
         """Whether the project states its lower bound (a pin, --from, a config), rather than the
         oldest release being assumed for want of one."""
         return self.source != "default" and not self.source.startswith(NO_PIN)
+
+    @property
+    def declared(self) -> bool:
+        """Whether the project's own files state the lower bound (a pin, a config's ``from``): what it says it
+        supports, not a release the scan was asked about (``--from``) or moves it to (``upgrade --to``)."""
+        return self.current and self.source != FROM_OPTION
 
     @property
     def current(self) -> bool:

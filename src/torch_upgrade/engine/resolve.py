@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from torch_upgrade.catalog.pairing import Pairing, derived, load_pairing
 from torch_upgrade.core.settings import Settings
-from torch_upgrade.core.versions import LIBRARIES, NEWEST, NO_PIN, OLDEST, TORCH, Window, parse_version, short
+from torch_upgrade.core.versions import FROM_OPTION, LIBRARIES, NEWEST, NO_PIN, OLDEST, TORCH, Window, parse_version, short
 from torch_upgrade.io import config as config_mod
 from torch_upgrade.io import pins
 
@@ -54,7 +54,7 @@ class Options:
     jobs: int = 1
     cache: bool = False
     min_confidence: Optional[str] = None
-    from_label: str = "--from"  # what the window's source says of from_version (``upgrade --to X``)
+    from_label: str = FROM_OPTION  # what the window's source says of from_version (``upgrade --to X``)
 
 
 def items(values: Optional[Iterable[str]]) -> tuple[str, ...]:

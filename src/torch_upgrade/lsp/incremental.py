@@ -111,7 +111,10 @@ LOCAL_CHECKERS = frozenset({"legacy_ctor", "legacy_type_compare", "bool_subtract
                             # hits at the glue's imports only (autoload's: an import no one reads; a changed
                             # statement reads an import only where another statement reads it too, see
                             # ``Incremental._anchored``)
-                            "autoload", "vision_module_import", "tensor_module"})
+                            "autoload", "vision_module_import", "tensor_module",
+                            # each hit in the module-level statement it reads a name in, by that statement and
+                            # the glue's imports alone
+                            "newer_than_floor"})
 # checkers whose hits are each in one scope's flow, unless the file calls a fused attention anywhere (then
 # none): allowed while the changed statements, and what they name, hold no such name
 # (``Incremental._fused_kept``), or an unchanged statement calls one, or the changed ones call one after

@@ -1,0 +1,124 @@
+"""TUL002: a torch name newer than the project's floor, read where its module is imported.
+
+A project that states its oldest torch (a pin, ``--from``, a config) says its code runs there. A module that
+imports, or reads at import time, a torch name that release does not have yet (``from torch.nn.attention
+import sdpa_kernel`` under ``torch>=2.0``: torch.nn.attention came in 2.3) fails to import there, with an
+ImportError or an AttributeError, whatever the program does next. When names appeared is the table of
+torch names (``rules/names.toml``, ``catalog.names``: a name's own first release, read from every release's
+sources from 1.6 on); a name not in it is never reported.
+
+Each module-level statement reports a name once, where it first reads it. Only what runs when the module is
+imported is reported: the module's own statements and its classes'
+bodies, decorators and default values, outside any ``if``, ``try``, conditional expression or other
+context (a version check, a probe, ``if TYPE_CHECKING:``, ``if __name__ == "__main__":``: whatever the
+test, the code may not run on the old release), never an annotation (not evaluated under ``from __future__
+import annotations``, nor in a string), never an assignment to a module's attribute (it raises nothing),
+and never code in a function, which may run only where the newer torch is there (accelerate reads
+``torch.distributed.tensor.DTensor`` in functions its FSDP2 path calls, which checks the version first).
+Only where the project's own files state the floor (a pin, a config's ``from``): not for a ``--from`` the scan
+was given (a release the user asks about: ``--from 1.6`` to see every change since), nor in ``upgrade --to X``,
+which moves the floor.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+from packaging.version import Version
+
+from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, shipped_names
+from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.versions import RELEASES, Window, short
+from torch_upgrade.detect.hits import Hit
+from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.scopes import Scope
+
+
+def _words() -> tuple[tuple[str, ...], ...]:
+    """Each dated name's parts, its last first (the first pass keys a group on its first name): a file
+    can only read a name whose every part it writes (``syntax.analysis.qualify``)."""
+    out = []
+    for name, history in shipped_names().items():
+        if history.added > OLDEST_CHECKED:
+            parts = name.split(".")
+            out.append(tuple(dict.fromkeys((parts[-1], *parts[:-1]))))
+    return tuple(out)
+
+
+WORDS = _words()
+
+
+def _minor(version: Version) -> Version:
+    return Version(".".join(str(p) for p in (list(version.release) + [0])[:2]))
+
+
+def _newer(qualname: str, floor: Version, histories: dict[str, NameHistory]) -> Optional[NameHistory]:
+    """The shortest part of ``qualname`` (``torch.nn.attention`` of ``torch.nn.attention.sdpa_kernel``) that
+    came after ``floor``, if any."""
+    parts = qualname.split(".")
+    for end in range(2, len(parts) + 1):
+        history = histories.get(".".join(parts[:end]))
+        if history is not None and history.added > floor:
+            return history
+    return None
+
+
+def _at_import(scope: Optional[Scope]) -> bool:
+    while scope is not None:
+        if scope.kind == "function":
+            return False
+        scope = scope.parent
+    return True
+
+
+def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    if not window.declared:
+        return []
+    floor = _minor(window.low)
+    if floor < OLDEST_CHECKED:
+        return []  # the table says nothing of releases before it
+    histories = shipped_names()
+    out: list[Hit] = []
+    # a name once per module-level statement, where it first reads it (the import stops there; and a statement's
+    # findings are its own: the editor analyses a changed function or class with the imports alone)
+    seen: set[tuple[int, str]] = set()
+    for ref in analysis.references:
+        qualname = ref.qualname
+        if not qualname or not qualname.startswith("torch.") or ref.ctx not in ("load", "import") \
+                or ref.guards or ref.handled or not _at_import(ref.scope):
+            continue
+        history = _newer(qualname, floor, histories)
+        if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None:
+            continue
+        key = (id(ref.top), history.name)
+        if key in seen:
+            continue
+        seen.add(key)
+        kind = "import" if ref.ctx == "import" else "read"
+        message = (f"{history.name} came in torch {short(history.added)}, but the project supports torch "
+                   f"{short(window.low)} ({window.source}): this {kind} fails when the module is imported on "
+                   f"torch {_span(floor, history.added)}; raise the floor to "
+                   f"{short(history.added)}, or import it where it is used behind a check of the version")
+        found = Hit(rule, _at(ref, history.name), ref.statement, ref=ref, message=message)
+        found.release, found.kind = short(history.added), "opportunity"  # headed "available since torch 2.3"
+        out.append(found)
+    return out
+
+
+def _at(ref: Reference, name: str) -> cst.CSTNode:
+    """Where to report ``name``: the module of ``from torch.nn.attention import sdpa_kernel`` where the module
+    is the newer name, else the reference."""
+    statement = ref.import_statement
+    if isinstance(statement, cst.ImportFrom) and statement.module is not None and not statement.relative:
+        module = dotted(statement.module)
+        if module is not None and (module == name or module.startswith(name + ".")):
+            return statement.module
+    return ref.node
+
+
+def _span(floor: Version, added: Version) -> str:
+    """The releases from ``floor`` to the last one before ``added``: ``2.0 to 2.2``, or ``1.7``."""
+    older = [r for r in RELEASES if floor <= Version(r) < added]
+    return f"{older[0]} to {older[-1]}" if len(older) > 1 else short(floor)

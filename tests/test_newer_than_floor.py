@@ -1,0 +1,95 @@
+"""TUL002: a torch name newer than the project's floor, read when a module is imported (the pin says the code
+runs on a release that lacks it); through the CLI, as a project with a pin sees it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import cli
+
+ATTEND = '''\
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+class Attend(torch.nn.Module):
+    def forward(self, q, k, v):
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            return F.scaled_dot_product_attention(q, k, v)
+'''
+
+
+def project(root: Path, pin: str | None, code: str = ATTEND) -> Path:
+    if pin is not None:
+        (root / "pyproject.toml").write_text(f'[project]\nname = "p"\ndependencies = ["{pin}"]\n', encoding="utf-8")
+    (root / "attend.py").write_text(code, encoding="utf-8")
+    return root
+
+
+def findings(*args: object) -> list[dict]:
+    result = cli("scan", *args, "--select", "TUL002", "--format", "json", "--no-cache")
+    assert result.exit_code in (0, 1), result.stderr
+    return json.loads(result.stdout)["findings"]
+
+
+def test_an_import_the_pins_floor_lacks_is_reported_at_the_name(tmp_path):
+    # denoising-diffusion-pytorch pins torch>=2.0 and imports torch.nn.attention (2.3) at the top of attend.py
+    root = project(tmp_path, "torch>=2.0")
+    [found] = findings(root)
+    assert (found["line"], found["column"], found["severity"]) == (3, 6, "warning")
+    assert found["fix"] is None
+    assert found["message"].startswith(
+        "torch.nn.attention came in torch 2.3, but the project supports torch 2.0 (pyproject.toml: torch>=2.0): "
+        "this import fails when the module is imported on torch 2.0 to 2.2; raise the floor to 2.3")
+
+
+def test_a_read_at_import_time_one_release_short(tmp_path):
+    # kornia: getattr(torch.compiler, "is_exporting", None) at module level under torch>=2.0 reads torch.compiler (2.1)
+    code = 'import torch\n_is_exporting = getattr(torch.compiler, "is_exporting", None)\n'
+    [found] = findings(project(tmp_path, "torch>=2.0.0", code))
+    assert found["line"] == 2
+    assert "torch.compiler came in torch 2.1" in found["message"]
+    assert "this read fails when the module is imported on torch 2.0;" in found["message"]
+
+
+def test_quiet_without_a_pin_from_a_floor_that_has_it_and_in_upgrade(tmp_path):
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+    assert findings(project(tmp_path / "a", None)) == []
+    assert findings(project(tmp_path / "b", "torch>=2.3")) == []
+    root = project(tmp_path / "c", "torch>=2.0")
+    result = cli("upgrade", root, "--to", "2.1", "--diff", "--select", "TUL002", "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert json.loads(result.stdout)["findings"] == []
+
+
+def test_the_first_pass_leaves_in_a_file_that_writes_the_name_in_parts(tmp_path):
+    code = "import torch.nn as nn\nfrom torch.nn import attention\nsdpa = attention.sdpa_kernel\n"
+    found = findings(project(tmp_path, "torch>=2.0", code))
+    assert [f["line"] for f in found] == [2, 3]  # each statement reports its own read
+
+
+def test_quiet_for_a_release_the_scan_is_asked_about(tmp_path):
+    # --from 1.6 on modern code asks what changed since 1.6; it says nothing of what the project supports
+    code = "import torch.fft\ny = torch.fft.rfft(x)\n"
+    assert findings(project(tmp_path, None, code), "--from", "1.6") == []
+
+
+def test_a_configs_from_states_the_floor(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.torch-upgrade]\nfrom = "1.6"\n', encoding="utf-8")
+    (tmp_path / "spectral.py").write_text("import torch.fft\ny = torch.fft.rfft(x)\n", encoding="utf-8")
+    [found] = findings(tmp_path)  # torch.fft was a function until 1.7 (rules/names.toml): its rfft is dated
+    assert found["line"] == 2
+    assert found["message"].startswith("torch.fft.rfft came in torch 1.7, but the project supports torch 1.6")
+
+
+def test_bump_pin_settles_what_the_old_floor_lacked(project):
+    # the bundled project pins torch==1.6.0 and imports torch._dynamo (2.0) and torch.nn.utils.stateless (1.12); its
+    # unsafe fixes need 2.3: --bump-pin raises the pin there, and the names the new floor has are no longer reported
+    assert [f["rule"] for f in findings(".")] == ["TUL002", "TUL002"]
+    result = cli("scan", ".", "--fix", "--unsafe-fixes", "--bump-pin", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["TU502"]
+    assert (project / "requirements.txt").read_text(encoding="utf-8").splitlines()[1] == "torch==2.3.0"
+    assert result.stderr.index("the fixed code needs torch >= 2.3") < result.stderr.index("now asks for torch >= 2.3")
