@@ -379,8 +379,57 @@ PROJECTS: dict[str, Project] = {
     "kornia-0.2.2": Project("kornia/kornia", "v0.2.2", "1.0",
                             ("test/feature", "test/geometry", "test/utils", "test/test_losses.py"),
                             note="computer vision (2020, torch <= 1.4); torch.solve, circular-padded Conv1d"),
+    # torch-dct 0.1.5 (zh217/torch-dct at 7c3edfe, 2019-05: the repository has no tags; setup.py: torch>=0.4.1): a
+    # DCT built on torch.rfft/irfft, removed in 1.8. Its whole suite (torch_dct/test, 17 tests, seconds). First run
+    # (2026-11-30, helper h2-suites, tool e820380): 17 tests, 1 passed before, 17 after, 16 fixed, 0 broken. 3
+    # rewrites: rfft(x, 1) -> view_as_real(fft.rfft(x, dim=-1)), rfft(v, 1, onesided=False) ->
+    # view_as_real(fft.fft(v, dim=-1)), irfft(V, 1, onesided=False) -> fft.irfft(view_as_complex(V), n=V.shape[-2])
+    "torch-dct-0.1.5": Project("zh217/torch-dct", "7c3edfe", "0.4.1", ("torch_dct",), ("scipy",),
+                               note="DCT on torch.rfft/irfft (2019)"),
+    # kymatio 0.2 (2020-03; no torch version stated: --from 1.4, the torch of its release): its torch backends'
+    # fft/ifft/irfft(onesided=False) on (..., 2) real tensors, 1-D, 2-D and 3-D. The torch frontend and backend
+    # tests and the backend-neutral filter/utils tests (the numpy, tensorflow, keras and sklearn ones left out),
+    # TestScatteringTorch2D::test_gradients deselected (a slow gradcheck: over 20 min on 2 shared cores once the
+    # fixes make it run). Installed here: appdirs (scipy was). First run (2026-11-30, helper h2-suites, tool
+    # e820380): 62 tests, 45 passed before, 57 after, 12 fixed, 0 broken; 8 rewrites (torch.fft/ifft/irfft ->
+    # torch.fft.fftn/ifftn/irfftn through view_as_complex/view_as_real). Failing alike: 4 3-D tests (scipy 1.17
+    # has no scipy.special.sph_harm), one pytest.warns(None)
+    "kymatio-0.2": Project("kymatio/kymatio", "0.2", "1.4",
+                           ("tests/general", "tests/scattering1d/test_torch_scattering1d.py",
+                            "tests/scattering2d/test_torch_scattering2d.py",
+                            "tests/scattering3d/test_torch_scattering3d.py",
+                            "tests/scattering1d/test_filters_scattering1d.py",
+                            "tests/scattering1d/test_utils_scattering1d.py",
+                            "tests/scattering3d/test_utils_scattering3d.py",
+                            "tests/scattering2d/test_frontend_scattering2d.py"),
+                           ("scipy", "appdirs"),
+                           ("--deselect=tests/scattering2d/test_torch_scattering2d.py::TestScatteringTorch2D::"
+                            "test_gradients",),
+                           note="wavelet scattering (2020); torch.fft/ifft/irfft on (..., 2) tensors"),
+    # tensorly 0.5.0 (2020-10; its PyTorch backend refuses torch < 0.4.0, hence --from 0.4), its whole suite (the
+    # tests inside the package) on the PyTorch backend (TENSORLY_BACKEND=pytorch), ~30 s a tree. First run
+    # (2026-11-30, helper h2-suites, tool e820380): 101 tests, 79 passed before, 98 after, 19 fixed, 0 broken. Fixed:
+    # the backend's solve (torch.solve(B, A) -> linalg.lu_factor/lu_solve: 18 CP, PARAFAC2 and regression tests) and
+    # partial_svd's symeig (-> linalg.eigh(UPLO="U"): test_svd); svd(some=...) -> linalg.svd(full_matrices=not ...)
+    # with V = Vh.mH. Left: torch.norm(tensor, **kwds) (TU206 advice); failing alike: np.float in test_gen_image
+    "tensorly-0.5.0": Project("tensorly/tensorly", "0.5.0", "0.4", ("tensorly",), ("scipy",),
+                              note="tensor decompositions on its PyTorch backend (2020); solve, symeig, svd",
+                              env=(("TENSORLY_BACKEND", "pytorch"),)),
+    # PyTorch-NLP 0.5.0 (2019-11; requirements.txt: "pytorch >=0.4"), its whole suite with pytest.ini's --cov
+    # addopts dropped, ~15 s a tree. Installed here: mock. First run (2026-11-30, helper h2-suites, tool e820380):
+    # 137 tests, 103 passed before, 129 after, 26 fixed, 0 broken. Fixed: the test files that did not collect on
+    # `from torch._six import int_classes` (TU037) in its vendored weighted_random_sampler. 47 rewrites, most
+    # LongTensor/FloatTensor(list or sizes) -> torch.tensor/torch.empty in the tests. Failing alike: 11 sampler
+    # tests (SortedSampler's super().__init__(data): Sampler takes no data_source since torch 2.10), the tests
+    # that download (9) or need spacy/nltk
+    "pytorch-nlp-0.5.0": Project("PetrochukM/PyTorch-NLP", "0.5.0", "0.4", ("tests",), ("mock",),
+                                 ("-o", "addopts="),
+                                 note="NLP utilities (2019); torch._six, LongTensor(list), Sampler subclasses"),
 }
-# Tried and left out: geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only
+# Tried and left out (2026-11-30, helper h2-suites): pytorch_wavelets 1.1.0 (its only rewrites are in tests/profile.py,
+# which no test runs; test_dwt_grad's gradchecks take 5 min), pytorch-crf 0.7.2 and pytorch-struct 0.4 (no
+# findings in code their tests run), torchnet 0.0.5.1 (visdom does not build here).
+# geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only
 # arguments): no test of theirs runs before or after. (pyro, also left out at first for its torch 1.x assert,
 # runs above with the assert taken out.)
 
