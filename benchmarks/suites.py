@@ -417,18 +417,20 @@ PROJECTS: dict[str, Project] = {
                               env=(("TENSORLY_BACKEND", "pytorch"),)),
     # PyTorch-NLP 0.5.0 (2019-11; requirements.txt: "pytorch >=0.4"), its whole suite with pytest.ini's --cov
     # addopts dropped, ~15 s a tree. Installed here: mock. First run (2026-11-30, helper h2-suites, tool e820380):
-    # 137 tests, 103 passed before, 129 after, 26 fixed, 0 broken. Fixed: the test files that did not collect on
-    # `from torch._six import int_classes` (TU037) in its vendored weighted_random_sampler. 47 rewrites, most
-    # LongTensor/FloatTensor(list or sizes) -> torch.tensor/torch.empty in the tests. Failing alike: 11 sampler
-    # tests (SortedSampler's super().__init__(data): Sampler takes no data_source since torch 2.10), the tests
-    # that download (9) or need spacy/nltk
+    # 137 tests, 103 passed before, 129 after, 26 fixed, 0 broken: the test files that did not collect on `from
+    # torch._six import int_classes` (TU037) in its vendored weighted_random_sampler. 11 sampler tests still failed
+    # after: SortedSampler's and NoisySortedSampler's super().__init__(data), a TypeError since torch 2.10 took
+    # Sampler's __init__ away, which nothing reported; TU054 since f2e8165 deletes the call. Run again at f2e8165:
+    # 137 tests, 103 passed before, 140 after, 37 fixed, 0 broken, 49 rewrites (most LongTensor/FloatTensor(list
+    # or sizes) -> torch.tensor/torch.empty in the tests). Failing alike: the tests that download (9) or need
+    # spacy/nltk
     "pytorch-nlp-0.5.0": Project("PetrochukM/PyTorch-NLP", "0.5.0", "0.4", ("tests",), ("mock",),
                                  ("-o", "addopts="),
                                  note="NLP utilities (2019); torch._six, LongTensor(list), Sampler subclasses"),
 }
 # Tried and left out (2026-11-30, helper h2-suites): pytorch_wavelets 1.1.0 (its only rewrites are in tests/profile.py,
-# which no test runs; test_dwt_grad's gradchecks take 5 min), pytorch-crf 0.7.2 and pytorch-struct 0.4 (no
-# findings in code their tests run), torchnet 0.0.5.1 (visdom does not build here).
+# which no test runs; test_dwt_grad's gradchecks take 5 min), pytorch-crf 0.7.2 (no findings), torchnet 0.0.5.1
+# (visdom does not build here).
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only
 # arguments): no test of theirs runs before or after. (pyro, also left out at first for its torch 1.x assert,
 # runs above with the assert taken out.)
