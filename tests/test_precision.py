@@ -1659,3 +1659,32 @@ def test_fsdp2_private_path_is_noted_not_urged() -> None:
                                        from_version="2.6", to_version="2.15")
     assert [(f.rule, f.severity, f.fix.safety if f.fix else None) for f in report.findings] == \
         [("TU604", "info", "safe")]
+
+
+def test_sampler_data_source_only_in_a_plain_sampler_subclass(tmp_path) -> None:
+    """PyTorch-NLP 0.5's SortedSampler forwards its data to Sampler.__init__, which torch 2.10 deleted (TypeError);
+    a sampler that calls super().__init__() bare, a subclass of SequentialSampler (its own __init__) and a class
+    with a second base stay quiet, and the deletion keeps the rest of the method."""
+    code = textwrap.dedent("""\
+        from torch.utils.data import Sampler, SequentialSampler
+        class Sorted(Sampler):
+            def __init__(self, data, key):
+                super().__init__(data)
+                self.data = data
+        class Modern(Sampler[int]):
+            def __init__(self, data):
+                super().__init__()
+                self.data = data
+        class Ordered(SequentialSampler):
+            def __init__(self, data):
+                super().__init__(data)
+        class Mixed(Sampler, Registered):
+            def __init__(self, data):
+                super().__init__(data)
+        """)
+    assert [(rule, line) for rule, line in findings(code, low="1.4") if rule == "TU054"] == [("TU054", 4)]
+    (tmp_path / "samplers.py").write_text(code)
+    torch_upgrade.fix(tmp_path, from_version="1.4", to_version="2.13", select=["TU054"])
+    fixed = (tmp_path / "samplers.py").read_text()
+    assert fixed == code.replace("        super().__init__(data)\n        self.data = data\n",
+                                 "        self.data = data\n", 1)
