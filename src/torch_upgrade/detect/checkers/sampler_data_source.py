@@ -26,7 +26,7 @@ from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers._statements import remove
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
-WORDS = (("Sampler", "__init__"),)
+WORDS = ("Sampler",)
 SAMPLER = ("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler")
 INIT = tuple(f"{name}.__init__" for name in SAMPLER)
 
