@@ -383,7 +383,8 @@ PROJECTS: dict[str, Project] = {
     # DCT built on torch.rfft/irfft, removed in 1.8. Its whole suite (torch_dct/test, 17 tests, seconds). First run
     # (2026-11-30, helper h2-suites, tool e820380): 17 tests, 1 passed before, 17 after, 16 fixed, 0 broken. 3
     # rewrites: rfft(x, 1) -> view_as_real(fft.rfft(x, dim=-1)), rfft(v, 1, onesided=False) ->
-    # view_as_real(fft.fft(v, dim=-1)), irfft(V, 1, onesided=False) -> fft.irfft(view_as_complex(V), n=V.shape[-2])
+    # view_as_real(fft.fft(v, dim=-1)), irfft(V, 1, onesided=False) -> fft.irfft(view_as_complex(V), n=V.shape[-2]).
+    # Run again at 92342c7: the same
     "torch-dct-0.1.5": Project("zh217/torch-dct", "7c3edfe", "0.4.1", ("torch_dct",), ("scipy",),
                                note="DCT on torch.rfft/irfft (2019)"),
     # kymatio 0.2 (2020-03; no torch version stated: --from 1.4, the torch of its release): its torch backends'
@@ -393,7 +394,7 @@ PROJECTS: dict[str, Project] = {
     # fixes make it run). Installed here: appdirs (scipy was). First run (2026-11-30, helper h2-suites, tool
     # e820380): 62 tests, 45 passed before, 57 after, 12 fixed, 0 broken; 8 rewrites (torch.fft/ifft/irfft ->
     # torch.fft.fftn/ifftn/irfftn through view_as_complex/view_as_real). Failing alike: 4 3-D tests (scipy 1.17
-    # has no scipy.special.sph_harm), one pytest.warns(None)
+    # has no scipy.special.sph_harm), one pytest.warns(None). Run again at 92342c7: the same
     "kymatio-0.2": Project("kymatio/kymatio", "0.2", "1.4",
                            ("tests/general", "tests/scattering1d/test_torch_scattering1d.py",
                             "tests/scattering2d/test_torch_scattering2d.py",
@@ -411,7 +412,8 @@ PROJECTS: dict[str, Project] = {
     # (2026-11-30, helper h2-suites, tool e820380): 101 tests, 79 passed before, 98 after, 19 fixed, 0 broken. Fixed:
     # the backend's solve (torch.solve(B, A) -> linalg.lu_factor/lu_solve: 18 CP, PARAFAC2 and regression tests) and
     # partial_svd's symeig (-> linalg.eigh(UPLO="U"): test_svd); svd(some=...) -> linalg.svd(full_matrices=not ...)
-    # with V = Vh.mH. Left: torch.norm(tensor, **kwds) (TU206 advice); failing alike: np.float in test_gen_image
+    # with V = Vh.mH. Left: torch.norm(tensor, **kwds) (TU206 advice); failing alike: np.float in test_gen_image.
+    # Run again at 92342c7: the same
     "tensorly-0.5.0": Project("tensorly/tensorly", "0.5.0", "0.4", ("tensorly",), ("scipy",),
                               note="tensor decompositions on its PyTorch backend (2020); solve, symeig, svd",
                               env=(("TENSORLY_BACKEND", "pytorch"),)),
