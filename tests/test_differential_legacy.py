@@ -28,6 +28,10 @@ from differential import (FLOATS, INTS, Raised, assert_matches_reference, assert
                           rewrite, run, same, scalars, tensors, torch)
 
 NO_DIFFERENTIAL = {
+    "TU054": "the old sampler raises TypeError on torch 2.10 and later, the only releases installable here "
+             "(Sampler lost its __init__); the call it deletes reached a base initialiser that did nothing with "
+             "its argument on every earlier release (read in the 2.0, 2.1 and 2.9 sources: pass, or a warning), "
+             "and tests/test_runtime_texts.py runs the old form to its TypeError",
     "TU035": "the module torch.tensor is gone from torch 1.9 on, so the old import runs on no installed torch; "
              "the new imports bind the very objects the old ones did (the function torch.tensor, torch, the class "
              "torch.Tensor), which the rule example checks by identity",

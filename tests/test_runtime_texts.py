@@ -172,6 +172,8 @@ SNIPPETS: dict[str, Snippet] = {
              "add.resolve((int, int))\nrestart_ordering()\n",
     "TU211": "import torch\ntorch.triangular_solve(torch.ones(3, 1), torch.eye(3))\n",
     "TU053": "import torch\ntorch.randn(2, 3, 4).T\n",
+    "TU054": "from torch.utils.data import Sampler\nclass Sorted(Sampler):\n    def __init__(self, data):\n"
+             "        super().__init__(data)\nSorted([3, 1, 2])\n",
     "TU945": "import torch\nfrom torch.ao.quantization import QConfigDynamic\n"
              "QConfigDynamic(weight=torch.ao.quantization.default_weight_observer)\n",
     "TU401": "import torch\nfrom torch.nn.utils.stateless import functional_call\nm = torch.nn.Linear(2, 2)\n"
