@@ -1688,3 +1688,15 @@ def test_sampler_data_source_only_in_a_plain_sampler_subclass(tmp_path) -> None:
     fixed = (tmp_path / "samplers.py").read_text()
     assert fixed == code.replace("        super().__init__(data)\n        self.data = data\n",
                                  "        self.data = data\n", 1)
+
+
+def test_a_uint8_condition_of_torch_where_is_dated_by_its_own_warning():
+    # TU506 headed torch.where "deprecated in 1.2": its uint8 condition has warned since 1.8 (pytorch#50358)
+    report = torch_upgrade.scan_source(textwrap.dedent("""
+        import torch
+        m = torch.ones(3).byte()
+        x = torch.zeros(3)
+        y = torch.where(m, x, x + 1)
+        z = x[m]
+        """), from_version="1.6", to_version="2.13")
+    assert sorted((f.line, f.release) for f in report.findings if f.rule == "TU506") == [(5, "1.8"), (6, "1.2")]

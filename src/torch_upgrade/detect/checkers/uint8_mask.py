@@ -41,7 +41,7 @@ import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
-from torch_upgrade.core.versions import Window, parse_version
+from torch_upgrade.core.versions import Window, parse_version, short
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._shapes import _Site
 from torch_upgrade.detect.hits import Hit
@@ -572,6 +572,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         confidence = site.confidence if site.confidence in (CERTAIN, LIKELY) else POSSIBLE
         hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=site.message, confidence=confidence)
         hit.fix = _fix(site.made if site.made is not None else site.mask) if site.fixable else None
+        if site.where and rule.name == INDEXING:
+            hit.release = short(WHERE_SINCE)  # headed "deprecated in torch 1.8", the release torch.where's warns from
         out.append(hit)
     return out
 
