@@ -1700,3 +1700,14 @@ def test_a_uint8_condition_of_torch_where_is_dated_by_its_own_warning():
         z = x[m]
         """), from_version="1.6", to_version="2.13")
     assert sorted((f.line, f.release) for f in report.findings if f.rule == "TU506") == [(5, "1.8"), (6, "1.2")]
+
+
+def test_stft_return_complex_false_is_headed_as_a_deprecation():
+    # TU108 is a removal (stft without return_complex raises from 2.0); its return_complex=False form only warns
+    report = torch_upgrade.scan_source(textwrap.dedent("""
+        import torch
+        a = torch.stft(x, 16)
+        b = torch.stft(x, 16, return_complex=False)
+        """), from_version="1.8", to_version="2.13")
+    assert sorted((f.line, f.kind, f.release, f.severity) for f in report.findings if f.rule == "TU108") == [
+        (3, "removed", "2.0", "error"), (4, "deprecated", "2.0", "warning")]

@@ -18,7 +18,8 @@ from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "stft"),)
 FUNCTIONS = ("torch.stft", "torch.functional.stft")
-FALSE = ("stft(..., return_complex=False) is deprecated since torch 2.0: "
+FALSE_SINCE = "2.0"  # return_complex=False deprecated (pytorch#86724)
+FALSE = (f"stft(..., return_complex=False) is deprecated since torch {FALSE_SINCE}: "
          "torch.view_as_real(torch.stft(..., return_complex=True)) gives the same real (..., 2) tensor")
 
 
@@ -31,5 +32,6 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         elif given is not None and isinstance(given.value, cst.Name) and given.value.value == "False":
             found = hit(rule, ref, analysis, window, message=FALSE)
             found.deprecated_only = True  # return_complex=False warns on the target, it does not raise
+            found.kind, found.release = "deprecated", FALSE_SINCE  # headed "deprecated in torch 2.0"
             out.append(found)
     return out
