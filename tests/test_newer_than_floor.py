@@ -93,3 +93,17 @@ def test_bump_pin_settles_what_the_old_floor_lacked(project):
     assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["TU502"]
     assert (project / "requirements.txt").read_text(encoding="utf-8").splitlines()[1] == "torch==2.3.0"
     assert result.stderr.index("the fixed code needs torch >= 2.3") < result.stderr.index("now asks for torch >= 2.3")
+
+
+def test_quiet_on_a_read_through_a_name_its_import_binds_behind_a_guard(tmp_path):
+    # detectron2 (torch>=1.8): LRScheduler (2.0) imported in a try, _LRScheduler as LRScheduler in its except, then
+    # a class based on it at module level: the import meets the old release, and its except answers (a member
+    # of a guarded module is there wherever the module is); a read of torch itself is still reported
+    code = ("import torch\ntry:\n    from torch.optim.lr_scheduler import LRScheduler\nexcept ImportError:\n"
+            "    from torch.optim.lr_scheduler import _LRScheduler as LRScheduler\n"
+            "Base = LRScheduler\n\nclass Warmup(LRScheduler):\n    pass\n\nclass Cosine(Base):\n    pass\n\n"
+            "try:\n    import torch.nn.attention as attention\nexcept ImportError:\n    pass\n"
+            "kernel = attention.sdpa_kernel\nfn = torch.nn.functional.scaled_dot_product_attention\n")
+    found = findings(project(tmp_path, "torch>=1.8", code))
+    assert [(f["line"], f["message"].split(" came")[0]) for f in found] == [
+        (19, "torch.nn.functional.scaled_dot_product_attention")]

@@ -33,7 +33,7 @@ from torch_upgrade.core.versions import RELEASES, Window, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
-from torch_upgrade.syntax.scopes import Scope
+from torch_upgrade.syntax.scopes import Binding, Scope
 
 
 def _words() -> tuple[tuple[str, ...], ...]:
@@ -54,15 +54,47 @@ def _minor(version: Version) -> Version:
     return Version(".".join(str(p) for p in (list(version.release) + [0])[:2]))
 
 
-def _newer(qualname: str, floor: Version, histories: dict[str, NameHistory]) -> Optional[NameHistory]:
-    """The shortest part of ``qualname`` (``torch.nn.attention`` of ``torch.nn.attention.sdpa_kernel``) that
-    came after ``floor``, if any."""
+def _newer(qualname: str, floor: Version, histories: dict[str, NameHistory],
+           start: int = 2) -> Optional[NameHistory]:
+    """The shortest part of ``qualname`` (``torch.nn.attention`` of ``torch.nn.attention.sdpa_kernel``), of
+    ``start`` parts or more, that came after ``floor``, if any; the parts before ``start`` are there (a guarded
+    import bound them), so those parts' release is a floor too."""
     parts = qualname.split(".")
-    for end in range(2, len(parts) + 1):
+    for end in range(2, start):
+        history = histories.get(".".join(parts[:end]))
+        if history is not None and history.added > floor:
+            floor = history.added
+    for end in range(max(start, 2), len(parts) + 1):
         history = histories.get(".".join(parts[:end]))
         if history is not None and history.added > floor:
             return history
     return None
+
+
+def _supplied(analysis: Analysis, binding: Optional[Binding]) -> int:
+    """How many leading parts of a read's qualified name a conditional binding supplies: the name it reads
+    through (or an alias of it, followed) is bound in a ``try``/``if`` or by alternatives (``try: from
+    torch.optim.lr_scheduler import LRScheduler`` / ``except ImportError: ... _LRScheduler as LRScheduler``,
+    detectron2): the import, not the read, meets the old release, and its guard answers for it; 0 if none."""
+    covered = 0
+    for _ in range(6):  # as deep as ``Analysis.qualify`` follows aliases
+        if binding is None:
+            break
+        conditional = bool(binding.guards) or binding.kind == "either" or binding.typing_only \
+            or any(alt.guards for alt in binding.alternatives)
+        source: Optional[Binding] = None
+        if binding.kind in ("import", "from"):
+            meaning = binding.target
+        elif binding.kind == "either" and binding.alternatives:
+            meaning = binding.alternatives[0].target
+        elif binding.kind == "alias" and binding.target is not None and binding.scope is not None:
+            meaning, source = analysis.qualify(binding.target, binding.scope)
+        else:
+            break
+        if conditional and meaning:
+            covered = max(covered, len(meaning.split(".")))
+        binding = source
+    return covered
 
 
 def _at_import(scope: Optional[Scope]) -> bool:
@@ -89,7 +121,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if not qualname or not qualname.startswith("torch.") or ref.ctx not in ("load", "import") \
                 or ref.guards or ref.handled or not _at_import(ref.scope):
             continue
-        history = _newer(qualname, floor, histories)
+        start = _supplied(analysis, ref.binding) + 1 if ref.ctx == "load" else 2
+        history = _newer(qualname, floor, histories, start)
         if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None:
             continue
         key = (id(ref.top), history.name)
