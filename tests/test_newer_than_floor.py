@@ -107,3 +107,14 @@ def test_quiet_on_a_read_through_a_name_its_import_binds_behind_a_guard(tmp_path
     found = findings(project(tmp_path, "torch>=1.8", code))
     assert [(f["line"], f["message"].split(" came")[0]) for f in found] == [
         (19, "torch.nn.functional.scaled_dot_product_attention")]
+
+
+def test_quiet_in_a_block_that_suppresses_the_failure(tmp_path):
+    # with contextlib.suppress(ImportError): an import that fails there ends the block, quietly, as an except would;
+    # a suppress of something else (KeyError) lets the failure through
+    code = ("import contextlib\nfrom contextlib import suppress\nimport torch\n"
+            "with contextlib.suppress(ImportError):\n    from torch.nn.attention import sdpa_kernel\n"
+            "with suppress(AttributeError, KeyError):\n    is_compiling = torch.compiler.is_compiling\n"
+            "with suppress(KeyError):\n    compiler = torch.compiler\n")
+    found = findings(project(tmp_path, "torch>=2.0", code))
+    assert [f["line"] for f in found] == [9]

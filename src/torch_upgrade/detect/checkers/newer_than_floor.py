@@ -97,6 +97,27 @@ def _supplied(analysis: Analysis, binding: Optional[Binding]) -> int:
     return covered
 
 
+# what ``contextlib.suppress(...)`` must be given for a failed import or read in its block to pass
+_SUPPRESSED = {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
+
+
+def _suppressed(analysis: Analysis, ref: Reference) -> bool:
+    """Whether the reference is in the block of ``with contextlib.suppress(ImportError):`` (or one that
+    suppresses an AttributeError): the failure is the block's to end, quietly, as an ``except`` would."""
+    node = analysis.enclosing(ref.node, cst.With)
+    while node is not None:
+        assert isinstance(node, cst.With)
+        for item in node.items:
+            call = item.item
+            if isinstance(call, cst.Call) and (name := dotted(call.func)) is not None \
+                    and analysis.qualify(name, ref.scope)[0] == "contextlib.suppress" \
+                    and any((kind := dotted(arg.value)) is not None and kind.rsplit(".", 1)[-1] in _SUPPRESSED
+                            for arg in call.args):
+                return True
+        node = analysis.enclosing(node, cst.With)
+    return False
+
+
 def _at_import(scope: Optional[Scope]) -> bool:
     while scope is not None:
         if scope.kind == "function":
@@ -123,7 +144,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         start = _supplied(analysis, ref.binding) + 1 if ref.ctx == "load" else 2
         history = _newer(qualname, floor, histories, start)
-        if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None:
+        if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None or _suppressed(analysis, ref):
             continue
         key = (id(ref.top), history.name)
         if key in seen:
