@@ -118,3 +118,15 @@ def test_quiet_in_a_block_that_suppresses_the_failure(tmp_path):
             "with suppress(KeyError):\n    compiler = torch.compiler\n")
     found = findings(project(tmp_path, "torch>=2.0", code))
     assert [f["line"] for f in found] == [9]
+
+
+def test_quiet_after_the_module_refuses_the_old_release(tmp_path):
+    # a module that states its own floor before the import (if not ...: raise ImportError, or an assert) does not
+    # run it on the older releases; a read before the refusal still runs there
+    code = ('import torch\nearly = torch.compiler\nif not hasattr(torch.nn, "attention"):\n'
+            '    raise ImportError("needs torch>=2.3")\nfrom torch.nn.attention import sdpa_kernel\n'
+            'class Block(torch.nn.Module):\n    norm = torch.nn.RMSNorm\n')
+    assert [f["line"] for f in findings(project(tmp_path, "torch>=2.0", code))] == [2]
+    asserted = 'import torch\nassert torch.__version__ >= "2.3", "needs torch 2.3"\nfrom torch.nn.attention import sdpa_kernel\n'
+    (tmp_path / "attend.py").write_text(asserted, encoding="utf-8")
+    assert findings(tmp_path) == []

@@ -32,6 +32,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import RELEASES, Window, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
+from torch_upgrade.syntax.guards import ways_out
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.scopes import Binding, Scope
 
@@ -118,6 +119,23 @@ def _suppressed(analysis: Analysis, ref: Reference) -> bool:
     return False
 
 
+def _after_refusal(module: cst.Module) -> set[int]:
+    """The module-level statements after one that refuses to go on (``if not hasattr(torch.nn, "attention"):
+    raise ImportError(...)``, an ``assert``): the module states a floor of its own, and on the releases
+    below it the code after the refusal does not run."""
+    after: set[int] = set()
+    refused = False
+    for statement in module.body:
+        if refused:
+            after.add(id(statement))
+        elif isinstance(statement, cst.If) and ways_out(statement.body) == {cst.Raise}:
+            refused = True
+        elif isinstance(statement, cst.SimpleStatementLine) and any(
+                isinstance(small, cst.Assert) for small in statement.body):
+            refused = True
+    return after
+
+
 def _at_import(scope: Optional[Scope]) -> bool:
     while scope is not None:
         if scope.kind == "function":
@@ -137,10 +155,11 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     # a name once per module-level statement, where it first reads it (the import stops there; and a statement's
     # findings are its own: the editor analyses a changed function or class with the imports alone)
     seen: set[tuple[int, str]] = set()
+    after_refusal = _after_refusal(analysis.module)
     for ref in analysis.references:
         qualname = ref.qualname
         if not qualname or not qualname.startswith("torch.") or ref.ctx not in ("load", "import") \
-                or ref.guards or ref.handled or not _at_import(ref.scope):
+                or ref.guards or ref.handled or not _at_import(ref.scope) or id(ref.top) in after_refusal:
             continue
         start = _supplied(analysis, ref.binding) + 1 if ref.ctx == "load" else 2
         history = _newer(qualname, floor, histories, start)
