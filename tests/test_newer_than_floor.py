@@ -130,3 +130,17 @@ def test_quiet_after_the_module_refuses_the_old_release(tmp_path):
     asserted = 'import torch\nassert torch.__version__ >= "2.3", "needs torch 2.3"\nfrom torch.nn.attention import sdpa_kernel\n'
     (tmp_path / "attend.py").write_text(asserted, encoding="utf-8")
     assert findings(tmp_path) == []
+
+
+def test_a_test_module_skipped_where_torch_is_too_old_and_a_skip_that_asks_something_else(tmp_path):
+    # pytest.skip(..., allow_module_level=True) in an if on torch, or in the except of a try importing from torch,
+    # ends the import as a raise would; a skip for want of another package (datasets, onnx) guards nothing of torch
+    code = ('import pytest\nimport torch\npytest.importorskip("onnx")\nif not has_datasets():\n'
+            '    pytest.skip("no datasets", allow_module_level=True)\nattention = torch.nn.attention\ntry:\n'
+            '    from torch.distributed.fsdp import fully_shard\nexcept ImportError:\n'
+            '    pytest.skip("needs FSDP2", allow_module_level=True)\nnorm = torch.nn.RMSNorm\n')
+    assert [f["line"] for f in findings(project(tmp_path, "torch>=2.0", code))] == [6]
+    skipped = ('import pytest\nimport torch\nif not hasattr(torch.nn, "attention"):\n'
+               '    pytest.skip("needs torch 2.3", allow_module_level=True)\nattention = torch.nn.attention\n')
+    (tmp_path / "attend.py").write_text(skipped, encoding="utf-8")
+    assert findings(tmp_path) == []

@@ -13,6 +13,9 @@ bodies, decorators and default values, outside any ``if``, ``try``, conditional 
 context (a version check, a probe, ``if TYPE_CHECKING:``, ``if __name__ == "__main__":``: whatever the
 test, the code may not run on the old release), never an annotation (not evaluated under ``from __future__
 import annotations``, nor in a string), never an assignment to a module's attribute (it raises nothing),
+never a read through a name a guarded import binds (detectron2's ``try: from torch.optim.lr_scheduler import
+LRScheduler`` / ``except ImportError: ... _LRScheduler as LRScheduler``), nothing in a ``with
+contextlib.suppress(ImportError):`` block nor after the module refuses older releases (``_after_refusal``),
 and never code in a function, which may run only where the newer torch is there (accelerate reads
 ``torch.distributed.tensor.DTensor`` in functions its FSDP2 path calls, which checks the version first).
 Only where the project's own files state the floor (a pin, a config's ``from``): not for a ``--from`` the scan
@@ -119,21 +122,59 @@ def _suppressed(analysis: Analysis, ref: Reference) -> bool:
     return False
 
 
-def _after_refusal(module: cst.Module) -> set[int]:
-    """The module-level statements after one that refuses to go on (``if not hasattr(torch.nn, "attention"):
-    raise ImportError(...)``, an ``assert``): the module states a floor of its own, and on the releases
-    below it the code after the refusal does not run."""
+# calls that end a module's import as a ``raise`` does (a test module skipped, a script that exits)
+_REFUSALS = {"pytest.skip", "pytest.importorskip", "sys.exit", "exit", "quit", "os._exit"}
+
+
+def _after_refusal(analysis: Analysis) -> set[int]:
+    """The module-level statements after one that refuses to go on where torch is too old (``if not
+    hasattr(torch.nn, "attention"): raise ImportError(...)``, ``assert torch.__version__ >= "2.3"``,
+    ``pytest.importorskip("torch.nn.attention")``, a ``try`` importing from torch whose ``except`` skips the
+    test module): the module states a floor of its own, and on the releases below it the code after the
+    refusal does not run. A refusal that does not ask about torch (``if not is_datasets_available():
+    pytest.skip(...)``) guards nothing of it."""
+    module = analysis.module
     after: set[int] = set()
     refused = False
     for statement in module.body:
         if refused:
             after.add(id(statement))
-        elif isinstance(statement, cst.If) and ways_out(statement.body) == {cst.Raise}:
-            refused = True
-        elif isinstance(statement, cst.SimpleStatementLine) and any(
-                isinstance(small, cst.Assert) for small in statement.body):
-            refused = True
+        elif isinstance(statement, cst.If):
+            arm: Optional[cst.CSTNode] = statement
+            while isinstance(arm, cst.If):
+                if _asks_torch(module, arm.test) and _refuses(analysis, arm.body):
+                    refused = True
+                arm = arm.orelse
+            if isinstance(arm, cst.Else) and _asks_torch(module, statement.test) and _refuses(analysis, arm.body):
+                refused = True
+        elif isinstance(statement, cst.Try):
+            refused = _asks_torch(module, statement.body) and any(
+                _refuses(analysis, handler.body) for handler in statement.handlers)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            refused = any(isinstance(small, cst.Assert) and _asks_torch(module, small.test)
+                          for small in statement.body) \
+                or (_refuses(analysis, statement) and _asks_torch(module, statement))
     return after
+
+
+def _asks_torch(module: cst.Module, node: cst.CSTNode) -> bool:
+    """Whether code may ask about torch: it names torch, or a version other than Python's."""
+    code = module.code_for_node(node).lower().replace("sys.version", "").replace("python_version", "")
+    return "torch" in code or "version" in code
+
+
+def _refuses(analysis: Analysis, body: cst.CSTNode) -> bool:
+    """Whether a block (or a line) always raises, or states a call that ends the import (``_REFUSALS``)."""
+    if isinstance(body, cst.BaseSuite) and ways_out(body) == {cst.Raise}:
+        return True
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for line in lines:
+        for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+            value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+            if isinstance(value, cst.Call) and (name := dotted(value.func)) is not None and (
+                    analysis.qualify(name, analysis.root_scope)[0] or name) in _REFUSALS:
+                return True
+    return False
 
 
 def _at_import(scope: Optional[Scope]) -> bool:
@@ -155,7 +196,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     # a name once per module-level statement, where it first reads it (the import stops there; and a statement's
     # findings are its own: the editor analyses a changed function or class with the imports alone)
     seen: set[tuple[int, str]] = set()
-    after_refusal = _after_refusal(analysis.module)
+    after_refusal = _after_refusal(analysis)
     for ref in analysis.references:
         qualname = ref.qualname
         if not qualname or not qualname.startswith("torch.") or ref.ctx not in ("load", "import") \
