@@ -144,3 +144,14 @@ def test_a_test_module_skipped_where_torch_is_too_old_and_a_skip_that_asks_somet
                '    pytest.skip("needs torch 2.3", allow_module_level=True)\nattention = torch.nn.attention\n')
     (tmp_path / "attend.py").write_text(skipped, encoding="utf-8")
     assert findings(tmp_path) == []
+
+
+def test_the_advice_names_the_release_the_import_needs(tmp_path):
+    # Liger-Kernel's tests (torch>=2.1.2) import from torch.nn.attention.flex_attention: torch.nn.attention is 2.3's,
+    # flex_attention 2.5's; raising the floor to 2.3 would not do
+    code = "import torch\nfrom torch.nn.attention.flex_attention import create_block_mask, flex_attention\n"
+    [found] = findings(project(tmp_path, "torch>=2.1.2", code))
+    assert (found["line"], found["column"]) == (2, 6)
+    assert found["message"].startswith(
+        "torch.nn.attention.flex_attention came in torch 2.5, but the project supports torch 2.1.2 (pyproject.toml: "
+        "torch>=2.1.2): this import fails when the module is imported on torch 2.1 to 2.4; raise the floor to 2.5")

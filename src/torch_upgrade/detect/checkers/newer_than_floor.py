@@ -60,19 +60,22 @@ def _minor(version: Version) -> Version:
 
 def _newer(qualname: str, floor: Version, histories: dict[str, NameHistory],
            start: int = 2) -> Optional[NameHistory]:
-    """The shortest part of ``qualname`` (``torch.nn.attention`` of ``torch.nn.attention.sdpa_kernel``), of
-    ``start`` parts or more, that came after ``floor``, if any; the parts before ``start`` are there (a guarded
-    import bound them), so those parts' release is a floor too."""
+    """The part of ``qualname``, of ``start`` parts or more, that came last after ``floor``, the shortest of
+    those of its release, if any: ``torch.nn.attention`` (2.3) of ``torch.nn.attention.sdpa_kernel`` (2.3), but
+    ``torch.nn.attention.flex_attention`` (2.5) of ``...flex_attention.create_block_mask``: the release the
+    code needs, which the advice to raise the floor names (Liger-Kernel's tests under torch>=2.1.2). The parts
+    before ``start`` are there (a guarded import bound them), so their release is a floor too."""
     parts = qualname.split(".")
     for end in range(2, start):
         history = histories.get(".".join(parts[:end]))
         if history is not None and history.added > floor:
             floor = history.added
+    found: Optional[NameHistory] = None
     for end in range(max(start, 2), len(parts) + 1):
         history = histories.get(".".join(parts[:end]))
-        if history is not None and history.added > floor:
-            return history
-    return None
+        if history is not None and history.added > floor and (found is None or history.added > found.added):
+            found = history
+    return found
 
 
 def _supplied(analysis: Analysis, binding: Optional[Binding]) -> int:
