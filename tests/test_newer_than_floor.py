@@ -155,3 +155,12 @@ def test_the_advice_names_the_release_the_import_needs(tmp_path):
     assert found["message"].startswith(
         "torch.nn.attention.flex_attention came in torch 2.5, but the project supports torch 2.1.2 (pyproject.toml: "
         "torch>=2.1.2): this import fails when the module is imported on torch 2.1 to 2.4; raise the floor to 2.5")
+
+
+def test_one_finding_for_a_name_and_the_module_it_needs(tmp_path):
+    # ignite 0.5.3's examples (torch>=1.10): from torch.amp import autocast, GradScaler; torch.amp is 1.12's, its
+    # GradScaler 2.3's: GradScaler's finding says all of it
+    code = "import torch\nfrom torch.amp import autocast, GradScaler\n"
+    found = findings(project(tmp_path, "torch>=1.10", code))
+    assert [(f["line"], f["column"], f["message"].split(" came")[0]) for f in found] == [
+        (2, 33, "torch.amp.GradScaler")]

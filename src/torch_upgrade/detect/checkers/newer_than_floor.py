@@ -195,7 +195,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if floor < OLDEST_CHECKED:
         return []  # the table says nothing of releases before it
     histories = shipped_names()
-    out: list[Hit] = []
+    found: list[tuple[Reference, NameHistory]] = []
     # a name once per module-level statement, where it first reads it (the import stops there; and a statement's
     # findings are its own: the editor analyses a changed function or class with the imports alone)
     seen: set[tuple[int, str]] = set()
@@ -213,14 +213,22 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if key in seen:
             continue
         seen.add(key)
+        found.append((ref, history))
+    # a name another finding of the statement holds, of its release or older, says nothing more (``from torch.amp
+    # import autocast, GradScaler`` under torch>=1.10: torch.amp is 1.12's, GradScaler 2.3's; ignite's examples)
+    out: list[Hit] = []
+    for ref, history in found:
+        if any(other.name.startswith(history.name + ".") and other.added >= history.added and id(at.top) == id(ref.top)
+               for at, other in found):
+            continue
         kind = "import" if ref.ctx == "import" else "read"
         message = (f"{history.name} came in torch {short(history.added)}, but the project supports torch "
                    f"{short(window.low)} ({window.source}): this {kind} fails when the module is imported on "
                    f"torch {_span(floor, history.added)}; raise the floor to "
                    f"{short(history.added)}, or import it where it is used behind a check of the version")
-        found = Hit(rule, _at(ref, history.name), ref.statement, ref=ref, message=message)
-        found.release, found.kind = short(history.added), "opportunity"  # headed "available since torch 2.3"
-        out.append(found)
+        hit = Hit(rule, _at(ref, history.name), ref.statement, ref=ref, message=message)
+        hit.release, hit.kind = short(history.added), "opportunity"  # headed "available since torch 2.3"
+        out.append(hit)
     return out
 
 
