@@ -164,3 +164,11 @@ def test_one_finding_for_a_name_and_the_module_it_needs(tmp_path):
     found = findings(project(tmp_path, "torch>=1.10", code))
     assert [(f["line"], f["column"], f["message"].split(" came")[0]) for f in found] == [
         (2, 33, "torch.amp.GradScaler")]
+
+
+def test_a_refusal_that_asks_no_release_guards_nothing(tmp_path):
+    # ignite's CycleGAN notebook: assert torch.backends.cudnn.enabled, then GradScaler from torch.amp (2.3) under
+    # torch>=2.2; a script that refuses to run without CUDA still imports on torch 2.2 with CUDA
+    code = ('import torch\nassert torch.backends.cudnn.enabled\nif not torch.cuda.is_available():\n'
+            '    raise RuntimeError("needs CUDA")\nfrom torch.amp import GradScaler\n')
+    assert [f["line"] for f in findings(project(tmp_path, "torch>=2.2", code))] == [5]

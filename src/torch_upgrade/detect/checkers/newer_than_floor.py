@@ -25,6 +25,7 @@ which moves the floor.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -145,25 +146,36 @@ def _after_refusal(analysis: Analysis) -> set[int]:
         elif isinstance(statement, cst.If):
             arm: Optional[cst.CSTNode] = statement
             while isinstance(arm, cst.If):
-                if _asks_torch(module, arm.test) and _refuses(analysis, arm.body):
+                if _asks_release(module, arm.test) and _refuses(analysis, arm.body):
                     refused = True
                 arm = arm.orelse
-            if isinstance(arm, cst.Else) and _asks_torch(module, statement.test) and _refuses(analysis, arm.body):
+            if isinstance(arm, cst.Else) and _asks_release(module, statement.test) and _refuses(analysis, arm.body):
                 refused = True
         elif isinstance(statement, cst.Try):
             refused = _asks_torch(module, statement.body) and any(
                 _refuses(analysis, handler.body) for handler in statement.handlers)
         elif isinstance(statement, cst.SimpleStatementLine):
-            refused = any(isinstance(small, cst.Assert) and _asks_torch(module, small.test)
+            refused = any(isinstance(small, cst.Assert) and _asks_release(module, small.test)
                           for small in statement.body) \
                 or (_refuses(analysis, statement) and _asks_torch(module, statement))
     return after
 
 
 def _asks_torch(module: cst.Module, node: cst.CSTNode) -> bool:
-    """Whether code may ask about torch: it names torch, or a version other than Python's."""
-    code = module.code_for_node(node).lower().replace("sys.version", "").replace("python_version", "")
-    return "torch" in code or "version" in code
+    """Whether code may probe torch: it names torch (a ``try`` importing from it, ``pytest.importorskip("torch.x")``)."""
+    return "torch" in module.code_for_node(node).lower()
+
+
+# a test that may ask for a release or a feature of torch: a version (not Python's), ``hasattr``, or a flag or
+# helper such as ``TORCH_GE_2_3``, ``is_torch_greater_or_equal("2.3")``, ``_TORCH_2_3``
+_ASKS_RELEASE = re.compile(r"version|hasattr\(|getattr\(|torch\w*_(ge|gt|le|lt|greater|less|at_least|newer|older|\d)")
+
+
+def _asks_release(module: cst.Module, test: cst.CSTNode) -> bool:
+    """Whether an ``if`` or ``assert`` test may ask for torch's release (``assert torch.backends.cudnn.enabled``,
+    ``if not torch.cuda.is_available(): raise``: no; the code after them still meets the old release)."""
+    code = module.code_for_node(test).lower().replace("sys.version", "").replace("python_version", "")
+    return _ASKS_RELEASE.search(code) is not None
 
 
 def _refuses(analysis: Analysis, body: cst.CSTNode) -> bool:
