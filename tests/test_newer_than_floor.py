@@ -172,3 +172,12 @@ def test_a_refusal_that_asks_no_release_guards_nothing(tmp_path):
     code = ('import torch\nassert torch.backends.cudnn.enabled\nif not torch.cuda.is_available():\n'
             '    raise RuntimeError("needs CUDA")\nfrom torch.amp import GradScaler\n')
     assert [f["line"] for f in findings(project(tmp_path, "torch>=2.2", code))] == [5]
+
+
+def test_quiet_in_the_else_of_a_try_that_probes_a_torch_import(tmp_path):
+    # the else of try: import torch.nn.attention / except ImportError: runs only where the import went through; the
+    # else of a try that probes another package guards nothing of torch
+    code = ("import torch\ntry:\n    import torch.nn.attention\nexcept ImportError:\n    HAS_SDPA = False\nelse:\n"
+            "    from torch.nn.attention import sdpa_kernel\ntry:\n    import numpy\nexcept ImportError:\n"
+            "    numpy = None\nelse:\n    norm = torch.nn.RMSNorm\n")
+    assert [f["line"] for f in findings(project(tmp_path, "torch>=2.0", code))] == [13]

@@ -36,7 +36,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import RELEASES, Window, short
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.guards import ways_out
+from torch_upgrade.syntax.guards import probes_imports, ways_out
 from torch_upgrade.syntax.nodes import dotted
 from torch_upgrade.syntax.scopes import Binding, Scope
 
@@ -130,6 +130,21 @@ def _suppressed(analysis: Analysis, ref: Reference) -> bool:
 _REFUSALS = {"pytest.skip", "pytest.importorskip", "sys.exit", "exit", "quit", "os._exit"}
 
 
+def _after_probe(analysis: Analysis, ref: Reference) -> bool:
+    """Whether the reference is in the ``else`` of a ``try`` whose handlers catch a failed import (``try: import
+    torch.nn.attention`` / ``except ImportError: ...`` / ``else: from torch.nn.attention import sdpa_kernel``):
+    it runs only where the body's imports from torch went through (a ``try`` importing numpy asks nothing of
+    torch)."""
+    node = analysis.enclosing(ref.node, cst.Else)
+    while node is not None:
+        statement = analysis.parent(node)
+        if isinstance(statement, cst.Try) and statement.orelse is node and probes_imports(statement) \
+                and _asks_torch(analysis.module, statement.body):
+            return True
+        node = analysis.enclosing(node, cst.Else)
+    return False
+
+
 def _after_refusal(analysis: Analysis) -> set[int]:
     """The module-level statements after one that refuses to go on where torch is too old (``if not
     hasattr(torch.nn, "attention"): raise ImportError(...)``, ``assert torch.__version__ >= "2.3"``,
@@ -219,7 +234,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         start = _supplied(analysis, ref.binding) + 1 if ref.ctx == "load" else 2
         history = _newer(qualname, floor, histories, start)
-        if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None or _suppressed(analysis, ref):
+        if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None or _suppressed(analysis, ref) \
+                or _after_probe(analysis, ref):
             continue
         key = (id(ref.top), history.name)
         if key in seen:
