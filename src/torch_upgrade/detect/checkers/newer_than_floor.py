@@ -207,6 +207,14 @@ def _refuses(analysis: Analysis, body: cst.CSTNode) -> bool:
     return False
 
 
+def _reported_import(binding: Optional[Binding], floor: Version, histories: dict[str, NameHistory]) -> bool:
+    """Whether a read goes through a name an unconditional import binds that is itself newer than ``floor``
+    (``from torch.amp import GradScaler``, then ``GradScaler()``): the import fails first, and says so."""
+    return binding is not None and binding.kind in ("import", "from") and not binding.guards \
+        and not binding.typing_only and binding.target is not None \
+        and _newer(binding.target, floor, histories) is not None
+
+
 def _at_import(scope: Optional[Scope]) -> bool:
     while scope is not None:
         if scope.kind == "function":
@@ -232,6 +240,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if not qualname or not qualname.startswith("torch.") or ref.ctx not in ("load", "import") \
                 or ref.guards or ref.handled or not _at_import(ref.scope) or id(ref.top) in after_refusal:
             continue
+        if ref.ctx == "load" and _reported_import(ref.binding, floor, histories):
+            continue  # read through a name an import of its own binds, which fails first (and is reported)
         start = _supplied(analysis, ref.binding) + 1 if ref.ctx == "load" else 2
         history = _newer(qualname, floor, histories, start)
         if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None or _suppressed(analysis, ref) \
