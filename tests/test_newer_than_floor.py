@@ -39,6 +39,9 @@ def test_an_import_the_pins_floor_lacks_is_reported_at_the_name(tmp_path):
     [found] = findings(root)
     assert (found["line"], found["column"], found["severity"]) == (3, 6, "warning")
     assert found["fix"] is None
+    assert (found["kind"], found["release"]) == ("lint", "2.3")  # a lint, dated by the name it reads
+    text = cli("scan", root, "--select", "TUL002", "--no-cache").stdout
+    assert "attend.py:3:6 TUL002 warning (needs torch 2.3)" in text
     assert found["message"].startswith(
         "torch.nn.attention came in torch 2.3, but the project supports torch 2.0 (pyproject.toml: torch>=2.0): "
         "this import fails when the module is imported on torch 2.0 to 2.2; raise the floor to 2.3")

@@ -70,14 +70,14 @@ class NameHistory:
 
     def present_at(self, version: Version) -> bool:
         """Whether the name is present at ``version`` (major.minor; a patch level is ignored)."""
-        release = _minor(version)
+        release = minor(version)
         return self.added <= release and (self.gone is None or release < self.gone)
 
     def attribute_at(self, version: Version) -> Optional[bool]:
         """Whether ``hasattr`` finds the name on its parent at ``version`` in a program that did only
         ``import torch``: a module not bound there yet is undecided (None), as the program may have
         imported it (torch._dynamo on torch 2.0: only after ``import torch._dynamo``)."""
-        if self.kind == "module" and self.bound is not None and _minor(version) < self.bound:
+        if self.kind == "module" and self.bound is not None and minor(version) < self.bound:
             return None
         return self.present_at(version)
 
@@ -101,8 +101,8 @@ def _version(value: Any, file: str, entry: str, key: str) -> Version:
         version = parse_version(value)
     except ValueError:
         raise _fail(file, entry, f"'{key}' is not a version: {value!r}") from None
-    if version != _minor(version):
-        raise _fail(file, entry, f"'{key}' must be a major.minor release (\"{short(_minor(version))}\"), "
+    if version != minor(version):
+        raise _fail(file, entry, f"'{key}' must be a major.minor release (\"{short(minor(version))}\"), "
                                  f"not {value!r}")
     _RELEASES[value] = version
     return version
@@ -197,7 +197,7 @@ def present(histories: Mapping[str, NameHistory], qualname: str, low: Version, h
     (:data:`OLDEST_CHECKED` to :data:`NEWEST_CHECKED`). Patch levels are ignored: 1.9.1 is 1.9.
     """
     history = histories.get(qualname)
-    low, high = _minor(low), _minor(high)
+    low, high = minor(low), minor(high)
     if history is None or low > high or low < OLDEST_CHECKED or high > NEWEST_CHECKED:
         return None
     if history.present_at(low) and history.present_at(high):
@@ -222,6 +222,7 @@ def build_dependent(qualname: str) -> bool:
     return qualname.startswith(_BUILT_WITH) and qualname not in _ALWAYS_BUILT
 
 
-def _minor(version: Version) -> Version:
+def minor(version: Version) -> Version:
+    """The minor release a version is of (1.9.1 is 1.9): what the table dates."""
     release = list(version.release) + [0]
     return Version(f"{release[0]}.{release[1]}")

@@ -194,8 +194,8 @@ class Finding:
     @property
     def release_label(self) -> str:
         """``torch 2.14``, ``torchvision 0.13``: the release and whose it is (``lint``: a check that
-        holds on every version)."""
-        return self.release if self.kind == "lint" else f"{self.library} {self.release}"
+        holds on every version, unless its checker dated the finding: TUL002's name that came in torch 2.3)."""
+        return self.release if self.release == "lint" else f"{self.library} {self.release}"
 
 
     def as_dict(self) -> dict:

@@ -24,8 +24,6 @@ from torch_upgrade.report.summary import shown_libraries
 COLUMNS = (("error", "Breaks"), ("warning", "Deprecated"), ("info", "Notes"),
            ("hint", "Opportunities"))
 FIX_COLUMNS = (("fixable", "Safe fix"), ("fixable-unsafe", "Unsafe fix"), ("manual", "Needs a person"))
-KIND_WORDS = {"removed": "removed", "deprecated": "deprecated", "behavior": "behaviour changed",
-              "opportunity": "available", "lint": "lint"}
 SHOWN_PER_RULE = 10  # locations shown with code; the rest are listed
 _SPECIAL = re.compile(r"([\\*<>\[\]|`])")
 

@@ -145,7 +145,7 @@ def render(result: ScanResult, *, color: bool = False, width: int = 100, rules: 
         if f.path != current:
             current = f.path
             lines += ["", f"[tu.path]{escape(f.path)}[/]"] if lines or not quiet else [f"[tu.path]{escape(f.path)}[/]"]
-        word = KIND_WORD.get(f.kind, "since")
+        word = "needs" if f.kind == "lint" and f.release != "lint" else KIND_WORD.get(f.kind, "since")
         lines.append(f"[tu.path]{escape(location(f))}[/] [tu.rule]{f.rule_id}[/] "
                      f"[tu.{f.severity}]{f.severity}[/] [tu.dim]({word} {f.release_label}"
                      f"{'' if f.confidence == 'certain' else ', confidence: ' + f.confidence}"

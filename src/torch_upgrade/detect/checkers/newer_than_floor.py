@@ -31,7 +31,7 @@ from typing import Optional
 import libcst as cst
 from packaging.version import Version
 
-from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, shipped_names
+from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, minor, shipped_names
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import RELEASES, Window, short
 from torch_upgrade.detect.hits import Hit
@@ -53,10 +53,6 @@ def _words() -> tuple[tuple[str, ...], ...]:
 
 
 WORDS = _words()
-
-
-def _minor(version: Version) -> Version:
-    return Version(".".join(str(p) for p in (list(version.release) + [0])[:2]))
 
 
 def _newer(qualname: str, floor: Version, histories: dict[str, NameHistory],
@@ -226,7 +222,7 @@ def _at_import(scope: Optional[Scope]) -> bool:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not window.declared:
         return []
-    floor = _minor(window.low)
+    floor = minor(window.low)
     if floor < OLDEST_CHECKED:
         return []  # the table says nothing of releases before it
     histories = shipped_names()
@@ -234,18 +230,22 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     # a name once per module-level statement, where it first reads it (the import stops there; and a statement's
     # findings are its own: the editor analyses a changed function or class with the imports alone)
     seen: set[tuple[int, str]] = set()
-    after_refusal = _after_refusal(analysis)
+    after_refusal: Optional[set[int]] = None  # asked once a reference reads a name newer than the floor
     for ref in analysis.references:
         qualname = ref.qualname
         if not qualname or not qualname.startswith("torch.") or ref.ctx not in ("load", "import") \
-                or ref.guards or ref.handled or not _at_import(ref.scope) or id(ref.top) in after_refusal:
+                or ref.guards or ref.handled or not _at_import(ref.scope):
             continue
         if ref.ctx == "load" and _reported_import(ref.binding, floor, histories):
             continue  # read through a name an import of its own binds, which fails first (and is reported)
         start = _supplied(analysis, ref.binding) + 1 if ref.ctx == "load" else 2
         history = _newer(qualname, floor, histories, start)
-        if history is None or analysis.enclosing(ref.node, cst.Annotation) is not None or _suppressed(analysis, ref) \
-                or _after_probe(analysis, ref):
+        if history is None:
+            continue
+        if after_refusal is None:
+            after_refusal = _after_refusal(analysis)
+        if id(ref.top) in after_refusal or analysis.enclosing(ref.node, cst.Annotation) is not None \
+                or _suppressed(analysis, ref) or _after_probe(analysis, ref):
             continue
         key = (id(ref.top), history.name)
         if key in seen:
@@ -265,7 +265,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                    f"torch {_span(floor, history.added)}; raise the floor to "
                    f"{short(history.added)}, or import it where it is used behind a check of the version")
         hit = Hit(rule, _at(ref, history.name), ref.statement, ref=ref, message=message)
-        hit.release, hit.kind = short(history.added), "opportunity"  # headed "available since torch 2.3"
+        hit.release = short(history.added)  # a lint dated by the name: headed "needs torch 2.3"
         out.append(hit)
     return out
 
