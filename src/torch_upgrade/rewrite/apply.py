@@ -207,8 +207,7 @@ def _trimmed(fix: Fix, spec: ImportSpec) -> Optional[cst.ImportFrom]:
     package = spec.module.split(".")[0]
     for edit in fix.edits:
         node = edit.node if isinstance(edit, Replace) and isinstance(edit.new, cst.ImportFrom) else None
-        if isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative \
-                and (dotted(node.module) or "").split(".")[0] == package:
+        if isinstance(node, cst.ImportFrom) and _imports_package(node, package):
             return node
     return None
 
