@@ -916,8 +916,10 @@ def test_a_check_of_the_minor_release_alone_lets_the_old_call_run_on_2_x():
         else:
             w, v = torch.linalg.eigh(x)
         """
-    [(rule, line, message)] = findings(code, high="2.13")
+    [(rule, line, message), (minor, at, said)] = findings(code, high="2.13")
     assert (rule, line) == ("TU202", 5) and message.endswith("(the check around it still lets it run on torch 2.0)")
+    # and the check itself: true on 1.6 ... 1.8, false on 1.9 ... 1.13, true again on 2.0 ... 2.8
+    assert (minor, at) == ("TU981", 4) and "True on torch 2.0-2.8" in said
 
 
 def test_a_branch_for_older_releases_where_a_name_is_only_deprecated_stays_quiet():

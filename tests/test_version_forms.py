@@ -513,6 +513,46 @@ def test_a_library_version_compared_as_text_names_the_library_and_its_release():
     assert "(changed in torchvision 0.10)" in cli_text(code)
 
 
+# torch's minor compared as a number apart from its major: wrong once the major moves on
+_MAJOR_MINOR = 'M, m = (int(v) for v in torch.__version__.split(".")[:2])\n'
+
+
+@pytest.mark.parametrize("test, low, expected", [
+    ("M < 1 or m < 5", "1.6", [(4, "hint", "on torch 2.0 this test is True, where comparing (major, minor) with "
+                                           "(1, 5) gives False")]),
+    ("M < 1 or m < 5", "2.0", [(4, "warning", "on torch 2.0 this test is True")]),  # wrong on 2.0 ... 2.4 of 2.0-2.4
+    ("M >= 1 and m >= 10", "1.6", [(4, "hint", "on torch 2.0 this test is False, where comparing (major, minor) "
+                                               "with (1, 10) gives True")]),
+    ("M > 0 and m > 9", "2.0", [(4, "hint", "(1, 10)")]),  # > and <= read as the next integer's >= and <
+    ("m >= 4", "1.6", [(4, "hint", "True on torch 1.6-1.13, False on torch 2.0-2.3, True on torch 2.4-2.15")]),
+    ("not m < 4", "1.6", [(4, "hint", "True on torch 2.0-2.3")]),  # the comparison read, inside the not
+    ("m >= 4", "2.0", []),  # within one major the minor alone is a version check
+    ("M >= 2 and m >= 1", "1.6", []),  # right until a torch 3
+    ("M == 1 and m < 8", "1.6", []),  # the major pinned
+    ("M > 1 or (M == 1 and m >= 10)", "1.6", []),
+    ("M >= 1 and 8 <= m < 10", "1.6", []),  # a chained comparison: not read
+    ("M >= 1 and m >= 8 and m < 10", "1.6", []),  # a range of minors
+    ("len(sys.argv) < 5 or m < 5", "1.6", []),  # not torch's version alone
+])
+def test_a_minor_compared_apart_from_its_major_is_reported(test, low, expected):
+    code = f"import sys\nimport torch\n{_MAJOR_MINOR}if {test}:\n    pass\n"
+    report = torch_upgrade.scan_source(code, from_version=low, to_version="2.4" if low == "2.0" and "M < 1" in test
+                                       else None, select=["TU981"])
+    assert not report.errors
+    assert len(report.findings) == len(expected)
+    for finding, (line, severity, text) in zip(report.findings, expected):
+        assert (finding.line, finding.severity, finding.fix) == (line, severity, None)
+        assert text in finding.message and "compare (major, minor) as a tuple" in finding.message
+
+
+def test_a_minor_test_under_a_test_of_the_major_or_from_another_file_is_left_alone(tmp_path):
+    write(tmp_path, {"versions.py": f"import torch\n{_MAJOR_MINOR}",
+                     "mod.py": "import torch\nfrom versions import M, m\nif M == 1:\n    if m < 8:\n        pass\n"
+                               "OLD = m < 8\n",
+                     "nested.py": f"import torch\n{_MAJOR_MINOR}if M == 1:\n    if m < 8:\n        pass\n"})
+    assert found(tmp_path, "1.6", select=["TU981"]) == []
+
+
 def cli_text(code: str) -> str:
     """The text report of ``code`` scanned by the CLI from torch 1.6, TU981 alone."""
     from helpers import runner

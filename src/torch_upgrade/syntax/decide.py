@@ -591,6 +591,70 @@ class Decider:
                 return wrong
         return None
 
+    def minor_miscompares(self, test: cst.BaseExpression, scope: Scope, low: Version, high: Version
+                          ) -> Optional["MinorMiscompare"]:
+        """Where a test compares torch's minor version as a number apart from its major, and that gives an
+        answer on some release from ``low`` to ``high`` that no comparison of versions gives: e2cnn's ``x, y =
+        torch.__version__.split(".")[:2]`` then ``int(x) < 1 or int(y) < 5`` (true on torch 2.0 to 2.4),
+        DeepSpeed's ``TORCH_MAJOR >= 1 and TORCH_MINOR >= 10`` (false on 2.0 to 2.9), ``int(torch.__version__
+        .split(".")[1]) >= 4`` alone (false on 2.0 to 2.3, true before and after). A test of both in one of
+        those two shapes (``and`` of lower bounds, ``or`` of upper bounds; ``_meant``) is held to the (major,
+        minor) it names; any other is wrong where its answer goes from one to the other and back again
+        (no comparison of versions does that). None where it is right, and for a test pinning the major
+        (``TORCH_MAJOR == 1 and TORCH_MINOR < 8``) or bounding the minor both ways (a range)."""
+        comparisons = _comparisons(test)
+        if not any(integer_comparison(comparison) for comparison in comparisons):
+            return None
+        releases = [sample for sample in samples(low) if sample != FUTURE and "+" not in sample
+                    and Version(sample) <= Version(f"{high.major}.{high.minor}.99")]
+        parts = [self._version_part(comparison, scope, releases) for comparison in comparisons]
+        minors = [order for what, order in parts if what == "minor"]
+        if not minors or any(what == "major" and order in (_EQUAL, _NOT_EQUAL) for what, order in parts):
+            return None
+        lower = minors[0] in _LOWER  # what its author meant grows true with the version, or false
+        if any((order in _LOWER) != lower for order in minors):
+            return None  # a range of minors
+        values = [self.value(test, scope, sample) for sample in releases]
+        if not all(isinstance(value, bool) for value in values):
+            return None
+        meant = _meant(test, comparisons, parts, lower)
+        runs: list[tuple[str, str, bool]] = []
+        for sample, value in zip(releases, values):
+            short = ".".join(sample.split(".")[:2])
+            if runs and runs[-1][2] == value:
+                runs[-1] = (runs[-1][0], short, value)
+            else:
+                runs.append((short, short, value))
+        if meant is not None:
+            order = _GE if lower else _LT
+            wrong = [(sample, value) for sample, value in zip(releases, values)
+                     if value != order(Version(sample).release[:2], meant)]
+            if not wrong:
+                return None
+            breaks = values[-1] != order(Version(releases[-1]).release[:2], meant)
+            release = ".".join(wrong[0][0].split(".")[:2])
+            return MinorMiscompare(release, wrong[0][1], tuple(runs), meant, breaks)
+        if len(runs) < 3:
+            return None
+        return MinorMiscompare(runs[1][0], runs[1][2], tuple(runs), None, values[-1] != lower and lower in values)
+
+    def _version_part(self, comparison: cst.Comparison, scope: Scope, releases: list[str]) -> tuple[Optional[str], str]:
+        """("major" or "minor", the operator as written with the version on its left) where ``comparison``
+        compares torch's major or minor version, as an int, with an int literal; else (None, "")."""
+        if not integer_comparison(comparison):
+            return None, ""
+        target = comparison.comparisons[0]
+        order = _OPERATOR_NAMES.get(type(target.operator), "")
+        derived = comparison.left
+        if isinstance(comparison.left, cst.Integer):
+            derived, order = target.comparator, _MIRROR.get(order, order)
+        values = [self.value(derived, scope, sample) for sample in releases]
+        for what, index in (("major", 0), ("minor", 1)):
+            if all(type(value) is int and value == Version(sample).release[index]
+                   for value, sample in zip(values, releases)):
+                return what, order
+        return None, ""
+
     def _library_miscompare(self, derived: cst.BaseExpression, scope: Scope, library: str, kind: type,
                             wrong_at: Callable[[Any, str], Optional[tuple[bool, bool]]],
                             bounds: Optional[tuple[Version, Version]], low: Version, high: Version
@@ -773,6 +837,67 @@ def _probed_names(small: cst.BaseSmallStatement, names: Names, scope: Scope) -> 
     if qualname is None or qualname.split(".", 1)[0] != "torch" or "." not in qualname:
         return None
     return [(qualname, False)]
+
+
+_EQUAL, _NOT_EQUAL = "==", "!="
+_LOWER = (">", ">=")
+_UPPER = ("<", "<=")
+_OPERATOR_NAMES = {cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+                   cst.Equal: _EQUAL, cst.NotEqual: _NOT_EQUAL}
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _GE(mine: tuple[int, ...], meant: tuple[int, int]) -> bool:
+    return mine >= meant
+
+
+def _LT(mine: tuple[int, ...], meant: tuple[int, int]) -> bool:
+    return mine < meant
+
+
+def integer_comparison(node: cst.CSTNode) -> bool:
+    """Whether ``node`` is one comparison of something with an int literal (``TORCH_MINOR >= 10``, ``5 > int(y)``)."""
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return False
+    return isinstance(node.left, cst.Integer) != isinstance(node.comparisons[0].comparator, cst.Integer)
+
+
+def _comparisons(test: cst.CSTNode) -> list[cst.Comparison]:
+    """The comparisons a boolean test is made of (``a and (b or c)``): none where it holds anything else."""
+    if isinstance(test, cst.BooleanOperation):
+        return _comparisons(test.left) + _comparisons(test.right)
+    return [test] if isinstance(test, cst.Comparison) else []
+
+
+def _meant(test: cst.BaseExpression, comparisons: list[cst.Comparison], parts: list[tuple[Optional[str], str]],
+           lower: bool) -> Optional[tuple[int, int]]:
+    """The (major, minor) a test of both was meant to compare with, where it has the shape of one: ``MAJOR >= 1
+    and MINOR >= 10`` (at least 1.10), ``MAJOR < 1 or MINOR < 5`` (below 1.5); ``>`` and ``<=`` read as the
+    next integer's ``>=`` and ``<``. None for any other shape."""
+    if not isinstance(test, cst.BooleanOperation) or not isinstance(test.operator, cst.And if lower else cst.Or):
+        return None
+    if len(comparisons) != 2 or sorted(what or "" for what, _ in parts) != ["major", "minor"]:
+        return None
+    bounds: dict[str, int] = {}
+    for comparison, (what, order) in zip(comparisons, parts):
+        if what is None or order not in (_LOWER if lower else _UPPER):
+            return None
+        literal = comparison.left if isinstance(comparison.left, cst.Integer) else comparison.comparisons[0].comparator
+        assert isinstance(literal, cst.Integer)
+        bounds[what] = int(literal.value, 0) + (order in (">", "<="))
+    return bounds["major"], bounds["minor"]
+
+
+@dataclass(frozen=True)
+class MinorMiscompare:
+    """A test of torch's minor version apart from its major that is wrong somewhere in the window
+    (``Decider.minor_miscompares``)."""
+
+    release: str  # "2.0": the first release where it is wrong (or where its answer first turns)
+    written: bool  # what the test gives there
+    runs: tuple[tuple[str, str, bool], ...]  # (first, last, answer): the stretches of releases with one answer
+    meant: Optional[tuple[int, int]]  # the (major, minor) the test names, where its shape says (see ``_meant``)
+    breaks: bool  # wrong on the window's newest release too
 
 
 @dataclass(frozen=True)

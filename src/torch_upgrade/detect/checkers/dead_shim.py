@@ -339,7 +339,7 @@ def _settle_operands(decider: Decider, node: Union[cst.If, cst.IfExp], scope: Sc
     torch.backends.mps.is_available()``), false in an ``or``, goes; the rest of the test stays. (An operand
     the evaluator decides computes a value and does nothing else.)"""
     test = node.test
-    if not isinstance(test, cst.BooleanOperation):
+    if not isinstance(test, cst.BooleanOperation) or _miscompares(decider, test, scope, window):
         return
     kind = type(test.operator)
     operands, operators = _chain(test, kind)
@@ -392,9 +392,12 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _miscompares(decider: Decider, test: cst.BaseExpression, scope: Scope, window: Window) -> bool:
-    """Whether the test compares torch's version as text where that is wrong on some release of the window
-    (TU981): it computes something other than what it means, so its branches are not the shim they look."""
+    """Whether the test compares torch's version as text, or its minor apart from its major, where that is
+    wrong on some release of the window (TU981): it computes something other than what it means, so its
+    branches are not the shim they look."""
     return any(isinstance(node, cst.Comparison) and decider.miscompares(node, scope, window.low, window.high)
+               or isinstance(node, (cst.Comparison, cst.BooleanOperation))
+               and decider.minor_miscompares(node, scope, window.low, window.high) is not None
                for node in subtree(test))
 
 

@@ -42,7 +42,7 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, Miscompare
+from torch_upgrade.syntax.decide import Decider, MinorMiscompare, Miscompare, integer_comparison
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
@@ -93,6 +93,8 @@ def may_match(text: str) -> bool:
     if any(in_code(found.start()) and not _whole(text, found.end(), _FLOAT_END.search(found.group()))
            for found in _BEFORE.finditer(text)):
         return True
+    if "__version__" in text and _INTEGER_BESIDE.search(text):  # the minor alone (``_minor_alone``)
+        return True
     last = len(text) - 1  # the operator found in the reversed text, at its offset in the text
     for found in _AFTER_REVERSED.finditer(text[::-1]):
         literal = _FLOAT_START.search(found.group()[::-1])  # the literal first: at the match's end, reversed
@@ -103,6 +105,8 @@ def may_match(text: str) -> bool:
 
 
 _FLOAT_END = re.compile(r"\d+\.\d+\Z")
+# an ordering operator beside an integer (``TORCH_MINOR >= 10``, ``5 > int(y)``)
+_INTEGER_BESIDE = re.compile(rf"[<>]=?{_GAP}\d+(?![\d.])|(?<![\w.])\d+{_GAP}[<>]")
 _FLOAT_START = re.compile(r"\A\d+\.\d+")
 
 
@@ -150,7 +154,65 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         hits.append(Hit(rule, node, statement, fix=_fix(node, analysis, decider, scope, window),
                         message=_message(node, wrong), breaks=on_target is not None))
+    if any(ref.qualname is not None and ref.qualname.startswith(_VERSION_VALUES) for ref in analysis.references):
+        hits += _minor_alone(analysis, rule, window, decider)
     return hits
+
+
+def _minor_alone(analysis: Analysis, rule: Rule, window: Window, decider: Decider) -> list[Hit]:
+    """Tests that compare torch's minor version as a number apart from its major
+    (``Decider.minor_miscompares``), reported as advice: the release meant is the author's to say. Left
+    alone inside another test of the version (an ``if`` of the major around it), and where the minor is
+    computed in another file (only files that read ``torch.__version__`` are looked at)."""
+    hits: list[Hit] = []
+    seen: set[int] = set()
+    for node in analysis.nodes(cst.Comparison):
+        assert isinstance(node, cst.Comparison)
+        if not integer_comparison(node):
+            continue
+        test: cst.CSTNode = node
+        parent = analysis.parent(test)
+        while isinstance(parent, cst.BooleanOperation):
+            test, parent = parent, analysis.parent(parent)
+        if id(test) in seen:
+            continue
+        seen.add(id(test))
+        assert isinstance(test, cst.BaseExpression)
+        wrong = decider.minor_miscompares(test, analysis.scope_at(test), window.low, window.high)
+        if wrong is None or _inside_version_test(test, analysis, decider):
+            continue
+        hits.append(Hit(rule, test, analysis.top_of(test) or test, message=_minor_message(wrong),
+                        breaks=wrong.breaks, advice_instead=_OLDEST, release=wrong.release, kind="behavior"))
+    return hits
+
+
+def _inside_version_test(test: cst.CSTNode, analysis: Analysis, decider: Decider) -> bool:
+    """Whether ``test`` is in the body of an ``if`` or ``while`` (or a branch of a conditional expression)
+    whose own test depends on torch's version: ``if TORCH_MAJOR == 1:`` around ``if TORCH_MINOR < 8:``."""
+    node: Optional[cst.CSTNode] = test
+    while node is not None:
+        parent = analysis.parent(node)
+        outer = parent.test if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is not node \
+            else None
+        if outer is not None and decider.varies(outer, analysis.scope_at(outer)):
+            return True
+        node = parent
+    return False
+
+
+def _minor_message(wrong: MinorMiscompare) -> str:
+    advice = "compare (major, minor) as a tuple, or packaging.version.parse(torch.__version__) with "
+    if wrong.meant is not None:
+        major, minor = wrong.meant
+        return (f"torch's minor version compared apart from its major: on torch {wrong.release} this test is "
+                f"{wrong.written}, where comparing (major, minor) with ({major}, {minor}) gives {not wrong.written}; "
+                f"{advice}packaging.version.parse(\"{major}.{minor}\")")
+    told = ", ".join(f"{value} on torch {first}" if first == last else f"{value} on torch {first}-{last}"
+                     for first, last, value in wrong.runs)
+    return (f"torch's minor version compared without its major: in this window the test is {told}, which no "
+            f"comparison of versions gives (the minor starts again at 0 with each major); {advice}"
+            f"packaging.version.parse(\"X.Y\")")
+
 
 
 _OLDEST = "0.4"  # a release every window reaches: advice that needs no newer torch
