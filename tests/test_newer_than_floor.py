@@ -67,6 +67,23 @@ def test_quiet_without_a_pin_from_a_floor_that_has_it_and_in_upgrade(tmp_path):
     assert json.loads(result.stdout)["findings"] == []
 
 
+def test_a_floor_inherited_from_the_project_around_an_examples_folder_is_info(tmp_path):
+    # peft's examples/: a requirements file of their own that names no torch, under the library's torch>=1.13
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "setup.py").write_text('from setuptools import setup\nsetup(name="lib", install_requires=["torch>=2.0"])\n',
+                                       encoding="utf-8")
+    (tmp_path / "lib").mkdir()
+    project(tmp_path / "lib", None)
+    examples = tmp_path / "examples" / "demo"
+    examples.mkdir(parents=True)
+    (examples / "requirements.txt").write_text("transformers\n", encoding="utf-8")
+    project(examples, None)
+    found = sorted((Path(f["path"]).parent.name, f["severity"]) for f in findings(tmp_path))
+    assert found == [("demo", "info"), ("lib", "warning")]
+    [example] = findings(examples)
+    assert example["severity"] == "info" and "(../../setup.py: torch>=2.0)" in example["message"]
+
+
 def test_the_first_pass_leaves_in_a_file_that_writes_the_name_in_parts(tmp_path):
     code = "import torch.nn as nn\nfrom torch.nn import attention\nsdpa = attention.sdpa_kernel\n"
     found = findings(project(tmp_path, "torch>=2.0", code))

@@ -71,6 +71,13 @@ class Window:
         return self.current and self.source != FROM_OPTION
 
     @property
+    def inherited(self) -> bool:
+        """Whether the lower bound is a pin found in a project folder above the code's own (``io.pins.detect_all``:
+        peft's ``examples/`` under ``../../setup.py: torch>=1.13``): the enclosing project's floor, which a folder
+        with project files of its own that name no torch may not be held to."""
+        return self.source.startswith("../")
+
+    @property
     def current(self) -> bool:
         """Whether the lower bound is what the code supports today, as the project states it (a pin,
         --from, a config): not assumed, and not the release ``upgrade --to`` moves it to (code not ported

@@ -774,7 +774,9 @@ class Analysis:
 
 
 # torch's modules that were modules in every release (``from torch import fft`` bound a function before 1.8):
-# a name under one of them is spelled through the file's ``from`` import of it (``local_name_for``)
+# a name under one of them is spelled through the file's ``from`` import of it (``local_name_for``). Not taken
+# from rules/names.toml's modules present at 1.6: those include ``torch.tensor`` (torch/tensor.py until 1.8),
+# which ``from torch import tensor`` never bound (it binds the function), and the table says nothing before 1.6.
 _ALWAYS_MODULES = frozenset({"torch.nn", "torch.nn.functional", "torch.nn.init", "torch.optim", "torch.utils",
                              "torch.utils.data", "torch.autograd", "torch.cuda", "torch.distributed", "torch.onnx",
                              "torch.jit"})

@@ -20,7 +20,9 @@ and never code in a function, which may run only where the newer torch is there 
 ``torch.distributed.tensor.DTensor`` in functions its FSDP2 path calls, which checks the version first).
 Only where the project's own files state the floor (a pin, a config's ``from``): not for a ``--from`` the scan
 was given (a release the user asks about: ``--from 1.6`` to see every change since), nor in ``upgrade --to X``,
-which moves the floor.
+which moves the floor. A floor found in a project folder above the code's own (an ``examples/`` folder whose
+requirements name no torch, under the library's ``../../setup.py``) is the enclosing project's: its findings
+are info, not warnings.
 """
 
 from __future__ import annotations
@@ -264,7 +266,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                    f"{short(window.low)} ({window.source}): this {kind} fails when the module is imported on "
                    f"torch {_span(floor, history.added)}; raise the floor to "
                    f"{short(history.added)}, or import it where it is used behind a check of the version")
-        hit = Hit(rule, _at(ref, history.name), ref.statement, ref=ref, message=message)
+        # a floor inherited from the project around the code's own folder (an examples/ folder with its own
+        # requirements, naming no torch): true by the letter, but that folder may never run on it: info
+        hit = Hit(rule, _at(ref, history.name), ref.statement, ref=ref, message=message, quiet=window.inherited)
         hit.release = short(history.added)  # a lint dated by the name: headed "needs torch 2.3"
         out.append(hit)
     return out
