@@ -56,15 +56,26 @@ def test_a_read_at_import_time_one_release_short(tmp_path):
     assert "this read fails when the module is imported on torch 2.0;" in found["message"]
 
 
-def test_quiet_without_a_pin_from_a_floor_that_has_it_and_in_upgrade(tmp_path):
-    for name in ("a", "b", "c"):
+def test_quiet_without_a_pin_and_from_a_floor_that_has_it(tmp_path):
+    for name in ("a", "b"):
         (tmp_path / name).mkdir()
     assert findings(project(tmp_path / "a", None)) == []
     assert findings(project(tmp_path / "b", "torch>=2.3")) == []
-    root = project(tmp_path / "c", "torch>=2.0")
-    result = cli("upgrade", root, "--to", "2.1", "--diff", "--select", "TUL002", "--format", "json")
-    assert result.exit_code in (0, 1), result.stderr
-    assert json.loads(result.stdout)["findings"] == []
+
+
+def test_upgrade_tells_what_the_raised_floor_still_lacks(tmp_path):
+    # upgrade --to 2.1 raises torch>=2.0 to 2.1: the module still imports 2.3's torch.nn.attention there
+    root = project(tmp_path, "torch>=2.0")
+    result = cli("upgrade", root, "--to", "2.1", "--select", "TUL002", "--format", "json")
+    assert result.exit_code == 1, result.stderr
+    [found] = json.loads(result.stdout)["findings"]
+    assert found["line"] == 3 and found["message"].startswith(
+        "torch.nn.attention came in torch 2.3, but the project supports torch 2.1 (upgrade --to 2.1): ")
+    assert "torch>=2.1" in (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert len(findings(root)) == 1  # what the next scan says
+    result = cli("upgrade", root, "--to", "2.3", "--select", "TUL002", "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["findings"] == []
+    assert findings(root) == []
 
 
 def test_a_floor_inherited_from_the_project_around_an_examples_folder_is_info(tmp_path):

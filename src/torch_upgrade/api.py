@@ -20,11 +20,11 @@ import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Callable, Iterable, Optional, Sequence, Union
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
-from torch_upgrade.catalog.ruledata import RuleDataError, RuleSet
+from torch_upgrade.catalog.ruledata import Rule, RuleDataError, RuleSet
 from torch_upgrade.core.ids import id_matches
 from torch_upgrade.core.model import CONFIDENCES, ScanResult, TextEdit
 from torch_upgrade.core.model import Finding as _Finding
@@ -461,12 +461,15 @@ def plan_upgrade(paths: Sequence[PathLike], to: str, *, unsafe: bool = False, di
     return Upgrade(short(target), resolved, floors, projects)
 
 
-def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[floor.Raise], list[str]]:
+def raise_floors(plan: Upgrade, result: ScanResult, write: bool
+                 ) -> tuple[list[floor.Raise], list[str], ScanResult]:
     """The pins and configs ``upgrade`` raises (written unless ``write`` is false, as with ``--diff``):
     each project's to the newest of X and what its applied fixes need, and its pins of the libraries
     that move with torch to the releases the pairing table pairs with that (``torchvision>=0.10`` to
     ``>=0.15`` with torch 2.0; a pin at or above it is left alone); one change per file. Notes for the
-    report: each pin raised, a project without a torch pin, a pin that cannot be raised."""
+    report: each pin raised, a project without a torch pin, a pin that cannot be raised. And ``result``
+    without the findings the raised floors settle (``settled``: a name the fixes wrote, which needs the
+    floor they raised it to)."""
     from torch_upgrade.engine import floor
 
     target = parse_version(plan.target)
@@ -485,6 +488,7 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
             stated[key][1].extend(files)
         else:
             stated[key] = (found, list(files))  # the nearest project's, whose note names the file as it is
+    held: dict[Path, Version] = {}  # the floor each file's project states once this is done (the new one)
     for found, files in stated.values():
         need = max([target] + [v for f in files for v in applied.get(f.resolve(), [])])
         torch_of.update((f, need) for f in files)
@@ -496,6 +500,7 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
         except pins.BumpError as exc:
             notes.append(f"the floor was not raised: {exc}")
             continue
+        held.update((f.resolve(), need) for f in files)
         if change is None:
             continue
         changes[change.path] = change
@@ -533,7 +538,31 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool) -> tuple[list[f
         common = Path(os.path.commonpath([f.resolve() for f in unpinned]))  # the folder the scan named, or a file
         notes.append(f"no torch pin was written: no project file pins torch; the code now needs torch >= "
                      f"{plan.target}: add `torch>={plan.target}` to {floor.where_a_pin_goes(common)}")
-    return raises, notes
+    rules = plan.resolved.rules
+    return raises, notes, settled(result, rules, lambda finding: held.get(Path(finding.path).resolve()))
+
+
+def settled(result: ScanResult, rules: Iterable[Rule], floor_of: Callable[[_Finding], Optional[Version]]
+            ) -> ScanResult:
+    """``result`` without the findings a raised floor settles: those of a rule reported against the project's
+    floor (``Rule.needs_floor``, a lint: TUL002's name newer than the floor) whose release the new floor of
+    the finding's project (``floor_of``; None: not raised) has."""
+    floor_rules = {rule.id for rule in rules if rule.needs_floor and rule.kind == "lint"}
+
+    def gone(finding: _Finding) -> bool:
+        if finding.rule_id not in floor_rules:
+            return False
+        need = floor_of(finding)
+        try:
+            return need is not None and Version(finding.release) <= need
+        except InvalidVersion:
+            return False
+
+    drop = {id(f) for f in result.findings if gone(f)}
+    if not drop:
+        return result
+    files = [replace(file, findings=[f for f in file.findings if id(f) not in drop]) for file in result.files]
+    return replace(result, files=files, findings=[f for f in result.findings if id(f) not in drop])
 
 
 def _depth(where: Optional[Path]) -> int:
@@ -566,7 +595,7 @@ def upgrade(paths: Union[PathLike, Sequence[PathLike]], *, to: str, unsafe: bool
         result, verification = run_verify(paths, plan.resolved, verify, verify_timeout, stream)
     else:
         result = run(paths, plan.resolved)
-    raises, notes = raise_floors(plan, result, write=not diff)
+    raises, notes, result = raise_floors(plan, result, write=not diff)
     report = report_of(result, tuple(plan.resolved.notes) + tuple(notes))
     return replace(report, changed=report.changed + tuple(display_path(r.path, None) for r in raises),
                    diff=report.diff + "".join(r.diff() for r in raises),

@@ -499,30 +499,16 @@ def _after_fix(result: ScanResult, resolved: api.Resolved, bump_pin: bool, say: 
 
 
 def _settled(result: ScanResult, resolved: api.Resolved, raised: dict[tuple[str, str], Any]) -> ScanResult:
-    """``result`` without the findings a raised floor settles: a rule reported against the project's floor
-    (``Rule.needs_floor``, a lint: TUL002's name newer than the floor) whose release the window's new floor
-    (``raised``, by the window's old lower bound and source) has."""
-    from packaging.version import Version
-
-    floor_rules = {rule.id for rule in resolved.rules if rule.needs_floor and rule.kind == "lint"}
+    """``result`` without the findings a raised floor settles (``api.settled``), the new floors given by the
+    window's old lower bound and source (``raised``)."""
     resolver = resolved.resolver
 
-    def settled(finding: Any) -> bool:
-        if finding.rule_id not in floor_rules:
-            return False
+    def floor_of(finding: Any) -> Any:
         window = resolver.settings_for(Path(finding.path))[0].window if resolver is not None \
             else resolved.settings.window
-        need = raised.get((str(window.low), window.source))
-        try:
-            return need is not None and Version(finding.release) <= need
-        except ValueError:
-            return False
+        return raised.get((str(window.low), window.source))
 
-    gone = {id(f) for f in result.findings if settled(f)}
-    if not gone:
-        return result
-    files = [dataclasses.replace(file, findings=[f for f in file.findings if id(f) not in gone]) for file in result.files]
-    return dataclasses.replace(result, files=files, findings=[f for f in result.findings if id(f) not in gone])
+    return api.settled(result, resolved.rules, floor_of)
 
 
 def _bump(resolved: api.Resolved, path: Path, need: Any, say: _Say) -> Optional[bool]:
@@ -702,7 +688,7 @@ def upgrade(paths: tuple[Path, ...], target: str, select: tuple[str, ...], exten
                 result = api.run(targets, resolved, progress=progress)
     except api.UsageError as exc:
         raise click.UsageError(str(exc)) from None
-    raises, floor_notes = api.raise_floors(plan, result, write=not diff)
+    raises, floor_notes, result = api.raise_floors(plan, result, write=not diff)
     for note in resolved.notes:
         say.note(note)
     notes = tuple(resolved.notes) + tuple(floor_notes)

@@ -66,9 +66,10 @@ class Window:
 
     @property
     def declared(self) -> bool:
-        """Whether the project's own files state the lower bound (a pin, a config's ``from``): what it says it
-        supports, not a release the scan was asked about (``--from``) or moves it to (``upgrade --to``)."""
-        return self.current and self.source != FROM_OPTION
+        """Whether the project's own files state the lower bound (a pin, a config's ``from``), or will once
+        ``upgrade --to`` has raised it there: what it says it supports, not a release the scan was asked about
+        (``--from``)."""
+        return self.stated and self.source != FROM_OPTION
 
     @property
     def inherited(self) -> bool:

@@ -18,9 +18,10 @@ LRScheduler`` / ``except ImportError: ... _LRScheduler as LRScheduler``), nothin
 contextlib.suppress(ImportError):`` block nor after the module refuses older releases (``_after_refusal``),
 and never code in a function, which may run only where the newer torch is there (accelerate reads
 ``torch.distributed.tensor.DTensor`` in functions its FSDP2 path calls, which checks the version first).
-Only where the project's own files state the floor (a pin, a config's ``from``): not for a ``--from`` the scan
-was given (a release the user asks about: ``--from 1.6`` to see every change since), nor in ``upgrade --to X``,
-which moves the floor. A floor found in a project folder above the code's own (an ``examples/`` folder whose
+Only where the project's own files state the floor (a pin, a config's ``from``), or will (``upgrade --to X``
+raises the pin to X: a module that reads a name newer than X would fail on the release the pin then allows):
+not for a ``--from`` the scan was given (a release the user asks about: ``--from 1.6`` to see every change
+since). A floor found in a project folder above the code's own (an ``examples/`` folder whose
 requirements name no torch, under the library's ``../../setup.py``) is the enclosing project's: its findings
 are info, not warnings.
 """
