@@ -514,7 +514,7 @@ def test_a_library_version_compared_as_text_names_the_library_and_its_release():
 
 
 # torch's minor compared as a number apart from its major: wrong once the major moves on
-_MAJOR_MINOR = 'M, m = (int(v) for v in torch.__version__.split(".")[:2])\n'
+_MAJOR_MINOR = 'M, m = (int(v) for v in torch.__version__.split(".")[:2]); TWO = 2\n'
 
 
 @pytest.mark.parametrize("test, low, expected", [
@@ -533,6 +533,7 @@ _MAJOR_MINOR = 'M, m = (int(v) for v in torch.__version__.split(".")[:2])\n'
     ("M >= 1 and 8 <= m < 10", "1.6", []),  # a chained comparison: not read
     ("M >= 1 and m >= 8 and m < 10", "1.6", []),  # a range of minors
     ("len(sys.argv) < 5 or m < 5", "1.6", []),  # not torch's version alone
+    ("TWO >= 1 and m >= 10", "2.0", []),  # a constant is no major, though it equals it on every 2.x
 ])
 def test_a_minor_compared_apart_from_its_major_is_reported(test, low, expected):
     code = f"import sys\nimport torch\n{_MAJOR_MINOR}if {test}:\n    pass\n"

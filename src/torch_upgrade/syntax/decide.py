@@ -651,8 +651,8 @@ class Decider:
         values = [self.value(derived, scope, sample) for sample in releases]
         for what, index in (("major", 0), ("minor", 1)):
             if all(type(value) is int and value == Version(sample).release[index]
-                   for value, sample in zip(values, releases)):
-                return what, order
+                   for value, sample in zip(values, releases)) and self.varies(derived, scope):
+                return what, order  # (a constant 2 is no major, though it equals it on every 2.x)
         return None, ""
 
     def _library_miscompare(self, derived: cst.BaseExpression, scope: Scope, library: str, kind: type,
