@@ -38,6 +38,45 @@ def test_pyproject_pep621_and_poetry(tmp_path):
     assert pin.version == Version("1.13.0") and "poetry" in pin.source
 
 
+METADATA = """Metadata-Version: 2.4
+Name: lib
+Version: 1.0
+Requires-Dist: numpy
+Requires-Dist: torch>=2.6; extra == "torch"
+Requires-Dist: torchvision>=0.21; python_version >= "3.9"
+
+Requires-Dist: torch>=9.9 (the description, not a header)
+"""
+
+
+def test_an_unpacked_wheel_states_its_pins_in_its_metadata(tmp_path):
+    # a wheel's contents (a package and its .dist-info), as the five newest wheels of our corpus
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "model.py").write_text("import torch\n")
+    (tmp_path / "lib-1.0.dist-info").mkdir()
+    (tmp_path / "lib-1.0.dist-info" / "METADATA").write_text(METADATA)
+    pins = detect_all(tmp_path / "lib" / "model.py")
+    assert (pins["torch"].version, pins["torch"].source) == (Version("2.6"), 'lib-1.0.dist-info/METADATA: torch>=2.6')
+    assert pins["torch"].origin is None  # never a file to raise
+    assert pins["torchvision"].version == Version("0.21")
+    # a folder of many distributions (site-packages) says nothing of which one a file belongs to
+    (tmp_path / "other-2.0.dist-info").mkdir()
+    (tmp_path / "other-2.0.dist-info" / "METADATA").write_text("Name: other\nRequires-Dist: torch>=1.8\n")
+    assert detect(tmp_path / "lib" / "model.py").version is None
+
+
+def test_upgrade_of_an_unpacked_wheel_raises_no_pin_in_its_metadata(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "model.py").write_text("import torch\nx = torch.range(0, 3)\n")
+    (tmp_path / "lib-1.0.dist-info").mkdir()
+    (tmp_path / "lib-1.0.dist-info" / "METADATA").write_text(METADATA)
+    result = cli("upgrade", tmp_path, "--to", "2.9")
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "lib-1.0.dist-info" / "METADATA").read_text() == METADATA
+    assert "torch.arange" in (tmp_path / "lib" / "model.py").read_text()
+    assert "the floor was not raised: lib-1.0.dist-info/METADATA: torch>=2.6: a built distribution's metadata" in result.stderr
+
+
 def test_setup_py_is_read_not_run(tmp_path):
     (tmp_path / "setup.py").write_text("import sys\nsys.exit(3)\nsetup(install_requires=['torch>=1.12'])\n")
     assert detect(tmp_path).version == Version("1.12.0")

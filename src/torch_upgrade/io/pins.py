@@ -521,6 +521,31 @@ def _defines_package_file(path: str, mtime_ns: int, size: int) -> bool:
     return False
 
 
+def _metadata(directory: Path) -> Optional[Path]:
+    """The ``METADATA`` of the one distribution installed or unpacked in ``directory`` (a wheel's contents, or a
+    folder holding one package and its ``*.dist-info``): whose ``Requires-Dist`` lines state its pins. None where
+    there is none, or several (``site-packages``: which one a file belongs to is not told by its folder)."""
+    found = list(directory.glob("*.dist-info/METADATA"))
+    return found[0] if len(found) == 1 else None
+
+
+_METADATA_SOURCE = re.compile(r"^[^:]*\.dist-info/METADATA: ")
+
+
+def _distribution(path: Path) -> Iterator[Candidate]:
+    """A distribution's requirements (``Requires-Dist: torch>=2.6; extra == "torch"``): what installing it
+    allows, never a file to raise (it is written by whoever built the wheel: no ``Found``)."""
+    where = f"{path.parent.name}/{path.name}"
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line; the description follows
+        if line.startswith("Requires-Dist:"):
+            requirement = line[len("Requires-Dist:"):].strip()
+            # an extra's (``; extra == "torch"``) as pyproject.toml's optional dependencies: not what installing
+            # it requires
+            yield where, requirement, None, "extra" not in requirement.partition(";")[2]
+
+
 def _project_file(directory: Path, name: str) -> bool:
     """Whether ``directory`` holds the project file ``name`` (a setup.py that defines a package)."""
     path = directory / name
@@ -535,6 +560,12 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
                 yield from list(READERS[name](path))
             except Exception as exc:  # malformed project file: report, never fatal
                 problems.append(f"{path.name}: cannot read it for its pins: {exc}")
+    metadata = _metadata(directory)
+    if metadata is not None:
+        try:
+            yield from list(_distribution(metadata))
+        except OSError as exc:
+            problems.append(f"{metadata.parent.name}/{metadata.name}: cannot read it for its pins: {exc}")
     seen: set[Path] = set()
     # requirements/pytorch/base.txt: Lightning keeps each package's requirements in a folder of its own
     paths = [*sorted(directory.glob("requirements*.txt")), *sorted(directory.glob("requirements/*.txt")),
@@ -551,7 +582,8 @@ def _candidates(directory: Path, problems: list[str]) -> Iterator[Candidate]:
 def holds_project(directory: Path) -> bool:
     """Whether a directory holds a project file (where a pin of torch or a library may be written)."""
     return any(_project_file(directory, n) for n in PROJECT_FILES) or any(directory.glob("requirements*.txt")) \
-        or any(directory.glob("requirements/*.txt")) or any(directory.glob("requirements/*/*.txt"))
+        or any(directory.glob("requirements/*.txt")) or any(directory.glob("requirements/*/*.txt")) \
+        or _metadata(directory) is not None
 
 
 def project_root(start: Path) -> Optional[Path]:
@@ -747,6 +779,9 @@ def bump(pin: Pin, version: Version, text: Optional[str] = None) -> tuple[Path, 
     when the requirement cannot be found as written, or when no version it would allow is ``version``
     (an upper bound)."""
     origin = pin.origin
+    if origin is None and _METADATA_SOURCE.search(pin.source):
+        raise BumpError(f"{pin.source}: a built distribution's metadata, written by its build: raise the pin in "
+                        f"the project it was built from")
     if origin is None:
         raise BumpError(f"{pin.source}: cannot tell where it is written")
     if text is None:
