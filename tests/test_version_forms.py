@@ -525,6 +525,7 @@ _MAJOR_MINOR = 'M, m = (int(v) for v in torch.__version__.split(".")[:2]); TWO =
                                                "with (1, 10) gives True")]),
     ("M > 0 and m > 9", "2.0", [(4, "hint", "(1, 10)")]),  # > and <= read as the next integer's >= and <
     ("m >= 4", "1.6", [(4, "hint", "True on torch 1.6-1.13, False on torch 2.0-2.3, True on torch 2.4-2.15")]),
+    ("m >= 10", "1.6", [(4, "hint", "False on torch 1.6-1.9, True on torch 1.10-1.13, False on torch 2.0-2.9")]),
     ("not m < 4", "1.6", [(4, "hint", "True on torch 2.0-2.3")]),  # the comparison read, inside the not
     ("m >= 4", "2.0", []),  # within one major the minor alone is a version check
     ("M >= 2 and m >= 1", "1.6", []),  # right until a torch 3
@@ -542,7 +543,8 @@ def test_a_minor_compared_apart_from_its_major_is_reported(test, low, expected):
     assert not report.errors
     assert len(report.findings) == len(expected)
     for finding, (line, severity, text) in zip(report.findings, expected):
-        assert (finding.line, finding.severity, finding.fix) == (line, severity, None)
+        # dated where it is first wrong: where the minor starts again at 0
+        assert (finding.line, finding.severity, finding.fix, finding.release) == (line, severity, None, "2.0")
         assert text in finding.message and "compare (major, minor) as a tuple" in finding.message
 
 

@@ -636,7 +636,10 @@ class Decider:
             return MinorMiscompare(release, wrong[0][1], tuple(runs), meant, breaks)
         if len(runs) < 3:
             return None
-        return MinorMiscompare(runs[1][0], runs[1][2], tuple(runs), None, values[-1] != lower and lower in values)
+        # wrong first where the answer turns back: false after true for a lower bound, true after false for an upper one
+        first = next(i for i, value in enumerate(values) if value != lower and lower in values[:i])
+        return MinorMiscompare(".".join(releases[first].split(".")[:2]), values[first], tuple(runs), None,
+                               values[-1] != lower and lower in values)
 
     def _version_part(self, comparison: cst.Comparison, scope: Scope, releases: list[str]) -> tuple[Optional[str], str]:
         """("major" or "minor", the operator as written with the version on its left) where ``comparison``

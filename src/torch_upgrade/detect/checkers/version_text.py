@@ -214,7 +214,6 @@ def _minor_message(wrong: MinorMiscompare) -> str:
             f"packaging.version.parse(\"X.Y\")")
 
 
-
 _OLDEST = "0.4"  # a release every window reaches: advice that needs no newer torch
 
 
