@@ -164,6 +164,54 @@ def test_autocast_through_imports(rule, imports, name, inputs):
                           ON=ON[rule], **inputs)
 
 
+CHOSEN = """\
+def region(flag):
+    cm = {chosen}
+    ctx = cm{args}
+    with ctx:
+        inside = probe()
+        y = torch.mm(a.to(ON), b.to(ON))
+    state = (ctx.fast_dtype, ctx._enabled, ctx.device, ctx._cache_enabled) if flag else None
+    with cm{args}:
+        again = probe()
+    return state, inside, y, again, probe()
+out = (region(FLAG), region(not FLAG))
+"""
+
+
+@pytest.mark.differential("TU303", "TU305")
+@pytest.mark.parametrize("rule", sorted(AMP))
+@pytest.mark.parametrize("chosen", ["{module}.autocast if flag else contextlib.nullcontext",
+                                    "contextlib.nullcontext if not flag else {module}.autocast"])
+@pytest.mark.parametrize("args", ["()", "(enabled=E)", "(dtype=D, cache_enabled=C)"])
+@FEW
+@given(inputs=autocast_state(), flag=st.booleans())
+def test_autocast_chosen_as_a_value(rule, chosen, args, inputs, flag):
+    """trl's trainers: ``cm = torch.cuda.amp.autocast if c else nullcontext`` then ``with cm():``. The class
+    becomes functools.partial(torch.autocast, device, <the old defaults>): the calls of the name (keywords
+    only) override the partial's keywords as they overrode the old class's defaults."""
+    module, device = AMP[rule]
+    code = _in_state(CHOSEN.format(chosen=chosen.format(module=module), args=args))
+    fixed = rewrite(AUTOCAST_PRELUDE + code, rule, LOW[rule])
+    assert "functools.partial(torch.autocast" in fixed
+    assert_same_behaviour(code, rules=rule, low=LOW[rule], prelude=AUTOCAST_PRELUDE, DEV=device, ON=ON[rule],
+                          FLAG=flag, **inputs)
+
+
+@pytest.mark.parametrize("body", [
+    "def f(x):\n    cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n    with cm(False):\n        pass\n",
+    "def f(x):\n    cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n    keep(cm)\n    with cm():\n        pass\n",
+    "def f(x):\n    cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n    if x > 1:\n"
+    "        cm = contextlib.nullcontext\n    with cm():\n        pass\n",
+    "def f(x):\n    cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n    with cm(**options):\n        pass\n",
+    "cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\nwith cm():\n    pass\n",
+])
+def test_no_rewrite_of_a_chosen_autocast_used_otherwise(body):
+    """A positional argument (enabled first in the old class, dtype second in torch.autocast), a use that
+    is not a call, the name bound again, an unpacked mapping, or a module-level name: advice only."""
+    rewrite(AUTOCAST_PRELUDE + body, "TU303", "1.10", changed=False)
+
+
 @pytest.mark.differential("TU303", "TU305")
 @pytest.mark.parametrize("rule", sorted(AMP))
 @given(inputs=autocast_state())

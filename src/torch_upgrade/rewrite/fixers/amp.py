@@ -59,7 +59,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if call is None:  # the class as a value: the class of an isinstance check, the callable of a partial
         if ref.qualname.endswith(".GradScaler"):
             return _annotation(ref, ctx) if _annotates(ref, ctx) else _isinstance(ref, ctx)
-        return _partial(ref, ctx, device) if ref.qualname.endswith(".autocast") else None
+        if not ref.qualname.endswith(".autocast"):
+            return None
+        return _partial(ref, ctx, device) or _chosen(ref, ctx, device)
     if ref.qualname.endswith(".autocast"):
         return _autocast(ref, ctx, call, device)
     if ref.qualname.endswith(".GradScaler"):
@@ -101,6 +103,51 @@ def _partial(ref: Reference, ctx: FixContext, device: str) -> Optional[Fix]:
     new = A.call(partial.func, [(None, func), (None, A.string(device)), *args])
     return A.replace(partial, new, tuple(dict.fromkeys(imports + more)), safety="unsafe", reason=PARTIAL_UNSAFE,
                      requires="1.10")
+
+
+def _chosen(ref: Reference, ctx: FixContext, device: str) -> Optional[Fix]:
+    """``cm = torch.cuda.amp.autocast if c else nullcontext`` in a function whose every use of ``cm`` is a call
+    passing keywords only (``with cm():``, trl's trainers) -> ``cm = functools.partial(torch.autocast, "cuda",
+    dtype=torch.float16, cache_enabled=True) if c else nullcontext``: each of those calls then makes what the
+    call rewrite makes of ``torch.cuda.amp.autocast(...)`` (a keyword of the call overrides the partial's,
+    as it overrode the old class's default). Not where a use of the name is not such a call, where the name
+    is bound again, or at module or class level (other modules or methods may call it otherwise)."""
+    assign = _chosen_assign(ref, ctx)
+    if assign is None or ref.scope.kind != "function":
+        return None
+    target = assign.targets[0].target
+    assert isinstance(target, cst.Name)
+    uses = [other for other in ctx.analysis.references
+            if other.dotted == target.value and other.node is not target
+            and (other.scope is ref.scope or other.binding is not None and other.binding.value is assign.value)]
+    if not uses:
+        return None
+    for other in uses:
+        call = other.call
+        if other.ctx != "load" or other.binding is None or other.binding.value is not assign.value \
+                or other.binding.kind == "either" or call is None or call.func is not other.node \
+                or any(a.keyword is None or a.star or a.keyword.value not in AUTOCAST_PARAMS for a in call.args):
+            return None
+    partial, imports = ctx.qualified(PARTIAL)
+    func, more = ctx.qualified("torch.autocast")
+    dtype, dtype_imports = ctx.qualified(DEFAULT_DTYPE[device])
+    new = A.call(partial, [(None, func), (None, A.string(device)), ("dtype", dtype), ("cache_enabled", cst.Name("True"))])
+    return A.replace(ref.node, new, tuple(dict.fromkeys(imports + more + dtype_imports)), requires="1.10")
+
+
+def _chosen_assign(ref: Reference, ctx: FixContext) -> Optional[cst.Assign]:
+    """The ``name = <ref>`` or ``name = <ref> if c else other`` (either arm) that ``ref`` is the value of."""
+    parents = ref.parents
+    outer = parents[-1] if parents else None
+    if isinstance(outer, cst.IfExp) and (outer.body is ref.node or outer.orelse is ref.node) and len(parents) >= 2:
+        value: cst.CSTNode = outer
+        outer = parents[-2]
+    else:
+        value = ref.node
+    if not isinstance(outer, cst.Assign) or outer.value is not value or len(outer.targets) != 1 \
+            or not isinstance(outer.targets[0].target, cst.Name):
+        return None
+    return outer
 
 
 def _autocast(ref: Reference, ctx: FixContext, call: cst.Call, device: str) -> Optional[Fix]:
