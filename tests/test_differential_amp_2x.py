@@ -205,10 +205,14 @@ def test_autocast_chosen_as_a_value(rule, chosen, args, inputs, flag):
     "        cm = contextlib.nullcontext\n    with cm():\n        pass\n",
     "def f(x):\n    cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n    with cm(**options):\n        pass\n",
     "cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\nwith cm():\n    pass\n",
+    "def f(x):\n    global cm\n    cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n    with cm():\n        pass\n",
+    "def f(x):\n    cm = contextlib.nullcontext\n    def g():\n        nonlocal cm\n"
+    "        cm = torch.cuda.amp.autocast if x else contextlib.nullcontext\n        with cm():\n            pass\n",
 ])
 def test_no_rewrite_of_a_chosen_autocast_used_otherwise(body):
     """A positional argument (enabled first in the old class, dtype second in torch.autocast), a use that
-    is not a call, the name bound again, an unpacked mapping, or a module-level name: advice only."""
+    is not a call, the name bound again, an unpacked mapping, a module-level name, or one declared global
+    or nonlocal: advice only."""
     rewrite(AUTOCAST_PRELUDE + body, "TU303", "1.10", changed=False)
 
 

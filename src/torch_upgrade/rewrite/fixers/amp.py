@@ -111,12 +111,15 @@ def _chosen(ref: Reference, ctx: FixContext, device: str) -> Optional[Fix]:
     dtype=torch.float16, cache_enabled=True) if c else nullcontext``: each of those calls then makes what the
     call rewrite makes of ``torch.cuda.amp.autocast(...)`` (a keyword of the call overrides the partial's,
     as it overrode the old class's default). Not where a use of the name is not such a call, where the name
-    is bound again, or at module or class level (other modules or methods may call it otherwise)."""
+    is bound again, declared global or nonlocal, or at module or class level (other modules or methods may
+    call it otherwise)."""
     assign = _chosen_assign(ref, ctx)
     if assign is None or ref.scope.kind != "function":
         return None
     target = assign.targets[0].target
     assert isinstance(target, cst.Name)
+    if target.value in ref.scope.globals:  # global / nonlocal: a name other code may call otherwise
+        return None
     uses = [other for other in ctx.analysis.references
             if other.dotted == target.value and other.node is not target
             and (other.scope is ref.scope or other.binding is not None and other.binding.value is assign.value)]
