@@ -538,3 +538,149 @@ def test_the_training_checkers_need_torch_s_names_not_their_last_parts(tmp_path)
     narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
     assert _report(narrowed) == _report(every)
     assert {"TU302", "TU905"} <= {f.rule_id for f in narrowed.findings}
+
+
+# ---------------------------------------------------------------- words and tests sharpened from what checkers need
+def _same_and_found(tmp_path, files: dict[str, str], low=None, high=None) -> set[tuple[str, str]]:
+    """Scan ``files`` with the first pass and without it: the same report; the (path, rule) pairs found."""
+    for name, code in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(code, encoding="utf-8")
+    base = settings(low, high, root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    return {(f.path, f.rule_id) for f in narrowed.findings}
+
+
+def _rules(*ids: str) -> list:
+    found = [r for r in RULES if r.id in ids]
+    assert len(found) == len(ids)
+    return found
+
+
+def test_a_dotted_names_later_components_are_read_as_members(tmp_path):
+    """``torch.range`` is named only through a member ``range`` (``torch.range``, ``t .range``, ``from torch import
+    range``, ``getattr(torch, "range")``): the builtin ``range`` in a file that imports torch lets nothing in, nor
+    does a relative import of the project's own module (``from ...onnx import OnnxConfig``: not ``torch.onnx``)."""
+    tu959, tu802 = _rules("TU959", "TU802")
+    assert needs(tu959) == (("torch", "range", ".range"),)
+    first = FirstPass([tu959, tu802])
+    assert first.select("import torch\nfor i in range(3):\n    x = torch.zeros(i)\n") == ()
+    assert first.select("import torch\nfrom ...onnx import OnnxConfig\nfrom ..onnx.utils import f\n"
+                        "torch.export(f)\n") == ()
+    for spelt in ("torch.range(0, 3)", "torch .\\\n  range(0, 3)", "(torch  # c\n .range)(0, 3)",
+                  'getattr(torch, "range")(0, 3)'):
+        assert first.select(f"import torch\nx = {spelt}\n") == (tu959,), spelt
+    assert first.select("from torch import (\n    zeros,\n    range as r,\n)\nx = r(0, 3)\n") == (tu959,)
+    assert first.select("import torch.onnx\ntorch.onnx.export(m, x, 'm.onnx')\n") == (tu802,)
+    found = _same_and_found(tmp_path, {
+        "a.py": "import torch\nfor i in range(3):\n    x = torch.zeros(i)\n",
+        "b.py": "from torch import (\n    zeros,\n    range as r,\n)\nx = r(0, 3)\n",
+        "c.py": "import torch as t\nx = t .\\\n  range(0, 3)\n",
+        "pkg/d.py": "import torch\nfrom .onnx import export\nexport(m)\n",
+        "e.py": "import torch\nfrom torch import onnx\nonnx.export(m, x, 'm.onnx')\n"}, "2.4")
+    assert {("b.py", "TU959"), ("c.py", "TU959"), ("e.py", "TU802")} <= found
+    assert not {f for f in found if f[0] in ("a.py", "pkg/d.py")}
+
+
+def test_a_subtraction_is_parsed_for_only_where_an_operand_may_be_a_comparison(tmp_path):
+    """TU969's test (Python's own tree): a ``-`` whose operand may be a comparison's result, directly or through
+    names any assignment gives one (unpacked, annotated, ``:=``), a comparison method, or a function a from-import
+    names (``from torch import eq as same``); arithmetic of numbers, and names that only refer to each other
+    (``a = b`` then ``b = a``), let nothing in."""
+    tu969, tu981 = _rules("TU969", "TU981")
+    first = FirstPass([tu969])
+    for none in ("import torch\nx = a.shape[0] - 1\ny = -x\n",
+                 "import torch\nh = a / b\nw = h\nif c:\n    h = w\nelse:\n    w = h\nz = abs(1 - w) < abs(1 - h)\n",
+                 "x = 1 - (a < b)\n",  # no torch imported (the checker's condition)
+                 "import torch\nm = a < b\nx = 1 - n\n"):
+        assert first.select(none) == (), none
+    files = {
+        "direct.py": "import torch\ndef f(x, a, b):\n    return x.masked_fill(1 - (a > b), 0)\n",
+        "names.py": "import torch\ndef f(x, a, b):\n    m, n = a < b, 2\n    k: object = ~m\n    return x.masked_fill(1 - k, 0)\n",
+        "walrus.py": "import torch\ndef f(x, a, b):\n    if (m := a.lt(b)) is not None:\n        return x.masked_fill(1 - m, 0)\n",
+        "alias.py": "from torch import eq as same\nimport torch\ndef f(x, a, b):\n    y = same(a, b)\n"
+                    "    return x.masked_fill(1 - y, 0)\n",
+        "both.py": "import torch\ndef f(x, a, b):\n    return x.masked_fill(1 - ((a > b) & a.isnan()), 0)\n",
+    }
+    for name, code in files.items():
+        assert first.select(code) == (tu969,), name
+    found = _same_and_found(tmp_path, {**files, "none.py": "import torch\nx = a.shape[0] - 1\n"})
+    assert {(name, "TU969") for name in files if name != "walrus.py"} <= found  # (a walrus: let in, not followed)
+    # a test that parses is asked last, and not where a cheaper one has the file parsed anyway
+    both = FirstPass([tu969, tu981])
+    assert both.select('import torch\nx = a.shape[0] - 1\nif v < "1.8":\n    pass\n') == (tu969, tu981)
+    assert both.select('import torch\nx = a.shape[0] - 1\nif v < w:\n    pass\n') == ()
+
+
+def test_a_zero_index_is_parsed_for_only_beside_a_loss_or_a_reduction(tmp_path):
+    """TU953 reports ``x[0]`` on what ``Shapes`` knows to be 0-d (a torch loss, a full reduction) or a name that
+    says loss: a file with neither (``shape[0]``, ``args[0]``) is skipped."""
+    (tu953,) = _rules("TU953")
+    first = FirstPass([tu953])
+    assert first.select("import torch\nx = torch.zeros(3)\ny = x.shape[0] + args[0]\n") == ()
+    files = {
+        "loss.py": "import torch\ndef f(o, y):\n    total_LOSS = compute_loss(o, y)\n    return total_LOSS.data[0]\n",
+        "module.py": "import torch\nfrom torch import nn\ncrit = nn.NLLLoss()\ndef f(o, y):\n    v = crit(o, y)\n"
+                     "    return v.data[0]\n",
+        "function.py": "import torch\nimport torch.nn.functional as F\ndef f(o, y):\n"
+                       "    return F.cross_entropy(o, y).data[0]\n",
+        "reduction.py": "import torch\ndef f(x):\n    s = torch.zeros(3, 4).sum()\n    return s.data[0]\n",
+    }
+    for name, code in files.items():
+        assert first.select(code) == (tu953,), name
+    found = _same_and_found(tmp_path, files)
+    assert {(name, "TU953") for name in files} <= found
+
+
+def test_the_legacy_checkers_words_are_what_their_checks_need(tmp_path):
+    """TU503 needs a mask keyword beside torch.uint8 or a ``.byte()`` call; TU968 a legacy type beside ``type``
+    or ``.dtype`` (not ``torch.Tensor``); TU960 a ``resize`` call given sizes (not PIL's ``resize((w, h),
+    resample=...)``); TU957 a legacy keyword given to a loss by name (not ``functools.reduce``)."""
+    rules = _rules("TU503", "TU968", "TU960", "TU957")
+    first = FirstPass(rules)
+    other = ("import torch\nfrom functools import reduce\ndef f(x: torch.Tensor, img, attn_mask=None):\n"
+             "    img = img.resize((2, 3), resample=0)\n    y = img.resize(4, 5, box=None)\n"
+             "    return reduce(g, [x]), attn(x, attn_mask=attn_mask), isinstance(x, torch.Tensor), type(x)\n")
+    assert first.select(other) == ()
+    files = {
+        "mask.py": "import torch\nmha = torch.nn.MultiheadAttention(4, 2)\ndef f(q, m):\n"
+                   "    return mha(q, q, q, key_padding_mask=m . byte())\n",
+        "mask_dtype.py": "from torch import nn, uint8\nmha = nn.MultiheadAttention(4, 2)\ndef f(q, m):\n"
+                         "    k = m.to(uint8)\n    return mha(q, q, q, attn_mask=k)\n",
+        "types.py": "import torch\ndef f(x):\n    return type(x) == torch.cuda.FloatTensor\n",
+        "dtypes.py": "from torch import FloatTensor\ndef f(x):\n    return x.dtype == FloatTensor\n",
+        "resize.py": "import torch\nx = torch.zeros(2, 3)\ny = x.resize(3, 2)\n",
+        "reduction.py": "import torch\nimport torch.nn.functional as F\ndef f(a, b):\n"
+                        "    return F.nll_loss(a, b, size_average = False)\n",
+    }
+    expected = {"mask.py": "TU503", "mask_dtype.py": "TU503", "types.py": "TU968", "dtypes.py": "TU968",
+                "resize.py": "TU960", "reduction.py": "TU957"}
+    for name, code in files.items():
+        assert expected[name] in {r.id for r in first.select(code)}, name
+    found = _same_and_found(tmp_path, {**files, "other.py": other})
+    assert {(name, rule) for name, rule in expected.items()} <= found
+    assert not {f for f in found if f[0] == "other.py" and f[1] in expected.values()}
+
+
+def test_a_method_rule_is_parsed_for_only_where_a_receiver_is_left_unqualified(tmp_path):
+    """A rule of methods alone (TU934: ``x.add_(alpha, other)``) matches calls on receivers the analysis leaves
+    unqualified: ``tf.add(a, b)`` after ``import tensorflow as tf`` at the module's level is ``tensorflow.add``,
+    and ``re.sub(p, r, s)`` passes three arguments; a file with only those is skipped. The same name bound
+    otherwise too (a parameter, an import in a function, a relative import) is no module there."""
+    (tu934,) = _rules("TU934")
+    first = FirstPass([tu934])
+    assert first.select("import re\ntry:\n    import tensorflow as tf\nexcept ImportError:\n    pass\n"
+                        "def f(a, b):\n    return tf.add(a, b), tf.math.add(a, b), re.sub(a, b, '')\n") == ()
+    files = {
+        "param.py": "import torch\nimport tensorflow as tf\ndef f(tf, g):\n    for p in tf.parameters():\n"
+                    "        p.data.add_(-0.1, g)\n",
+        "local.py": "import torch\ndef g(x):\n    import tensorflow as p\ndef f(model, g):\n"
+                    "    for p in model.parameters():\n        p.data.sub_(0.1, g)\n",
+        "chain.py": "import torch\nimport tensorflow as tf\ndef f(model, g):\n    tf.layers[0].weight.data.add_(-0.1, g)\n",
+    }
+    for name, code in files.items():
+        assert first.select(code) == (tu934,), name
+    found = _same_and_found(tmp_path, {**files, "tf.py": "import torch\nimport tensorflow as tf\nx = tf.add(a, b)\n"})
+    assert {("param.py", "TU934"), ("local.py", "TU934")} <= found
+    assert not {f for f in found if f[0] == "tf.py"}

@@ -17,19 +17,27 @@ with a ``*`` is part of a name (``lp_pool*``: ``lp_pool2d``); a word ``.name(`` 
 method ``name`` (a rule's ``methods`` match only calls of an attribute: ``x.add(``, written with
 whatever Python allows between the dot, the name and the parenthesis: spaces, line breaks,
 continuations, comments), ``.name(,`` such a call given two arguments at least (``x.add_(-lr, g)``:
-a comma in its parentheses, or a string or comment that could hide one); any other word is plain
-text (``.backward``, ``[0]``), looked for as written. A checker may also state a test of the whole text (``MAY_MATCH``, see ``detect.registry``)
+a comma in its parentheses, or a string or comment that could hide one); ``.name`` a member read
+by that name (``members``: an attribute ``x.name``, spaced as Python allows, outside a relative
+import's module; a name an import statement names; the string ``"name"`` of a ``getattr``); any
+other word is plain text (``[0]``), looked for as written. Every component of a rule's dotted name
+but the first is such a member: ``torch.range`` is named through ``torch.range``, ``t.range``, ``from
+torch import range`` or ``getattr(torch, "range")``, never by a bare ``range``. A checker may also state a test of the whole text (``MAY_MATCH``, see ``detect.registry``)
 for what words cannot say; it is run only where it decides whether the file is parsed at all (a
-file another rule has the parser read anyway runs the checker without asking). Files no rule can
+file another rule has the parser read anyway runs the checker without asking). It is given the
+code (:class:`Code`: the text with its prose blanked, and the text as read beside it, which
+``syntax_tree`` parses with Python's own parser, a tenth of LibCST's time). Files no rule can
 match skip the parser altogether; the others are analysed with just the rules that can
 (``pipeline.context``). Imports nothing heavy: the pass runs before LibCST is loaded.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.prose import without_prose
@@ -50,6 +58,81 @@ GAP = r"(?:[ \t\f\r\n]|\\\r?\n|#[^\r\n]*(?=[\r\n]))*"
 def called(name: str) -> "re.Pattern[str]":
     """``.name(`` as Python may write it (``x.add (``, ``x.\\\n add(``)."""
     return re.compile(rf"\.{GAP}{name}{GAP}\(")
+
+
+_MEMBER = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)")  # a word ``.name``: a member read by that name
+
+
+# every attribute read by name (``x.name``, spaced as Python allows), and every string that is just a name
+_ATTRIBUTES = re.compile(rf"\.{GAP}([A-Za-z_][A-Za-z0-9_]*)")
+_QUOTED = re.compile(r"""["']([A-Za-z_][A-Za-z0-9_]*)["']""")
+
+
+# a relative import's module (``from ..onnx.utils import``): the project's own, never a member of another package
+_RELATIVE = re.compile(rf"from(?<![A-Za-z0-9_]from){GAP}\.[.A-Za-z0-9_ \t\f]*?(?=\bimport\b)")
+# (each word first, its start's boundary looked behind: a pattern opening with ``\b`` is tried at every position)
+# what an import statement names after ``import``: to its closing parenthesis, or to its line's end (continuations
+# included; a ``;`` ends it)
+_IMPORTED = re.compile(rf"import(?<![A-Za-z0-9_]import)\b{GAP}(\([^)]*|(?:[^\r\n\\;]|\\\r?\n)*)")
+
+
+class Members:
+    """Which members a text reads by name (a word ``.name``): an attribute ``x.name`` (any blanks, line breaks,
+    continuations or comments between the dot and the name), outside a relative import's module (``from
+    .onnx import``); a name an import statement names after ``import`` (``from torch import range``, the
+    names of its ``as`` too); a string that is just the name (``getattr(torch, "range")``: the analysis reads
+    it as ``torch.range``, ``syntax.analysis``). The text is read once, on first use."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._names: Optional[frozenset[str]] = None
+
+    def __contains__(self, name: str) -> bool:
+        if self._names is None:
+            text = self.text
+            code = _RELATIVE.sub(" ", text) if "from" in text else text
+            self._names = frozenset(_NAME.findall(" ".join(m.group(1) for m in _IMPORTED.finditer(text)))) \
+                | frozenset(_ATTRIBUTES.findall(code)) | frozenset(_QUOTED.findall(text))
+        return name in self._names
+
+
+class Code(str):
+    """The code a checker's ``MAY_MATCH`` is given: the text with its prose blanked (``core.prose``), with
+    ``source``, the text as read (what ``syntax_tree`` parses), and ``members``, what it reads by name."""
+
+    source: str
+    members: Members
+
+
+def code_of(text: str, source: str, read: Optional[Members] = None) -> Code:
+    code = Code(text)
+    code.source = source
+    code.members = read if read is not None else Members(text)
+    return code
+
+
+def members(text: str) -> Members:
+    """The members ``text`` reads by name (see ``Members``): those of the ``Code`` a ``MAY_MATCH`` is given,
+    read once for every test."""
+    read = getattr(text, "members", None)
+    return read if isinstance(read, Members) else Members(text)
+
+
+@lru_cache(maxsize=1)
+def _tree(source: str) -> Optional[ast.Module]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def syntax_tree(text: str) -> Optional[ast.Module]:
+    """Python's own tree of the file a ``MAY_MATCH`` is asked about (``Code.source``; a plain ``str`` is taken
+    as the whole text), parsed once for every test of the file; None where this interpreter does not parse
+    it (a test then answers True: the file is parsed, and the parser says what is wrong)."""
+    return _tree(getattr(text, "source", text))
 
 
 # in a call's arguments: brackets, the comma between two, and what may hide them (a string, a comment, a
@@ -82,9 +165,17 @@ def _two_arguments(text: str, call: "re.Pattern[str]") -> bool:
 
 def as_text(word: str) -> str:
     """Text that any file with ``word`` contains (the text prefilter's test: ``pipeline.context``):
-    the part written of ``name*``, the name of a method's call ``.name(`` (spaced as Python allows)."""
-    call = _CALL.fullmatch(word)
+    the part written of ``name*``, the name of a method's call ``.name(`` or of a member ``.name`` (spaced
+    as Python allows)."""
+    call = _CALL.fullmatch(word) or _MEMBER.fullmatch(word)
     return call.group(1) if call is not None else word.replace("*", "")
+
+
+def dotted_words(name: str) -> Group:
+    """The words of a dotted name: its first component a name, every other one a name and a member read by
+    that name (``torch.range``: ``torch``, ``range`` and ``.range``; see the module's docstring)."""
+    first, *rest = name.split(".")
+    return tuple(dict.fromkeys((first, *(w for part in rest for w in (part, f".{part}")))))
 
 
 def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
@@ -94,7 +185,7 @@ def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
     m = rule.match
     groups: list[Group] = []
     for name in (*m.calls, *m.names, *m.assigns, *m.keywords, *m.modules):
-        groups.append(tuple(dict.fromkeys(name.split("."))))
+        groups.append(dotted_words(name))
     groups += _members(rule, least)
     if rule.checker:
         words = get_checker(rule).words
@@ -131,6 +222,92 @@ def _members(rule: Rule, least: str) -> list[Group]:
     return groups
 
 
+def _method_test(rule: Rule) -> Optional[Callable[[str], bool]]:
+    """For a rule that matches methods alone (no checker, no names: ``x.add_(alpha, other)``), a test of the file
+    (Python's own tree: ``syntax_tree``) for a call ``detect.matching`` may take for one: an attribute of such a
+    name called with as many positional arguments as the rule takes (``_arity_fits``), on a receiver the analysis
+    leaves unqualified. A chain of attributes from a name that only absolute imports at the module's level bind
+    (``tf.add(a, b)``, ``tf.math.add(a, b)`` after ``import tensorflow as tf``) is qualified through the import
+    (``tensorflow.add``), and a method rule matches only unqualified references. None for any other rule."""
+    m = rule.match
+    if rule.checker or not m.methods or m.calls or m.names or m.assigns or m.keywords or m.modules or m.attributes:
+        return None
+    methods, low, high = frozenset(m.methods), m.min_args, m.max_args
+
+    def test(text: str) -> bool:
+        tree = syntax_tree(text)
+        if tree is None:
+            return True
+        receivers: list[ast.expr] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods:
+                given = sum(not isinstance(a, ast.Starred) for a in node.args)
+                if given >= low and (high is None or given <= high):
+                    receivers.append(node.func.value)
+        if not receivers:
+            return False
+        modules = _import_only(tree)
+        return any(_root(receiver) not in modules for receiver in receivers)
+
+    return test
+
+
+def _root(expr: ast.expr) -> Optional[str]:
+    """The name a chain of attributes starts from (``tf`` of ``tf.math``); None for another expression."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _import_only(tree: ast.Module) -> frozenset[str]:
+    """The names that absolute imports at the module's level bind (in its blocks too: ``try``, ``if``), and nothing
+    else in the file: no assignment, parameter, loop or ``with`` target, definition, ``except ... as``, ``del``,
+    ``global``, pattern capture, nor another import (in a function or class, or relative). Everywhere in the file
+    such a name is the module imported."""
+    top: set[str] = set()
+    at_top: set[int] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        statement = todo.pop()
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if isinstance(statement, ast.ImportFrom) and statement.level:
+                continue
+            at_top.add(id(statement))
+            for alias in statement.names:
+                top.add(alias.asname or alias.name.split(".")[0])
+        elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                todo.extend(getattr(statement, field, ()))
+            for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+                todo.extend(part.body)
+    if not top:
+        return frozenset()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if id(node) not in at_top:
+                other.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                other.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
+            if node.name:
+                other.add(node.name)
+        elif isinstance(node, ast.MatchMapping):
+            if node.rest:
+                other.add(node.rest)
+    return frozenset(top - other)
+
+
 def names_in(text: str) -> frozenset[str]:
     """The identifiers a text contains (in code, strings and comments alike)."""
     return frozenset(_NAME.findall(text))
@@ -162,12 +339,19 @@ class FirstPass:
                     self._by_text.append(entry)
                 else:
                     self._by_name.setdefault(key, []).append(entry)
-        # rules a test of the text may still leave out (a checker's ``MAY_MATCH``), by id
+        # rules a test of the text may still leave out (a checker's ``MAY_MATCH``, ``_method_test``), by id
         self._tests: dict[int, Callable[[str], bool]] = {}
+        self._parsing: set[int] = set()  # those whose test parses the file (``MAY_MATCH_PARSES``): asked last
         for rule in self.rules:
-            test = get_checker(rule).may_match if rule.checker else None
-            if test is not None:
-                self._tests[id(rule)] = test
+            checker = get_checker(rule) if rule.checker else None
+            if checker is not None and checker.may_match is not None:
+                self._tests[id(rule)] = checker.may_match
+                if checker.may_match_parses:
+                    self._parsing.add(id(rule))
+            method = _method_test(rule)
+            if method is not None:  # a rule of methods alone: its calls on receivers left unqualified
+                self._tests[id(rule)] = method
+                self._parsing.add(id(rule))
         self._always = frozenset(id(rule) for rule in always)
         self._passive = frozenset(id(rule) for rule in passive)
         self._keys = frozenset(self._by_name)
@@ -176,19 +360,26 @@ class FirstPass:
         """The rules that can match ``text``, in the selection's order (none: no rule can; the
         rules that match nothing in a file come along with any other). Its comments and the strings
         that stand alone as statements (docstrings) are prose, and name nothing (``core.prose``)."""
+        source = text
         code = without_prose(text)
         if code is not None:
             text = code
         names = names_in(text)
         found: dict[str, bool] = {}  # a word that is not a name -> whether the text has it (asked once)
+        read: Optional[Members] = None  # the members it reads (on first use)
 
         def has(word: str) -> bool:
+            nonlocal read
             known = found.get(word)
             if known is None:
                 call = _CALL.fullmatch(word)
+                member = _MEMBER.fullmatch(word) if call is None else None
                 if call is not None:
                     pattern = called(call.group(1))
                     known = _two_arguments(text, pattern) if call.group(2) else pattern.search(text) is not None
+                elif member is not None:
+                    read = read or Members(text)
+                    known = member.group(1) in read
                 else:
                     known = word.replace("*", "") in text
                 found[word] = known
@@ -204,7 +395,11 @@ class FirstPass:
                 chosen.add(id(rule))
         tested = chosen & self._tests.keys()
         if tested and not chosen - tested:  # the tests decide whether the file is parsed: asked
-            chosen = {key for key in tested if self._tests[key](text)}
+            given = code_of(text, source, read)
+            chosen = {key for key in tested - self._parsing if self._tests[key](given)}
+            dear = tested & self._parsing
+            if chosen or any(self._tests[key](given) for key in dear):
+                chosen |= dear  # parsed anyway: the checkers whose tests parse run without asking them
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)

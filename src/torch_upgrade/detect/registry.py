@@ -19,7 +19,9 @@ Default: ``("torch",)``. Words must be sound: a file without them can never get 
 hits, nor facts (``tests/test_first_pass.py`` holds every rule's examples to it). ``MAY_MATCH``
 (optional), a test of a text the words let in, for what words cannot say (a version literal beside
 a comparison operator): False only where the checker can find nothing; the first pass runs it only
-where it decides whether a file is parsed.
+where it decides whether a file is parsed. ``MAY_MATCH_PARSES`` (optional, default False): the test
+parses the file with Python's parser (``firstpass.syntax_tree``), and is asked last, only where no
+cheaper test has the file parsed anyway.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class Checker:
     # stays is used (``F.softmax(x)`` without dim)
     replaces_name: bool = False
     may_match: Optional[Callable[[str], bool]] = None  # module attribute ``MAY_MATCH``
+    may_match_parses: bool = False  # module attribute ``MAY_MATCH_PARSES``
 
 
 _FIXERS: dict[str, Fixer] = {}
@@ -97,5 +100,6 @@ def get_checker(rule: Rule) -> Checker:
         checker = _CHECKERS[name] = Checker(
             name, getattr(module, "WORDS", ("torch",)), getattr(module, "check", None),
             getattr(module, "collect", None), getattr(module, "project", None),
-            getattr(module, "REPLACES_NAME", False), getattr(module, "MAY_MATCH", None))
+            getattr(module, "REPLACES_NAME", False), getattr(module, "MAY_MATCH", None),
+            getattr(module, "MAY_MATCH_PARSES", False))
     return checker

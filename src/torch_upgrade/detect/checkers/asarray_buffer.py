@@ -19,9 +19,10 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, ke
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.scopes import Scope, assigned_values
+from torch_upgrade.detect.firstpass import dotted_words
 
 FUNCTIONS = ("torch.asarray",)
-WORDS = tuple(tuple(f.split(".")) for f in FUNCTIONS)  # what ``calls`` qualifies (not np.asarray)
+WORDS = tuple(dotted_words(f) for f in FUNCTIONS)  # what ``calls`` qualifies (not np.asarray)
 _BUILTINS = ("bytes", "bytearray", "memoryview")
 _MODULE_CALLS = ("array.array", "mmap.mmap")
 

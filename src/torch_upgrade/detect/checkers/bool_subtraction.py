@@ -19,6 +19,7 @@ bool`` is a logical or). The other forms are advice.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -27,6 +28,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import first_ref
 from torch_upgrade.detect.checkers._shapes import _Site
+from torch_upgrade.detect.firstpass import syntax_tree
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
@@ -42,6 +44,89 @@ _METHODS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "isnan", "isinf", "isf
 _FUNCTIONS = frozenset(f"torch.{name}" for name in _METHODS - {"bool"})
 _MASK_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_select", "masked_scatter", "masked_scatter_"})
 _ORDER = {CERTAIN: 2, LIKELY: 1}
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree of it: ``firstpass.syntax_tree``) imports torch and has a ``-`` (binary
+    or unary) with an operand that may be a comparison's result as ``_Masks.sure`` follows it: a comparison, a
+    call of a comparison method or of a name a from-import or an assignment binds (``from torch import eq as
+    same``), ``~`` of one, ``&``/``|`` of two, or a name any assignment of the file gives one of those (all of the
+    file's, in any scope: a superset of those visible where the name is read). Where Python does not parse the
+    text, True: the parser then says what is wrong."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    imports_torch = False
+    operands: list[ast.expr] = []
+    values: dict[str, list[ast.expr]] = {}
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Sub):
+                operands += (node.left, node.right)
+        elif isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                operands.append(node.operand)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                _bind(target, node.value, values)
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
+            if node.value is not None:
+                _bind(node.target, node.value, values)
+        elif isinstance(node, ast.Import):
+            imports_torch = imports_torch or any(a.name.split(".")[0] == "torch" for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports_torch = imports_torch or (not node.level and (node.module or "").split(".")[0] == "torch")
+            imported.update(a.asname or a.name for a in node.names)
+    if not imports_torch:
+        return False
+    return any(_mask_like(e, values, imported, 0, ()) for e in operands)
+
+
+def _bind(target: ast.expr, value: ast.expr, values: dict[str, list[ast.expr]]) -> None:
+    """Record ``value`` for the names ``target`` binds: element by element where both are tuples or lists of one
+    length, else the whole value for each (more than the analysis gives them: an element unpacked from a call
+    has no value there)."""
+    if isinstance(target, ast.Name):
+        values.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            for one, each in zip(target.elts, value.elts):
+                _bind(one, each, values)
+        else:
+            for one in target.elts:
+                _bind(one.value if isinstance(one, ast.Starred) else one, value, values)
+    elif isinstance(target, ast.Starred):
+        _bind(target.value, value, values)
+
+
+def _mask_like(expr: ast.expr, values: dict[str, list[ast.expr]], imported: set[str], depth: int,
+               names: tuple[str, ...]) -> bool:
+    """Whether ``expr`` may be a mask for ``_Masks.sure`` (see ``may_match``): a superset of its answers.
+    ``names``: those followed to reach it (a name met again gives nothing: ``a = b`` then ``b = a``; what
+    ``sure`` finds through it, it finds through the name's other values)."""
+    if depth > 8:
+        return True  # deeper than ``sure`` follows: not decided here
+    if isinstance(expr, ast.Compare):
+        return True
+    if isinstance(expr, ast.UnaryOp):
+        return isinstance(expr.op, ast.Invert) and _mask_like(expr.operand, values, imported, depth + 1, names)
+    if isinstance(expr, ast.BinOp):
+        return isinstance(expr.op, (ast.BitAnd, ast.BitOr)) and all(
+            _mask_like(e, values, imported, depth + 1, names) for e in (expr.left, expr.right))
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in _METHODS
+        return isinstance(func, ast.Name) and (func.id in _METHODS or func.id in imported or func.id in values)
+    if isinstance(expr, ast.Name):
+        return expr.id not in names and any(
+            _mask_like(v, values, imported, depth + 1, (*names, expr.id)) for v in values.get(expr.id, ()))
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 class _Masks:

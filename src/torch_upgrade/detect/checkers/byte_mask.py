@@ -25,13 +25,17 @@ from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._shapes import _Site
 from torch_upgrade.detect.checkers._sites import qualnames
 from torch_upgrade.syntax import arguments as A
+from torch_upgrade.detect.firstpass import dotted_words
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
-WORDS = (("torch", "*mask"),)  # attn_mask, key_padding_mask, ...
+UINT8 = "torch.uint8"
+# a mask keyword (attn_mask, key_padding_mask, ...) beside what ``check`` needs before it looks: torch.uint8 or a
+# ``.byte()`` call
+WORDS = (("torch", "*mask", *dotted_words(UINT8)), ("torch", "*mask", ".byte("))
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
             "src_key_padding_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
@@ -45,7 +49,7 @@ def _is_uint8(node: cst.BaseExpression, quals: Quals) -> bool:
         if isinstance(func, cst.Attribute) and func.attr.value == "byte" and not node.args:
             return True
         if isinstance(func, cst.Attribute) and func.attr.value in ("to", "type") and len(node.args) == 1:
-            return quals.get(id(node.args[0].value)) == "torch.uint8" or _dotted_q(node.args[0].value, quals)
+            return quals.get(id(node.args[0].value)) == UINT8 or _dotted_q(node.args[0].value, quals)
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "dtype" and _dotted_q(arg.value, quals):
                 return True
@@ -53,12 +57,12 @@ def _is_uint8(node: cst.BaseExpression, quals: Quals) -> bool:
 
 
 def _dotted_q(node: cst.BaseExpression, quals: Quals) -> bool:
-    return quals.get(("dtype", id(node))) == "torch.uint8"
+    return quals.get(("dtype", id(node))) == UINT8
 
 
 def _dtype_refs(analysis: Analysis) -> Quals:
     return {("dtype", id(r.node)): r.qualname for r in analysis.references
-            if r.call is None and r.qualname == "torch.uint8"}
+            if r.call is None and r.qualname == UINT8}
 
 
 def _fix(value: cst.BaseExpression) -> Fix:

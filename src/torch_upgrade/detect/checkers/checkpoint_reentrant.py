@@ -17,10 +17,11 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, ke
 from torch_upgrade.detect.checkers._fallbacks import keyword_fallbacks
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.detect.firstpass import dotted_words
 
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
 SEQUENTIAL = "torch.utils.checkpoint.checkpoint_sequential"
-WORDS = tuple(tuple(dict.fromkeys(f.split("."))) for f in (CHECKPOINT, SEQUENTIAL))  # what ``calls`` qualifies
+WORDS = tuple(dotted_words(f) for f in (CHECKPOINT, SEQUENTIAL))  # what ``calls`` qualifies
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

@@ -10,16 +10,34 @@ info, with the fix that drops them. Legacy arguments given by position are not d
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
+from torch_upgrade.detect.firstpass import GAP, members
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.legacy_reduction import LEGACY, LOSSES
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "size_average"), ("torch", "reduce"))
+WORDS = tuple(("torch", keyword) for keyword in LEGACY)
+_KEYWORD = re.compile(rf"\b(?:{'|'.join(LEGACY)}){GAP}=(?!=)")  # size_average=..., spaced as Python allows
+# the last component of each loss (``torch.nn.functional.l1_loss``, ``torch.nn.L1Loss``) whose legacy keywords are reported
+_LOSS_NAMES = frozenset(name.rsplit(".", 1)[-1] for name, spec in LOSSES.items() if spec[1])
+
+
+def may_match(text: str) -> bool:
+    """Whether the text may hold a call ``check`` reports: a legacy keyword given by name, and a loss it reports
+    read by name (its qualified name's last component: a member, ``firstpass.members``)."""
+    if _KEYWORD.search(text) is None:
+        return False
+    read = members(text)
+    return any(name in read for name in _LOSS_NAMES)
+
+
+MAY_MATCH = may_match
 
 def _parameters(function: cst.FunctionDef) -> set[str]:
     p = function.params

@@ -27,6 +27,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers.legacy_ctor import TYPES
+from torch_upgrade.detect.firstpass import dotted_words
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
@@ -34,7 +35,9 @@ from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.nodes import subtree
 from torch_upgrade.syntax.scopes import visible_bindings
 
-WORDS = (("torch", "*Tensor"),)  # Tensor, FloatTensor, "torch.cuda.FloatTensor"
+# a legacy type qualified (``_legacy``: ``torch.FloatTensor``, ``torch.cuda.HalfTensor``), beside what it is compared
+# with (``_typeish``: a ``type(...)`` call, a ``.dtype``, or names and containers given only those)
+WORDS = tuple((*dotted_words(name), side) for name in TYPES for side in ("type", ".dtype"))
 _EQUALITY = (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
 _NEGATED = (cst.NotEqual, cst.IsNot, cst.NotIn)
 _ADDERS = ("add", "append", "setdefault")

@@ -6,15 +6,17 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.detect.firstpass import dotted_words
 
-WORDS = (("torch", "onnx"),)
+EXPORT = "torch.onnx.export"
+WORDS = (dotted_words(EXPORT),)  # what the reference's qualified name is
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call
-        if ref.qualname != "torch.onnx.export" or call is None or ref.guarded:
+        if ref.qualname != EXPORT or call is None or ref.guarded:
             continue
         if any(a.star or (a.keyword is not None and a.keyword.value == "dynamo") for a in call.args):
             continue

@@ -13,10 +13,11 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.detect.firstpass import dotted_words
 
 FUNCTIONS = ("importlib.reload", "imp.reload")
 # what ``calls`` qualifies, given ``torch`` (a name qualified as torch: imported as such)
-WORDS = tuple((*f.split("."), "torch") for f in FUNCTIONS)
+WORDS = tuple((*dotted_words(f), "torch") for f in FUNCTIONS)
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

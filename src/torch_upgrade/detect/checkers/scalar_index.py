@@ -15,20 +15,41 @@ like a loss, a ``possible`` one without a fix.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Optional
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._shapes import Shapes
+from torch_upgrade.detect.checkers._shapes import _FULL_REDUCTIONS, _FULL_REDUCTION_FUNCTIONS, Shapes
+from torch_upgrade.detect.firstpass import members
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
+from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES
 from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import subtree
 
 WORDS = (("torch", "[0]"),)
+_LOSS = re.compile("loss", re.IGNORECASE)
+
+
+def may_match(text: str) -> bool:
+    """Whether the text may hold a receiver ``check`` reports: a name that says loss (``_looks_like_a_loss``),
+    or what ``Shapes.scalar`` knows to be 0-d at the end of every chain it follows, named: a loss function or
+    module of torch (``torch.nn.functional.mse_loss``, ``nn.CrossEntropyLoss``: its last component, read by
+    name; most say loss), a full reduction (``torch.sum(x)``, ``x.mean()``: a member of that name)."""
+    if _LOSS.search(text) is not None:
+        return True
+    read = members(text)
+    return any(name in read for name in _SCALAR_NAMES)
+
+
+MAY_MATCH = may_match
+# the last component of each name ``Shapes.scalar`` ends at (``_scalar_call``) that does not say loss
+_SCALAR_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in (*LOSS_FUNCTIONS, *LOSS_MODULES, *_FULL_REDUCTION_FUNCTIONS)
+                          if _LOSS.search(name.rsplit(".", 1)[-1]) is None) | frozenset(_FULL_REDUCTIONS)
 
 
 def _zero_index(node: cst.Subscript) -> bool:

@@ -13,8 +13,9 @@ from torch_upgrade.detect.checkers._calls import calls, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.softmax_dim_int import CLASSES, dim_arg, from_numpy, not_int_literal
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.detect.firstpass import dotted_words
 
-WORDS = tuple(dict.fromkeys(tuple(dict.fromkeys(c.split("."))) for c in CLASSES))  # what ``calls`` qualifies
+WORDS = tuple(dict.fromkeys(dotted_words(c) for c in CLASSES))  # what ``calls`` qualifies
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

@@ -10,11 +10,14 @@ receiver that is only likely a tensor is reported when it is given at least two 
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
+from torch_upgrade.detect.firstpass import syntax_tree
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
@@ -22,6 +25,29 @@ from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 WORDS = (("torch", ".resize("),)
 _NOT_SIZES = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Dict, cst.Set, cst.SimpleString,
               cst.ConcatenatedString, cst.FormattedString, cst.Float)
+# the same in Python's own tree (``may_match``): a string or bytes literal, or a float, is a constant there
+_NOT_SIZES_AST = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Dict, ast.Set, ast.JoinedStr)
+_NOT_SIZE_CONSTANTS = (str, bytes, float)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree of it: ``firstpass.syntax_tree``) calls a method ``resize`` in the form
+    ``check`` reports: some arguments, none a keyword, a star or what ``_NOT_SIZES`` says is no size (PIL's
+    ``image.resize((w, h), resample=...)`` is not). Where Python does not parse the text, True."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "resize" \
+                and node.args and not node.keywords and not any(
+                    isinstance(a, (ast.Starred, *_NOT_SIZES_AST))
+                    or (isinstance(a, ast.Constant) and isinstance(a.value, _NOT_SIZE_CONSTANTS)) for a in node.args):
+            return True
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
