@@ -400,6 +400,8 @@ class FirstPass:
             dear = tested & self._parsing
             if chosen or any(self._tests[key](given) for key in dear):
                 chosen |= dear  # parsed anyway: the checkers whose tests parse run without asking them
+            if dear:
+                _tree.cache_clear()  # the file's tree is not kept past its first pass
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)
