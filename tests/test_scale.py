@@ -329,8 +329,9 @@ def test_prefilter_words_are_precise():
     assert ctx.wanted("loss.backward()\n")  # training facts from a file that never names torch
     byte_mask = next(r.id for r in load_rules() if r.checker == "byte_mask")
     ctx = Context.build(settings("1.6", "2.13", select=(byte_mask,)))
-    assert [ctx.wanted(t) for t in ("attn_mask = m\n", "import torch\n", "import torch\nattn_mask = m\n")] == \
-        [False, False, True]  # a group of words must all appear
+    assert [ctx.wanted(t) for t in ("attn_mask = m.byte()\n", "import torch\nm.byte()\n",
+                                    "import torch\nattn_mask = m\n", "import torch\nattn_mask = m.byte()\n")] == \
+        [False, False, False, True]  # a group of words must all appear (a mask keyword, torch, a uint8 mask)
 
 
 # ------------------------------------------------------------------ progress
