@@ -22,11 +22,13 @@ by that name (``members``: an attribute ``x.name``, spaced as Python allows, out
 import's module; a name an import statement names; the string ``"name"`` of a ``getattr``); any
 other word is plain text (``[0]``), looked for as written. Every component of a rule's dotted name
 but the first is such a member: ``torch.range`` is named through ``torch.range``, ``t.range``, ``from
-torch import range`` or ``getattr(torch, "range")``, never by a bare ``range``. A checker may also state a test of the whole text (``MAY_MATCH``, see ``detect.registry``)
-for what words cannot say; it is run only where it decides whether the file is parsed at all (a
-file another rule has the parser read anyway runs the checker without asking). It is given the
-code (:class:`Code`: the text with its prose blanked, and the text as read beside it, which
-``syntax_tree`` parses with Python's own parser, a tenth of LibCST's time). Files no rule can
+torch import range`` or ``getattr(torch, "range")``, never by a bare ``range``. A checker may also
+state a test of the whole text (``MAY_MATCH``, see ``detect.registry``) for what words cannot say;
+it is run only where it decides whether the file is parsed at all (a file another rule has the
+parser read anyway runs the checker without asking). It is given the code (:class:`Code`: the text
+with its prose blanked, and the text as read beside it, which ``syntax_tree`` parses with Python's
+own parser, a fifth to a tenth of LibCST's time; such tests are asked last). A rule of methods alone
+is tested so too (``_method_test``: a call on a receiver no module-level import qualifies). Files no rule can
 match skip the parser altogether; the others are analysed with just the rules that can
 (``pipeline.context``). Imports nothing heavy: the pass runs before LibCST is loaded.
 """

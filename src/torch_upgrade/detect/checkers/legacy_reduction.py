@@ -24,7 +24,8 @@ from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = tuple(("torch", keyword) for keyword in LEGACY)
 _KEYWORD = re.compile(rf"\b(?:{'|'.join(LEGACY)}){GAP}=(?!=)")  # size_average=..., spaced as Python allows
-# the last component of each loss (``torch.nn.functional.l1_loss``, ``torch.nn.L1Loss``) whose legacy keywords are reported
+# the last component of each loss (``torch.nn.functional.l1_loss``, ``torch.nn.L1Loss``) whose legacy keywords
+# are reported
 _LOSS_NAMES = frozenset(name.rsplit(".", 1)[-1] for name, spec in LOSSES.items() if spec[1])
 
 

@@ -48,8 +48,9 @@ def may_match(text: str) -> bool:
 
 MAY_MATCH = may_match
 # the last component of each name ``Shapes.scalar`` ends at (``_scalar_call``) that does not say loss
-_SCALAR_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in (*LOSS_FUNCTIONS, *LOSS_MODULES, *_FULL_REDUCTION_FUNCTIONS)
-                          if _LOSS.search(name.rsplit(".", 1)[-1]) is None) | frozenset(_FULL_REDUCTIONS)
+_SCALAR_NAMES = frozenset(
+    name.rsplit(".", 1)[-1] for name in (*LOSS_FUNCTIONS, *LOSS_MODULES, *_FULL_REDUCTION_FUNCTIONS)
+    if _LOSS.search(name.rsplit(".", 1)[-1]) is None) | frozenset(_FULL_REDUCTIONS)
 
 
 def _zero_index(node: cst.Subscript) -> bool:
