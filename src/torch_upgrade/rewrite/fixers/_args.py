@@ -75,6 +75,7 @@ def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
             trail[id(a.value)] = after.first_line
     end = old.args[-1]
     carried = [_carried(arg.value, lead) for arg in new.args]
+    gaps = _gaps(old, carried, before[1:], plain)
     args = []
     for i, arg in enumerate(new.args):
         if i == len(new.args) - 1:
@@ -82,10 +83,36 @@ def laid_out_like(new: cst.Call, old: cst.Call) -> cst.Call:
         else:
             comma = arg.comma if isinstance(arg.comma, cst.Comma) else _SEPARATOR
             arg = arg.with_changes(comma=comma.with_changes(whitespace_after=_lines(
-                plain, None, lead.get(carried[i + 1], ()))), whitespace_after_arg=cst.SimpleWhitespace(""))
+                gaps[i], None, lead.get(carried[i + 1], ()))), whitespace_after_arg=cst.SimpleWhitespace(""))
         args.append(_set_after(arg, trail.get(carried[i])))
     opening = _lines(old.whitespace_before_args, "keep", lead.get(carried[0], ()))
     return new.with_changes(args=args, whitespace_before_args=opening)
+
+
+def _gaps(old: cst.Call, carried: Sequence[int], seps: Sequence[Optional[cst.BaseParenthesizableWhitespace]],
+          plain: cst.BaseParenthesizableWhitespace) -> list[cst.BaseParenthesizableWhitespace]:
+    """The whitespace after each new argument but the last: ``plain``, except where ``old`` mixed its
+    separators (several arguments on a line, others on lines of their own). There two arguments that
+    followed each other keep what was between them, and arguments added after the last one carried over take
+    the separator that one had before it (a keyword added after ``context_fn=ctx,`` on a line of its own gets
+    a line of its own), instead of every argument taking the first separator and the call one line."""
+    index = {id(a.value): j for j, a in enumerate(old.args)}
+    uniform = len({cst.Module([]).code_for_node(_bare(s)) for s in seps if s is not None}) <= 1
+    at = [index.get(c) for c in carried]
+    last = max((i for i, j in enumerate(at) if j is not None), default=None)
+    out: list[cst.BaseParenthesizableWhitespace] = []
+    for i in range(len(carried) - 1):
+        j, k = at[i], at[i + 1]
+        sep: Optional[cst.BaseParenthesizableWhitespace] = None
+        if uniform:
+            pass
+        elif j is not None and k == j + 1:
+            sep = seps[j]
+        elif last is not None and i >= last:  # appended after the last argument carried over
+            anchor = at[last]
+            sep = seps[anchor - 1] if anchor else None
+        out.append(plain if sep is None else sep)
+    return out
 
 
 def _carried(value: cst.BaseExpression, old_values: Mapping[int, object]) -> int:
