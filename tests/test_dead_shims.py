@@ -1689,3 +1689,46 @@ def test_which_build_or_framework_runs_is_no_version_question(test):
     expression = module.body[-1].body[0].value
     assert [Decider(analysis).outcome(expression, analysis.root_scope, Version(v)) for v in ("1.8", "2.0")] == \
         [None, None]
+
+
+def test_a_function_dedented_to_the_module_gets_two_blank_lines(tmp_path):
+    # flash-linear-attention's shape: an assignment, one blank line, a def, all under a version test
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import contextlib
+        import functools
+
+        import torch
+
+        device = "cuda"
+        if hasattr(torch, "amp"):
+            fwd = functools.partial(torch.amp.custom_fwd, device_type=device)
+
+            def ctx(index):
+                return contextlib.nullcontext()
+            # a note
+            def other():
+                return 1
+        else:
+            fwd = None
+
+            def ctx(index):
+                return None
+        '''}, "2.7")
+    assert text == textwrap.dedent('''
+        import contextlib
+        import functools
+
+        import torch
+
+        device = "cuda"
+        fwd = functools.partial(torch.amp.custom_fwd, device_type=device)
+
+
+        def ctx(index):
+            return contextlib.nullcontext()
+
+
+        # a note
+        def other():
+            return 1
+        ''').lstrip("\n")

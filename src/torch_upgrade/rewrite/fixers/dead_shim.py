@@ -124,6 +124,8 @@ def _in_place(statement: Statement, body: Sequence[Statement], parent: Parent) -
         first = body[0]
         lead = list(statement.leading_lines) + list(getattr(first, "leading_lines", ()))
         moved = [first.with_changes(leading_lines=lead), *body[1:]]
+        if isinstance(parent(statement), cst.Module):
+            moved = _top_level(moved)
         edits = [Replace(statement, cst.FlattenSentinel(moved))]
         if _terminal(body) and isinstance(parent(statement), cst.IndentedBlock):
             after = list(block)[[id(s) for s in block].index(id(statement)) + 1:]
@@ -132,6 +134,24 @@ def _in_place(statement: Statement, body: Sequence[Statement], parent: Parent) -
     if len(block) <= 1:
         return [Replace(statement, cst.SimpleStatementLine([cst.Pass()], leading_lines=statement.leading_lines))]
     return [Replace(statement, cst.RemovalSentinel.REMOVE)]
+
+
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+
+
+def _top_level(moved: list[Statement]) -> list[Statement]:
+    """Statements dedented to the module's level, with the two blank lines PEP 8 puts around a function or
+    class there (``def ctx(...)`` one blank line below an assignment in the ``if`` it leaves)."""
+    out = moved[:1]
+    for before, statement in zip(moved, moved[1:]):
+        if isinstance(statement, _DEFINITIONS) or isinstance(before, _DEFINITIONS):
+            lines = list(statement.leading_lines)
+            blank = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
+            if blank < 2:
+                statement = statement.with_changes(
+                    leading_lines=[cst.EmptyLine() for _ in range(2 - blank)] + lines)
+        out.append(statement)
+    return out
 
 
 def _fix(edits: list[Replace], replacement: str, released: tuple[str, ...]) -> Fix:
