@@ -5,7 +5,8 @@ expression, when neither ``persistent_workers`` nor ``**kwargs`` is passed.
 The suggested keyword keeps a variable worker count valid:
 ``persistent_workers=True`` raises when ``num_workers`` is 0. A loader evidently iterated once (one
 epoch: ``for batch in DataLoader(...)`` outside any loop, or a name of a function assigned the loader and
-only iterated, never inside a loop that does not also make the loader anew) has no epoch to keep its
+only iterated - through a tqdm progress bar too, and counted with ``len`` - never inside a loop that does not
+also make the loader anew) has no epoch to keep its
 workers for, and is left alone (torchmetrics' and torchgeo's evaluation loaders, captum's ``iter(...)``).
 So is a loader whose sampler draws an endless epoch, ``RandomSampler(ds, replacement=True,
 num_samples=int(1e10))`` (minGPT's trainer: its ``iter(loader)`` again on StopIteration never runs).
@@ -21,6 +22,7 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import bind, code, literal
 from torch_upgrade.syntax.analysis import Analysis
+from torch_upgrade.syntax.nodes import dotted
 
 WORDS = (("torch", "DataLoader"),)
 LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
@@ -75,6 +77,7 @@ def _endless(call: cst.Call) -> bool:
 
 _ONCE = ("iter", "list", "tuple", "enumerate", "next")  # a call of these over a loader goes through it once
 _LOOPS = (cst.For, cst.While)
+_PROGRESS_BARS = ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm")
 
 
 def _iterated(node: cst.CSTNode, analysis: Analysis) -> bool:
@@ -85,8 +88,28 @@ def _iterated(node: cst.CSTNode, analysis: Analysis) -> bool:
         return parent.iter is node
     if isinstance(parent, cst.Arg) and parent.value is node:
         call = analysis.parent(parent)
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in _ONCE
+        if not isinstance(call, cst.Call):
+            return False
+        if isinstance(call.func, cst.Name) and call.func.value in _ONCE:
+            return True
+        # a progress bar around the loader, iterated itself: ``for batch in tqdm(loader, desc=...)``
+        return call.args[0] is parent and _progress_bar(call, analysis) and _iterated(call, analysis)
     return False
+
+
+def _progress_bar(call: cst.Call, analysis: Analysis) -> bool:
+    name = dotted(call.func)
+    return name is not None and analysis.qualify(name, analysis.scope_at(call))[0] in _PROGRESS_BARS
+
+
+def _counted(node: cst.CSTNode, analysis: Analysis) -> bool:
+    """Whether ``node`` (a loader) is the argument of ``len(...)``, which starts no worker."""
+    parent = analysis.parent(node)
+    if not isinstance(parent, cst.Arg) or parent.value is not node:
+        return False
+    call = analysis.parent(parent)
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" \
+        and len(call.args) == 1
 
 
 def _loops_around(node: cst.CSTNode, analysis: Analysis) -> list[cst.CSTNode]:
@@ -117,6 +140,7 @@ def _one_epoch(call: cst.Call, analysis: Analysis) -> bool:
     name = assign.targets[0].target.value
     reads = [node for node in analysis.nodes(cst.Name) if isinstance(node, cst.Name) and node.value == name
              and node is not assign.targets[0].target and analysis.scope_at(node) is scope]
+    reads = [read for read in reads if not _counted(read, analysis)]  # len(loader): how many batches
     made = set(map(id, _loops_around(call, analysis)))
     return bool(reads) and all(_iterated(read, analysis) and
                                all(id(loop) in made for loop in _loops_around(read, analysis)) for read in reads)
