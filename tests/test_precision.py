@@ -814,6 +814,26 @@ def test_a_deprecated_function_listed_in_a_set_is_info() -> None:
     assert "not called here" in next(f.message for f in found if f.line == 4)
 
 
+def test_a_removed_function_listed_where_torch_keeps_a_stub_is_info() -> None:
+    """lightning-thunder's table of the torch functions it falls back to lists torch.cholesky and torch.qr,
+    which torch 2.14 removed as working functions but keeps as stubs that raise when called: the list is
+    made on every release, so naming them there breaks nothing (the call beside it does: an error still).
+    A name torch no longer has at all (torch.is_deterministic, gone in 1.10) breaks the list: an error."""
+    code = textwrap.dedent("""
+    import torch
+    FALLBACKS = [torch.cdist, torch.cholesky, torch.qr]
+    def f(a):
+        return torch.qr(a)
+    GONE = [torch.is_deterministic]
+    """)
+    found = [f for f in torch_upgrade.scan_source(code, from_version="1.8", to_version="2.15").findings
+             if f.rule in ("TU203", "TU204") or f.line == 6]
+    assert sorted((f.rule, f.line, f.severity) for f in found if f.line < 6) == [
+        ("TU203", 3, "info"), ("TU204", 3, "info"), ("TU204", 5, "error")]
+    assert [f.severity for f in found if f.line == 6] == ["error"]
+    assert "torch 2.15 keeps the name" in next(f.message for f in found if f.rule == "TU204" and f.line == 3)
+
+
 def test_a_handler_that_raises_again_handles_nothing() -> None:
     """fairseq2: ``try: DDP(module, broadcast_buffers=False, ...)`` / ``except RuntimeError as ex: raise
     GangError(...) from ex`` says the failure in other words; the deprecation was lowered to info as if the

@@ -20,6 +20,7 @@ from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.scopes import Binding, Scope, assigned_values
 from torch_upgrade.core.model import Fix
 from torch_upgrade.catalog import policy
+from torch_upgrade.catalog.names import NEWEST_CHECKED, minor, shipped_names
 from torch_upgrade.catalog.pairing import load_pairing, window_of
 from torch_upgrade.catalog.ruledata import Match, Rule, RuleSet
 from torch_upgrade.core.versions import LIBRARIES, TORCH, Window, parse_version, short
@@ -160,6 +161,15 @@ class Matcher:
             next(iter(self._rules_naming(other.target + ("." + rest if rest else ""))), None) is None
             for other in others)
 
+    def _stub_at_target(self, rule: Rule, ref: Reference) -> bool:
+        """Whether the torch name a removed ``rule`` is about is still there at the target, a stub that raises
+        where it is called (torch.cholesky, torch.qr on 2.14): naming it without a call runs (names table)."""
+        if rule.library != TORCH or ref.qualname is None:
+            return False
+        history = shipped_names().get(ref.qualname)
+        return history is not None and history.kind == "attribute" and history.present_at(self.window.high) \
+            and minor(self.window.high) <= NEWEST_CHECKED
+
     def _runs_on(self, ref: Reference, decider: Decider,
                  truths: dict[tuple[int, str], Optional[bool]]) -> Optional[list[Version]]:
         return runs_on(ref, decider, self._releases, truths)
@@ -244,9 +254,11 @@ class Matcher:
                     # a removed name in a string annotation: the string is never evaluated (only a type checker
                     # or typing.get_type_hints reads it), so the line runs on every release
                     quoted = rule.kind == "removed" and ref.ctx == "annotation"
-                    listed = rule.kind == "deprecated" and ref.call is None and not named and _listed(ref)
-                    note = _ANNOTATED if named else _QUOTED if quoted else _LISTED if listed else \
-                        GUARDED.format(runs) if runs is not None else None
+                    listed = ref.call is None and not named and _listed(ref) and (
+                        rule.kind == "deprecated" or self._stub_at_target(rule, ref))
+                    note = _ANNOTATED if named else _QUOTED if quoted else \
+                        (_LISTED if rule.kind == "deprecated" else _LISTED_STUB.format(short(self.window.high))) \
+                        if listed else GUARDED.format(runs) if runs is not None else None
                     named = named or quoted
                     uses.append(Hit(rule, ref.call or ref.node, ref.statement, ref=ref, confidence=confidence,
                                     runs_from=live[0] if live else None,
@@ -739,6 +751,11 @@ _ANNOTATED = ("named in an annotation, which runs nothing and warns nowhere: it 
 
 _LISTED = ("named as an element of a set, list or tuple, not called here: it warns where it is called, and a set of "
            "functions to recognise, as a TorchFunctionMode keeps, calls none")
+
+
+_LISTED_STUB = ("named as an element of a set, list or tuple, not called here: torch {} keeps the name, a stub that "
+                "raises where it is called, and a set of functions to recognise, as a TorchFunctionMode keeps, calls "
+                "none")
 
 
 def _listed(ref: Reference) -> bool:
