@@ -174,11 +174,23 @@ def fixed(tmp_path, code, low="2.4"):
     return path.read_text()
 
 
-def test_adds_import_torch_once_after_the_existing_imports(tmp_path):
+def test_adds_import_torch_once_above_the_from_import_of_torch_that_stays(tmp_path):
     code = "import os\nfrom torch.cuda.amp import autocast, GradScaler\n\nscaler = GradScaler()\nwith autocast():\n    pass\n"
-    # GradScaler keeps its bare name, its import moving where it stands (every use is a call)
-    assert fixed(tmp_path, code) == ('import os\nfrom torch.amp import GradScaler\nimport torch\n\nscaler = GradScaler("cuda")\n'
+    # GradScaler keeps its bare name, its import moving where it stands (every use is a call); import torch
+    # goes where isort puts it, above the from-import of torch (torchmetrics' 'from torch import Tensor')
+    assert fixed(tmp_path, code) == ('import os\nimport torch\nfrom torch.amp import GradScaler\n\nscaler = GradScaler("cuda")\n'
                                      'with torch.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    pass\n')
+
+
+def test_a_new_import_goes_beside_its_package_in_its_group(tmp_path):
+    """torchmetrics' sample: ``from torch import BoolTensor, IntTensor, Tensor`` loses IntTensor to
+    ``torch.tensor(..., dtype=torch.int32)``; ``import torch`` went below the first-party imports, after the
+    whole block. It goes above the from-import of torch, in the third-party group, with its blank line."""
+    code = ('"""Doc."""\n\nimport os\n\nfrom torch import IntTensor, Tensor\n\nfrom mypkg import x\n\n'
+            'def f(t: Tensor):\n    return IntTensor([0]), x\n')
+    assert fixed(tmp_path, code, low="2.0") == (
+        '"""Doc."""\n\nimport os\n\nimport torch\nfrom torch import Tensor\n\nfrom mypkg import x\n\n'
+        'def f(t: Tensor):\n    return torch.tensor([0], dtype=torch.int32, device="cpu"), x\n')
 
 
 def test_reuses_the_files_own_alias(tmp_path):

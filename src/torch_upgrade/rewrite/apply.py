@@ -515,8 +515,80 @@ def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
                 mod, ", ".join(cast(str, s.name) + (f" as {s.asname}" if s.asname else "") for s in items))))
     if new_lines:
         index = _insert_index(body)
-        body[index:index] = new_lines
+        at: dict[int, list[cst.BaseStatement]] = defaultdict(list)
+        used = _used_names(module, body[:index])
+        for line in new_lines:
+            at[_beside_its_package(body, index, line, used)].append(line)
+        for where in sorted(at, reverse=True):
+            lines = at[where]
+            package = _package_of(lines[0])
+            if where < index and _package_of(body[where]) == package and \
+                    (where == 0 or _package_of(body[where - 1]) != package):
+                # above the package's first import: the blank lines and comments that opened it open the new one
+                above = cast(cst.SimpleStatementLine, body[where])
+                lines = [cast(cst.SimpleStatementLine, lines[0]).with_changes(leading_lines=above.leading_lines),
+                         *lines[1:]]
+                body[where] = above.with_changes(leading_lines=[])
+            body[where:where] = lines
     return module.with_changes(body=body)
+
+
+def _package_of(statement: cst.CSTNode) -> Optional[str]:
+    """The top-level package an import line imports from (its first import's), None for a relative one."""
+    if not isinstance(statement, cst.SimpleStatementLine) or not statement.body:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Import):
+        name = dotted(small.names[0].name)
+    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+        name = dotted(small.module)
+    else:
+        return None
+    return name.split(".", 1)[0] if name else None
+
+
+def _bound(statement: cst.CSTNode) -> list[str]:
+    """The names an import line binds."""
+    out = []
+    for small in cast(cst.SimpleStatementLine, statement).body:
+        if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+            for alias in small.names:
+                name = dotted(alias.asname.name) if alias.asname else dotted(alias.name)
+                if name:
+                    out.append(name.split(".", 1)[0] if isinstance(small, cst.Import) else name)
+    return out
+
+
+def _used_names(module: cst.Module, lines: Sequence[cst.CSTNode]) -> set[str]:
+    """The names the import lines among ``lines`` bind that the module reads (the others go once the fixes
+    are in: an import line of those alone is no place to put a new one beside)."""
+    names = {name for line in lines if _is_import_line(line) for name in _bound(line)}
+    return {name for name, count in _count_names(module, names).items() if count}
+
+
+def _beside_its_package(body: Sequence[cst.CSTNode], end: int, line: cst.BaseStatement,
+                        used: Container[str] = ()) -> int:
+    """Where a new import line goes in the block of imports that ends at ``end``, as isort sorts a section
+    (``import`` lines before ``from`` lines): ``import torch`` below the block's last ``import torch...``
+    line, else above its first ``from torch... import`` line; ``from torch.x import y`` below the block's
+    last line importing from torch. Lines whose names the module no longer reads (their import goes with the
+    fix) do not count. Without such a line, at ``end``, after the block (torchmetrics' ``from torch import
+    BoolTensor, IntTensor, Tensor`` losing IntTensor: ``import torch`` went below its first-party imports)."""
+    package = _package_of(line)
+    if package is None:
+        return end
+    start = end
+    while start > 0 and _is_import_line(body[start - 1]):
+        start -= 1
+    same = [i for i in range(start, end) if _package_of(body[i]) == package
+            and any(name in used for name in _bound(body[i]))]
+    if not same:
+        return end
+    plain = isinstance(cast(cst.SimpleStatementLine, line).body[0], cst.Import)
+    if not plain:
+        return same[-1] + 1
+    imports = [i for i in same if isinstance(cast(cst.SimpleStatementLine, body[i]).body[0], cst.Import)]
+    return imports[-1] + 1 if imports else same[0]
 
 
 def _count_names(root: cst.CSTNode, names: set[str]) -> dict[str, int]:
