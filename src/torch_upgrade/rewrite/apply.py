@@ -515,7 +515,7 @@ def add_imports(module: cst.Module, specs: Iterable[ImportSpec]) -> cst.Module:
                 mod, ", ".join(cast(str, s.name) + (f" as {s.asname}" if s.asname else "") for s in items))))
     if new_lines:
         index = _insert_index(body)
-        at: dict[int, list[cst.BaseStatement]] = defaultdict(list)
+        at: dict[int, list[Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]]] = defaultdict(list)
         used = _used_names(module, body[:index])
         for line in new_lines:
             at[_beside_its_package(body, index, line, used)].append(line)
