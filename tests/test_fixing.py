@@ -191,6 +191,11 @@ def test_a_new_import_goes_beside_its_package_in_its_group(tmp_path):
     assert fixed(tmp_path, code, low="2.0") == (
         '"""Doc."""\n\nimport os\n\nimport torch\nfrom torch import Tensor\n\nfrom mypkg import x\n\n'
         'def f(t: Tensor):\n    return torch.tensor([0], dtype=torch.int32, device="cpu"), x\n')
+    code = ("import os\n\nimport torch.nn as nn\nfrom torch import IntTensor, Tensor\n\n\n"
+            "def f(t: Tensor):\n    return nn.Linear(1, 1), IntTensor([0])\n")
+    assert fixed(tmp_path, code, low="2.0") == (  # isort's order: import torch above import torch.nn
+        "import os\n\nimport torch\nimport torch.nn as nn\nfrom torch import Tensor\n\n\n"
+        'def f(t: Tensor):\n    return nn.Linear(1, 1), torch.tensor([0], dtype=torch.int32, device="cpu")\n')
 
 
 def test_reuses_the_files_own_alias(tmp_path):

@@ -588,7 +588,15 @@ def _beside_its_package(body: Sequence[cst.CSTNode], end: int, line: cst.BaseSta
     if not plain:
         return same[-1] + 1
     imports = [i for i in same if isinstance(cast(cst.SimpleStatementLine, body[i]).body[0], cst.Import)]
-    return imports[-1] + 1 if imports else same[0]
+    name = _module_of(line)
+    later = [i for i in imports if name < _module_of(body[i])]  # isort: import torch above import torch.nn
+    return later[0] if later else imports[-1] + 1 if imports else same[0]
+
+
+def _module_of(statement: cst.CSTNode) -> str:
+    """The module a plain import line imports first."""
+    small = cast(cst.SimpleStatementLine, statement).body[0]
+    return (dotted(small.names[0].name) or "") if isinstance(small, cst.Import) else ""
 
 
 def _count_names(root: cst.CSTNode, names: set[str]) -> dict[str, int]:
