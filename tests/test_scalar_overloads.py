@@ -137,8 +137,7 @@ def test_any_import_style_and_layout_is_kept(tmp_path, monkeypatch) -> None:
         a = th.add(M, m, alpha=2)
         b = mm(
             M,
-            m,
-            m,
+            m, m,
             beta=0.5,  # beta
         )
         """)
