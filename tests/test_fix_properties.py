@@ -142,6 +142,19 @@ def test_a_helper_added_to_a_crlf_file_keeps_its_line_endings_inside_its_docstri
         "import torch\ndef test_exp(x):\n    torch.testing.assert_allclose(torch.exp(x), 1.0)\n", "1.9", False, True)
 
 
+def test_a_helper_two_fixes_add_is_added_once_however_each_fix_was_written_out():
+    """asteroid 0.3.0's stft_test.py: of two assert_allclose calls, one spans two lines (its fix is a diff of
+    the module's lines, the other's the text of the nodes replaced); each fix adds the helpers, and their
+    two insertions, the same lines put before or after the blank lines, did not touch: both were applied,
+    and the module defined the helpers twice."""
+    code = ("import torch\n\n\ndef test_a(x, y):\n    torch.testing.assert_allclose(x.a, y.a)\n\n\n"
+            "def test_b(x, y):\n    torch.testing.assert_allclose(x,\n                                  y)\n")
+    first, applied = fix(code, "1.9", False)
+    assert applied == 2 and "assert_allclose(" not in first
+    assert first.count("def _allclose_inputs(") == first.count("def _allclose_tolerances(") == 1, first
+    check_fix_is_idempotent_and_compiles(code, "1.9", False, False)
+
+
 def test_undefined_globals_tells_a_name_the_fixed_code_reads_and_nothing_binds():
     before = "import torch\n\ndef f():\n    return torch.autocast('cuda')\n"
     after = "\ndef f():\n    return torch.autocast('cuda')\n"

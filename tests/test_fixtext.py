@@ -36,6 +36,16 @@ def test_examples():
     assert diff_edits("a", "a\nb") == (TextEdit(1, 2, 1, 2, "\nb"),)
 
 
+def test_an_insertion_that_can_slide_is_put_at_the_first_line_start_it_can_slide_to():
+    """The same lines inserted before or after blank lines make the same text: the edit is the same
+    whichever way it was computed, so that two fixes each adding them are not applied in one pass."""
+    old = "import torch\n\n\ndef f():\n    pass\n"
+    new = "import torch\n\n\ndef h():\n    pass\n\n\ndef f():\n    pass\n"
+    assert diff_edits(old, new) == (TextEdit(2, 1, 2, 1, "\n\ndef h():\n    pass\n"),)
+    assert diff_edits("x = 1\n", "x = 1\nx = 1\n") == (TextEdit(1, 1, 1, 1, "x = 1\n"),)
+    assert diff_edits("ab", "aab") == (TextEdit(1, 1, 1, 1, "a"),)  # no line start to slide to: the first place
+
+
 def test_take_and_apply():
     text = "x = 1\ny = 2\n"
     first = [TextEdit(1, 5, 1, 6, "10")]

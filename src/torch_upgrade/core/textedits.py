@@ -9,6 +9,7 @@ whose last line has a line ending is the start of the line after it: ``(len(line
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from typing import Iterable, Sequence
 
@@ -79,6 +80,7 @@ def diff_edits(old: str, new: str) -> tuple[TextEdit, ...]:
     while hi < shortest - lo and a[len(a) - 1 - hi] == b[len(b) - 1 - hi]:
         hi += 1
     out = []
+    starts: list[int] = []  # the old text's offsets, where an insertion needs them
     matcher = difflib.SequenceMatcher(a=a[lo:len(a) - hi], b=b[lo:len(b) - hi], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -94,8 +96,40 @@ def diff_edits(old: str, new: str) -> tuple[TextEdit, ...]:
             suffix += 1
         start = _position(a, i1, prefix)
         end = _position(a, i1, len(removed) - suffix)
-        out.append(TextEdit(*start, *end, added[prefix:len(added) - suffix]))
+        text = added[prefix:len(added) - suffix]
+        if start == end:  # an insertion: at its canonical place (see ``inserted``)
+            starts = starts or offsets(old)
+            at, text = inserted(old, starts, span(starts, TextEdit(*start, *end, text))[0], text)
+            start = end = position(old, starts, at)
+        out.append(TextEdit(*start, *end, text))
     return tuple(out)
+
+
+def inserted(text: str, starts: Sequence[int], at: int, new: str) -> tuple[int, str]:
+    """An insertion of ``new`` at offset ``at`` of ``text`` where it is canonical: the same text
+    inserted one character earlier, its last character first, gives the same result where the
+    character before ``at`` is that last one, so an insertion can slide. Of the places it can
+    slide to, the first at the start of a line, else the first: so that two fixes that add the same
+    lines (a helper each adds once) have the same edit whichever way each was computed (a diff of
+    lines, or the text of the statements replaced), and are not applied in the same pass."""
+    if not new:
+        return at, new
+    while at > 0 and text[at - 1] == new[-1]:
+        at, new = at - 1, new[-1] + new[:-1]
+    lines = set(starts)
+    first, rotated = at, new
+    while at not in lines and at < len(text) and text[at] == new[0]:
+        at, new = at + 1, new[1:] + new[0]
+    return (at, new) if at in lines else (first, rotated)
+
+
+def position(text: str, starts: Sequence[int], offset: int) -> tuple[int, int]:
+    """1-based (line, column) of an offset of ``text`` (``starts``: its ``offsets``)."""
+    line = bisect.bisect_right(starts, offset) - 1
+    if line >= len(starts) - 1 and offset == starts[-1] and len(starts) > 1 \
+            and not text[starts[-2]:starts[-1]].endswith(("\n", "\r")):
+        line = len(starts) - 2  # the end of a last line without a line ending
+    return line + 1, offset - starts[line] + 1
 
 
 def _position(lines: Sequence[str], first: int, offset: int) -> tuple[int, int]:

@@ -14,7 +14,6 @@ findings count them; never by the form feeds and separators ``str.splitlines`` a
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence, Union
 
@@ -25,7 +24,7 @@ from torch_upgrade.rewrite.edits import MoveImport, Replace
 from torch_upgrade.syntax.positions import Parent, TopOf, find_once, generate, locate, statements_around
 from torch_upgrade.syntax.nodes import within
 from torch_upgrade.core.model import Fix, TextEdit, source_lines
-from torch_upgrade.core.textedits import diff_edits, offsets, span, touch
+from torch_upgrade.core.textedits import diff_edits, inserted, offsets, position, span, touch
 
 @dataclass(frozen=True)
 class Alone:
@@ -289,15 +288,11 @@ def _trimmed(code: str, starts: Sequence[int], start: int, end: int, new: str) -
         suffix += 1
     if prefix == len(old) == len(new):
         return None
-
-    def position(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(starts, offset) - 1
-        if line >= len(starts) - 1 and offset == starts[-1] and len(starts) > 1 \
-                and not code[starts[-2]:starts[-1]].endswith(("\n", "\r")):
-            line = len(starts) - 2  # the end of a last line without a line ending
-        return line + 1, offset - starts[line] + 1
-
-    return TextEdit(*position(start + prefix), *position(end - suffix), new[prefix:len(new) - suffix])
+    text = new[prefix:len(new) - suffix]
+    if start + prefix == end - suffix:  # an insertion: where diff_edits puts it
+        at, text = inserted(code, starts, start + prefix, text)
+        return TextEdit(*position(code, starts, at), *position(code, starts, at), text)
+    return TextEdit(*position(code, starts, start + prefix), *position(code, starts, end - suffix), text)
 
 
 def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[TopOf] = None,
