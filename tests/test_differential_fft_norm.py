@@ -659,6 +659,23 @@ def test_irfft(data, k, normalized, flag, odd, as_size):
                                  Namespace=SimpleNamespace)
 
 
+@pytest.mark.differential("TU104")
+@given(data=st.data(), odd=st.booleans())
+def test_irfft_of_one_dimension_with_its_size_written_out(data, odd):
+    """asteroid 0.3.0's analytic filterbank, ``irfft(X, 1, normalized=True, signal_sizes=(n, ))``: the
+    size written as a display of one element becomes ``torch.fft.irfft(..., n=n, dim=-1)``."""
+    x, lay = data.draw(signals(1, complex_input=True))
+    n = 2 * (x.shape[-2] - 1) + (1 if odd or x.shape[-2] == 1 else 0)
+    for form in ("torch.irfft(X, 1, normalized=True,\n                 signal_sizes=(n, ))",
+                 "torch.irfft(X, 1, signal_sizes=[n])"):
+        code = "X = lay(X)\nout = " + form + "\n"
+        new_code = rewrite("import torch\n" + code, "TU104", "1.6")
+        assert "torch.fft.irfft(" in new_code and ", n=n, dim=-1" in new_code, new_code
+        expected = old_irfft(x, 1, "normalized=True" in form, True, (n,))
+        assert_matches_reference(code, lambda X, n, lay, expected=expected: expected, rules="TU104",
+                                 close=spectral(x.dtype), X=x, n=n, lay=lay)
+
+
 @pytest.mark.differential("TU101", "TU102", "TU103", "TU104")
 @pytest.mark.parametrize("case", [
     ("out = torch.fft(x, 1)\n", torch.ones(4, 2, dtype=torch.int64)),            # integers: no view_as_complex

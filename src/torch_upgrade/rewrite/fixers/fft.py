@@ -14,7 +14,8 @@ old code's ``.view(...)`` raises: ``.contiguous()`` on its result:
 * ``fft(x, k, normalized)``  -> ``view_as_real(fft.fftn(view_as_complex(x.contiguous()), dim=..., norm=...))``
 * ``ifft``                   -> the same with ``ifftn``
 * ``rfft(x, k, onesided=True)``  -> ``view_as_real(fft.rfftn(x, dim=...)).contiguous()``; ``onesided=False`` -> ``fftn``
-* ``irfft(X, k, signal_sizes=s)`` -> ``fft.irfftn(view_as_complex(X.contiguous()), s=s, dim=...)``;
+* ``irfft(X, k, signal_sizes=s)`` -> ``fft.irfftn(view_as_complex(X.contiguous()), s=s, dim=...)``
+  (``fft.irfft(..., n=n, dim=-1)`` for ``k == 1`` and a display of one size, ``(n,)`` or ``[n]``);
   without ``signal_sizes`` the old transform inferred an ODD size, ``2 * (m - 1) + 1`` for m entries in
   the last signal dimension (pytorch#19111, #49290; ``infer_ft_complex_to_real_onesided_size``), where
   ``torch.fft.irfft`` assumes the even ``2 * (m - 1)``: ``n=2 * X.shape[-2] - 1`` (``s=(X.shape[-3], 2 *
@@ -89,7 +90,9 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     def as_complex() -> cst.Call:
         return wrap("view_as_complex", _contiguous(x))
 
-    one_d = k == 1 and not (name == "irfft" and sizes is not None)
+    # signal_sizes=(n,) written out for one dimension: irfft's n=
+    size = _one_size(sizes.value) if k == 1 and name == "irfft" and sizes is not None else None
+    one_d = k == 1 and not (name == "irfft" and sizes is not None and size is None)
 
     def fn(n_name: str) -> cst.BaseExpression:
         return q(f"torch.fft.{ONE_D[n_name] if one_d else n_name}")
@@ -101,6 +104,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         new = wrap("view_as_real", A.call(fn(name + "n"), [(None, as_complex()), dim] + kw))
     elif name == "rfft":
         new = _contiguous(wrap("view_as_real", A.call(fn("rfftn" if onesided else "fftn"), [(None, x), dim] + kw)))
+    elif onesided and size is not None:
+        new = A.call(fn("irfftn"), [(None, as_complex()), ("n", size), dim] + kw)
     elif onesided and sizes is not None:
         new = A.call(fn("irfftn"), [(None, as_complex()), ("s", sizes.value), dim] + kw)
     else:
@@ -114,6 +119,14 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
                      + ([] if k == 1 else [dim]) + kw)
     # fft/ifft/irfft rules are unsafe by their data (a contiguous tensor at an odd storage offset)
     return A.replace(call, new, tuple(dict.fromkeys(needs)))
+
+
+def _one_size(sizes: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The element of a tuple or list display of one element (``(n,)``, ``[n]``), else None."""
+    if isinstance(sizes, (cst.Tuple, cst.List)) and len(sizes.elements) == 1 \
+            and isinstance(sizes.elements[0], cst.Element):
+        return sizes.elements[0].value
+    return None
 
 
 def _dims(k: int, one_d: bool = False) -> str:
