@@ -155,6 +155,23 @@ def test_a_helper_two_fixes_add_is_added_once_however_each_fix_was_written_out()
     check_fix_is_idempotent_and_compiles(code, "1.9", False, False)
 
 
+def test_the_helpers_go_below_imports_that_follow_a_sys_path_statement():
+    """torchsde 0.2.1's tests set sys.path between `import sys` and `import torch`: the helpers go after the
+    last import, not between the first import and the others; where a statement among the imports calls
+    assert_allclose, before that statement (it runs when the module is imported)."""
+    code = ('"""Tests."""\nimport sys\n\nsys.path = sys.path[1:]\n\nimport torch\nimport pytest\n\n'
+            "torch.manual_seed(0)\n\n\ndef test_a(x, y):\n    torch.testing.assert_allclose(x, y)\n")
+    first, applied = fix(code, "1.9", False)
+    assert applied == 1
+    assert first.index("import pytest\n") < first.index("def _allclose_tolerances(") \
+        < first.index("torch.manual_seed(0)"), first
+    check_fix_is_idempotent_and_compiles(code, "1.9", False, False)
+    code = ("import torch\ntorch.testing.assert_allclose(torch.ones(1), torch.ones(1))\nimport pytest\n\n\n"
+            "def test_a(x, y):\n    torch.testing.assert_allclose(x, y)\n")
+    first, applied = fix(code, "1.9", False)
+    assert first.index("def _allclose_inputs(") < first.index("assert_close(") < first.index("import pytest"), first
+
+
 def test_undefined_globals_tells_a_name_the_fixed_code_reads_and_nothing_binds():
     before = "import torch\n\ndef f():\n    return torch.autocast('cuda')\n"
     after = "\ndef f():\n    return torch.autocast('cuda')\n"

@@ -42,13 +42,14 @@ them, so they must be read with no effect (literals, names, attributes, f-string
 and where only one of rtol and atol is given (ValueError in both), the finding says what to write
 (``Advice``). The helpers go before the module's first statement that is not an import (after the
 last import, one edit shared by every fix of the module, where that statement has two blank lines
-above it already).
+above it already), or after the last import where simple statements stand among the imports
+(``sys.path`` set before ``import torch``: ``_helpers_at``).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Optional, cast
+from typing import Optional, Sequence, cast
 
 import libcst as cst
 
@@ -280,7 +281,7 @@ def _with_helpers(ctx: FixContext, call: cst.Call, new: cst.Call, names: tuple[s
         edits.append(Replace(call, new))
     else:
         module = ctx.analysis.module
-        at = next(i for i, s in enumerate(module.body) if not _preamble(s, i))
+        at = _helpers_at(module.body)
         anchor = module.body[at]
         added = [h.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]) for h in missing]
         blank = next((i for i, line in enumerate(anchor.leading_lines) if line.comment is not None),
@@ -362,6 +363,22 @@ def _number(dtypes: Dtypes, value: cst.BaseExpression, ref: Reference) -> bool:
     """Whether a tolerance is evidently a number (never None, which makes assert_allclose pick them)."""
     known = dtypes.value(value, ref.scope)
     return known is not None and known[0] == "number"
+
+
+def _helpers_at(body: Sequence[cst.BaseStatement]) -> int:
+    """Where the helpers go: before the module's first statement that is not its docstring or an import; or,
+    where simple statements stand among the imports (torchsde's tests set ``sys.path`` before importing
+    torch), after the last of those imports, as long as none of those statements reads assert_allclose (the
+    helpers are then defined before any module-level code calls them)."""
+    at = next(i for i, s in enumerate(body) if not _preamble(s, i))
+    end = at
+    while end < len(body) and isinstance(body[end], cst.SimpleStatementLine):
+        end += 1
+    last = max((i for i in range(at, end) if _preamble(body[i], i)), default=None)
+    if last is None or any(isinstance(node, cst.Name) and node.value == "assert_allclose"
+                           for statement in body[at:last] for node in subtree(statement)):
+        return at
+    return last + 1
 
 
 def _preamble(statement: cst.CSTNode, index: int) -> bool:
