@@ -91,8 +91,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         return wrap("view_as_complex", _contiguous(x))
 
     # signal_sizes=(n,) written out for one dimension: irfft's n=
-    size = _one_size(sizes.value) if k == 1 and name == "irfft" and sizes is not None else None
-    one_d = k == 1 and not (name == "irfft" and sizes is not None and size is None)
+    one_size = _one_size(sizes.value) if k == 1 and name == "irfft" and sizes is not None else None
+    one_d = k == 1 and not (name == "irfft" and sizes is not None and one_size is None)
 
     def fn(n_name: str) -> cst.BaseExpression:
         return q(f"torch.fft.{ONE_D[n_name] if one_d else n_name}")
@@ -104,8 +104,8 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         new = wrap("view_as_real", A.call(fn(name + "n"), [(None, as_complex()), dim] + kw))
     elif name == "rfft":
         new = _contiguous(wrap("view_as_real", A.call(fn("rfftn" if onesided else "fftn"), [(None, x), dim] + kw)))
-    elif onesided and size is not None:
-        new = A.call(fn("irfftn"), [(None, as_complex()), ("n", size), dim] + kw)
+    elif onesided and one_size is not None:
+        new = A.call(fn("irfftn"), [(None, as_complex()), ("n", one_size), dim] + kw)
     elif onesided and sizes is not None:
         new = A.call(fn("irfftn"), [(None, as_complex()), ("s", sizes.value), dim] + kw)
     else:
