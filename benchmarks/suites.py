@@ -514,7 +514,7 @@ PROJECTS: dict[str, Project] = {
     # tree). Installed here: mock, matplotlib, pycm (scikit-learn, tqdm were); tensorboardX, visdom, livelossplot
     # and torchvision are not: their callbacks' tests fail alike (55). First run (2026-11-30, helper h-suites,
     # tool de15cf9): 580 tests, 519 passed before and after, 0 fixed, 0 broken, 85 rewrites: Float/LongTensor(list)
-    # -> torch.tensor(..., dtype=, device="cpu") (66, most in the tests), Variable(x) dropped or x.detach()
+    # -> torch.tensor(..., dtype=, device="cpu") (66, most in the tests), Variable(...) dropped around them
     # (tests/metrics), svd(some=True) -> linalg.svd in LSUV init, `import torchvision.utils as utils` -> `from
     # torchvision import utils` (TUL202), weights_only=True in test_end_to_end's checkpoint test. That last one
     # fails alike: Trial.state_dict() holds torchbearer's StateKey objects as keys, which weights_only=True (the
