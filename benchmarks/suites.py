@@ -527,6 +527,9 @@ PROJECTS: dict[str, Project] = {
 # Tried and left out (2026-11-30, helper h2-suites): pytorch_wavelets 1.1.0 (its only rewrites are in tests/profile.py,
 # which no test runs; test_dwt_grad's gradchecks take 5 min), pytorch-crf 0.7.2 (no findings), torchnet 0.0.5.1
 # (visdom does not build here).
+# Tried and left out (2026-11-30, helper h-suites): pytorch-struct 0.4 (one rewrite), einops 0.3 and
+# stable-baselines3 0.10 (no fix to apply), pytorch-tabnet 2.0.1 (no tests), torchio 0.17 (imports torchvision's
+# Compose), fastMRI at bc8ac63 (2020: its package imports pytorch_lightning 0.8.5 and its data code ismrmrd).
 # geoopt 0.2-0.4 fail to import on torch 2.13 (TorchScript rejects their keyword-only
 # arguments): no test of theirs runs before or after. (pyro, also left out at first for its torch 1.x assert,
 # runs above with the assert taken out.)
