@@ -434,13 +434,14 @@ PROJECTS: dict[str, Project] = {
     # 2 shared cores); tests/engine and metrics_test.py left out (pytorch_lightning 0.7 and pb_bss_eval: not
     # installed). NumPy 2 has VisibleDeprecationWarning only in numpy.exceptions: `prepare` imports it from there in
     # the exported tree (the "before" too). Installed here: soundfile, pandas. First run (2026-11-30, helper
-    # h-suites, tool 7dece1b): 319 tests, 241 passed before, 268 after, 27 fixed, 0 broken, 46 rewrites. Fixed:
-    # AnalyticFreeFB.filters' torch.rfft/irfft (-> view_as_real(fft.rfft(...)), fft.irfft(..., n=kernel_size): 21
-    # filterbank tests) and the transforms tests that build it (6). Rewrites: assert_allclose -> assert_close with
-    # the _allclose_inputs helper (the tests; stft_test.py got the helpers twice before de1c3a1), torch.norm ->
-    # vector_norm, FloatTensor(1) -> torch.empty in egs/. Failing alike: np.float in MultiphaseGammatoneFB (21), the tests
-    # needing pytorch_lightning (9), argparse's "options" heading (5), assert_allclose's shape check (since torch
-    # 1.8) on broadcast expectations (12 after: 4 of them failed before on the rfft), one download
+    # h-suites, tool 7dece1b; again at b12cad2, the same): 319 tests, 241 passed before, 268 after, 27 fixed, 0
+    # broken, 46 rewrites. Fixed: AnalyticFreeFB.filters' torch.rfft/irfft (-> view_as_real(fft.rfft(...)),
+    # fft.irfft(..., n=kernel_size): 21 filterbank tests) and the transforms tests that build it (6). Rewrites:
+    # assert_allclose -> assert_close with the _allclose_inputs helper (the tests; stft_test.py got the helpers
+    # twice before de1c3a1), torch.norm -> vector_norm, FloatTensor(1) -> torch.empty in egs/. Failing alike:
+    # np.float in MultiphaseGammatoneFB (21), the tests needing pytorch_lightning (9), argparse's "options" heading
+    # (5), assert_allclose's shape check (since torch 1.8) on broadcast expectations (12 after: 4 of them failed
+    # before on the rfft), one download
     "asteroid-0.3.0": Project("asteroid-team/asteroid", "v0.3.0", "1.3",
                               ("tests/filterbanks", "tests/losses", "tests/masknn", "tests/models", "tests/utils"),
                               ("soundfile", "pandas", "scipy", "yaml"),
