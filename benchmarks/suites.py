@@ -442,15 +442,16 @@ PROJECTS: dict[str, Project] = {
     # np.float in MultiphaseGammatoneFB (21), the tests needing pytorch_lightning (9), argparse's "options" heading
     # (5), assert_allclose's shape check (since torch 1.8) on broadcast expectations (12 after: 4 of them failed
     # before on the rfft), one download
-    "asteroid-0.3.0": Project("asteroid-team/asteroid", "v0.3.0", "1.3",
-                              ("tests/filterbanks", "tests/losses", "tests/masknn", "tests/models", "tests/utils"),
-                              ("soundfile", "pandas", "scipy", "yaml"),
-                              note="audio source separation (2020); assert_allclose, torch.load, STFT filterbanks",
-                              prepare=(
-                                  "import pathlib\n"
-                                  "for p in pathlib.Path('asteroid').rglob('*.py'):\n"
-                                  "    p.write_text(p.read_text().replace('from numpy import VisibleDeprecationWarning',\n"
-                                  "        'from numpy.exceptions import VisibleDeprecationWarning  # numpy 2, suites.py'))\n")),
+    "asteroid-0.3.0": Project(
+        "asteroid-team/asteroid", "v0.3.0", "1.3",
+        ("tests/filterbanks", "tests/losses", "tests/masknn", "tests/models", "tests/utils"),
+        ("soundfile", "pandas", "scipy", "yaml"),
+        note="audio source separation (2020); assert_allclose, torch.load, STFT filterbanks",
+        prepare=(
+            "import pathlib\n"
+            "for p in pathlib.Path('asteroid').rglob('*.py'):\n"
+            "    p.write_text(p.read_text().replace('from numpy import VisibleDeprecationWarning',\n"
+            "        'from numpy.exceptions import VisibleDeprecationWarning  # numpy 2, suites.py'))\n")),
     # e2cnn 0.1 (2020-08; requirements.txt: torch>=1.1): LongTensor([first, last + 1]) of contiguous field indices
     # in every field-wise module (batch norms, dropout, gated and norm nonlinearities, norm pooling, invariant maps)
     # and meshgrid in the kernel basis expansion. Run: the test/nn files of those modules that finish in seconds
