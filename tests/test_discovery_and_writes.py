@@ -174,7 +174,7 @@ def outside(tmp_path):
 def test_fix_never_writes_through_a_link_to_outside_the_roots(outside, monkeypatch):
     project, target = outside
     monkeypatch.chdir(project)
-    result = cli("scan", ".", *WINDOW, "--unsafe-fixes", "--format", "json", "--no-cache")
+    result = cli("scan", ".", *WINDOW, "--fix", "--unsafe-fixes", "--format", "json", "--no-cache")
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert target.read_text() == OLD and (project / "pkg" / "shared.py").is_symlink()
@@ -182,6 +182,17 @@ def test_fix_never_writes_through_a_link_to_outside_the_roots(outside, monkeypat
     assert data["errors"] == [{"path": "pkg/shared.py", "message":
                                f"is a symbolic link to {target}, outside the paths given to scan; not written"}]
     assert [f["path"] for f in data["findings"]] == ["pkg/shared.py"]  # still reported, as advice
+
+
+def test_unsafe_fixes_alone_writes_nothing(outside, monkeypatch):
+    # as ruff's --unsafe-fixes: what --fix would apply, not a fix
+    project, _ = outside
+    monkeypatch.chdir(project)
+    result = cli("scan", "own.py", *WINDOW, "--unsafe-fixes", "--format", "json", "--no-cache")
+    assert result.exit_code == 1
+    assert (project / "own.py").read_text() == OLD
+    [finding] = json.loads(result.stdout)["findings"]
+    assert finding["fix"] is not None  # told, not written
 
 
 def test_a_link_named_explicitly_is_inside_only_when_its_target_is(outside, monkeypatch):

@@ -127,7 +127,8 @@ def main() -> None:
 @click.option("--to", "high", metavar="VERSION", help="Torch version to upgrade to (default: newest; or 'installed').")
 @_selection
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place (with '-': print the fixed code).")
-@click.option("--unsafe-fixes", is_flag=True, default=None, help="Also apply unsafe fixes.")
+@click.option("--unsafe-fixes", is_flag=True, default=None,
+              help="With --fix or --diff, also apply the unsafe fixes (alone it writes nothing).")
 @click.option("--diff", is_flag=True,
               help="Show what --fix would change, write nothing: a unified diff, or with --format the report "
                    "of the fixes it would apply (JSON: with their edits).")

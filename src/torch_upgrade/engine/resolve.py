@@ -160,7 +160,7 @@ class Resolver:
             exclude=(o.exclude or tuple(cfg.get("exclude", ()))) + o.extend_exclude,
             force_exclude=_flag(o.force_exclude, cfg, "force-exclude", False),
             respect_gitignore=_flag(o.respect_gitignore, cfg, "respect-gitignore", True),
-            fix=o.fix or bool(o.unsafe_fixes and not o.diff), diff=o.diff,
+            fix=o.fix, diff=o.diff,  # --unsafe-fixes alone writes nothing (as ruff's): it says what --fix then applies
             unsafe_fixes=_flag(o.unsafe_fixes, cfg, "unsafe-fixes", False),
             per_file_ignores=tuple((_rebase(g, cfg.path), tuple(ids))
                                    for g, ids in cfg.get("per-file-ignores", {}).items()),
