@@ -67,6 +67,32 @@ def test_the_pin_is_raised_the_shims_go_and_the_fixes_are_applied(tmp_path):
     assert "upgrade --to 2.0" in result.stdout  # the window's source, in the report
 
 
+def test_every_requirement_of_torch_below_the_new_floor_is_raised(tmp_path):
+    # the project's other files and extras would otherwise go on saying it supports the old releases; a pin of
+    # one release (an environment's lock) is left, and said
+    root = project(tmp_path, {
+        "setup.py": 'from setuptools import setup\nsetup(name="p", install_requires=["torch>=1.8"])\n',
+        "requirements.txt": "torchvision>=0.9\ntorch>=1.7\n",
+        "pyproject.toml": '[project.optional-dependencies]\ngpu = ["torch>=1.9"]\nenv = ["torch==1.9.1"]\n'
+                          'new = ["torch>=2.3"]\n',
+        "pkg/model.py": MODEL})
+    result = cli("upgrade", root, "--to", "2.0")
+    assert result.exit_code == 0, result.stderr
+    assert 'install_requires=["torch>=2.0"]' in read(root, "setup.py")
+    assert read(root, "requirements.txt") == "torchvision>=0.15\ntorch>=2.0\n"  # torch's, and its pairing's
+    assert read(root, "pyproject.toml") == ('[project.optional-dependencies]\ngpu = ["torch>=2.0"]\n'
+                                            'env = ["torch==1.9.1"]\nnew = ["torch>=2.3"]\n')
+    assert result.stderr.count("pyproject.toml now asks for torch >= 2.0") == 1
+    assert "pyproject.toml [env]: torch==1.9.1 pins one release, below torch 2.0: left as it is" in result.stderr
+    # and --bump-pin, for what the fixed code needs
+    root = project(tmp_path / "bump", {"requirements.txt": "torch>=1.8\n", "setup.py":
+                   'from setuptools import setup\nsetup(name="p", install_requires=["torch>=1.8"])\n',
+                   "m.py": "import torch\nx, _ = torch.solve(b, a)\n"})
+    result = cli("scan", root, "--fix", "--unsafe-fixes", "--bump-pin")
+    assert read(root, "requirements.txt") == "torch>=1.13\n"
+    assert 'install_requires=["torch>=1.13"]' in read(root, "setup.py")
+
+
 def test_a_second_run_changes_nothing(tmp_path):
     root = project(tmp_path, {"requirements.txt": "torch>=1.6\n", "pkg/model.py": MODEL})
     assert cli("upgrade", root, "--to", "2.0").exit_code == 0

@@ -501,11 +501,15 @@ def raise_floors(plan: Upgrade, result: ScanResult, write: bool
             notes.append(f"the floor was not raised: {exc}")
             continue
         held.update((f.resolve(), need) for f in files)
-        if change is None:
-            continue
-        changes[change.path] = change
-        said.setdefault(change.path, []).append(
-            f"{display_path(change.path, None)} {'now asks' if write else 'would ask'} for torch >= {short(need)}")
+        if change is not None:
+            changes[change.path] = change
+        more, refused = floor.raised_too(found, need, changes)
+        notes.extend(refused)
+        for one in ([change] if change is not None else []) + more:
+            if one.path not in said:  # a file raised twice (its dependencies and an extra) is named once
+                said[one.path] = [f"{display_path(one.path, None)} {'now asks' if write else 'would ask'} for "
+                                  f"torch >= {short(need)}"]
+            changes[one.path] = one
     done: set[tuple[Optional[Path], str]] = set()  # a requirements file two projects include is raised once
     for root, files in sorted(plan.projects.items(), key=lambda item: _depth(item[0])):
         for paired in floor.paired_pins(root, max(torch_of.get(f, target) for f in files)):

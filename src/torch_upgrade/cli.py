@@ -527,13 +527,16 @@ def _bump(resolved: api.Resolved, path: Path, need: Any, say: _Say) -> Optional[
         return None
     try:
         change = floor.raised(found, need)
-        if change is not None:
-            change.write()
+        before = {change.path: change} if change is not None else {}
+        more, refused = floor.raised_too(found, need, before)
+        for one in [*({**before, **{r.path: r for r in more}}.values())]:  # a file raised twice is written once
+            one.write()
+            say.info(f"--bump-pin: {display_path(one.path, None)} now asks for torch >= {short(need)}")
     except BumpError as exc:
         say.error(f"--bump-pin: {exc}")
         return False
-    if change is not None:
-        say.info(f"--bump-pin: {display_path(change.path, None)} now asks for torch >= {short(need)}")
+    for note in refused:
+        say.info(f"--bump-pin: {note}")
     return True
 
 

@@ -117,6 +117,37 @@ def raised(floor: Floor, version: Version) -> Optional[Raise]:
     return None if old == new else Raise(path, old, new, version)
 
 
+def raised_too(floor: Floor, version: Version, before: dict[Path, Raise]) -> tuple[list[Raise], list[str]]:
+    """The project's other requirements of torch that allow a range (``Pin.others``: ``requirements.txt``
+    beside the ``setup.py`` whose pin sets the floor, an extra's) and whose lower bound is below ``version``,
+    raised to it, each on top of ``before`` (the raises of its file so far): a project whose floor is raised
+    should not go on saying, in another file, that it supports older releases. Pins of one release (an
+    environment's lock) are left as they are. Also what could not be raised, for the report."""
+    if not floor.written or floor.kind == "config" or floor.where is None:
+        return [], []
+    try:
+        pin = pins.detect(floor.where)
+    except (OSError, UnicodeDecodeError):
+        return [], []
+    raises: dict[Path, Raise] = {}
+    refused: list[str] = []
+    for origin, low in pin.others:
+        if low >= version:
+            continue
+        prior = raises.get(origin.path) or before.get(origin.path)
+        try:
+            path, old, new = pins.bump(pins.Pin(low, origin.raw, origin=origin, package=pin.package), version,
+                                       text=prior.new if prior is not None else None)
+        except (pins.BumpError, OSError, UnicodeDecodeError) as exc:
+            refused.append(f"{display_path(origin.path, None)}: {origin.raw.strip()} was left as it is: {exc}")
+            continue
+        if new != (prior.new if prior is not None else old):
+            raises[path] = Raise(path, prior.old if prior is not None else old, new, version)
+    refused += [f"{label} pins one release, below torch {short(version)}: left as it is (an environment's lock)"
+                for label, low in pin.locks if low < version]
+    return list(raises.values()), refused
+
+
 def projects(files: Iterable[Path], resolver: Resolver) -> dict[Path, list[Path]]:
     """The projects of ``files`` (the directory holding their project files, where their pins are
     read), each with its files; files in no project are left out."""

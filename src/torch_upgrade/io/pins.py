@@ -64,6 +64,12 @@ class Pin:
     problems: list[str] = field(default_factory=list)
     origin: Optional["Found"] = None  # the requirement that sets the lower bound, where it is written
     package: str = TORCH
+    # the project's other requirements of the package that allow a range of releases (not a pin of one, an
+    # environment's), with their lower bounds: a requirements file beside setup.py, an extra; raised with the floor
+    others: tuple[tuple["Found", Version], ...] = ()
+    # its pins of one release (an environment's lock: ``torch==2.7.1`` beside ``torch_npu==2.7.1``), by label: never
+    # raised, said where a raised floor passes them
+    locks: tuple[tuple[str, Version], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -628,7 +634,8 @@ def detect_all(start: Path) -> dict[str, Pin]:
             if pin.version is None and outer[package].version is not None:
                 moved = outer[package]
                 found[package] = Pin(moved.version, f"{os.path.relpath(above, root)}/{moved.source}",
-                                     pin.problems + moved.problems, moved.origin, package)
+                                     pin.problems + moved.problems, moved.origin, package, moved.others,
+                                     moved.locks)
         here = above
     return found
 
@@ -724,7 +731,10 @@ def _pin(package: str, candidates: list[Candidate], problems: list[str]) -> Pin:
     if len(found) > 1 and lowest(combined, package) is None:
         problems.append(f"{package} pins contradict each other (no version satisfies all of them): "
                         + "; ".join(item[2] for item in found) + f"; using {label}")
-    return Pin(low, label, problems, origin, package)
+    others = tuple((item[4], item[1]) for item in listed
+                   if item[4] is not None and item[4] is not origin and not _one_release(item[3]))
+    held = tuple((item[2], item[1]) for item in listed if _one_release(item[3]) and item[4] is not origin)
+    return Pin(low, label, problems, origin, package, others, held)
 
 
 def _one_release(spec: SpecifierSet) -> bool:
