@@ -301,13 +301,18 @@ def _import_only(tree: ast.Module) -> frozenset[str]:
         elif isinstance(node, ast.ExceptHandler):
             if node.name:
                 other.add(node.name)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
-            if node.name:
-                other.add(node.name)
-        elif isinstance(node, ast.MatchMapping):
-            if node.rest:
-                other.add(node.rest)
+        elif isinstance(node, _MATCH_NAMES):
+            if getattr(node, "name", None):
+                other.add(getattr(node, "name"))
+        elif isinstance(node, _MATCH_REST):
+            if getattr(node, "rest", None):
+                other.add(getattr(node, "rest"))
     return frozenset(top - other)
+
+
+# the patterns of a ``match`` statement that bind a name (Python 3.10 on: none before, where no program has one)
+_MATCH_NAMES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_REST = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
 
 
 def names_in(text: str) -> frozenset[str]:
