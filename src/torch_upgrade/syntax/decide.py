@@ -55,7 +55,7 @@ from packaging.version import InvalidVersion, Version
 from torch_upgrade.catalog.pairing import load_pairing
 from torch_upgrade.catalog.names import NEWEST_CHECKED, OLDEST_CHECKED, NameHistory, build_dependent, shipped_names
 from torch_upgrade.catalog.version_helpers import OPERATOR_FUNCTIONS, Helper, OperatorFunction, load_version_helpers
-from torch_upgrade.core.versions import LIBRARIES, RELEASES
+from torch_upgrade.core.versions import LIBRARIES, RELEASES, short
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Binding, Scope
 
@@ -620,11 +620,11 @@ class Decider:
         meant = _meant(test, comparisons, parts, lower)
         runs: list[tuple[str, str, bool]] = []
         for sample, value in zip(releases, values):
-            short = ".".join(sample.split(".")[:2])
+            line = short(Version(sample))  # the samples are x.y.0
             if runs and runs[-1][2] == value:
-                runs[-1] = (runs[-1][0], short, value)
+                runs[-1] = (runs[-1][0], line, value)
             else:
-                runs.append((short, short, value))
+                runs.append((line, line, value))
         if meant is not None:
             order = _GE if lower else _LT
             wrong = [(sample, value) for sample, value in zip(releases, values)
@@ -632,13 +632,12 @@ class Decider:
             if not wrong:
                 return None
             breaks = values[-1] != order(Version(releases[-1]).release[:2], meant)
-            release = ".".join(wrong[0][0].split(".")[:2])
-            return MinorMiscompare(release, wrong[0][1], tuple(runs), meant, breaks)
+            return MinorMiscompare(short(Version(wrong[0][0])), wrong[0][1], tuple(runs), meant, breaks)
         if len(runs) < 3:
             return None
         # wrong first where the answer turns back: false after true for a lower bound, true after false for an upper one
         first = next(i for i, value in enumerate(values) if value != lower and lower in values[:i])
-        return MinorMiscompare(".".join(releases[first].split(".")[:2]), values[first], tuple(runs), None,
+        return MinorMiscompare(short(Version(releases[first])), values[first], tuple(runs), None,
                                values[-1] != lower and lower in values)
 
     def _version_part(self, comparison: cst.Comparison, scope: Scope, releases: list[str]) -> tuple[Optional[str], str]:
