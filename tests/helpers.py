@@ -83,3 +83,19 @@ def runs_the_old_form(rule_id: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(installed is not None and installed >= gone,
                               reason=f"runs the old form of {rule_id}, which torch {gone} removed or changed "
                                      f"(installed: {installed}): run it on an older torch")
+
+
+ADJACENT_USES = "def loss(m, p: dict, x):\n    return functional_call(m, p, (x,)), vmap(m), grad(m)\n"
+ADJACENT = {  # imports two fixes give one module, on adjacent lines -> what --fix writes
+    "from functorch import vmap, grad\nfrom torch.nn.utils.stateless import functional_call\n":
+        "from torch.func import vmap, grad, functional_call\n",
+    "from torch.nn.utils.stateless import functional_call\nfrom functorch import vmap, grad\n":
+        "from torch.func import functional_call, vmap, grad\n",
+    "from functorch import vmap\nfrom functorch import grad\nfrom torch.nn.utils.stateless import functional_call\n":
+        "from torch.func import vmap, grad, functional_call\n",
+    "if X:\n    from functorch import vmap, grad\n    from torch.nn.utils.stateless import functional_call\n":
+        "if X:\n    from torch.func import vmap, grad, functional_call\n",
+    # code runs between: each stays where it is
+    "from functorch import vmap, grad\nREADY = True\nfrom torch.nn.utils.stateless import functional_call\n":
+        "from torch.func import vmap, grad\nREADY = True\nfrom torch.func import functional_call\n",
+}

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
+from helpers import ADJACENT, ADJACENT_USES
 from helpers import cli
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "edits_sample"
@@ -126,6 +127,18 @@ def test_edits_reproduce_fix_on_a_realistic_sample(tmp_path, monkeypatch, unsafe
         assert b"autocast" not in amp.split(b"def ")[0].replace(b"torch.autocast", b"")  # the import went
         assert "assert_allclose" not in (fixed / "test_numerics.py").read_text()
         assert "from functorch" not in (fixed / "meta.py").read_text()
+
+
+def test_edits_reproduce_fix_where_fixes_give_adjacent_imports_one_module(tmp_path, monkeypatch):
+    """Fixes that wait a pass for the import line above them (``apply.ImportLines``): the report's edits hold
+    the lower one back as --fix does, so that they too end with one import line."""
+    source = tmp_path / "source"
+    source.mkdir()
+    for number, before in enumerate(ADJACENT):
+        (source / f"case{number}.py").write_text(before + ADJACENT_USES)
+    _same_as_fix(source, tmp_path, monkeypatch, "--from", "2.0", unsafe=True)
+    for number, before in enumerate(ADJACENT):
+        assert (tmp_path / "by-edits" / f"case{number}.py").read_text() == ADJACENT[before] + ADJACENT_USES
 
 
 def test_edits_reproduce_fix_on_a_corpus_project(tmp_path, monkeypatch):

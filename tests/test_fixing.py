@@ -9,7 +9,7 @@ import re
 import libcst as cst
 import pytest
 
-from helpers import runner, scan_code, settings
+from helpers import ADJACENT, ADJACENT_USES, runner, scan_code, settings
 from torch_upgrade.pipeline import unit as filescan
 from torch_upgrade.detect import registry as matching
 from torch_upgrade.cli import main
@@ -294,6 +294,16 @@ def test_a_moved_import_joins_the_import_of_its_new_module_just_above_it_in_a_bl
     elsewhere = ("try:\n    from torch.amp import autocast\nexcept ImportError:\n    pass\n"
                  "def f():\n    from torch.cuda.amp import GradScaler\n    return GradScaler()\n")
     assert "def f():\n    from torch.amp import GradScaler\n" in fixed(tmp_path, elsewhere, low="1.10")
+
+
+@pytest.mark.parametrize("before", list(ADJACENT))
+def test_adjacent_imports_that_fixes_give_one_module_become_one_line(tmp_path, before):
+    """The bundled project's meta.py: functorch's transforms move to torch.func (TU402) and stateless's
+    functional_call too (TU401), each fix rewriting its own line. Applied in one pass they left two imports
+    from torch.func, one above the other; the lower line's fix now waits a pass and its names join the line
+    above (``apply.ImportLines``), whichever comes first, in a block too; not across code that runs between.
+    The report's edits do the same (test_fix_edits)."""
+    assert fixed(tmp_path, before + ADJACENT_USES, low="2.0") == ADJACENT[before] + ADJACENT_USES
 
 
 def test_an_import_that_probes_is_not_moved(tmp_path):

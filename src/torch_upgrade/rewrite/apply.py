@@ -299,6 +299,71 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place:
     return out
 
 
+class ImportLines:
+    """The ``from`` imports of a module by module name, each with those on the import-only line just above it
+    in its block, for fixes that give two adjacent lines' imports one module: ``from functorch import vmap``
+    then ``from torch.nn.utils.stateless import functional_call``, both becoming ``torch.func`` imports. Applied
+    in one pass, each rewrites its own line and the file imports from ``torch.func`` twice; a person writes one
+    line. So the lower line's fix waits a pass (``waits``), and its names then join the line above, which
+    imports from their module by then (``_joined``): ``from torch.func import vmap, functional_call``."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.by_module: dict[int, cst.ImportFrom] = {}  # id of an import's module name -> the import
+        self.above: dict[int, list[cst.ImportFrom]] = {}  # id of an import -> the imports on the line above
+        for body in _bodies(module):
+            previous: list[cst.ImportFrom] = []
+            for line in body:
+                if not isinstance(line, cst.SimpleStatementLine) or not all(
+                        isinstance(small, (cst.Import, cst.ImportFrom)) for small in line.body):
+                    previous = []
+                    continue
+                current = [small for small in line.body if isinstance(small, cst.ImportFrom) and not small.relative
+                           and small.module is not None and not isinstance(small.names, cst.ImportStar)]
+                for small in current:
+                    assert small.module is not None  # (chosen so)
+                    self.by_module[id(small.module)] = small
+                    self.above[id(small)] = previous
+                previous = current
+
+    @classmethod
+    def of(cls, module: cst.Module, fixes: Sequence[Fix]) -> Optional["ImportLines"]:
+        """None where no fix can rewrite an import's module (most fixes: the walk is not made)."""
+        if not any(isinstance(e, MoveImport) or isinstance(e, Replace) and isinstance(e.node, (cst.Name, cst.Attribute))
+                   for fix in fixes for e in fix.edits):
+            return None
+        return cls(module)
+
+    def targets(self, fix: Fix) -> dict[int, str]:
+        """The imports ``fix`` makes import from another module (some of their names or all: moved, or the
+        module's name replaced) -> that module."""
+        out: dict[int, str] = {}
+        for edit in fix.edits:
+            if isinstance(edit, Replace) and isinstance(edit.new, (cst.Name, cst.Attribute)):
+                statement, module = self.by_module.get(id(edit.node)), dotted(edit.new)
+                if statement is not None and module is not None:
+                    out[id(statement)] = module
+            elif isinstance(edit, MoveImport) and id(edit.statement) in self.above:
+                out.setdefault(id(edit.statement), edit.module)
+        return out
+
+    def waits(self, fixes: Sequence[Fix]) -> list[tuple[int, int]]:
+        """(j, i), i < j: fix j (of ``fixes``, a file's in report order) gives an import the module that an
+        earlier fix i gives an import on the line just above: a pass takes i first, and j joins the line i
+        wrote on the next one."""
+        aims = [self.targets(fix) for fix in fixes]
+        first: dict[tuple[int, str], int] = {}  # (an import, a module it gets) -> the first fix giving it that
+        out = []
+        for j, aim in enumerate(aims):
+            i = next((i for key, target in aim.items() for above in self.above.get(key, ())
+                      for i in [first.get((id(above), target))] if i is not None
+                      and fixes[i] is not fixes[j] and key not in aims[i]), None)
+            if i is not None:
+                out.append((j, i))
+            for key, target in aim.items():
+                first.setdefault((key, target), j)
+        return out
+
+
 def _bodies(module: cst.Module) -> list[Sequence[cst.BaseStatement]]:
     """The statement lists of the module and of every indented block in it."""
     out: list[Sequence[cst.BaseStatement]] = [module.body]

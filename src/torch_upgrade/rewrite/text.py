@@ -322,6 +322,7 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
     if tops is not None and top_of is not None:
         located = locate(module, [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)
                                   and isinstance(e.node, cst.BaseExpression)], code, top_of, parent)
+    lines = fixing.ImportLines.of(module, fixes)
     first_of: dict[int, int] = {}  # id(fix) -> where it was first: an import line's fix is its use's
     copies: list[tuple[int, int]] = []
     for fix in fixes:
@@ -361,6 +362,11 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
         out.append(Alone(new_code, diff_edits(code, new_code)))
         left.append(fixing.uses(new, fix.released) if fix.released else None)
     _one_move_a_pass(fixes, out, code, starts, copies)
+    if lines is not None:
+        copied = {copy for copy, _ in copies}  # (a copy follows its original)
+        for j, i in lines.waits(fixes):
+            if j not in copied:
+                _lock(out, j, i, code, starts, copies)
     if all(counts is None for counts in left):
         return out  # no fix takes uses of a name away
     _hold_apart(fixes, out, left, code, starts, copies)
@@ -374,17 +380,23 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
                    and out[i].edits]
         if len(members) < 2 or sum(removed for _, removed in members) < total[name]:
             continue
-        first, last = members[0][0], members[-1][0]
-        anchor = out[first].edits[0]
-        lock = replace(anchor, text=_slice(code, starts, anchor))
-        if any(touch(span(starts, lock), span(starts, e)) for e in out[last].edits):
-            continue  # the two already overlap
-        out[last] = Alone(out[last].code, tuple(sorted(out[last].edits + (lock,), key=_start)),
-                          out[last].locks + (lock,))
-        for copy, original in copies:
-            if original == last:
-                out[copy] = out[last]
+        _lock(out, members[-1][0], members[0][0], code, starts, copies)
     return out
+
+
+def _lock(out: list[Alone], j: int, i: int, code: str, starts: Sequence[int], copies: list[tuple[int, int]]) -> None:
+    """Fix ``j`` also "replaces" fix ``i``'s first edit with the text already there, so that one pass does not
+    take both: ``i`` first (report order), ``j`` on the next pass, computed again on what ``i`` left."""
+    if not out[i].edits or not out[j].edits:
+        return
+    anchor = out[i].edits[0]
+    lock = replace(anchor, text=_slice(code, starts, anchor))
+    if any(touch(span(starts, lock), span(starts, e)) for e in out[j].edits):
+        return  # the two already overlap
+    out[j] = Alone(out[j].code, tuple(sorted(out[j].edits + (lock,), key=_start)), out[j].locks + (lock,))
+    for copy, original in copies:
+        if original == j:
+            out[copy] = out[j]
 
 
 def _one_move_a_pass(fixes: Sequence[Fix], out: list[Alone], code: str, starts: Sequence[int],
@@ -401,16 +413,8 @@ def _one_move_a_pass(fixes: Sequence[Fix], out: list[Alone], code: str, starts: 
             continue  # (a copy, an import line's fix that is its use's, follows its original)
         for statement in dict.fromkeys(id(e.statement) for e in fix.edits if isinstance(e, MoveImport)):
             i = first.setdefault(statement, j)
-            if i == j or fixes[i] is fix:
-                continue
-            anchor = out[i].edits[0]
-            lock = replace(anchor, text=_slice(code, starts, anchor))
-            if any(touch(span(starts, lock), span(starts, e)) for e in out[j].edits):
-                continue  # the two already overlap
-            out[j] = Alone(out[j].code, tuple(sorted(out[j].edits + (lock,), key=_start)), out[j].locks + (lock,))
-            for copy, original in copies:
-                if original == j:
-                    out[copy] = out[j]
+            if i != j and fixes[i] is not fix:
+                _lock(out, j, i, code, starts, copies)
 
 
 def _hold_apart(fixes: Sequence[Fix], out: list[Alone], left: list[Optional[dict[str, int]]], code: str,
@@ -424,16 +428,9 @@ def _hold_apart(fixes: Sequence[Fix], out: list[Alone], left: list[Optional[dict
         gone = {name for name, count in (counts or {}).items() if not count}
         if not gone or not out[i].edits:
             continue
-        anchor = out[i].edits[0]
-        lock = replace(anchor, text=_slice(code, starts, anchor))
         for j, fix in enumerate(fixes):
-            if fix is fixes[i] or not out[j].edits or not _uses_any(fix, gone) or \
-                    any(touch(span(starts, lock), span(starts, e)) for e in out[j].edits):
-                continue
-            out[j] = Alone(out[j].code, tuple(sorted(out[j].edits + (lock,), key=_start)), out[j].locks + (lock,))
-            for copy, original in copies:
-                if original == j:
-                    out[copy] = out[j]
+            if fix is not fixes[i] and _uses_any(fix, gone):
+                _lock(out, j, i, code, starts, copies)
 
 
 def _uses_any(fix: Fix, names: set[str]) -> bool:
