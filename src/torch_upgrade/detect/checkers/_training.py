@@ -15,6 +15,7 @@ from typing import Iterable, Optional, TypedDict, cast
 
 import libcst as cst
 
+from torch_upgrade.detect.firstpass import dotted_words
 from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
 
@@ -40,13 +41,15 @@ CONV = ("torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.funct
         "torch.nn.functional.conv2d", "torch.nn.functional.conv3d")
 
 # words of a file with any of the facts (the words of the checkers built on them: detect.firstpass): a
-# reference under one of the names above is qualified through the file's own imports, so the file writes the
-# name's first part (``torch``, ``apex``) and its last; work put on CUDA says "cuda", and ``.half()`` and
-# ``.backward()`` name themselves
+# reference under one of the names above is qualified through the file's own imports, so the file writes each
+# part of the name (``dotted_words``: ``torch``, then ``.backends``, ``.cudnn``, ``.conv`` as members: a bare ``conv``
+# or ``half`` is no such reference); work put on CUDA is a call ``.cuda(``, ``.to(`` or ``torch.device(`` (or of
+# ``device`` imported from torch: ``self.device = "cuda"`` is neither) with a string "cuda..."; ``.half()`` and
+# ``.backward()`` are calls of those methods
 WORDS: tuple[tuple[str, ...], ...] = (
-    *dict.fromkeys((name.split(".", 1)[0], name.rsplit(".", 1)[-1])
-                   for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED, *CONV)),
-    ("cuda",), ("half",), ("backward",))
+    *dict.fromkeys(dotted_words(name) for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED, *CONV)),
+    (".cuda(",), (".to(", "cuda"), ("torch", ".device(", "cuda"), ("torch", ".device", "device(", "cuda"),
+    (".half(",), (".backward(",))
 
 
 class TrainingFacts(TypedDict):

@@ -12,10 +12,11 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, keyword
+from torch_upgrade.detect.firstpass import dotted_words
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = (("torch", "load"),)
+WORDS = (dotted_words("torch.load"),)  # a reference of torch.load reads it as a member
 POSITION = 2  # torch.load(f, map_location, pickle_module, ...)
 
 
