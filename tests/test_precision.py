@@ -1731,3 +1731,28 @@ def test_stft_return_complex_false_is_headed_as_a_deprecation():
         """), from_version="1.8", to_version="2.13")
     assert sorted((f.line, f.kind, f.release, f.severity) for f in report.findings if f.rule == "TU108") == [
         (3, "removed", "2.0", "error"), (4, "deprecated", "2.0", "warning")]
+
+
+def test_a_typed_tensor_of_torchs_private_from_buffer_is_told_of_torch_frombuffer() -> None:
+    """A copy of torch's own _object_to_tensor (an all-gather of pickled objects) makes the storage with
+    torch.ByteStorage._from_buffer, the private spelling that does not warn: TU964 said that integers are sizes and
+    a list is data, advice about torch.empty / torch.tensor that does not fit a storage. It is a storage of the
+    buffer's bytes like from_buffer's, and gets that message; TU051 stays quiet (nothing warns)."""
+    code = textwrap.dedent("""\
+    import io
+    import pickle
+    import torch
+
+    def object_to_tensor(obj, device):
+        f = io.BytesIO()
+        pickle.Pickler(f).dump(obj)
+        byte_storage = torch.ByteStorage._from_buffer(f.getvalue())
+        byte_tensor = torch.ByteTensor(byte_storage).to(device)
+        return byte_tensor
+    """)
+    report = torch_upgrade.scan_source(code, from_version="2.0", to_version="2.13")
+    [finding] = [f for f in report.findings if f.rule in ("TU051", "TU964")]
+    assert (finding.rule, finding.line) == ("TU964", 9)
+    assert "torch.frombuffer(bytearray(buf), dtype=torch.uint8)" in finding.message
+    assert "integers are sizes" not in finding.message
+    assert finding.fix is None

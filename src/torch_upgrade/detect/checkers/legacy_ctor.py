@@ -14,8 +14,9 @@ A storage argument (``torch.ByteTensor(torch.ByteStorage.from_buffer(pickle.dump
 of DETR and much research code of its time) makes a tensor on that storage, its memory shared: neither factory
 says that, so the message says what does - ``torch.frombuffer(bytearray(buf), dtype=torch.uint8)`` (torch >=
 1.10) for the bytes of a buffer, without the TypedStorage that 2.0 deprecated; ``.set_(storage)`` on an empty
-tensor for another storage. The check is by name: a call of a storage class or of its ``from_buffer`` /
-``from_file``, ``x.storage()`` / ``x.untyped_storage()``, or a name assigned one such call only.
+tensor for another storage. The check is by name: a call of a storage class or of its ``from_buffer`` (or
+``_from_buffer``, which torch's own ``_object_to_tensor`` and the copies of it call) / ``from_file``,
+``x.storage()`` / ``x.untyped_storage()``, or a name assigned one such call only.
 
 The CPU constructors make CPU tensors even under ``torch.set_default_tensor_type(torch.cuda.FloatTensor)``
 or ``torch.set_default_device``, hence the explicit ``device="cpu"``; ``torch.cuda.X`` makes them on
@@ -62,6 +63,7 @@ TYPES = {f"torch.{name}": ("cpu", name) for name in _DTYPES} | {f"torch.cuda.{na
 
 _STORAGE_METHODS = ("storage", "untyped_storage")
 _BUFFER = "from_buffer"
+_PRIVATE_BUFFER = "_from_buffer"  # torch's own all-gather helper (_object_to_tensor) and its copies call this one
 
 
 def _storage_made_by(node: cst.BaseExpression, analysis: Analysis, scope: Scope,
@@ -83,8 +85,8 @@ def _storage_made_by(node: cst.BaseExpression, analysis: Analysis, scope: Scope,
     if qualname is None or not qualname.startswith("torch."):
         return None
     parts = qualname.split(".")
-    if parts[-1] in (_BUFFER, "from_file") and parts[-2].endswith("Storage"):
-        return _BUFFER if parts[-1] == _BUFFER else "storage"
+    if parts[-1] in (_BUFFER, _PRIVATE_BUFFER, "from_file") and parts[-2].endswith("Storage"):
+        return "storage" if parts[-1] == "from_file" else _BUFFER
     return "storage" if parts[-1].endswith("Storage") else None
 
 
