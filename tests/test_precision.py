@@ -1756,3 +1756,16 @@ def test_a_typed_tensor_of_torchs_private_from_buffer_is_told_of_torch_frombuffe
     assert "torch.frombuffer(bytearray(buf), dtype=torch.uint8)" in finding.message
     assert "integers are sizes" not in finding.message
     assert finding.fix is None
+
+
+def test_tf32_matmul_advice_goes_to_a_training_files_cuda_site(tmp_path, monkeypatch) -> None:
+    """BasicSR and demucs: TU302 (about the project) landed at the first CUDA site in path order, a checkpoint's
+    `map_location=lambda storage, loc: storage.cuda(dev)` or a collective's pickled byte buffer moved to CUDA,
+    which say nothing of float32 matmuls. It now goes to the first CUDA site of a file that trains."""
+    (tmp_path / "a_resume.py").write_text(
+        "import torch\nstate = torch.load(path, map_location=lambda storage, loc: storage.cuda(dev))\n")
+    (tmp_path / "b_model.py").write_text(
+        "import torch\nnet = Net().cuda()\nfor x in loader:\n    net(x).sum().backward()\n")
+    monkeypatch.chdir(tmp_path)
+    report = torch_upgrade.scan(["."], from_version="1.8", to_version="2.13", select=["TU302"])
+    assert [(f.rule, f.path, f.line) for f in report.findings] == [("TU302", "b_model.py", 2)]

@@ -2,7 +2,9 @@
 
 Per file it collects whether the code sets a precision, uses autocast,
 trains (calls ``.backward()``), and where it first puts work on CUDA. Across
-the project, the advice fires once, at the first CUDA site, when some file
+the project, the advice fires once, at the first CUDA site of a file that
+trains (not at the project's first CUDA site: a checkpoint's ``map_location``
+or a collective's byte buffer says little of float32 matmuls), when some file
 trains on CUDA, nothing sets a precision and nothing uses autocast.
 
 Torch 1.6 never used TF32 and 1.7-1.11 did, so the change is only felt when
@@ -50,5 +52,6 @@ def project(facts: Sequence[tuple[str, Fact]], rule: Rule, window: Window) -> It
     """Yield (path, fact, message) once for the project, or nothing."""
     if not fires(facts, window):
         return []
-    path, fact = next((p, f) for p, f in facts if "position" in f)
+    sites = [(p, f) for p, f in facts if "position" in f]
+    path, fact = next(((p, f) for p, f in sites if f["trains"]), sites[0])
     return [(path, fact, rule.message)]
