@@ -1732,3 +1732,40 @@ def test_a_function_dedented_to_the_module_gets_two_blank_lines(tmp_path):
         def other():
             return 1
         ''').lstrip("\n")
+
+
+def test_the_comments_above_code_that_can_no_longer_run_go_with_it(tmp_path):
+    # a compat helper's shape: an if that always returns on the window, then the old call with its own
+    # comments (what it is for, a type checker's silencing): those comments went below the kept return
+    text, _ = fixed(tmp_path, {"mod.py": '''
+        import torch
+
+
+        def meshgrid_ij(*tensors):
+            """Like torch.meshgrid before 1.10."""
+            if torch.meshgrid.__kwdefaults__ is not None and "indexing" in torch.meshgrid.__kwdefaults__:
+                # torch >= 1.10
+                return torch.meshgrid(*tensors, indexing="ij")
+            # checker-fixme[6]: the old signature
+            #  on two lines
+            return torch.meshgrid(*tensors)
+
+
+        # the next helper
+        def prod(xs):
+            return xs
+        '''}, "1.10")
+    assert text == textwrap.dedent('''
+        import torch
+
+
+        def meshgrid_ij(*tensors):
+            """Like torch.meshgrid before 1.10."""
+            # torch >= 1.10
+            return torch.meshgrid(*tensors, indexing="ij")
+
+
+        # the next helper
+        def prod(xs):
+            return xs
+        ''').lstrip("\n")

@@ -10,7 +10,11 @@ replaced by several: a dead ``if`` by its body), or to the block's end when it
 was the last. The blank lines above a removed statement that has no comment
 go to the next statement where that has none of its own (``import a`` / blank /
 ``import b`` / ``import c``: with ``b`` removed, the blank still parts the
-groups), and nowhere at a block's end. A block whose first statement had no
+groups), and nowhere at a block's end. A statement removed as ``Dropped()``
+takes its comment lines with it: code that can never run (what follows a dead
+``if`` whose body always returns) and the comments written above it, which
+describe that code (``# PyTorch < 1.10`` above the old call), or silence a
+checker on it (``# pyre-fixme[6]``). A block whose first statement had no
 blank line above it has none after the first is removed (``def f():`` then
 ``import x`` then a blank line and the code: the code's blank line does not
 become the body's first line).
@@ -24,6 +28,13 @@ import libcst as cst
 
 _BLOCKS = (cst.Module, cst.IndentedBlock)
 _STATEMENTS = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+
+
+class Dropped(cst.FlattenSentinel[cst.CSTNode]):
+    """A statement's removal together with the comment lines above it (see the module's text)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
 
 
 class CommentKeeper(cst.CSTTransformer):
@@ -59,6 +70,8 @@ class CommentKeeper(cst.CSTTransformer):
             return result
         if not isinstance(original_node, _STATEMENTS) or not self._lost:
             return result
+        if isinstance(result, Dropped):
+            return cst.RemovalSentinel.REMOVE
         if result is cst.RemovalSentinel.REMOVE or (isinstance(result, cst.SimpleStatementLine) and not result.body) \
                 or (isinstance(result, cst.FlattenSentinel) and not result.nodes):
             lines = list(original_node.leading_lines)

@@ -21,6 +21,7 @@ import libcst as cst
 
 from torch_upgrade.core.model import Fix
 from torch_upgrade.rewrite.edits import Replace
+from torch_upgrade.syntax.comments import Dropped
 from torch_upgrade.syntax.decide import ProbeFlag
 
 Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
@@ -115,7 +116,8 @@ def _dedent_width(body: Sequence[Statement], parent: Parent) -> int:
 def _in_place(statement: Statement, body: Sequence[Statement], parent: Parent) -> list[Replace]:
     """``statement`` replaced by ``body`` (its comments above kept on the first; lines continued with a
     backslash dedented with it), or by ``pass`` where the block would be left empty, or removed. Where ``body``
-    always leaves a function's or loop's block, what followed the statement there is unreachable and goes too."""
+    always leaves a function's or loop's block, what followed the statement there is unreachable and goes too,
+    with the comments above it (``Dropped``)."""
     block = _block_of(statement, parent)
     if body:
         width = _dedent_width(body, parent)
@@ -129,7 +131,7 @@ def _in_place(statement: Statement, body: Sequence[Statement], parent: Parent) -
         edits = [Replace(statement, cst.FlattenSentinel(moved))]
         if _terminal(body) and isinstance(parent(statement), cst.IndentedBlock):
             after = list(block)[[id(s) for s in block].index(id(statement)) + 1:]
-            edits += [Replace(s, cst.RemovalSentinel.REMOVE) for s in after]
+            edits += [Replace(s, Dropped()) for s in after]  # never run: their comments go with them
         return edits
     if len(block) <= 1:
         return [Replace(statement, cst.SimpleStatementLine([cst.Pass()], leading_lines=statement.leading_lines))]
