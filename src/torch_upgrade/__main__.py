@@ -1,4 +1,4 @@
-from torch_upgrade.cli import main
+from torch_upgrade.cli import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

@@ -777,5 +777,43 @@ def lsp() -> None:
     serve()
 
 
+def entry() -> NoReturn:
+    """The command (the console script, ``python -m torch_upgrade``): ``main``, then the process ends as the
+    interpreter would end it, less its teardown. What ending does that shows is done as the interpreter does it, in
+    its order: the threads the program started are waited for, the ``atexit`` functions run (the worker pool's,
+    finalizers), stdout and stderr are flushed; then the process exits at once (``os._exit``), leaving the objects it
+    built to the system. Freeing them one by one, modules, rules and a scan's results, took some 80 ms after a cold
+    scan of 40 files (a tenth of its wall time), for nothing anyone sees. Where flushing fails (a closed pipe), the
+    interpreter ends as usual and says so. ``main`` itself raises ``SystemExit`` as click does: a caller in Python
+    (the tests, an embedding program) keeps its process."""
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    else:  # pragma: no cover - click's standalone mode always exits
+        code = 0
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # as the interpreter does for ``sys.exit("message")``
+        status = 1
+        print(code, file=sys.stderr)
+    import atexit
+    import threading
+
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        sys.exit(status)  # the interpreter's own ending, and its word on the stream
+    os._exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    entry()
