@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 from bisect import bisect_right
+from pathlib import Path
 from typing import Iterable, Optional, Union
 
 from torch_upgrade.core.prose import literals
@@ -53,6 +54,11 @@ _EXPRESSIONS = {word: (tuple(e for e in _PATCHES if e.pattern.startswith(word)),
 # each line's start took ten times as long, some 1.5 s over transformers' 54 MB)
 _CONSTANT_VALUE = re.compile(rb"=[ \t]*[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1[ \t]*(?:#[^\n]*)?$", re.M)
 _CONSTANT_NAME = re.compile(rb"[ \t]*([A-Za-z_]\w*)[ \t]*$")
+# what marks the folder of a whole project (its tests, conftest.py files and package together)
+PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+Stamped = tuple[tuple[int, int], Optional[dict[str, int]]]  # a file's (size, mtime) when read, and its patch_targets
+# what a process reads ahead for another (``read_ahead``): root -> its ``python_files``, path -> ``stamped_targets``
+Ahead = tuple[dict[str, Optional[tuple[str, ...]]], dict[str, Stamped]]
 BY_NAME = "("  # a ``patch_targets`` key: "(" + the name a patch's first argument is
 CONSTANT = "="  # a ``patch_targets`` key: the name + "=" + the dotted name assigned to it (its line: 0)
 
@@ -81,6 +87,39 @@ def python_files(root: str) -> Optional[tuple[str, ...]]:
         if len(out) > MOST_FILES:
             return None
     return tuple(out)
+
+
+def module_of(path: Path) -> tuple[Path, str]:
+    """The directory a file is imported from and its dotted module name (``pkg.sub.mod``), from
+    the ``__init__.py`` files above it."""
+    directory = path.parent
+    parts = [] if path.stem == "__init__" else [path.stem]
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return directory, ".".join(parts)
+
+
+def listing_folders(path: Path) -> list[Path]:
+    """The folders above ``path``, nearest first, whose ``python_files`` holds it: up to the first
+    hidden or skipped one (``.work``, ``venv``), which lists what is under it but is not listed from
+    above. A project copied into a hidden folder of another (a benchmark's ``benchmarks/.work/...`` inside
+    this repository) is a project of its own: taking the outer one made that one's files (never listed,
+    its tests' patches unseen) answer for the other's, and the outer repository's text decide for it."""
+    out: list[Path] = []
+    for folder in path.parents:
+        out.append(folder)
+        if skipped(str(folder.parent), folder.name):
+            break
+    return out
+
+
+def project_folders(path: Path) -> tuple[list[Path], list[Path]]:
+    """The folders above a file (its real path) whose listing holds it (``listing_folders``), nearest first, and
+    those of them that hold a ``PROJECT_MARKERS`` file: the outermost of these is the root of the file's whole
+    project (``syntax.project``; where there is none, the file's package root, ``module_of``)."""
+    folders = listing_folders(path)
+    return folders, [f for f in folders if any((f / m).exists() for m in PROJECT_MARKERS)]
 
 
 def every_file(root: str) -> str:
@@ -125,6 +164,56 @@ def patch_targets(raw: bytes) -> dict[str, int]:
     for match in by_name:
         found.setdefault(BY_NAME + match.group(1).decode("ascii", "replace"), raw.count(b"\n", 0, match.start()) + 1)
     return found
+
+
+def stamped_targets(path: str, known: Optional[Stamped] = None) -> Optional[Stamped]:
+    """``patch_targets`` of a file with its stat when read (size, mtime), or ``known`` (what was read of it before)
+    where its stat is still that; a file ``patch_targets`` fails on patches nothing that can be told (None). None
+    where the file cannot be stat'ed or read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    stamp = (st.st_size, st.st_mtime_ns)
+    if known is not None and known[0] == stamp:
+        return known
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    value: Optional[dict[str, int]]
+    try:
+        value = patch_targets(raw)
+    except (RecursionError, ValueError):
+        value = None
+    return stamp, value
+
+
+def read_ahead(paths: Iterable[str]) -> Ahead:
+    """What the analysis of the files ``paths`` will ask of what their whole projects patch (``syntax.project``'s
+    ``patch_map``), read for it by another process while this one does something else (``engine.runner``): each
+    whole project's root (``project_folders``, else the package root of a Python file or notebook) with its
+    ``python_files``, and ``stamped_targets`` of every file listed."""
+    roots: dict[str, None] = {}
+    folders: set[str] = set()
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        if str(real.parent) in folders or real.suffix not in (".py", ".ipynb") or not real.parent.is_dir():
+            continue
+        folders.add(str(real.parent))
+        marked = project_folders(real)[1]
+        roots[str(marked[-1]) if marked else str(module_of(real)[0])] = None
+    listed: dict[str, Optional[tuple[str, ...]]] = {}
+    targets: dict[str, Stamped] = {}
+    for root in roots:
+        files = listed[root] = python_files(root)
+        for path in files or ():
+            if path not in targets:
+                known = stamped_targets(path)
+                if known is not None:
+                    targets[path] = known
+    return listed, targets
 
 
 def _calls(raw: bytes, groups: tuple[tuple[re.Pattern[bytes], ...], ...]) -> list[list[re.Match[bytes]]]:

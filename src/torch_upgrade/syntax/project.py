@@ -26,6 +26,7 @@ from typing import Callable, Iterator, Optional, Sequence, TypeVar, cast
 import libcst as cst
 
 from torch_upgrade.io import listing
+from torch_upgrade.io.listing import module_of
 from torch_upgrade.io.source import SourceError, decode, read_bytes
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.decide import unpacked
@@ -44,8 +45,6 @@ T = TypeVar("T")
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _STAR = re.compile(rb"\bimport\s*\*")
 STAR = b"import *"  # among a file's words when it has a star import (``from ._compat import *``)
-# what marks the folder of a whole project (its tests, conftest.py files and package together)
-_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
 
 @dataclass(frozen=True)
@@ -91,17 +90,6 @@ class Words:
 def _hash(word: bytes) -> int:
     """A word's hash in this process, in 32 bits."""
     return hash(word) & 0xFFFFFFFF
-
-
-def module_of(path: Path) -> tuple[Path, str]:
-    """The directory a file is imported from and its dotted module name (``pkg.sub.mod``), from
-    the ``__init__.py`` files above it."""
-    directory = path.parent
-    parts = [] if path.stem == "__init__" else [path.stem]
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
-        parts.insert(0, directory.name)
-        directory = directory.parent
-    return directory, ".".join(parts)
 
 
 def summarize(text: str, module: str, is_package: bool) -> Summary:
@@ -181,20 +169,6 @@ def _scoped_patches(raw: bytes) -> bool:
             continue
         todo += [(child, inside or isinstance(node, ast.Lambda)) for child in ast.iter_child_nodes(node)]
     return True
-
-
-def _listing_folders(path: Path) -> list[Path]:
-    """The folders above ``path``, nearest first, whose ``listing.python_files`` holds it: up to the first
-    hidden or skipped one (``.work``, ``venv``), which lists what is under it but is not listed from
-    above. A project copied into a hidden folder of another (a benchmark's ``benchmarks/.work/...`` inside
-    this repository) is a project of its own: taking the outer one made that one's files (never listed,
-    its tests' patches unseen) answer for the other's, and the outer repository's text decide for it."""
-    out: list[Path] = []
-    for folder in path.parents:
-        out.append(folder)
-        if listing.skipped(str(folder.parent), folder.name):
-            break
-    return out
 
 
 def _absolute(module: str, is_package: bool, level: int, source: str) -> str:
@@ -328,25 +302,21 @@ class ProjectIndex:
         """``patches(path)`` without the SHA-256 of the file (what ``patch_map`` needs of each listed file: hashing
         and ``pathlib`` took a third of the time it took to read them all, in every worker); kept until the file's
         stat changes. None if unreadable."""
-        try:
-            st = os.stat(path)
-        except OSError:
+        known = listing.stamped_targets(path, self._targets.get(path))
+        if known is None:
             return None
-        stamp = (st.st_size, st.st_mtime_ns)
-        known = self._targets.get(path)
-        if known is None or known[0] != stamp:
-            try:
-                with open(path, "rb") as handle:
-                    raw = handle.read()
-            except OSError:
-                return None
-            value: Optional[dict[str, int]]
-            try:
-                value = listing.patch_targets(raw)
-            except (SourceError, cst.ParserSyntaxError, RecursionError, ValueError):
-                value = None
-            known = self._targets[path] = (stamp, value)
+        self._targets[path] = known
         return known[1]
+
+    def adopt(self, ahead: listing.Ahead) -> None:
+        """What another process read ahead for this one (``listing.read_ahead``): the projects' listings and what
+        their files patch, taken where this index has not read them itself (a file's is read again where its
+        stat has changed since, as for any file read before)."""
+        listed, targets = ahead
+        for root, files in listed.items():
+            self._listed.setdefault(root, files)
+        for path, known in targets.items():
+            self._targets.setdefault(path, known)
 
     def patch_map(self, root: str, listed: tuple[str, ...]) -> Optional[tuple[dict[str, list[tuple[str, int]]], str]]:
         """What the files ``listed`` under ``root`` patch by name: each name -> every file patching it (path,
@@ -451,13 +421,12 @@ class FileIndex:
     def _whole_project(self) -> Optional[tuple[str, tuple[str, ...], tuple[str, ...]]]:
         """The whole project around this file: its root (the outermost folder above this file that holds
         a ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg`` and whose listing holds this file
-        (``_listing_folders``); else this file's package root), the
+        (``listing.listing_folders``); else this file's package root), the
         Python files listed under it, and those with the ``conftest.py`` of every folder above the file
         where no marker was found. None where that cannot be told (no project, too many files)."""
         if self.path is None:
             return None
-        folders = _listing_folders(Path(self.path))
-        marked = [f for f in folders if any((f / m).exists() for m in _PROJECT_MARKERS)]
+        folders, marked = listing.project_folders(Path(self.path))
         root = str(marked[-1]) if marked else (self.roots[0] if self.roots else None)
         if root is None:
             return None
