@@ -136,9 +136,15 @@ def _in_workers(todo: list, ctx: Context, jobs: int, progress: Optional[Progress
     # of what it was built from.
     method = "fork" if _FORK else "spawn"
     given = ctx if method == "fork" else _parts(ctx)
-    read = ahead.take() if ahead is not None and method == "fork" else None
-    if read is not None:
-        ctx.project.adopt(read)
+    if method == "fork":
+        # what each worker would build for its first file, built once for all of them (while the reading ahead
+        # may still be going on): the first pass, and the modules of the per-file pipeline
+        if ctx.settings.first_pass:
+            ctx.first_pass
+        from torch_upgrade.pipeline import unit  # noqa: F401
+        read = ahead.take() if ahead is not None else None
+        if read is not None:
+            ctx.project.adopt(read)
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
                                initializer=_init_worker, initargs=(given,))
     pending = {}
