@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from torch_upgrade.engine import runner
@@ -84,6 +85,7 @@ def test_a_child_reads_ahead_and_is_waited_for(tmp_path, monkeypatch):
     files = [root / "pkg" / "linalg.py", root / "tests" / "test_linalg.py"]
     ahead = runner._ReadAhead.start(files, 2)
     assert ahead.pid > 0
+    ahead.started -= 60  # as if this process had read and filtered files for a minute meanwhile
     assert ahead.take() == listing.read_ahead([str(f) for f in files])
     assert ahead.pid == 0
     ahead.close()
@@ -95,6 +97,26 @@ def test_a_child_reads_ahead_and_is_waited_for(tmp_path, monkeypatch):
         os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
         pass  # reaped
+    else:
+        raise AssertionError("the child was left behind")
+
+
+def test_a_child_not_done_by_the_time_workers_start_is_stopped(tmp_path, monkeypatch):
+    root = _project(tmp_path / "p")
+    monkeypatch.setattr(runner, "INLINE_BYTES", 0)
+    monkeypatch.setattr(runner.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(listing, "read_ahead", lambda paths: time.sleep(30))  # a monorepo's many files
+    ahead = runner._ReadAhead.start([root / "pkg" / "linalg.py", root / "tests" / "test_linalg.py"], 2)
+    pid = ahead.pid
+    assert pid > 0
+    began = time.monotonic()
+    assert ahead.take() is None  # this process took no time meanwhile: it waits no longer
+    assert time.monotonic() - began < 10
+    assert ahead.pid == 0
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass  # stopped and reaped
     else:
         raise AssertionError("the child was left behind")
 
