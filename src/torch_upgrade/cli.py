@@ -805,9 +805,15 @@ def entry() -> NoReturn:
     import atexit
     import threading
 
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread() and not thread.daemon:
-            thread.join()
+    # the interpreter's first step: the threads' own exit hooks (a worker pool's manager thread is told to end),
+    # then every thread not a daemon is waited for
+    ending = getattr(threading, "_shutdown", None)
+    if ending is not None:
+        ending()
+    else:  # pragma: no cover - CPython has it
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
     atexit._run_exitfuncs()
     try:
         for stream in (sys.stdout, sys.stderr):
