@@ -180,3 +180,75 @@ def test_storage_made_with_unpacked_sizes_and_a_dtype(case):
 ])
 def test_no_rewrite(code):
     rewrite("import torch\n" + code, "TU506,TU507", changed=False)
+
+
+# ====================================================================== the fix where the mask is made
+# A name whose one reaching assignment makes a uint8 mask, read only where a bool tensor gives the same result
+# (the masks these rules fix, m.bool(), m.nonzero(), m[i] = 0/1), gets .bool() (or dtype=torch.bool, for a
+# factory of 0s and 1s) on the line that makes it, as people wrote it in their upgrades.
+@pytest.mark.differential("TU506")
+@pytest.mark.parametrize("code, made", [
+    # allennlp's Auc/FBeta metrics: a parameter replaced on a line of the function's own block
+    ("def f(x, M, mask=None):\n    if mask is None:\n        mask = torch.ones_like(M)\n    mask = M.to(torch.uint8)\n"
+     "    return x[mask], mask.nonzero(), x.where(mask, -x)\n", "mask = M.to(torch.uint8).bool()"),
+    # maskrcnn-benchmark's RPN: a buffer of 0s given 1s by index
+    ("def f(x, M):\n    keep = torch.zeros_like(M, dtype=torch.uint8)\n"
+     "    keep[M.view(-1)[0].abs() % M.size(0)] = 1\n"
+     "    keep[M > 100] = True\n    return x[keep]\n", "keep = torch.zeros_like(M, dtype=torch.bool)"),
+    ("def f(x, M):\n    keep = M.new_ones(M.shape, dtype=torch.uint8)\n    keep[M < 2] = 0\n"
+     "    return x[keep], keep.bool()\n",
+     "keep = M.new_ones(M.shape, dtype=torch.bool)"),
+])
+@given(case=cases(INDEXED))
+def test_indexing_mask_fixed_where_it_is_made(code, made, case):
+    x, M = case
+    assert made in rewrite("import torch\n" + code, "TU506")
+    assert_same_behaviour(code + "out = f(x, M)\n", rules="TU506", x=x, M=M)
+
+
+@pytest.mark.differential("TU507")
+@given(case=cases([((4,), (4,)), ((2, 3), (2, 3))]))
+def test_masked_fill_mask_made_once_read_through_unsqueeze(case):
+    """allennlp's graph parser: ``minus_mask = (1 - mask).byte().unsqueeze(2)`` read by two ``masked_fill_``,
+    one through ``unsqueeze``: ``.bool()`` appended where it is made; the old code raises on 2.13, the rewrite
+    does what a bool mask of the nonzero bytes does."""
+    x, M = case
+    code = ("def f(x, M):\n    minus = (1 - M).byte().unsqueeze(-1)\n    y = x.unsqueeze(-1).clone()\n"
+            "    y.masked_fill_(minus, -7)\n    z = x.unsqueeze(-1).unsqueeze(-1).masked_fill(minus.unsqueeze(-1), 9)\n"
+            "    return y, z\n")
+    assert "minus = (1 - M).byte().unsqueeze(-1).bool()" in rewrite("import torch\n" + code, "TU507")
+    assert run("import torch\n" + code + "out = f(x, M)\n", {"x": x, "M": M}) == Raised(RuntimeError)
+
+    def reference(x, M):
+        b = ((1 - M).to(torch.uint8) != 0).unsqueeze(-1)
+        return x.unsqueeze(-1).masked_fill(b, -7), x.unsqueeze(-1).unsqueeze(-1).masked_fill(b.unsqueeze(-1), 9)
+    assert_matches_reference(code + "out = f(x, M)\n", reference, rules="TU507", x=x, M=M)
+
+
+@pytest.mark.differential("TU506")
+@pytest.mark.parametrize("code", [
+    # read where bytes count: its sum (2 + 255 as bytes, 2 as bools), 1 - m, m & other, a return, a closure
+    "def f(x, M):\n    m = M.byte()\n    return x[m], m.sum()\n",
+    "def f(x, M):\n    m = M.byte()\n    return x[m], 1 - m\n",
+    "def f(x, M):\n    m = M.byte()\n    return x[m], m & (M > 1)\n",
+    "def f(x, M):\n    m = torch.ones_like(M, dtype=torch.uint8)\n    m[M > 2] = 2\n    return x[m], m.float()\n",
+    "def f(x, M):\n    m = M.byte()\n    g = lambda: m\n    return x[m], g()\n",
+])
+@given(case=cases(INDEXED))
+def test_mask_read_otherwise_keeps_its_bytes(code, case):
+    x, M = case
+    fixed = rewrite("import torch\n" + code, "TU506")
+    assert "m = M.byte()\n" in fixed or "dtype=torch.uint8" in fixed or "m = M\n" in fixed, fixed
+    assert_same_behaviour(code + "out = f(x, M)\n", rules="TU506", x=x, M=M)
+
+
+@pytest.mark.parametrize("code", [
+    # integer positions when the loop runs no round: x[m.bool()] would select another thing
+    "def f(x, M, rounds=0):\n    m = M.abs() % M.size(0)\n    for _ in range(rounds):\n        m = m.byte()\n"
+    "    return x[m]\n",
+    "def f(x, m, rounds=0):\n    for _ in range(rounds):\n        m = m.byte()\n    return x[m]\n",
+    "def f(x, M):\n    m = M.abs() % M.size(0)\n    try:\n        m = m.byte()\n        g(m)\n"
+    "    except NameError:\n        pass\n    return x[m]\n",
+])
+def test_assignment_that_may_not_run_is_not_the_mask(code):
+    rewrite("import torch\n" + code, "TU506,TU507", changed=False)

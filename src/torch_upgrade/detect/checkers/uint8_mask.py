@@ -15,11 +15,15 @@ A mask is known to be uint8 when the code says so in the same function: ``t.byte
 ``dtype=torch.uint8``, ``torch.ByteTensor(...)``, ``torch.from_numpy`` of a NumPy uint8 array
 (``a.astype(np.uint8)``, ``np.uint8(a)``, ``np.zeros(n, dtype=np.uint8)``: XLM's masks), indexing or a dtype-keeping method of such a mask
 (``m[:, None]``, ``m.cuda()``, ``m.view(...)``), ``~m``, ``m & m2``, ``1 - m`` (uint8 with uint8 or a
-Python int), and a name whose last plain assignment in the function (not inside an ``if`` branch; or
+Python int), and a name whose last plain assignment in the function (in a block that holds the read, not
+inside an ``if`` branch or a loop the read follows; after a parameter, on a line of the function's own block; or
 every assignment that may reach the read: one before it, not followed in its own block by another,
 XLM's mask built in either branch of an ``if`` and reshaped after it) is one of those. Anything else (a bool mask, a parameter, an attribute) is left alone.
 
-The fix appends ``.bool()`` to the mask: torch reads a uint8 mask as "nonzero is True", which is what
+Where the mask is a name whose one reaching assignment makes it, and every read that assignment may reach
+gives the same result for a bool tensor, the fix goes to the assignment (``_at_assignment``: ``.bool()``
+appended, ``dtype=torch.bool`` in a factory of 0s and 1s), as people wrote it in their upgrades; elsewhere
+at each mask. The fix appends ``.bool()`` to the mask: torch reads a uint8 mask as "nonzero is True", which is what
 ``.bool()`` computes, so indexing and ``where`` give the same result for every byte value (0, 1, 2, 255),
 without the warning; ``t.byte()`` becomes ``t.byte().bool()`` (``t.bool()`` would differ where the byte
 conversion truncates, 0.5 or 256). For the raising ops the fixed code does what torch 2.0 and earlier did
@@ -35,7 +39,7 @@ it, never reported when it is certainly something else (NumPy indexes with a uin
 
 from __future__ import annotations
 
-from typing import Optional, cast
+from typing import Optional, Union, cast
 
 import libcst as cst
 
@@ -182,13 +186,13 @@ class _Sites:
         self._memo[key] = False  # a cycle (m = m[:, None]) proves nothing
         assignments = body.assignments.get(name)
         known = False
-        if assignments and self._only_assigned(name, body, len(assignments)):
-            latest = body.latest(name, order)
+        latest = body.latest(name, order) if assignments else None
+        if assignments and self._only_assigned(name, body, len(assignments), latest):
             later = any(a.order >= order for a in assignments)
             if latest is not None and latest.op is None and not latest.conditional and \
-                    not (later and self._in_loop(node)):
+                    self._dominates(latest, node) and not (later and self._in_loop(node)):
                 known = self.uint8(latest.value, body, latest.order, depth + 1)
-            if not known:
+            if not known and not self._parameter(name, body):  # (a parameter reaches where no assignment runs)
                 reaching = assignments if later and self._in_loop(node) else \
                     [a for a in assignments if a.order < order and not self._overwritten(a, assignments, order)]
                 known = bool(reaching) and all(
@@ -216,15 +220,53 @@ class _Sites:
                 return True
         return False
 
-    def _only_assigned(self, name: str, body: _flow.Body, count: int) -> bool:
+    def _only_assigned(self, name: str, body: _flow.Body, count: int,
+                       after: Optional[_flow.Assignment] = None) -> bool:
         """Whether the plain assignments ``_flow`` saw are all the bindings of ``name`` in the scope
-        (no loop target, ``with ... as``, unpacking, parameter, import, ``global``)."""
+        (no loop target, ``with ... as``, unpacking, import, ``global``), besides the function's parameter of
+        that name where ``after`` (the assignment a read follows) is a plain assignment in the function's own
+        block: every run that reaches the read has run it after binding the parameter (allennlp's metrics:
+        ``if mask is None: mask = torch.ones(n)`` then ``mask = mask.byte()``)."""
         scope = self._scope_of_body(body)
-        if scope is None:
+        if scope is None or name in scope.globals:
             return False
         bindings = scope.bindings.get(name, [])
-        return len(bindings) == count and name not in scope.globals and all(
+        if self._parameter(name, body):
+            if after is None or after.op is not None or not self._top_level(after, body):
+                return False
+            bare = [b for b in bindings if b.value is None and b.unpacked is None and b.augmented is None]
+            if len(bare) != 1:
+                return False  # a loop target or ``with ... as`` beside the parameter
+            bindings = [b for b in bindings if b is not bare[0]]
+        return len(bindings) == count and all(
             b.kind in ("local", "alias") and b.statement is None and b.value is not None for b in bindings)
+
+    def _dominates(self, assignment: _flow.Assignment, node: cst.CSTNode) -> bool:
+        """Whether the block holding the assignment's line holds the read too: a read after a loop (or a
+        ``try``, ``with``) whose body assigns the name may follow an earlier binding (the loop ran no round:
+        ``m = idx`` then ``for ...: m = m.byte()`` then ``x[m]`` indexes with integers)."""
+        block = self.analysis.parent(assignment.statement)
+        current: Optional[cst.CSTNode] = node
+        while current is not None:
+            if current is block:
+                return True
+            current = self.analysis.parent(current)
+        return False
+
+    def _parameter(self, name: str, body: _flow.Body) -> bool:
+        """Whether ``name`` is a parameter of the function ``body`` flattens."""
+        function = body.scope
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        params = function.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        return any(p.name.value == name for p in every)
+
+    def _top_level(self, assignment: _flow.Assignment, body: _flow.Body) -> bool:
+        """Whether an assignment is a line of the function's own block (not inside an ``if``, loop, ``try``,
+        ``with``): every run of the function past that line has run it."""
+        return isinstance(body.scope, cst.FunctionDef) and self.analysis.parent(assignment.statement) is body.scope.body
 
     def _scope_of_body(self, body: _flow.Body) -> Optional[Scope]:
         known = cast(dict[int, Optional[Scope]], self.analysis.facts.setdefault("_uint8_scopes", {}))
@@ -290,7 +332,8 @@ class _Sites:
             assignments = body.assignments.get(expr.value)
             latest = body.latest(expr.value, order)
             if not assignments or latest is None or latest.op is not None or latest.conditional or \
-                    not self._only_assigned(expr.value, body, len(assignments)) or \
+                    not self._dominates(latest, expr) or \
+                    not self._only_assigned(expr.value, body, len(assignments), latest) or \
                     (any(a.order >= order for a in assignments) and self._in_loop(expr)):
                 return False
             return self._certain(latest.value, scope, body, latest.order, depth + 1)
@@ -319,7 +362,7 @@ class _Sites:
             assignments = body.assignments.get(value.value)
             latest = body.latest(value.value, order)
             if assignments and latest is not None and latest.op is None and not latest.conditional and \
-                    self._only_assigned(value.value, body, len(assignments)) and \
+                    self._only_assigned(value.value, body, len(assignments), latest) and \
                     not isinstance(latest.value, cst.Name):
                 return self.number(latest.value, body, latest.order)
         return False
@@ -335,6 +378,7 @@ class _Found:
         self.message, self.ref, self.where = f"{head}: {says}", ref, where
         self.fixable = True
         self.made: Optional[cst.BaseExpression] = None  # where the fix goes instead: see _at_assignment
+        self.dtype: Optional[cst.Attribute] = None  # the made factory's torch.uint8, spelled torch.bool instead
         inverted = _inverted(mask)
         if inverted is not None:
             self.fixable = False
@@ -375,35 +419,155 @@ def _sites(analysis: Analysis) -> list[_Found]:
 
 
 def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None:
-    """Where a name is assigned a uint8 mask once in the function (``one_minus_mask = (1.0 - mask).byte()``;
-    in an ``if`` branch too: a read that runs follows the one binding, or raises before and after) and every
-    read of it is a mask these sites fix, the fix goes to the assignment (``(1.0 - mask).byte().bool()``),
-    as people write it: each read then gets the bool mask that ``.bool()`` at the read would give (nothing
-    else reads the name, so nothing sees the difference). Only
-    where the reads are all as sure to be a tensor's: a fix that is safe at one read is then safe at all."""
-    by_name: dict[str, list[_Found]] = {}
+    """Where the mask read at a site is a name whose one reaching assignment makes it uint8, and every read
+    of the name that assignment may reach is one a bool tensor gives the same result for, the fix goes to the
+    assignment, as people write it (allennlp's ``minus_mask = (1 - mask).byte().unsqueeze(2)`` read by two
+    ``masked_fill_``, ``mask = mask.byte()`` after ``if mask is None: ...``, maskrcnn-benchmark's
+    ``torch.zeros_like(x, dtype=torch.uint8)``): ``.bool()`` appended, or ``dtype=torch.bool`` for the
+    factories of 0s and 1s. The reads that qualify (``_bool_use``): the masks these sites fix (the name, or
+    a dtype-keeping method or indexing of it: ``m.unsqueeze(-1)``), ``m.bool()``, ``m.nonzero()``, and a
+    store of 0, 1, True or False through it (``m[idx] = 1``). Any other read (``m.sum()``, ``1 - m``,
+    ``m & other``, ``~m``, a return, a call's argument, a closure) keeps the name's bytes: each site then
+    gets ``.bool()`` at its mask. The reaching assignment is the name's only one (an ``if`` branch too: a
+    read that runs follows it, or raises), or the latest before the read on a line of the function's own
+    block (a parameter, and assignments before it, are then overwritten). Only where the sites the
+    assignment reaches are all as sure to be a tensor's: a fix that is safe at one is then safe at all."""
+    roots: dict[int, _Found] = {}  # id of the mask's root name -> the site
     for site in found:
-        if isinstance(site.mask, cst.Name):
-            by_name.setdefault(site.mask.value, []).append(site)
-    scope = sites._scope_of_body(body) if by_name else None
-    if scope is None:
+        root = _root_name(site.mask)
+        if root is not None and site.fixable:
+            roots[id(root)] = site
+    names = {site_root.value for site_root in
+             (_root_name(site.mask) for site in found if site.fixable) if site_root is not None}
+    if not names or sites._scope_of_body(body) is None:
         return
-    for name, masks in by_name.items():
+    orders = {id(statement): i for i, statement in enumerate(body.statements)}
+    for name in names:
         assignments = body.assignments.get(name, [])
-        if len(assignments) != 1 or not sites._only_assigned(name, body, 1):
-            continue
-        made = assignments[0]
-        if made.op is not None or not sites.uint8(made.value, body, made.order) \
-                or not all(site.fixable for site in masks) or len({site.confidence for site in masks}) > 1:
-            continue  # (reads of different confidence: each fix is taken or not on its own)
-        targets = {id(small.targets[0].target) if isinstance(small, cst.Assign) else id(small.target)
-                   for small in made.statement.body
-                   if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is made.value}
-        written = {id(n) for n in named(body.scope, name)} - targets
-        if written != {id(site.mask) for site in masks}:
-            continue  # read elsewhere too (m.sum(), a closure, ~m): each read keeps its own fix
-        for site in masks:
-            site.made = made.value
+        reads = [n for n in named(body.scope, name) if not isinstance(sites.analysis.parent(n), cst.Param)
+                 and not (isinstance(body.scope, cst.FunctionDef) and n is body.scope.name)]
+        for made in assignments:
+            if made.op is not None or not sites._only_assigned(name, body, len(assignments), made) or \
+                    not sites.uint8(made.value, body, made.order):
+                continue
+            targets = {id(small.targets[0].target) if isinstance(small, cst.Assign) else id(small.target)
+                       for small in made.statement.body
+                       if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is made.value}
+            sole, reached, ok = [], [], True
+            for read in reads:
+                if id(read) in targets or _assigned_to(sites.analysis, read):
+                    continue
+                order = _read_order(sites.analysis, body, read, orders)
+                if order is None:
+                    ok = False  # in a nested function or class, or nowhere the flow knows: it escapes
+                    break
+                if order <= made.order and not _in_loop_of(sites.analysis, read, made.statement, body):
+                    continue  # read before the assignment runs
+                use = _bool_use(sites.analysis, read, roots)
+                if use is False:
+                    ok = False
+                    break
+                if isinstance(use, _Found):
+                    reached.append(use)
+                    if len(assignments) == 1 and not sites._parameter(name, body) or \
+                            body.latest(name, order) is made and sites._top_level(made, body) and order > made.order:
+                        sole.append(use)
+            if not ok or not sole or len({site.confidence for site in reached}) > 1:
+                continue
+            dtype = _factory_dtype(sites, made.value)
+            for site in sole:
+                site.made, site.dtype = made.value, dtype
+
+
+# factories of 0s and 1s: dtype=torch.bool makes False and True where dtype=torch.uint8 made 0 and 1
+_FACTORIES = {"torch.zeros", "torch.ones", "torch.zeros_like", "torch.ones_like"}
+_FACTORY_METHODS = {"new_zeros", "new_ones"}
+
+
+def _factory_dtype(sites: _Sites, value: cst.BaseExpression) -> Optional[cst.Attribute]:
+    """The ``torch.uint8`` of ``dtype=torch.uint8`` in a factory of 0s or 1s (``torch.zeros_like(x,
+    dtype=torch.uint8)``, ``t.new_ones(n, dtype=torch.uint8)``), which the fix spells ``torch.bool``."""
+    if not isinstance(value, cst.Call):
+        return None
+    qualname = sites.quals.get(id(value.func))
+    if qualname not in _FACTORIES and not (qualname is None and isinstance(value.func, cst.Attribute)
+                                           and value.func.attr.value in _FACTORY_METHODS):
+        return None
+    for arg in value.args:
+        if arg.keyword is not None and arg.keyword.value == "dtype" and isinstance(arg.value, cst.Attribute) \
+                and sites.quals.get(id(arg.value)) == "torch.uint8":
+            return arg.value
+    return None
+
+
+def _root_name(mask: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name a mask reads through dtype-keeping methods and indexing (``m`` of ``m[:, None].unsqueeze(-1)``)."""
+    node = mask
+    for _ in range(_MAX_DEPTH):
+        if isinstance(node, cst.Name):
+            return node
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value in _KEEP_DTYPE and not any(arg.star for arg in node.args):
+            node = node.func.value
+        else:
+            return None
+    return None
+
+
+def _assigned_to(analysis: Analysis, name: cst.Name) -> bool:
+    """Whether ``name`` is the target of a plain assignment (``m = ...``: another binding, not a read)."""
+    parent = analysis.parent(name)
+    return isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is name)
+
+
+def _read_order(analysis: Analysis, body: _flow.Body, read: cst.Name, orders: dict[int, int]) -> Optional[int]:
+    """The flattened position a read runs at (a compound statement's header: before its body), or None for
+    a read in a nested function, lambda or class."""
+    scope = analysis.enclosing(read, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+    if scope is not (body.scope if isinstance(body.scope, cst.FunctionDef) else None):
+        return None
+    line = analysis.enclosing(read, cst.SimpleStatementLine)
+    if line is not None:
+        return orders.get(id(line))
+    compound = analysis.enclosing(read, cst.BaseCompoundStatement)
+    return _header_order(compound, body) if compound is not None else None
+
+
+def _in_loop_of(analysis: Analysis, read: cst.CSTNode, statement: cst.CSTNode, body: _flow.Body) -> bool:
+    """Whether a loop of the function holds both the assignment's line and the read (the next round reads
+    what this one assigned)."""
+    loop = analysis.enclosing(statement, (cst.For, cst.While, cst.FunctionDef))
+    while isinstance(loop, (cst.For, cst.While)):
+        node: Optional[cst.CSTNode] = read
+        while node is not None and node is not loop and node is not body.scope:
+            node = analysis.parent(node)
+        if node is loop:
+            return True
+        loop = analysis.enclosing(loop, (cst.For, cst.While, cst.FunctionDef))
+    return False
+
+
+def _bool_use(analysis: Analysis, read: cst.Name, roots: dict[int, _Found]) -> Union[_Found, bool]:
+    """What a read of a uint8 mask's name does, where a bool tensor gives the same result: the site whose
+    mask it is, True for ``m.bool()``, ``m.nonzero()`` and ``m[i] = 0 / 1 / True / False``; False for
+    anything else."""
+    site = roots.get(id(read))
+    if site is not None:
+        return site
+    parent = analysis.parent(read)
+    if isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in ("bool", "nonzero"):
+        call = analysis.parent(parent)
+        return isinstance(call, cst.Call) and call.func is parent and not call.args
+    if isinstance(parent, cst.Subscript) and parent.value is read:
+        target = analysis.parent(parent)
+        assign = analysis.parent(target) if isinstance(target, cst.AssignTarget) else None
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+            value = assign.value
+            return (isinstance(value, cst.Integer) and value.value in ("0", "1")) or \
+                (isinstance(value, cst.Name) and value.value in ("True", "False"))
+    return False
 
 
 def _mentions_uint8(analysis: Analysis) -> bool:
@@ -556,6 +720,11 @@ def _bool(mask: cst.BaseExpression) -> str:
     return A.code(cst.Call(func=cst.Attribute(value=_receiver(mask), attr=cst.Name("bool"))))
 
 
+def _fix_dtype(dtype: cst.Attribute) -> Fix:
+    new = dtype.with_changes(attr=cst.Name("bool"))
+    return Fix(edits=[Replace(dtype, new)], replacement=f"dtype={A.code(new)}")
+
+
 def _fix(mask: cst.BaseExpression) -> Fix:
     new = cst.Call(func=cst.Attribute(value=_receiver(mask), attr=cst.Name("bool")))
     return Fix(edits=[Replace(mask, new)], replacement=A.code(new))
@@ -571,7 +740,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         confidence = site.confidence if site.confidence in (CERTAIN, LIKELY) else POSSIBLE
         hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=site.message, confidence=confidence)
-        hit.fix = _fix(site.made if site.made is not None else site.mask) if site.fixable else None
+        hit.fix = None if not site.fixable else _fix_dtype(site.dtype) if site.dtype is not None else \
+            _fix(site.made if site.made is not None else site.mask)
         if site.where and rule.name == INDEXING:
             hit.release = short(WHERE_SINCE)  # headed "deprecated in torch 1.8", the release torch.where's warns from
         out.append(hit)
