@@ -720,6 +720,18 @@ def test_byte_mask_from_byte(values):
     assert_matches_reference(code, reference, rules="TU503", low="1.6", P=values)
 
 
+@pytest.mark.parametrize("code", [
+    "def f(x, bias, legacy=False):\n    attn = bias\n    if legacy:\n        attn = attn.byte()\n"
+    "    return mha(x, x, x, attn_mask=attn)\n",
+    "def f(x, bias, steps=0):\n    attn = bias\n    for _ in range(steps):\n        attn = attn.byte()\n"
+    "    return mha(x, x, x, attn_mask=attn)\n",
+])
+def test_float_bias_made_uint8_only_on_some_path_is_left_alone(code):
+    """A float attention bias (added to the scores) that only an if branch or a loop turns into bytes: the
+    call sees the float bias when the branch or the loop does not run, and .bool() would make it a mask."""
+    rewrite("import torch\n" + MHA + code, "TU503", low="1.6", changed=False)
+
+
 # ====================================================================== TU108 stft return_complex
 @st.composite
 def stft_cases(draw):

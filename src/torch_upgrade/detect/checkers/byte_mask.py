@@ -14,14 +14,14 @@ on, or a function of the project that merely names a keyword so) makes the findi
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 
-from torch_upgrade.detect.checkers import _flow
+from torch_upgrade.detect.checkers import _flow, uint8_mask
 from torch_upgrade.detect.checkers._shapes import _Site
 from torch_upgrade.detect.checkers._sites import qualnames
 from torch_upgrade.syntax import arguments as A
@@ -96,6 +96,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     quals: Quals = dict(qualnames(analysis).items())
     quals.update(dtypes)
     out = []
+    names: Optional[uint8_mask.Names] = None
     for body in _flow.scopes(analysis):
         for order, statement in enumerate(body.statements):
             for call in _flow.nodes(statement, (cst.Call,), analysis):
@@ -107,9 +108,12 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
                     value = arg.value
                     known = _is_uint8(value, quals)
                     if not known and isinstance(value, cst.Name):
-                        assignment = body.latest(value.value, order)
-                        known = assignment is not None and assignment.op is None \
-                            and _is_uint8(assignment.value, quals)
+                        # a name: uint8 where every assignment that may reach the read makes it uint8 (the
+                        # latest one alone decides neither in an if branch nor in a loop the call follows:
+                        # a float attention bias there stays float)
+                        if names is None:
+                            names = uint8_mask.reader(analysis)
+                        known = names.uint8(value, body, order)
                     if known:
                         confidence = _callee(call, analysis, quals)
                         hit = Hit(rule, value, statement, confidence=confidence, message=(

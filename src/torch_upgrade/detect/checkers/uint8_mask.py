@@ -398,13 +398,24 @@ def _inverted(mask: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     return None
 
 
+Names = _Sites
+
+
+def reader(analysis: Analysis) -> _Sites:
+    """How this file's masks read (``_Sites.uint8``), made once per file: ``byte_mask`` follows names with it."""
+    made = analysis.facts.get("_uint8_reader")
+    if not isinstance(made, _Sites):
+        made = analysis.facts["_uint8_reader"] = _Sites(analysis)
+    return made
+
+
 def _sites(analysis: Analysis) -> list[_Found]:
     cached = analysis.facts.get("_uint8_masks")
     if isinstance(cached, list):
         return cast(list[_Found], cached)
     found: list[_Found] = []
     if _mentions_uint8(analysis):
-        sites = _Sites(analysis)
+        sites = reader(analysis)
         for body in _flow.scopes(analysis):
             start = len(found)
             for order, statement in enumerate(body.statements):
