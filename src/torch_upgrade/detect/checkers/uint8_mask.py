@@ -750,7 +750,14 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if site.ref is not None and site.ref.guarded:
             continue
         confidence = site.confidence if site.confidence in (CERTAIN, LIKELY) else POSSIBLE
-        hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=site.message, confidence=confidence)
+        message = site.message
+        if site.made is not None:
+            root = _root_name(site.mask)
+            made = f"dtype={A.code(site.dtype.with_changes(attr=cst.Name('bool')))}" if site.dtype is not None \
+                else _bool(site.made)
+            message += (f"; {A.code(root) if root is not None else 'the name'} is read only where a bool tensor "
+                        f"gives the same result, so the fix makes it bool where it is made ({made})")
+        hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=message, confidence=confidence)
         hit.fix = None if not site.fixable else _fix_dtype(site.dtype) if site.dtype is not None else \
             _fix(site.made if site.made is not None else site.mask)
         if site.where and rule.name == INDEXING:
