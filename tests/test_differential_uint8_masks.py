@@ -233,6 +233,9 @@ def test_masked_fill_mask_made_once_read_through_unsqueeze(case):
     "def f(x, M):\n    m = M.byte()\n    return x[m], m & (M > 1)\n",
     "def f(x, M):\n    m = torch.ones_like(M, dtype=torch.uint8)\n    m[M > 2] = 2\n    return x[m], m.float()\n",
     "def f(x, M):\n    m = M.byte()\n    g = lambda: m\n    return x[m], g()\n",
+    # a later assignment in the loop reaches the read too: .bool() at the read covers both
+    "def f(x, M, k=2):\n    m = M.byte()\n    out = []\n    for _ in range(k):\n        out.append(x[m])\n"
+    "        m = (x > 0).byte()\n    return out\n",
 ])
 @given(case=cases(INDEXED))
 def test_mask_read_otherwise_keeps_its_bytes(code, case):

@@ -481,8 +481,10 @@ def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None
                 if isinstance(use, _Found):
                     reached.append(use)
                     if len(assignments) == 1 and not sites._parameter(name, body) or \
-                            body.latest(name, order) is made and sites._top_level(made, body) and order > made.order:
-                        sole.append(use)
+                            body.latest(name, order) is made and sites._top_level(made, body) and \
+                            order > made.order and not (sites._in_loop(read) and
+                                                        any(a.order >= order for a in assignments)):
+                        sole.append(use)  # (a later assignment in a loop that holds the read reaches it too)
             if not ok or not sole or len({site.confidence for site in reached}) > 1:
                 continue
             dtype = _factory_dtype(sites, made.value)
