@@ -191,6 +191,9 @@ def test_no_rewrite(code):
     # allennlp's Auc/FBeta metrics: a parameter replaced on a line of the function's own block
     ("def f(x, M, mask=None):\n    if mask is None:\n        mask = torch.ones_like(M)\n    mask = M.to(torch.uint8)\n"
      "    return x[mask], mask.nonzero(), x.where(mask, -x)\n", "mask = M.to(torch.uint8).bool()"),
+    # allennlp's Auc: the parameter rebound by unpacking first, then replaced on the function's block
+    ("def f(x, M, mask=None):\n    x, mask = x.clone(), mask\n    if mask is None:\n        mask = M\n"
+     "    mask = mask.byte()\n    return x[mask]\n", "mask = mask.byte().bool()"),
     # maskrcnn-benchmark's RPN: a buffer of 0s given 1s by index
     ("def f(x, M):\n    keep = torch.zeros_like(M, dtype=torch.uint8)\n"
      "    keep[M.view(-1)[0].abs() % M.size(0)] = 1\n"
@@ -252,6 +255,11 @@ def test_mask_read_otherwise_keeps_its_bytes(code, case):
     "def f(x, m, rounds=0):\n    for _ in range(rounds):\n        m = m.byte()\n    return x[m]\n",
     "def f(x, M):\n    m = M.abs() % M.size(0)\n    try:\n        m = m.byte()\n        g(m)\n"
     "    except NameError:\n        pass\n    return x[m]\n",
+    # rebound after the top-level assignment by unpacking, a loop target, a with target
+    "def f(x, M):\n    m = M.byte()\n    _, m = M, M.abs() % M.size(0)\n    return x[m]\n",
+    "def f(x, M):\n    m = M.byte()\n    for m in [M.abs() % M.size(0)]:\n        pass\n    return x[m]\n",
+    "def f(x, M, ctx):\n    m = M.byte()\n    with ctx as m:\n        pass\n    return x[m]\n",
 ])
 def test_assignment_that_may_not_run_is_not_the_mask(code):
+    """Integer positions reach the read on some path: ``.bool()`` there would select other elements."""
     rewrite("import torch\n" + code, "TU506,TU507", changed=False)

@@ -192,7 +192,9 @@ class _Sites:
             if latest is not None and latest.op is None and not latest.conditional and \
                     self._dominates(latest, node) and not (later and self._in_loop(node)):
                 known = self.uint8(latest.value, body, latest.order, depth + 1)
-            if not known and not self._parameter(name, body):  # (a parameter reaches where no assignment runs)
+            if not known and not self._parameter(name, body) and \
+                    not (latest is not None and self._top_level(latest, body) and not later):
+                # (a parameter reaches where no assignment runs; an assignment of the function's block decides)
                 reaching = assignments if later and self._in_loop(node) else \
                     [a for a in assignments if a.order < order and not self._overwritten(a, assignments, order)]
                 known = bool(reaching) and all(
@@ -222,24 +224,60 @@ class _Sites:
 
     def _only_assigned(self, name: str, body: _flow.Body, count: int,
                        after: Optional[_flow.Assignment] = None) -> bool:
-        """Whether the plain assignments ``_flow`` saw are all the bindings of ``name`` in the scope
-        (no loop target, ``with ... as``, unpacking, import, ``global``), besides the function's parameter of
-        that name where ``after`` (the assignment a read follows) is a plain assignment in the function's own
-        block: every run that reaches the read has run it after binding the parameter (allennlp's metrics:
-        ``if mask is None: mask = torch.ones(n)`` then ``mask = mask.byte()``)."""
+        """Whether the plain assignments ``_flow`` saw are all the bindings of ``name`` in the scope that may
+        come between ``after`` (the assignment a read follows) and the read (no loop target, ``with ... as``,
+        unpacking, import, ``global``). Where ``after`` is a plain assignment on a line of the function's own
+        block, any binding on an earlier line of that block (the parameter, ``a, mask = unwrap(a, mask)``)
+        runs before it: allennlp's metrics (``if mask is None: mask = torch.ones(n)``, then ``mask =
+        mask.byte()``). Elsewhere every binding must be one of the ``count`` plain assignments."""
         scope = self._scope_of_body(body)
         if scope is None or name in scope.globals:
             return False
+        if after is not None and after.op is None and self._top_level(after, body):
+            return self._bound_before(name, body, after)
         bindings = scope.bindings.get(name, [])
-        if self._parameter(name, body):
-            if after is None or after.op is not None or not self._top_level(after, body):
-                return False
-            bare = [b for b in bindings if b.value is None and b.unpacked is None and b.augmented is None]
-            if len(bare) != 1:
-                return False  # a loop target or ``with ... as`` beside the parameter
-            bindings = [b for b in bindings if b is not bare[0]]
-        return len(bindings) == count and all(
+        return not self._parameter(name, body) and len(bindings) == count and all(
             b.kind in ("local", "alias") and b.statement is None and b.value is not None for b in bindings)
+
+    def _bound_before(self, name: str, body: _flow.Body, after: _flow.Assignment) -> bool:
+        """Whether every binding of ``name`` in the function that ``_flow`` does not record (a parameter,
+        unpacking, a loop or ``with`` target, an import, ``except ... as``, ``del``, a walrus) is on a line of
+        the function's block before ``after``'s, and no nested function declares it ``nonlocal``."""
+        function = cast(cst.FunctionDef, body.scope)
+        lines = {id(line): i for i, line in enumerate(function.body.body)}
+        at = lines[id(after.statement)]
+        for node in named(function.body, name):
+            if not self._binds(node):
+                continue
+            top: Optional[cst.CSTNode] = node
+            while top is not None and id(top) not in lines:
+                top = self.analysis.parent(top)
+            if top is None:
+                return False
+            if lines[id(top)] < at:
+                continue
+            parent = self.analysis.parent(node)
+            if isinstance(parent, cst.AssignTarget) and len(cast(cst.Assign, self.analysis.parent(parent)).targets) == 1 \
+                    or isinstance(parent, (cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+                continue  # an assignment _flow records: ``latest`` sees it
+            return False
+        return not any(isinstance(n, cst.Nonlocal) and any(item.name.value == name for item in n.names)
+                       for n in _flow.walk(function.body) if isinstance(n, cst.Nonlocal))
+
+    def _binds(self, node: cst.Name) -> bool:
+        """Whether a ``Name`` is bound (or unbound) where it stands rather than read."""
+        child: cst.CSTNode = node
+        parent = self.analysis.parent(node)
+        while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            child, parent = parent, self.analysis.parent(parent)
+        if isinstance(parent, (cst.AssignTarget, cst.AsName, cst.Del, cst.Global, cst.Nonlocal, cst.NameItem,
+                               cst.ImportAlias)):
+            return True
+        if isinstance(parent, (cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+            return getattr(parent, "target", None) is child
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            return parent.name is child
+        return False
 
     def _dominates(self, assignment: _flow.Assignment, node: cst.CSTNode) -> bool:
         """Whether the block holding the assignment's line holds the read too: a read after a loop (or a
