@@ -1719,6 +1719,16 @@ def test_a_uint8_condition_of_torch_where_is_dated_by_its_own_warning():
         y = torch.where(m, x, x + 1)
         z = x[m]
         """), from_version="1.6", to_version="2.13")
+    # both at line 3, where m is made (every read of m is a mask: the fix makes it bool there), the where apart
+    assert sorted((f.line, f.release) for f in report.findings if f.rule == "TU506") == [(3, "1.2"), (3, "1.8")]
+    report = torch_upgrade.scan_source(textwrap.dedent("""
+        import torch
+        m = torch.ones(3).byte()
+        x = torch.zeros(3)
+        y = torch.where(m, x, x + 1)
+        z = x[m]
+        n = m.sum()
+        """), from_version="1.6", to_version="2.13")
     assert sorted((f.line, f.release) for f in report.findings if f.rule == "TU506") == [(5, "1.8"), (6, "1.2")]
 
 

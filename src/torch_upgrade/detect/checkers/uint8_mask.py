@@ -21,9 +21,9 @@ every assignment that may reach the read: one before it, not followed in its own
 XLM's mask built in either branch of an ``if`` and reshaped after it) is one of those. Anything else (a bool mask, a parameter, an attribute) is left alone.
 
 Where the mask is a name whose one reaching assignment makes it, and every read that assignment may reach
-gives the same result for a bool tensor, the fix goes to the assignment (``_at_assignment``: ``.bool()``
-appended, ``dtype=torch.bool`` in a factory of 0s and 1s), as people wrote it in their upgrades; elsewhere
-at each mask. The fix appends ``.bool()`` to the mask: torch reads a uint8 mask as "nonzero is True", which is what
+gives the same result for a bool tensor, the finding and its fix go to the assignment (``_at_assignment``:
+``.bool()`` appended, ``dtype=torch.bool`` in a factory of 0s and 1s; one finding per rule naming the masks
+it feeds), as people wrote it in their upgrades; elsewhere each mask has its own. The fix appends ``.bool()`` to the mask: torch reads a uint8 mask as "nonzero is True", which is what
 ``.bool()`` computes, so indexing and ``where`` give the same result for every byte value (0, 1, 2, 255),
 without the warning; ``t.byte()`` becomes ``t.byte().bool()`` (``t.bool()`` would differ where the byte
 conversion truncates, 0.5 or 256). For the raising ops the fixed code does what torch 2.0 and earlier did
@@ -417,6 +417,7 @@ class _Found:
         self.fixable = True
         self.made: Optional[cst.BaseExpression] = None  # where the fix goes instead: see _at_assignment
         self.dtype: Optional[cst.Attribute] = None  # the made factory's torch.uint8, spelled torch.bool instead
+        self.made_in: Optional[cst.CSTNode] = None  # the line of ``made``: the finding is there
         inverted = _inverted(mask)
         if inverted is not None:
             self.fixable = False
@@ -527,7 +528,7 @@ def _at_assignment(sites: _Sites, body: _flow.Body, found: list[_Found]) -> None
                 continue
             dtype = _factory_dtype(sites, made.value)
             for site in sole:
-                site.made, site.dtype = made.value, dtype
+                site.made, site.dtype, site.made_in = made.value, dtype, made.statement
 
 
 # factories of 0s and 1s: dtype=torch.bool makes False and True where dtype=torch.uint8 made 0 and 1
@@ -782,26 +783,54 @@ def _fix(mask: cst.BaseExpression) -> Fix:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
+    """One finding per mask; where the fix goes to the assignment that makes the mask (``_at_assignment``),
+    one finding there for the rule's masks it feeds, which the message lists."""
     wanted = OPS if rule.name == OPS else INDEXING
     out = []
+    at_maker: dict[tuple[int, bool], list[_Found]] = {}  # torch.where's conditions apart: dated by their own warning
     for site in _sites(analysis):
         if site.rule != wanted or (site.where and not window.reaches(WHERE_SINCE)):
             continue
         if site.ref is not None and site.ref.guarded:
             continue
+        if site.made is not None and site.made_in is not None:
+            at_maker.setdefault((id(site.made), site.where and rule.name == INDEXING), []).append(site)
+            continue
         confidence = site.confidence if site.confidence in (CERTAIN, LIKELY) else POSSIBLE
-        message = site.message
-        if site.made is not None:
-            root = _root_name(site.mask)
-            made = f"dtype={A.code(site.dtype.with_changes(attr=cst.Name('bool')))}" if site.dtype is not None \
-                else _bool(site.made)
-            message += (f"; {A.code(root) if root is not None else 'the name'} is read only where a bool tensor "
-                        f"gives the same result, so the fix makes it bool where it is made ({made})")
-        hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=message, confidence=confidence)
-        hit.fix = None if not site.fixable else _fix_dtype(site.dtype) if site.dtype is not None else \
-            _fix(site.made if site.made is not None else site.mask)
+        hit = Hit(rule, site.mask, site.statement, ref=site.ref, message=site.message, confidence=confidence)
+        hit.fix = _fix(site.mask) if site.fixable else None
         if site.where and rule.name == INDEXING:
             hit.release = short(WHERE_SINCE)  # headed "deprecated in torch 1.8", the release torch.where's warns from
         out.append(hit)
+    for masks in at_maker.values():
+        out.append(_maker_hit(rule, masks))
     return out
+
+
+def _maker_hit(rule: Rule, masks: list[_Found]) -> Hit:
+    """The finding at the assignment that makes a uint8 mask every read of which is a mask (or reads a bool
+    tensor the same way): the masks it feeds, and the fix there."""
+    first = masks[0]
+    made, statement = cast(cst.BaseExpression, first.made), cast(cst.CSTNode, first.made_in)
+    root = _root_name(first.mask)
+    name = A.code(root) if root is not None else "the mask"
+    uses = ", ".join(dict.fromkeys(site.message.split(": ", 1)[0] for site in masks))
+    fix = _fix_dtype(first.dtype) if first.dtype is not None else _fix(made)
+    if rule.name == OPS:
+        says = (f"{name} is a uint8 mask, passed to {uses}: an error since torch 2.1 (the masked_* ops take "
+                f"only bool masks)")
+    else:
+        kinds = [text for text, present in (("indexing with uint8 is deprecated since torch 1.2",
+                                              any(not site.where for site in masks)),
+                                             ("a uint8 condition of where since 1.8", any(site.where for site in masks)))
+                 if present]
+        says = f"{name} is a uint8 mask, read as {uses}: {', '.join(kinds)}"
+    message = (f"{name} = {A.code(made)}: {says}; every read of {name} gives what a bool tensor gives, so make it "
+               f"bool where it is made: {fix.replacement} (same elements: a nonzero byte is True)")
+    confidence = first.confidence if first.confidence in (CERTAIN, LIKELY) else POSSIBLE
+    hit = Hit(rule, made, statement, ref=first.ref, message=message, confidence=confidence)
+    hit.fix = fix
+    if all(site.where for site in masks) and rule.name == INDEXING:
+        hit.release = short(WHERE_SINCE)
+    return hit
 
