@@ -159,6 +159,7 @@ SNIPPETS: dict[str, Snippet] = {
              "    except SystemExit:\n"
              "        pass\n",
     "TU035": "import torch.tensor as tt\n",
+    "TU986": "from torch.autograd.gradcheck import zero_gradients\n",
     "TU029": "import torch\nfrom torch.autograd.gradcheck import get_analytical_jacobian, get_numerical_jacobian\n"
              "x = torch.ones(2, dtype=torch.float64, requires_grad=True)\n"
              "get_numerical_jacobian(lambda t: t * 2, (x,), eps=1e-6)\nget_analytical_jacobian((x,), x * 2)\n",
