@@ -321,6 +321,38 @@ def test_variable_rewrites(tmp_path: Path, code: str, expected: str) -> None:
     assert rewrite(tmp_path, source) == f"import torch\n{tensors}{expected}\n"
 
 
+def test_variable_around_a_factory_keeps_the_factorys_layout(tmp_path: Path) -> None:
+    """A linear-chain CRF's tests (2017): the factory taken out of Variable( keeps its own line breaks, not the
+    wrapper's (its arguments were spread one a line), requires_grad= aligned with its arguments; a legacy
+    constructor of a list comprehension is fresh (no .detach())."""
+    source = textwrap.dedent("""
+    import torch
+    def sample(n, b, k):
+        emissions = torch.autograd.Variable(torch.randn(n, b, k),
+                                            requires_grad=True)
+        tags = torch.autograd.Variable(torch.LongTensor([
+            [i % k for i in range(b)]
+            for _ in range(n)
+        ]))
+        zeros = torch.autograd.Variable(torch.zeros(n,
+                                                    b))
+        return emissions, tags, zeros
+    """)
+    assert rewrite(tmp_path, source) == textwrap.dedent("""
+    import torch
+    def sample(n, b, k):
+        emissions = torch.randn(n, b, k,
+                                requires_grad=True)
+        tags = torch.tensor([
+            [i % k for i in range(b)]
+            for _ in range(n)
+        ], dtype=torch.int64, device="cpu")
+        zeros = torch.zeros(n,
+                            b)
+        return emissions, tags, zeros
+    """)
+
+
 @pytest.mark.parametrize("code", [
     "v = Variable()",
     "v = Variable([1.0, 2.0])",

@@ -29,9 +29,11 @@ def comments(node: cst.CSTNode) -> Counter[str]:
     return found
 
 
-def replace(node: cst.CSTNode, new: cst.CSTNode, imports: Sequence[ImportSpec] = ()) -> Optional[Fix]:
-    """``node`` -> ``new`` (a rebuilt call laid out like the old one), when no comment is lost."""
-    if isinstance(node, cst.Call) and isinstance(new, cst.Call):
+def replace(node: cst.CSTNode, new: cst.CSTNode, imports: Sequence[ImportSpec] = (), *,
+            layout: bool = True) -> Optional[Fix]:
+    """``node`` -> ``new`` (a rebuilt call laid out like the old one; ``layout=False``: ``new`` is not the old
+    call rebuilt but something taken out of it, which keeps its own layout), when no comment is lost."""
+    if layout and isinstance(node, cst.Call) and isinstance(new, cst.Call):
         new = A.laid_out_like(new, node)
     if comments(node) - comments(new):
         return None

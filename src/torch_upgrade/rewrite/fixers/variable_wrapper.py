@@ -48,8 +48,8 @@ FRESH = {f"torch.{name}" for name in (
     "randn_like", "randint_like", "from_numpy",
 )}
 _NO_REQUIRES_GRAD = {"torch.from_numpy"}  # factories without a ``requires_grad`` keyword
-# legacy typed constructors make a new tensor from literal sizes or a literal list (not from a tensor,
-# which they alias, nor from a NumPy array, whose memory they share)
+# legacy typed constructors make a new tensor from literal sizes or a list written out or comprehended (not
+# from a tensor, which they alias, nor from a NumPy array, whose memory they share)
 _LEGACY = {f"torch.{device}{kind}Tensor" for device in ("", "cuda.") for kind in (
     "Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")}
 # methods that return their (grad-free) receiver or a new tensor without history: after ``.detach()``
@@ -78,7 +78,7 @@ def _fresh(expr: cst.BaseExpression, ref: Reference, ctx: FixContext) -> Optiona
     qualname = ctx.analysis.qualify(name, ref.scope)[0]
     if qualname in _LEGACY and all(a.keyword is None and not a.star for a in expr.args) and (
             all(isinstance(A.literal(a), int) for a in expr.args)
-            or (len(expr.args) == 1 and isinstance(expr.args[0].value, (cst.List, cst.Tuple)))):
+            or (len(expr.args) == 1 and isinstance(expr.args[0].value, (cst.List, cst.Tuple, cst.ListComp)))):
         return qualname
     if qualname not in FRESH or any(a.star for a in expr.args):
         return None
@@ -179,7 +179,7 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
         new = data  # a fresh tensor nobody else holds: the wrapper adds nothing
     elif factory is not None and factory not in _NO_REQUIRES_GRAD and factory not in _LEGACY:
         assert isinstance(data, cst.Call) and wants is not None
-        new = _with_keyword(data, "requires_grad", wants)
+        new = _with_keyword(data, "requires_grad", wants, _separator(call, bound["requires_grad"], data))
     elif factory is not None:
         new = _method(data, "requires_grad_", flag_args)
     else:
@@ -198,12 +198,19 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     if problems:
         raise Advice("Variable(...) is deprecated since torch 0.4: " + "; ".join(problems)
                      + f". Write {A.code(new)} where that holds")
-    shown = A.lifted(data, call)
-    if shown is not data and any(n is data for n in subtree(new)):
-        replaced = new.deep_replace(data, shown)
-        assert isinstance(replaced, cst.BaseExpression)
-        new = replaced
-    fixed = K.replace(call, new)
+    if isinstance(data, cst.Call) and isinstance(new, cst.Call) and new.func is data.func:
+        # the factory call itself with requires_grad= added: lifted out of Variable( with its new keyword
+        new = A.lifted(new, call.with_changes(args=[call.args[0].with_changes(value=new), *call.args[1:]]))
+    else:
+        shown = A.lifted(data, call)
+        if shown is not data and any(n is data for n in subtree(new)):
+            replaced = new.deep_replace(data, shown)
+            assert isinstance(replaced, cst.BaseExpression)
+            new = replaced
+    # what replaces the call is its data (or a method call on it), never Variable(...) rebuilt: it keeps its
+    # own layout, not the wrapper's (`Variable(torch.randn(a, b, c),\n requires_grad=True)` spreading
+    # torch.randn's arguments one a line)
+    fixed = K.replace(call, new, layout=False)
     if fixed is not None and kind == LIKELY:  # some of the ways it is assigned are tensors, the rest unknown
         fixed.safety = "unsafe"
         fixed.reason = (f"{A.code(data)} is likely, not certainly, a tensor: where it is not, Variable(None) made an "
@@ -211,12 +218,32 @@ def fix(ref: Reference, ctx: FixContext) -> Optional[Fix]:
     return fixed
 
 
-def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression) -> cst.Call:
-    """``call`` with ``keyword=value`` appended after its arguments."""
+def _separator(call: cst.Call, arg: cst.Arg, data: cst.Call) -> cst.BaseParenthesizableWhitespace:
+    """The whitespace to put before ``arg`` of ``call`` once it is an argument of ``data`` (``call``'s first):
+    what was before it (after the previous argument's comma), without comments. A line break aligned with
+    ``data`` (``Variable(torch.randn(a, b),`` then ``requires_grad=True`` under ``torch``: the visual indent
+    of arguments that start on the opening line) is aligned with ``data``'s own arguments instead."""
+    index = next(i for i, a in enumerate(call.args) if a is arg)
+    before = call.args[index - 1].comma if index else None
+    if not isinstance(before, cst.Comma) or not isinstance(before.whitespace_after, cst.ParenthesizedWhitespace):
+        return cst.SimpleWhitespace(" ")
+    ws = before.whitespace_after
+    ws = ws.with_changes(first_line=cst.TrailingWhitespace(newline=ws.first_line.newline), empty_lines=[])
+    func = A.code(data.func)
+    if ws.indent and call.args[0].value is data and isinstance(call.whitespace_before_args, cst.SimpleWhitespace) \
+            and isinstance(data.whitespace_before_args, cst.SimpleWhitespace) and "\n" not in func:
+        shift = " " * (len(func) + 1 + len(data.whitespace_before_args.value))
+        ws = ws.with_changes(last_line=cst.SimpleWhitespace(ws.last_line.value + shift))
+    return ws
+
+
+def _with_keyword(call: cst.Call, keyword: str, value: cst.BaseExpression,
+                  separator: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace(" ")) -> cst.Call:
+    """``call`` with ``keyword=value`` appended after its arguments, ``separator`` before it."""
     args = list(call.args)
     if args:
         last = args[-1]
-        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=separator))
     equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     args.append(cst.Arg(value=value, keyword=cst.Name(keyword), equal=equal))
     return call.with_changes(args=args)
