@@ -95,7 +95,15 @@ ADJACENT = {  # imports two fixes give one module, on adjacent lines -> what --f
         "from torch.func import vmap, grad, functional_call\n",
     "if X:\n    from functorch import vmap, grad\n    from torch.nn.utils.stateless import functional_call\n":
         "if X:\n    from torch.func import vmap, grad, functional_call\n",
-    # code runs between: each stays where it is
+    # TUL202's style rewrite: `import torchvision.X as X` lines become one `from torchvision import` line
+    "import torchvision.datasets as datasets\nimport torchvision.models as models\n"
+    "import torchvision.transforms as transforms\nnet = models.resnet18()\n":
+        "from torchvision import datasets, models, transforms\nnet = models.resnet18()\n",
+    "from torchvision import datasets\nimport torchvision.models as models\nnet = models.resnet18()\n":
+        "from torchvision import datasets, models\nnet = models.resnet18()\n",
+    # a comment of the lower line's own, code between: each stays where it is
+    "import torchvision.datasets as datasets\nimport torchvision.models as models  # nets\n":
+        "from torchvision import datasets\nfrom torchvision import models  # nets\n",
     "from functorch import vmap, grad\nREADY = True\nfrom torch.nn.utils.stateless import functional_call\n":
         "from torch.func import vmap, grad\nREADY = True\nfrom torch.func import functional_call\n",
 }

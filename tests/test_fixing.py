@@ -301,8 +301,9 @@ def test_adjacent_imports_that_fixes_give_one_module_become_one_line(tmp_path, b
     """The bundled project's meta.py: functorch's transforms move to torch.func (TU402) and stateless's
     functional_call too (TU401), each fix rewriting its own line. Applied in one pass they left two imports
     from torch.func, one above the other; the lower line's fix now waits a pass and its names join the line
-    above (``apply.ImportLines``), whichever comes first, in a block too; not across code that runs between.
-    The report's edits do the same (test_fix_edits)."""
+    above (``apply.ImportLines``), whichever comes first, in a block too; not across code that runs between. So
+    do TUL202's ``import torchvision.models as models`` lines, each replaced by a ``from torchvision import``
+    (not where the lower line has a comment of its own). The report's edits do the same (test_fix_edits)."""
     assert fixed(tmp_path, before + ADJACENT_USES, low="2.0") == ADJACENT[before] + ADJACENT_USES
 
 

@@ -171,6 +171,9 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     targets: list[cst.CSTNode] = [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)]
     targets += statements.values()
     joined = _joined(module, statements, in_place, covered, targets)
+    lines = ImportLines.of(module, fixes)
+    if lines is not None:
+        lines.join_replaced(replacements, statements, covered, joined, targets)
     # the names moved out of an import inside a function, a class or a guard are imported there, not at the
     # module's top: the import runs when that code does (after a guard, or where the module's own names
     # would shadow them at the top: torchao's CPUOffloadPolicy)
@@ -300,48 +303,60 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place:
 
 
 class ImportLines:
-    """The ``from`` imports of a module by module name, each with those on the import-only line just above it
-    in its block, for fixes that give two adjacent lines' imports one module: ``from functorch import vmap``
-    then ``from torch.nn.utils.stateless import functional_call``, both becoming ``torch.func`` imports. Applied
-    in one pass, each rewrites its own line and the file imports from ``torch.func`` twice; a person writes one
-    line. So the lower line's fix waits a pass (``waits``), and its names then join the line above, which
-    imports from their module by then (``_joined``): ``from torch.func import vmap, functional_call``."""
+    """The imports of a module, each with the ``from`` imports by module name on the import-only line just above
+    it in its block, for fixes that give two adjacent lines' imports one module: ``from functorch import vmap``
+    then ``from torch.nn.utils.stateless import functional_call``, both becoming ``torch.func`` imports;
+    ``import torchvision.models as models`` then ``import torchvision.transforms as transforms``, both becoming
+    ``from torchvision import ...``. Applied in one pass, each rewrites its own line and the file imports from one
+    module on two; a person writes one line. So the lower line's fix waits a pass (``waits``), and its names then
+    join the line above, which imports from their module by then: names moved (``_joined``), or an import
+    replaced by a ``from`` import of that module (``join_replaced``): ``from torch.func import vmap,
+    functional_call``, ``from torchvision import models, transforms``."""
 
     def __init__(self, module: cst.Module) -> None:
         self.by_module: dict[int, cst.ImportFrom] = {}  # id of an import's module name -> the import
-        self.above: dict[int, list[cst.ImportFrom]] = {}  # id of an import -> the imports on the line above
+        self.above: dict[int, list[cst.BaseSmallStatement]] = {}  # id of an import -> the imports on the line above
+        self.alone: set[int] = set()  # the imports alone on their line, no comment at its end
+        self.nodes: list[cst.BaseSmallStatement] = []  # the imports on lines that import only
         for body in _bodies(module):
-            previous: list[cst.ImportFrom] = []
+            previous: Sequence[cst.BaseSmallStatement] = []
             for line in body:
                 if not isinstance(line, cst.SimpleStatementLine) or not all(
                         isinstance(small, (cst.Import, cst.ImportFrom)) for small in line.body):
                     previous = []
                     continue
-                current = [small for small in line.body if isinstance(small, cst.ImportFrom) and not small.relative
-                           and small.module is not None and not isinstance(small.names, cst.ImportStar)]
-                for small in current:
-                    assert small.module is not None  # (chosen so)
-                    self.by_module[id(small.module)] = small
-                    self.above[id(small)] = previous
-                previous = current
+                for small in line.body:
+                    self.above[id(small)] = list(previous)
+                    self.nodes.append(small)
+                    if isinstance(small, cst.ImportFrom) and _by_name(small):
+                        assert small.module is not None  # (_by_name)
+                        self.by_module[id(small.module)] = small
+                if len(line.body) == 1 and line.trailing_whitespace.comment is None:
+                    self.alone.add(id(line.body[0]))
+                previous = line.body
 
     @classmethod
     def of(cls, module: cst.Module, fixes: Sequence[Fix]) -> Optional["ImportLines"]:
         """None where no fix can rewrite an import's module (most fixes: the walk is not made)."""
-        if not any(isinstance(e, MoveImport) or isinstance(e, Replace) and isinstance(e.node, (cst.Name, cst.Attribute))
-                   for fix in fixes for e in fix.edits):
+        if not any(isinstance(e, MoveImport) or isinstance(e, Replace) and isinstance(
+                e.node, (cst.Name, cst.Attribute, cst.Import, cst.ImportFrom)) for fix in fixes for e in fix.edits):
             return None
         return cls(module)
 
     def targets(self, fix: Fix) -> dict[int, str]:
-        """The imports ``fix`` makes import from another module (some of their names or all: moved, or the
-        module's name replaced) -> that module."""
+        """The imports ``fix`` makes import from another module (some of their names or all: moved, the module's
+        name replaced, or the import replaced by a ``from`` import) -> that module."""
         out: dict[int, str] = {}
         for edit in fix.edits:
             if isinstance(edit, Replace) and isinstance(edit.new, (cst.Name, cst.Attribute)):
                 statement, module = self.by_module.get(id(edit.node)), dotted(edit.new)
                 if statement is not None and module is not None:
                     out[id(statement)] = module
+            elif isinstance(edit, Replace) and id(edit.node) in self.above and _by_name(edit.new):
+                assert isinstance(edit.new, cst.ImportFrom) and edit.new.module is not None  # (_by_name)
+                module = dotted(edit.new.module)
+                if module is not None:
+                    out[id(edit.node)] = module
             elif isinstance(edit, MoveImport) and id(edit.statement) in self.above:
                 out.setdefault(id(edit.statement), edit.module)
         return out
@@ -362,6 +377,50 @@ class ImportLines:
             for key, target in aim.items():
                 first.setdefault((key, target), j)
         return out
+
+    def joins(self, fix: Fix) -> bool:
+        """Whether ``fix`` replaces an import by a ``from`` import that joins the one just above (``join_replaced``:
+        the whole module's rewrite does it, not the shortcuts that rewrite one statement)."""
+        return any(self._into(edit.node, edit.new, (), ()) is not None for edit in fix.edits if isinstance(edit, Replace))
+
+    def _into(self, node: cst.CSTNode, new: object, statements: Container[int],
+              covered: Container[int]) -> Optional[cst.ImportFrom]:
+        """The import just above ``node``, an import alone on its line, that the ``from`` import ``new`` replacing it
+        joins: one of the same module that stays as it is (no name moved out of it: ``statements``; not replaced:
+        ``covered``) and imports none of its names."""
+        if id(node) not in self.alone or not _by_name(new):
+            return None
+        assert isinstance(new, cst.ImportFrom) and new.module is not None and not isinstance(new.names, cst.ImportStar)
+        target = dotted(new.module)
+        names = {dotted(alias.asname.name if alias.asname else alias.name) for alias in new.names}
+        return next((above for above in self.above[id(node)] if isinstance(above, cst.ImportFrom) and _by_name(above)
+                     and above.module is not None and dotted(above.module) == target
+                     and id(above) not in statements and id(above) not in covered
+                     and not isinstance(above.names, cst.ImportStar)
+                     and not names & {dotted(a.asname.name if a.asname else a.name) for a in above.names}), None)
+
+    def join_replaced(self, replacements: dict[int, _Replacement], statements: Container[int],
+                      covered: Container[int], joined: dict[int, list[ImportSpec]], targets: list[cst.CSTNode]) -> None:
+        """The imports a replacement turns into a ``from`` import of the module of the import just above, which stays
+        as it is: their names join that one (``joined``), and their line goes."""
+        for node in [n for n in self.nodes if id(n) in replacements]:
+            new = replacements[id(node)]
+            into = self._into(node, new, statements, covered)
+            if into is None or id(into) in joined:
+                continue
+            assert isinstance(new, cst.ImportFrom) and not isinstance(new.names, cst.ImportStar)  # (_into)
+            module = dotted(new.module) if new.module is not None else None
+            assert module is not None
+            joined[id(into)] = [ImportSpec(module, dotted(alias.name), dotted(alias.asname.name) if alias.asname else None)
+                                for alias in new.names]
+            replacements[id(node)] = cst.RemovalSentinel.REMOVE
+            targets += [into, node]
+
+
+def _by_name(node: object) -> bool:
+    """Whether ``node`` is a ``from`` import of a module by name (``from torch.func import vmap``: not relative, no ``*``)."""
+    return isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None \
+        and not isinstance(node.names, cst.ImportStar)
 
 
 def _bodies(module: cst.Module) -> list[Sequence[cst.BaseStatement]]:

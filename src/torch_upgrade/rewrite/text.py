@@ -336,7 +336,8 @@ def alone(module: cst.Module, code: str, fixes: Sequence[Fix], top_of: Optional[
         # its package (an optional dependency) is placed by the whole module's rewrite
         # (or beside an import of its package it trims)
         whole = bool(fix.imports) and (parent is not None and fixing.imports_lazily(module, parent, fix)
-                                       or fixing.trims_an_import(fix))
+                                       or fixing.trims_an_import(fix)) \
+            or lines is not None and lines.joins(fix)  # (the import above, which the shortcuts do not look at)
         in_place = _in_place(module, fix, located, starts, tops, uses) if tops is not None and not whole else None
         if in_place is not None:
             new_code, edits, after = in_place
