@@ -104,6 +104,8 @@ ADJACENT = {  # imports two fixes give one module, on adjacent lines -> what --f
     # a comment of the lower line's own, code between: each stays where it is
     "import torchvision.datasets as datasets\nimport torchvision.models as models  # nets\n":
         "from torchvision import datasets\nfrom torchvision import models  # nets\n",
+    "if X:\n    from torchvision import datasets\n    # nets\n    import torchvision.models as models\n":
+        "if X:\n    from torchvision import datasets\n    # nets\n    from torchvision import models\n",
     "from functorch import vmap, grad\nREADY = True\nfrom torch.nn.utils.stateless import functional_call\n":
         "from torch.func import vmap, grad\nREADY = True\nfrom torch.func import functional_call\n",
 }

@@ -279,7 +279,7 @@ def test_a_moved_import_joins_the_import_of_its_new_module_just_above_it_in_a_bl
     """ignite's examples import autocast from torch.amp and GradScaler from torch.cuda.amp in one block; the
     move joins the names (what ignite's 63550c69 wrote), in the same block. Not across code that runs between,
     nor across another import (it may fail and leave the name unbound), nor where the moved line has a comment of
-    its own, nor into an import in another block. (From 1.10, as ignite's floor.)"""
+    its own (at its end or on a line above it), nor into an import in another block. (From 1.10, as ignite's floor.)"""
     code = ("if AMP:\n    from torch.amp import autocast\n    from torch.cuda.amp import GradScaler\n"
             "    scaler = GradScaler()\n")
     assert fixed(tmp_path, code, low="1.10") == (
@@ -291,6 +291,9 @@ def test_a_moved_import_joins_the_import_of_its_new_module_just_above_it_in_a_bl
     commented = code.replace("import GradScaler\n", "import GradScaler  # scaler\n")
     assert "    from torch.amp import autocast\n    from torch.amp import GradScaler  # scaler\n" in \
         fixed(tmp_path, commented, low="1.10")
+    above = code.replace("autocast\n    from", "autocast\n    # the scaler\n    from")  # not left above the next line
+    assert "    from torch.amp import autocast\n    # the scaler\n    from torch.amp import GradScaler\n" in \
+        fixed(tmp_path, above, low="1.10")
     elsewhere = ("try:\n    from torch.amp import autocast\nexcept ImportError:\n    pass\n"
                  "def f():\n    from torch.cuda.amp import GradScaler\n    return GradScaler()\n")
     assert "def f():\n    from torch.amp import GradScaler\n" in fixed(tmp_path, elsewhere, low="1.10")

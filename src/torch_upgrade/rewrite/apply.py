@@ -284,9 +284,9 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place:
                 run = []
                 continue
             small = line.body[0]
-            # (a comment at the line's end stays with its statement: that one is rewritten where it stands)
-            specs = in_place.get(id(small)) if len(line.body) == 1 and line.trailing_whitespace.comment is None \
-                else None
+            # (a comment of the line's own, at its end or on lines above it, stays with its statement: that one is
+            # rewritten where it stands)
+            specs = in_place.get(id(small)) if len(line.body) == 1 and not _commented(line) else None
             target = specs[0].module if specs else None
             into = next((other for other in run if other.module is not None and dotted(other.module) == target),
                         None) if target is not None else None
@@ -316,7 +316,7 @@ class ImportLines:
     def __init__(self, module: cst.Module) -> None:
         self.by_module: dict[int, cst.ImportFrom] = {}  # id of an import's module name -> the import
         self.above: dict[int, list[cst.BaseSmallStatement]] = {}  # id of an import -> the imports on the line above
-        self.alone: set[int] = set()  # the imports alone on their line, no comment at its end
+        self.alone: set[int] = set()  # the imports alone on their line, with no comment of its own (``_commented``)
         self.nodes: list[cst.BaseSmallStatement] = []  # the imports on lines that import only
         for body in _bodies(module):
             previous: Sequence[cst.BaseSmallStatement] = []
@@ -331,7 +331,7 @@ class ImportLines:
                     if isinstance(small, cst.ImportFrom) and _by_name(small):
                         assert small.module is not None  # (_by_name)
                         self.by_module[id(small.module)] = small
-                if len(line.body) == 1 and line.trailing_whitespace.comment is None:
+                if len(line.body) == 1 and not _commented(line):
                     self.alone.add(id(line.body[0]))
                 previous = line.body
 
@@ -415,6 +415,12 @@ class ImportLines:
                                 for alias in new.names]
             replacements[id(node)] = cst.RemovalSentinel.REMOVE
             targets += [into, node]
+
+
+def _commented(line: cst.SimpleStatementLine) -> bool:
+    """Whether ``line`` has a comment of its own: at its end, or on the lines just above it (``# the scaler``), which
+    would be left above the next statement were the line joined to the one before it."""
+    return line.trailing_whitespace.comment is not None or any(e.comment is not None for e in line.leading_lines)
 
 
 def _by_name(node: object) -> bool:
