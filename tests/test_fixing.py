@@ -275,6 +275,18 @@ def test_a_moved_import_joins_an_existing_import_of_its_new_module(tmp_path):
         "loader = DataLoader(d, collate_fn=default_collate)\n")
 
 
+def test_a_top_level_import_with_a_comment_of_its_own_is_rewritten_where_it_stands(tmp_path):
+    """A top-level import whose names all move to a module the file imports from already joins that import; with a
+    comment of its own (on a line above it or at its end) it stays a line, rewritten where it stands: emptied, it
+    left its comment above the next statement."""
+    code = "from torch.amp import autocast\n{}from torch.cuda.amp import GradScaler{}\ns = GradScaler()\n"
+    assert fixed(tmp_path, code.format("", "")) == 'from torch.amp import autocast, GradScaler\ns = GradScaler("cuda")\n'
+    assert fixed(tmp_path, code.format("# the scaler\n", "")) == (
+        'from torch.amp import autocast\n# the scaler\nfrom torch.amp import GradScaler\ns = GradScaler("cuda")\n')
+    assert fixed(tmp_path, code.format("", "  # scaler")) == (
+        'from torch.amp import autocast\nfrom torch.amp import GradScaler  # scaler\ns = GradScaler("cuda")\n')
+
+
 def test_a_moved_import_joins_the_import_of_its_new_module_just_above_it_in_a_block(tmp_path):
     """ignite's examples import autocast from torch.amp and GradScaler from torch.cuda.amp in one block; the
     move joins the names (what ignite's 63550c69 wrote), in the same block. Not across code that runs between,

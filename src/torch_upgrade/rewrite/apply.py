@@ -167,7 +167,10 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
                if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None
                and not (id(small) in moves and not isinstance(small.names, cst.ImportStar)
                         and len(moves[id(small)]) == len(small.names))}
-    in_place = _moved_in_place(module, statements, moves, move_specs, top, staying)
+    # a top-level import with a comment of its own stays a line of its own, rewritten where it stands: emptied into
+    # another import of the module, its comment would be left above the next statement
+    commented = {id(small) for index, small in tops if _commented(cast(cst.SimpleStatementLine, module.body[index]))}
+    in_place = _moved_in_place(module, statements, moves, move_specs, top, staying, commented)
     targets: list[cst.CSTNode] = [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)]
     targets += statements.values()
     joined = _joined(module, statements, in_place, covered, targets)
@@ -239,14 +242,16 @@ def _paths(module: cst.Module, parent: Parent, targets: Iterable[cst.CSTNode]) -
 
 def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
                     moves: dict[int, list[cst.ImportAlias]], specs: dict[int, ImportSpec],
-                    top: Container[int], importing: Container[Optional[str]]) -> dict[int, list[ImportSpec]]:
+                    top: Container[int], importing: Container[Optional[str]],
+                    commented: Container[int] = ()) -> dict[int, list[ImportSpec]]:
     """The import statements rewritten where they stand, rather than emptied and their names imported
     again after the file's first imports: those every name of which moves to one module (by the fixes
     applied together: a file's fixes are first applied one by one, see ``rewrite.text.alone``, so a
     statement of several names moved by several fixes still goes the other way: each name imported just
     before what is left of it, and a later pass joins them), as long as no
-    top-level import of that module exists (the names join it then) and none of them is imported
-    already. An import inside a function stays there; the file's order of imports too."""
+    top-level import of that module exists (the names join it then; not those of a line with a comment of its own,
+    ``commented``, which stays a line) and none of them is imported already. An import inside a function stays
+    there; the file's order of imports too."""
     out: dict[int, list[ImportSpec]] = {}
     for key, aliases in moves.items():
         statement = statements[key]
@@ -256,7 +261,7 @@ def _moved_in_place(module: cst.Module, statements: dict[int, cst.ImportFrom],
         target = moved[0].module
         if any(spec.module != target for spec in moved):
             continue
-        if key in top and (any(binds(module, spec) for spec in moved) or target in importing):
+        if key in top and (any(binds(module, spec) for spec in moved) or target in importing and key not in commented):
             continue  # (a statement in a block is rewritten where it stands whatever the top imports)
         out[key] = moved
     return out
