@@ -174,9 +174,8 @@ def apply(module: cst.Module, fixes: Sequence[Fix], conflicts: Optional[list[tup
     targets: list[cst.CSTNode] = [e.node for fix in fixes for e in fix.edits if isinstance(e, Replace)]
     targets += statements.values()
     joined = _joined(module, statements, in_place, covered, targets)
-    lines = ImportLines.of(module, fixes)
-    if lines is not None:
-        lines.join_replaced(replacements, statements, covered, joined, targets)
+    if any(isinstance(e, Replace) and isinstance(e.node, (cst.Import, cst.ImportFrom)) for fix in fixes for e in fix.edits):
+        ImportLines(module).join_replaced(replacements, statements, covered, joined, targets)
     # the names moved out of an import inside a function, a class or a guard are imported there, not at the
     # module's top: the import runs when that code does (after a guard, or where the module's own names
     # would shadow them at the top: torchao's CPUOffloadPolicy)
@@ -308,8 +307,8 @@ def _joined(module: cst.Module, statements: dict[int, cst.ImportFrom], in_place:
 
 
 class ImportLines:
-    """The imports of a module, each with the ``from`` imports by module name on the import-only line just above
-    it in its block, for fixes that give two adjacent lines' imports one module: ``from functorch import vmap``
+    """The imports of a module on lines that import only, each with those on such a line just above it in its
+    block, for fixes that give two adjacent lines' imports one module: ``from functorch import vmap``
     then ``from torch.nn.utils.stateless import functional_call``, both becoming ``torch.func`` imports;
     ``import torchvision.models as models`` then ``import torchvision.transforms as transforms``, both becoming
     ``from torchvision import ...``. Applied in one pass, each rewrites its own line and the file imports from one
