@@ -318,7 +318,6 @@ class ImportLines:
     functional_call``, ``from torchvision import models, transforms``."""
 
     def __init__(self, module: cst.Module) -> None:
-        self.by_module: dict[int, cst.ImportFrom] = {}  # id of an import's module name -> the import
         self.above: dict[int, list[cst.BaseSmallStatement]] = {}  # id of an import -> the imports on the line above
         self.alone: set[int] = set()  # the imports alone on their line, with no comment of its own (``_commented``)
         self.nodes: list[cst.BaseSmallStatement] = []  # the imports on lines that import only
@@ -332,31 +331,24 @@ class ImportLines:
                 for small in line.body:
                     self.above[id(small)] = list(previous)
                     self.nodes.append(small)
-                    if isinstance(small, cst.ImportFrom) and _by_name(small):
-                        assert small.module is not None  # (_by_name)
-                        self.by_module[id(small.module)] = small
                 if len(line.body) == 1 and not _commented(line):
                     self.alone.add(id(line.body[0]))
                 previous = line.body
 
     @classmethod
     def of(cls, module: cst.Module, fixes: Sequence[Fix]) -> Optional["ImportLines"]:
-        """None where no fix can rewrite an import's module (most fixes: the walk is not made)."""
-        if not any(isinstance(e, MoveImport) or isinstance(e, Replace) and isinstance(
-                e.node, (cst.Name, cst.Attribute, cst.Import, cst.ImportFrom)) for fix in fixes for e in fix.edits):
+        """None where no fix moves a name out of an import or replaces an import (most fixes: the walk is not made)."""
+        if not any(isinstance(e, MoveImport) or isinstance(e, Replace) and isinstance(e.node, (cst.Import, cst.ImportFrom))
+                   for fix in fixes for e in fix.edits):
             return None
         return cls(module)
 
     def targets(self, fix: Fix) -> dict[int, str]:
-        """The imports ``fix`` makes import from another module (some of their names or all: moved, the module's
-        name replaced, or the import replaced by a ``from`` import) -> that module."""
+        """The imports ``fix`` makes import from another module (some of their names or all: moved, or the import
+        replaced by a ``from`` import) -> that module."""
         out: dict[int, str] = {}
         for edit in fix.edits:
-            if isinstance(edit, Replace) and isinstance(edit.new, (cst.Name, cst.Attribute)):
-                statement, module = self.by_module.get(id(edit.node)), dotted(edit.new)
-                if statement is not None and module is not None:
-                    out[id(statement)] = module
-            elif isinstance(edit, Replace) and id(edit.node) in self.above and _by_name(edit.new):
+            if isinstance(edit, Replace) and id(edit.node) in self.above and _by_name(edit.new):
                 assert isinstance(edit.new, cst.ImportFrom) and edit.new.module is not None  # (_by_name)
                 module = dotted(edit.new.module)
                 if module is not None:
