@@ -103,6 +103,34 @@ def test_changing_the_constant_re_checks_the_calls_through_the_cache_and_workers
     assert fixed_cholesky(1) == fixed_cholesky(2) == [True]  # pkg/linalg.py itself did not change
 
 
+def test_what_settled_files_patch_is_recorded_and_a_change_still_re_checks(tmp_path: Path, monkeypatch) -> None:
+    """The cache records what each file patches with the file's stat: a warm re-scan of files whose stats had
+    settled reads none of them to check the ``patched_in`` dependency, and a file written since (a new stat) is
+    read again, so that changing the constant still re-checks the calls."""
+    from torch_upgrade.io import cache, listing
+
+    monkeypatch.setattr(cache, "SETTLED_NS", -10**18)  # every file's stat trusted, as if written long before
+    write(tmp_path, {"setup.py": "", "pkg/__init__.py": "", "pkg/linalg.py": CALLS,
+                     "pkg/methods.py": 'CHOLESKY_METHOD = "torch.cholesky"\n',
+                     "tests/test_linalg.py": 'from unittest.mock import patch\nfrom pkg.methods import CHOLESKY_METHOD\n'
+                                             'patch(CHOLESKY_METHOD)\n'})
+    read: list[str] = []
+    real = listing.read_targets
+    monkeypatch.setattr(listing, "read_targets", lambda path: read.append(path) or real(path))
+
+    def fixed_cholesky() -> list[bool]:
+        report = torch_upgrade.scan([tmp_path], from_version="1.9", to_version="2.13", cache=True, jobs=1)
+        return [f.fix is not None for f in report.findings if f.path.endswith("linalg.py") and f.line == 4]
+
+    assert fixed_cholesky() == [False]
+    assert fixed_cholesky() == [False] and read  # the first warm run reads them and records what they patch
+    read.clear()
+    assert fixed_cholesky() == [False] and read == []
+    (tmp_path / "pkg" / "methods.py").write_text('CHOLESKY_METHOD = "torch.linalg.cholesky"\n')
+    assert fixed_cholesky() == [True]
+    assert read == [str(tmp_path / "pkg" / "methods.py")]
+
+
 @runs_the_old_form("TU203")
 def test_the_kept_calls_still_reach_the_mock_on_real_torch(tmp_path: Path) -> None:
     """gpytorch 1.2.0's shape, after ``fix --unsafe-fixes``, run on this torch: the test's ``MagicMock(wraps=

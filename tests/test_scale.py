@@ -108,16 +108,29 @@ def test_corrupt_index_is_ignored(project, analysed, garbage):
 
 def test_corrupt_entry_is_a_miss_for_that_file_only(project, analysed):
     first = _cached(project)
-    fmt, entries, project_findings = pickle.loads(_index().read_bytes())
+    fmt, entries, project_findings, patches = pickle.loads(_index().read_bytes())
     keys = sorted(k for k in entries if k[1] in analysed)
     assert len(keys) >= 3
     entries[keys[0]] = "garbage"
     entries[keys[1]] = ("not-the-digest",) + entries[keys[1]][1:]
     entries[keys[2]] = entries[keys[2]][:2] + ("not a result",)
-    _index().write_bytes(pickle.dumps((fmt, entries, project_findings)))
+    _index().write_bytes(pickle.dumps((fmt, entries, project_findings, patches)))
     analysed.clear()
     assert _report(_cached(project)) == _report(first)
     assert sorted(analysed) == sorted(k[1] for k in keys[:3])
+
+
+def test_corrupt_records_of_what_files_patch_are_read_again(project, settled):
+    first = _cached(project)
+    _cached(project)  # checks what the files patch, recording it with their settled stats
+    fmt, entries, project_findings, patches = pickle.loads(_index().read_bytes())
+    assert patches
+    for path, bad in zip(sorted(patches), ["garbage", (None, None), ((1, 2), "not a dict")]):
+        patches[path] = bad
+    _index().write_bytes(pickle.dumps((fmt, entries, project_findings, patches)))
+    assert _report(_cached(project)) == _report(first)
+    recorded = pickle.loads(_index().read_bytes())[3]  # read again and recorded
+    assert recorded.keys() == patches.keys() and all(isinstance(targets, dict) for _, targets in recorded.values())
 
 
 @pytest.mark.parametrize("stored", ["garbage", ("key",), ("key", "not findings"), None])
@@ -125,11 +138,11 @@ def test_corrupt_project_findings_are_computed_again(tmp_path, stored):
     root = _tf32_project(tmp_path / "p")
     run = lambda: scan([root], settings("1.6", "2.13", root=str(root), cache=True))  # noqa: E731
     first = run()
-    fmt, entries, project = pickle.loads(_index().read_bytes())
+    fmt, entries, project, patches = pickle.loads(_index().read_bytes())
     assert project[1]  # the project-level advice is kept with its key
     if stored == ("key", "not findings"):
         stored = (project[0], "not findings")
-    _index().write_bytes(pickle.dumps((fmt, entries, stored)))
+    _index().write_bytes(pickle.dumps((fmt, entries, stored, patches)))
     assert _report(run()) == _report(first)
 
 

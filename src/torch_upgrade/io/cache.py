@@ -11,7 +11,10 @@ and replaces its own entry. A result that used what other files of the project s
 helper's return type, ``syntax.project``) records their SHA-256s, and is a miss when one of
 them changed: editing the helper re-checks its callers. A result that rests on every file of a folder
 (no other file names a flag) records one digest of them all (``io.listing``), and is a miss when a file
-there changed, came or went. The project-level advice, computed from all the files' facts, is kept too,
+there changed, came or went. A result that rests on what the project's files patch by name
+(``unittest.mock``'s targets: ``listing.patched_in``) is a miss when that changed; what each file patches
+is recorded with its stat, under the rule below, so that an unchanged project is not read again to tell.
+The project-level advice, computed from all the files' facts, is kept too,
 keyed by those facts.
 
 A file is re-read and hashed unless its ``stat`` (size, mtime, ctime, inode)
@@ -45,7 +48,7 @@ from torch_upgrade.core.model import FileResult, Finding
 from torch_upgrade.core.settings import Settings
 from torch_upgrade.io import listing
 
-FORMAT = 3
+FORMAT = 4
 KEEP_CONFIGURATIONS = 8  # directories of other configurations kept before the oldest go
 INDEX = "index.pickle"
 SETTLED_NS = 2_000_000_000  # a file untouched this long before it was read can be trusted by its stat
@@ -180,6 +183,9 @@ class Cache:
         self._entries: Optional[dict[tuple[str, str], Any]] = None
         self._project: tuple[str, list[Finding]] = ("", [])
         self._digests: dict[str, Optional[str]] = {}  # the files results depend on, read once a run
+        # what each project file patches (``listing.patch_targets``), with the settled stat it was read at:
+        # a ``patched_in`` dependency is checked without reading the files whose stat is that
+        self._patches: dict[str, tuple[Stat, dict[str, int]]] = {}
 
     @classmethod
     def open(cls, key: str, root: Optional[Path] = None) -> "Cache":
@@ -197,9 +203,9 @@ class Cache:
     def _load(self) -> dict[tuple[str, str], Any]:
         self._entries = {}
         try:
-            fmt, entries, project = pickle.loads((self.directory / INDEX).read_bytes())
-            if fmt == FORMAT and isinstance(entries, dict):
-                self._entries, self._project = entries, project
+            fmt, entries, project, patches = pickle.loads((self.directory / INDEX).read_bytes())
+            if fmt == FORMAT and isinstance(entries, dict) and isinstance(patches, dict):
+                self._entries, self._project, self._patches = entries, project, patches
         except Exception:  # missing, corrupt or from an incompatible build: all misses
             pass
         return self._entries
@@ -226,7 +232,7 @@ class Cache:
             folder = listing.folder_of(dependency)
             patched = listing.patches_folder(dependency)
             if patched is not None:
-                self._digests[dependency] = listing.patches_now(patched)
+                self._digests[dependency] = listing.patches_now(patched, self._patch_targets)
             elif folder is None:
                 try:
                     self._digests[dependency] = hashlib.sha256(Path(dependency).read_bytes()).hexdigest()
@@ -238,6 +244,25 @@ class Cache:
                 self._digests[dependency] = None if files is None or any(d is None for _, d in digests) \
                     else listing.combined((path, d) for path, d in digests if d is not None)
         return self._digests[dependency]
+
+    def _patch_targets(self, path: str) -> Optional[dict[str, int]]:
+        """``listing.patch_targets`` of a file now: what was recorded of it where its stat is the one it was read
+        at, else read again (and recorded, when the file had settled before it was read)."""
+        stat = file_stat(path)
+        known = self._patches.get(path)
+        try:
+            if stat is not None and known is not None and known[0] == stat and isinstance(known[1], dict):
+                return known[1]
+        except (TypeError, ValueError):  # a corrupt record: read again
+            pass
+        targets = listing.read_targets(path)
+        settled = self._settled(stat)
+        if targets is not None and settled is not None:
+            self._patches[path] = (settled, targets)
+            self.written += 1
+        elif known is not None:
+            del self._patches[path]
+        return targets
 
     def unchanged(self, rel: str, path: StrPath, stat: Optional[Stat]) -> Optional[FileResult]:
         """The result for ``path`` if its stat proves it unchanged, without reading it."""
@@ -298,7 +323,8 @@ class Cache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             entries = {k: v for k, v in self.entries.items() if os.path.exists(k[0])}
-            _write(self.directory / INDEX, pickle.dumps((FORMAT, entries, self._project),
+            patches = {path: known for path, known in self._patches.items() if os.path.exists(path)}
+            _write(self.directory / INDEX, pickle.dumps((FORMAT, entries, self._project, patches),
                                                         protocol=pickle.HIGHEST_PROTOCOL))
             others = [p for p in self.directory.parent.iterdir() if p.is_dir() and p != self.directory]
             others.sort(key=lambda p: p.stat().st_mtime, reverse=True)

@@ -19,7 +19,7 @@ import os
 import re
 from bisect import bisect_right
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import Callable, Iterable, Optional, Union
 
 from torch_upgrade.core.prose import literals
 
@@ -271,20 +271,30 @@ def by_constant(files: Iterable[tuple[str, dict[str, int]]]) -> dict[str, list[t
     return out
 
 
-def patches_now(root: str) -> Optional[str]:
+def patches_now(root: str, targets_of: Optional[Callable[[str], Optional[dict[str, int]]]] = None) -> Optional[str]:
     """``patch_digest`` of the files under ``root`` as they are now; None where they cannot all be read or
-    listed (the result cache's check of a ``patched_in`` dependency)."""
+    listed (the result cache's check of a ``patched_in`` dependency). ``targets_of`` gives a file's
+    ``patch_targets`` (None: it cannot be read); by default the file is read (the cache answers from what
+    it recorded of files whose stat has not changed)."""
     files = python_files(root)
     if files is None:
         return None
     found = []
     for path in files:
-        try:
-            with open(path, "rb") as handle:
-                found.append((path, patch_targets(handle.read())))
-        except OSError:
+        targets = (targets_of or read_targets)(path)
+        if targets is None:
             return None
+        found.append((path, targets))
     return patch_digest(found)
+
+
+def read_targets(path: str) -> Optional[dict[str, int]]:
+    """``patch_targets`` of the file at ``path`` as it is now; None where it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return patch_targets(handle.read())
+    except OSError:
+        return None
 
 
 def patch_digest(files: Iterable[tuple[str, dict[str, int]]]) -> str:
