@@ -134,6 +134,21 @@ KNOWN = [
     # conversions of a tensor of any dtype
     ("def f(x: torch.Tensor):\n    return x\nout = f(torch.ones(2, dtype=torch.int32)).double()", "torch.float64"),
     ("out = torch.nn.functional.relu(torch.ones(2)).to('cpu', dtype=torch.float16)", "torch.float16"),
+    # indices: int64 on every torch; the values of a pair keep the input's dtype
+    ("x = torch.ones(2, 3, dtype=torch.float64)\nout = x.topk(2)[1]", "torch.int64"),
+    ("x = torch.ones(2, 3, dtype=torch.float64)\nout = x.topk(2, dim=-1)[0]", "torch.float64"),
+    ("x = torch.ones(2, 3)\nscores, ids = x.view(-1).topk(3, 0, True, True)\nout = ids", "torch.int64"),
+    ("x = torch.ones(2, 3, dtype=torch.float64)\nscores, ids = torch.sort(x, 1)\nout = scores", "torch.float64"),
+    ("x = torch.ones(2, 3)\nout = x.max(1)[1]", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = torch.max(x, dim=1).indices", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = x.median(-1)[-1]", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = torch.kthvalue(x, 1, 0).indices", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = x.cummax(0)[1] + 1", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = x.argmax(dim=1)", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = torch.argsort(x, dim=0)", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = x.nonzero()", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = torch.arange(x.size(1))", "torch.int64"),
+    ("x = torch.ones(2, 3)\nout = torch.arange(len(x))", "torch.int64"),
 ]
 
 # the dtype is not evident
@@ -157,6 +172,15 @@ UNKNOWN = [
     "out = np.ones(2)",
     "out = model.double()",  # a module, perhaps
     "def f(x: torch.Tensor):\n    return x\nout = f(torch.ones(2)).to('cpu')",
+    # not evidently indices: an elementwise max, a dim not known to be a number, NumPy's argmax, a tuple
+    "x = torch.ones(2, 3)\nout = torch.max(x, other)[1]",
+    "x = torch.ones(2, 3)\nout = x.max(d)[1]",
+    "out = scores.argmax(1)",
+    "out = np.ones(3).argsort()",
+    "x = torch.ones(2, 3)\nout = x.nonzero(as_tuple=True)[0]",
+    "x = torch.ones(2, 3)\nout = x.topk(2)[2]",
+    "import paddle\nout = paddle.ones([3]).topk(2)[1]",
+    "class Heap:\n    def topk(self, k):\n        return [], []\nout = Heap().topk(2)[1]",
 ]
 
 

@@ -21,6 +21,15 @@ name (``"torch.float64"``) or None, never a guess:
 - arithmetic with Python numbers (a float16 tensor times 2.5 is float16; an int64 tensor times 2.5
   or divided is of the default dtype) and between tensors of one dtype (two dtypes: not known,
   since a 0-dim tensor does not promote a dimensioned one of its category);
+- indices: ``argmax``/``argmin``/``argsort``/``nonzero`` of a tensor, and the indices of the calls that
+  return values and indices (``topk``, ``sort``, ``kthvalue``, ``mode``, ``cummax``/``cummin``, and
+  ``max``/``min``/``median`` given a dim): ``x.topk(k)[1]``, ``.indices``, ``_, idx = x.topk(k)``, int64
+  on every torch; their values have the input's dtype. The receiver must be evidently a tensor (NumPy's
+  ``argmax`` is an int64 array too, but NumPy's ``/`` was always true division), or, for ``topk`` and
+  ``kthvalue``, names NumPy, lists and pandas do not have, any receiver not known to be something else
+  (in a file that names neither PaddlePaddle nor MXNet, whose arrays have a ``topk``);
+- Python ints: ``len(x)``, ``x.size(<int>)`` (NumPy's, pandas' and PaddlePaddle's ``size`` is an
+  attribute, not a method taking a dim), ``x.numel()``/``x.dim()`` of a tensor;
 - a name bound once (one assignment in the scope it resolves in) to any of these.
 
 The same inference says what ``torch.tensor(value)`` makes of a Python value (``value_dtype``):
@@ -103,6 +112,15 @@ _LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "rand_l
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                cst.MatrixMultiply)
 _KINDS = ("bool", "int", "float", "complex")  # Python numbers, in promotion order
+INDICES = "torch.int64"  # what indices are, on every torch
+# tensor methods (and torch functions of the tensor as first argument) returning indices
+_INDEX_METHODS = frozenset({"argmax", "argmin", "argsort", "nonzero"})
+# ... returning values (of the input's dtype) and indices, always / given a dim
+_PAIRS = frozenset({"topk", "sort", "kthvalue", "mode", "cummax", "cummin"})
+_PAIRS_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
+# of those, method names no NumPy array, list or pandas object has (PaddlePaddle's and MXNet's arrays do)
+_TENSOR_ONLY = frozenset({"topk", "kthvalue"})
+_OTHER_ARRAYS = ("paddle", "mxnet")
 
 # what an expression is: ("tensor", dtype), ("number", kind) for a Python number, or ("list",
 # kind) for a (nested) list or tuple of numbers of that joint kind
@@ -206,9 +224,17 @@ class Dtypes:
             return self._arithmetic(expr.operator, self.value(expr.left, scope, depth + 1),
                                     self.value(expr.right, scope, depth + 1))
         if isinstance(expr, cst.Subscript):
+            position = _position(expr)
+            if position is not None and isinstance(expr.value, cst.Call):
+                pair = self._pair(expr.value, scope, depth + 1)
+                if pair is not None:
+                    return pair[position]  # x.topk(k)[1]
             inner = self.value(expr.value, scope, depth + 1)
             return inner if inner is not None and inner[0] == "tensor" else None
         if isinstance(expr, cst.Attribute):
+            if expr.attr.value in ("values", "indices") and isinstance(expr.value, cst.Call):
+                pair = self._pair(expr.value, scope, depth + 1)
+                return pair[expr.attr.value == "indices"] if pair is not None else None
             if expr.attr.value in ("data", "T", "mT", "H", "mH"):
                 inner = self.value(expr.value, scope, depth + 1)
                 return inner if inner is not None and inner[0] == "tensor" and \
@@ -225,10 +251,51 @@ class Dtypes:
         if len(bindings) != 1:
             return None
         binding = bindings[0]
+        if binding.kind == "local" and binding.unpacked is not None and binding.scope is not None and \
+                binding.unpacked[1] in (0, 1) and isinstance(binding.unpacked[0], cst.Call):
+            pair = self._pair(binding.unpacked[0], binding.scope, depth + 1)  # values, indices = x.topk(k)
+            return pair[binding.unpacked[1]] if pair is not None else None
         if binding.kind not in ("local", "alias") or binding.value is None or binding.unpacked is not None \
                 or binding.scope is None or isinstance(binding.statement, (cst.FunctionDef, cst.ClassDef)):
             return None
         return self.value(binding.value, binding.scope, depth + 1)
+
+    def _pair(self, call: cst.Call, scope: Scope, depth: int) -> Optional[tuple[Optional[Value], Value]]:
+        """What a call returning values and indices returns (``x.topk(k)``, ``torch.max(x, 1)``): the
+        values (the input's dtype, None where not evident) and the indices (int64); None where the
+        call is not one (``torch.max(a, b)``: elementwise), or its receiver not evidently a tensor."""
+        if depth > _MAX_DEPTH or any(a.star for a in call.args):
+            return None
+        positional = [a.value for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        qualname = self._qualified(call.func, scope)
+        if qualname is not None:
+            if not qualname.startswith("torch.") or qualname.count(".") != 1 or not positional:
+                return None
+            name, tensor, rest = qualname[len("torch."):], positional[0], positional[1:]
+        elif isinstance(call.func, cst.Attribute):
+            name, tensor, rest = call.func.attr.value, call.func.value, positional
+        else:
+            return None
+        if "out" in keywords or not (name in _PAIRS or name in _PAIRS_WITH_DIM and (
+                "dim" in keywords or rest and self.value(rest[0], scope, depth + 1) == ("number", "int"))):
+            return None
+        if qualname is None and not self._tensor_receiver(tensor, name, scope, depth):
+            return None
+        values = self.value(tensor, scope, depth + 1)
+        return (values if values is not None and values[0] == "tensor" else None), ("tensor", INDICES)
+
+    def _tensor_receiver(self, expr: cst.BaseExpression, method: str, scope: Scope, depth: int) -> bool:
+        """Whether ``expr``, the receiver of ``method``, is evidently a tensor: its dtype is evident, or
+        its provenance is certain; for a method no NumPy array, list or pandas object has (``topk``),
+        any receiver not known to be something else, in a file naming no other array library that has it."""
+        value = self.value(expr, scope, depth + 1)
+        if value is not None:
+            return value[0] == "tensor"
+        kind = provenance_of(self.analysis).of(expr, _Site(scope, expr))
+        if kind == CERTAIN:
+            return True
+        return method in _TENSOR_ONLY and kind != NO and not _names(self.analysis, _OTHER_ARRAYS)
 
     def _sequence(self, expr: Union[cst.List, cst.Tuple], scope: Scope, depth: int) -> Optional[Value]:
         if not expr.elements or not all(isinstance(e, cst.Element) for e in expr.elements):
@@ -310,9 +377,19 @@ class Dtypes:
         if isinstance(call.func, cst.Name) and call.func.value in ("float", "int", "bool", "complex") \
                 and not visible_bindings(call.func.value, scope):
             return "number", call.func.value  # builtins, unshadowed
+        if isinstance(call.func, cst.Name) and call.func.value == "len" and len(positional) == 1 \
+                and not keywords and not visible_bindings("len", scope):
+            return "number", "int"
         if not isinstance(call.func, cst.Attribute):
             return None
         method = call.func.attr.value
+        if method == "size" and len(positional) == 1 and not keywords and \
+                self.value(positional[0], scope, depth + 1) == ("number", "int") and \
+                provenance_of(self.analysis).of(call.func.value, _Site(scope, call.func.value)) != NO:
+            return "number", "int"  # x.size(1): NumPy's and pandas' size is no method
+        if method in _INDEX_METHODS and (method != "nonzero" or not keywords) and \
+                self._tensor_receiver(call.func.value, method, scope, depth):
+            return "tensor", INDICES
         receiver = self.value(call.func.value, scope, depth + 1)
         stated = self._stated(keywords, scope)
         if stated == _UNSTATED:
@@ -468,6 +545,8 @@ class Dtypes:
         function = name[len("nn.functional."):] if name.startswith("nn.functional.") else None
         if not positional:
             return None
+        if name in _INDEX_METHODS and (name != "nonzero" or not keywords):
+            return "tensor", INDICES  # torch.argmax(x, dim=1)
         first = self.value(positional[0], scope, depth + 1)
         if first is None or first[0] != "tensor":
             return None
@@ -559,6 +638,19 @@ def dtype_source(expr: cst.BaseExpression, analysis: Analysis, scope: Scope, wid
         else:
             return None
     return None
+
+
+def _position(expr: cst.Subscript) -> Optional[int]:
+    """``0`` or ``1`` of ``pair[0]``/``pair[1]`` (also ``[-2]``/``[-1]``); None for any other index."""
+    if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    index = expr.slice[0].slice.value
+    negative = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus)
+    if negative and isinstance(index, cst.UnaryOperation):
+        index = index.expression
+    if not isinstance(index, cst.Integer) or index.value not in (("1", "2") if negative else ("0", "1")):
+        return None
+    return 2 - int(index.value) if negative else int(index.value)
 
 
 def _number(value: Optional[Value]) -> bool:
