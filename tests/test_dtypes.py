@@ -344,3 +344,67 @@ def test_is_tensor(code, expected):
         node = value
 
     assert is_tensor(analysis, value, Site()) is expected
+
+
+SEARCH = PRELUDE + (
+    "class Search:\n"
+    "    def __init__(self, batch_size, beam_size):\n"
+    "        self.index = torch.empty([batch_size, beam_size], dtype=torch.long)\n"
+    "        self.scores = torch.zeros(batch_size, dtype=torch.float64)\n"
+    "    def advance(self, n):\n"
+    "        self.index += 1\n"
+    "        self.index[0] = 0\n"
+    "        out = self.index\n"
+    "    def keep(self, rows):\n"
+    "        self.index = self.index.index_select(0, rows)\n"
+    "        self.scores = self.scores[rows]\n")
+
+
+def _attribute_dtype(tmp_path: Path, code: str, others: Optional[dict[str, str]] = None) -> Optional[str]:
+    """The dtype of what ``out = <expr>`` (the first such assignment, in a method) is assigned, with
+    ``code`` the file ``search.py`` of a project in ``tmp_path`` (``others``: its other files)."""
+    (tmp_path / "setup.py").write_text("")
+    for name, text in (others or {}).items():
+        (tmp_path / name).write_text(text)
+    path = tmp_path / "search.py"
+    path.write_text(code)
+    module = parse_module(code)
+    analysis = Analysis(module, project=ProjectIndex().for_file(path))
+    dtypes = Dtypes(analysis, "torch.float32")
+    for node in analysis.nodes(cst.Assign):
+        assert isinstance(node, cst.Assign)
+        target = node.targets[0].target
+        if isinstance(target, cst.Name) and target.value == "out":
+            return dtypes.dtype(node.value, analysis.scope_at(node))
+    raise AssertionError("no out = ...")
+
+
+def test_attribute_bound_by_the_class_alone(tmp_path):
+    """``self.x`` of one dtype in every assignment of its class (a rebinding that reads it keeps it), and
+    updated in place: that dtype in the class's methods."""
+    assert _attribute_dtype(tmp_path, SEARCH) == "torch.int64"
+    assert _attribute_dtype(tmp_path, SEARCH.replace("out = self.index", "out = self.scores")) == "torch.float64"
+
+
+@pytest.mark.parametrize("change,others", [
+    (("", "class Sub(Search):\n    def reset(self):\n        self.index = torch.zeros(2)\n"), None),
+    (("", "def reset(beam):\n    beam.index = torch.zeros(2)\n"), None),
+    (("", "def reset(beam):\n    setattr(beam, 'index', torch.zeros(2))\n"), None),
+    (("", "def reset(beam):\n    beam.index.data = torch.zeros(2)\n"), None),
+    (("", "def reset(beam):\n    beam.index.set_(torch.zeros(2))\n"), None),
+    (("        self.index = self.index.index_select(0, rows)\n", "        self.index = self.index.float()\n"), None),
+    (("        self.index = self.index.index_select(0, rows)\n", "        self.index = None\n"), None),
+    (("        self.index = self.index.index_select(0, rows)\n", "        self.index, n = rows, 1\n"), None),
+    (("        self.index = self.index.index_select(0, rows)\n", "        self.index = self.other(rows)\n"), None),
+    (("        self.index = self.index.index_select(0, rows)\n",
+      "        self.register_buffer('index', torch.zeros(2))\n"), None),
+    (("class Search:\n", "class Search:\n    index = property(lambda self: self._index)\n"), None),
+    (("", ""), {"reset.py": "def reset(beam):\n    beam.index = beam.index.float()\n"}),
+    (("    def advance(self, n):\n", "    def advance(self, n):\n        self = n\n"), None),
+])
+def test_attribute_another_code_may_bind(tmp_path, change, others):
+    """Where anything else may bind ``self.x`` (a subclass, another object's attribute, setattr, .data, set_,
+    another dtype, a value not evident, unpacking, a buffer, a property, another file), its dtype is not known."""
+    old, new = change
+    code = SEARCH.replace(old, new, 1) if old else SEARCH + new
+    assert _attribute_dtype(tmp_path, code, others) is None

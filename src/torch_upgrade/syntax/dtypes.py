@@ -43,7 +43,7 @@ from typing import Optional, Protocol, Union
 import libcst as cst
 
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.provenance import CERTAIN, NO, provenance_of
 from torch_upgrade.syntax.scopes import Scope, visible_bindings
@@ -169,6 +169,7 @@ class Dtypes:
     def __init__(self, analysis: Analysis, default: Union[str, None, bool] = False) -> None:
         self.analysis = analysis
         self._default = default  # False: asked of the project on first need
+        self._attributes: dict[tuple[int, str], Optional[Value]] = {}  # self.<attr> by class
 
     @property
     def default(self) -> Optional[str]:
@@ -239,6 +240,8 @@ class Dtypes:
                 inner = self.value(expr.value, scope, depth + 1)
                 return inner if inner is not None and inner[0] == "tensor" and \
                     (expr.attr.value not in ("H", "mH") or inner[1] in FLOATING | INTEGRAL) else None
+            if isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                return self._self_attribute(expr, scope, depth)
             return self._number_constant(expr, scope)
         if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
             return self._call(expr, scope, depth)
@@ -259,6 +262,74 @@ class Dtypes:
                 or binding.scope is None or isinstance(binding.statement, (cst.FunctionDef, cst.ClassDef)):
             return None
         return self.value(binding.value, binding.scope, depth + 1)
+
+    def _self_attribute(self, expr: cst.Attribute, scope: Scope, depth: int) -> Optional[Value]:
+        """``self.x`` read in a method of the class that binds it: the one dtype of every value the class
+        assigns it (``self.x = torch.empty(n, dtype=torch.long)`` in ``__init__``, ``self.x =
+        self.x.index_select(0, keep)`` elsewhere: read as that dtype), where nothing else may bind it
+        (``_attribute_alone``); an in-place update (``self.x += y``) keeps a tensor's dtype."""
+        bindings = visible_bindings("self", scope)
+        if len(bindings) != 1 or bindings[0].kind != "local" or bindings[0].value is not None or \
+                bindings[0].unpacked is not None or bindings[0].scope is None or bindings[0].scope.kind != "function":
+            return None  # self: a method's parameter, never rebound
+        owner = self.analysis.enclosing(expr, cst.ClassDef)
+        if not isinstance(owner, cst.ClassDef):
+            return None
+        key, attr = (id(owner), expr.attr.value), expr.attr.value
+        if key in self._attributes:
+            return self._attributes[key]  # known, or being found (None: a value read in its own assignment)
+        self._attributes[key] = None
+        found: Optional[Value] = None
+        values = self._attribute_alone(owner, attr)
+        if values:
+            first = [self.value(v, self.analysis.scope_at(v), depth + 1) for v in values]
+            known = {v for v in first if v is not None}
+            if len(known) == 1 and next(iter(known))[0] == "tensor":
+                found = next(iter(known))
+                self._attributes[key] = found  # what the others read of it: checked with it assumed
+                if any(v is None and self.value(e, self.analysis.scope_at(e), depth + 1) != found
+                       for v, e in zip(first, values)):
+                    found = None
+        self._attributes[key] = found
+        return found
+
+    def _attribute_alone(self, owner: cst.ClassDef, attr: str) -> Optional[list[cst.BaseExpression]]:
+        """The values ``owner``'s methods assign to ``self.<attr>``, where nothing else may bind it: not
+        unpacked into (its items may be assigned: ``self.x[0] = v`` keeps its dtype), not a buffer; no other class of the file assigns it, and no other target of the file
+        names it (``beam.x = ...``, ``self.x.data = ...``); the class body binds no such name (a property);
+        the file calls no ``setattr`` nor reads ``__dict__``, and no other file of the project names it
+        (a subclass, a caller). None where one of these fails."""
+        index = self.analysis.project
+        text = self.analysis.source
+        if not isinstance(index, FileIndex) or "setattr" in text or "__dict__" in text or \
+                f"{attr}.set_(" in text:
+            return None
+        provenance = provenance_of(self.analysis)
+        members = provenance.members(owner)
+        values = members.values.get(attr)
+        if not values or attr in members.buffers:
+            return None  # (``members.unpacked`` holds ``self.x[0] = v`` too: unpacking is looked for below)
+        for other in self.analysis.nodes(cst.ClassDef):
+            if other is not owner and isinstance(other, cst.ClassDef):
+                theirs = provenance.members(other)
+                if attr in theirs.values or attr in theirs.unpacked or attr in theirs.updated or attr in theirs.buffers:
+                    return None
+        for node in self.analysis.nodes(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+                [node.target] if isinstance(node, (cst.Del, cst.AugAssign, cst.AnnAssign)) else []
+            for target in targets:
+                if isinstance(target, (cst.Tuple, cst.List)) and any(
+                        isinstance(part, cst.Attribute) and part.attr.value == attr
+                        for part in subtree(target, skip=(cst.Subscript,))):
+                    return None  # self.x, n = ...: a value not known
+                for part in subtree(target):
+                    if isinstance(part, cst.Attribute) and part.attr.value in (attr, "data") and \
+                            not _own(part, attr, owner, self.analysis):
+                        return None
+        body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+        if any(attr in _class_names(statement) for statement in body):
+            return None
+        return None if index.named_anywhere((attr,)) else values
 
     def _pair(self, call: cst.Call, scope: Scope, depth: int) -> Optional[tuple[Optional[Value], Value]]:
         """What a call returning values and indices returns (``x.topk(k)``, ``torch.max(x, 1)``): the
@@ -638,6 +709,32 @@ def dtype_source(expr: cst.BaseExpression, analysis: Analysis, scope: Scope, wid
         else:
             return None
     return None
+
+
+def _own(target: cst.Attribute, attr: str, owner: cst.ClassDef, analysis: Analysis) -> bool:
+    """Whether an assigned attribute is harmless to ``self.<attr>`` of ``owner``: ``self.<attr>`` itself in one
+    of ``owner``'s methods, or a ``.data`` of something else than ``<...>.<attr>``."""
+    if target.attr.value == "data":
+        inner = target.value
+        return not (isinstance(inner, cst.Attribute) and inner.attr.value == attr)
+    return isinstance(target.value, cst.Name) and target.value.value == "self" and \
+        analysis.enclosing(target, cst.ClassDef) is owner
+
+
+def _class_names(statement: cst.CSTNode) -> set[str]:
+    """The names a statement of a class body binds (a method, a property, an attribute)."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return {statement.name.value}
+    names: set[str] = set()
+    if isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                names.update(n.value for t in small.targets for n in subtree(t.target) if isinstance(n, cst.Name))
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and isinstance(small.target, cst.Name):
+                names.add(small.target.value)
+    else:
+        names.update(n.value for n in subtree(statement) if isinstance(n, cst.Name))  # if/try at class level
+    return names
 
 
 def _position(expr: cst.Subscript) -> Optional[int]:

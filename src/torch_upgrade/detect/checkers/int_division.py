@@ -6,7 +6,10 @@ Reported where the code shows both operands are integers (``syntax.dtypes``): an
 an integer tensor or a Python int, or an int divided by such a tensor. Where a dtype is not evident nothing is
 said: most divisions in old code are of floating tensors, and what the code does not show is left alone (``x /= 2``
 binds ``x`` a second time, and a name bound twice has no evident dtype).
-``torch.div`` with ``rounding_mode=`` (1.8) says which division it means. No fix: the code that keeps an integer
+``torch.div`` with ``rounding_mode=`` (1.8) says which division it means; without it, ``torch.div(a, b, out=t)``
+with ``t`` evidently an integer tensor raises from 1.7 whatever the operands ("result type Float can't be cast to
+the desired output type Long", checked on torch 2.13): OpenNMT's beam search wrote ``torch.div(ids, vocab_size,
+out=self._batch_index)`` into a buffer its ``__init__`` made with ``dtype=torch.long``. No fix: the code that keeps an integer
 result, ``torch.div(a, b, rounding_mode=...)``, needs torch 1.8, and the window starts before 1.6.
 """
 
@@ -31,6 +34,10 @@ ADVICE = ("up to torch 1.5 that gave an integer tensor, torch 1.6 raises, and fr
           "float result: write torch.div(a, b, rounding_mode=\"floor\") (or \"trunc\"; torch >= 1.8) where an "
           "integer quotient is meant, or make an operand floating (a.float() / b) where the fraction is")
 
+OUT_ADVICE = ("from torch 1.7 torch.div is true division, whose float result cannot be cast to an integer out= tensor "
+              "(RuntimeError); write torch.div(a, b, rounding_mode=\"floor\", out=...) (or \"trunc\"; torch >= 1.8) "
+              "where an integer quotient is meant")
+
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     dtypes = dtypes_of(analysis)
@@ -47,10 +54,19 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         if keyword(call, "rounding_mode") is not None or has_star_kwargs(call) or len(call.args) < 2 \
                 or any(a.star for a in call.args[:2]) or any(a.keyword is not None for a in call.args[:2]):
             continue
-        if _integers(dtypes, call.args[0].value, call.args[1].value, ref.scope):
+        into = keyword(call, "out")
+        if into is not None and _integer(dtypes, into.value, ref.scope):
+            out.append(hit(rule, ref, analysis, window, fix=False,
+                           message=f"{code(call)} writes a quotient into an integer tensor: {OUT_ADVICE}"))
+        elif _integers(dtypes, call.args[0].value, call.args[1].value, ref.scope):
             out.append(hit(rule, ref, analysis, window, fix=False,
                            message=f"{code(call)} divides integers: {ADVICE}"))
     return out
+
+
+def _integer(dtypes: Dtypes, expr: cst.BaseExpression, scope: Scope) -> bool:
+    value = dtypes.value(expr, scope)
+    return value is not None and value[0] == "tensor" and value[1] in INTEGRAL
 
 
 def _integers(dtypes: Dtypes, left: cst.BaseExpression, right: cst.BaseExpression, scope: Scope) -> bool:
