@@ -750,6 +750,18 @@ def _position(expr: cst.Subscript) -> Optional[int]:
     return 2 - int(index.value) if negative else int(index.value)
 
 
+def keeps_dtype_of(expr: cst.BaseExpression, analysis: Analysis, scope: Scope) -> Optional[cst.BaseExpression]:
+    """The expression whose dtype ``expr`` has, one step in (``m`` of ``m.unsqueeze(1)``, ``m[0]``,
+    ``m.data``, ``torch.flip(m, (0,))``; see ``dtype_source``); None where ``expr`` is no such step."""
+    if isinstance(expr, cst.Subscript):
+        return expr.value
+    if isinstance(expr, cst.Attribute) and expr.attr.value in ("data", "T", "mT"):
+        return expr.value
+    if isinstance(expr, cst.Call) and not any(a.star for a in expr.args):
+        return _through_call(expr, dtypes_of(analysis), scope, False)
+    return None
+
+
 def _number(value: Optional[Value]) -> bool:
     return value is not None and value[0] == "number" and value[1] in ("bool", "int", "float")
 

@@ -33,9 +33,11 @@ from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
 from torch_upgrade.syntax.arguments import code
-from torch_upgrade.syntax.nodes import dotted
+from torch_upgrade.syntax.dtypes import keeps_dtype_of
+from torch_upgrade.syntax.nodes import dotted, subtree
+from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, Provenance, provenance_of
-from torch_upgrade.syntax.scopes import assigned_values
+from torch_upgrade.syntax.scopes import assigned_values, visible_bindings
 
 WORDS = (("torch", "-"),)
 _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
@@ -44,6 +46,8 @@ _METHODS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "isnan", "isinf", "isf
 _FUNCTIONS = frozenset(f"torch.{name}" for name in _METHODS - {"bool"})
 _MASK_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_select", "masked_scatter", "masked_scatter_"})
 _ORDER = {CERTAIN: 2, LIKELY: 1}
+_FLOATING_ONLY = frozenset({"mean", "nanmean", "softmax", "log_softmax"})  # keep a dtype, raise on a bool one
+_SAME_AS_OTHERS = "same"  # a name met again while following it (``mask = mask.unsqueeze(1)``)
 
 
 def may_match(text: str) -> bool:
@@ -133,12 +137,17 @@ class _Masks:
     def __init__(self, analysis: Analysis, provenance: Provenance, refs: dict[int, Reference]) -> None:
         self.analysis, self.provenance, self.refs = analysis, provenance, refs
 
-    def sure(self, expr: cst.BaseExpression, scope: Scope, any_receiver: str, depth: int = 0) -> Optional[str]:
+    def sure(self, expr: cst.BaseExpression, scope: Scope, any_receiver: str, depth: int = 0,
+             following: tuple[int, ...] = ()) -> Optional[str]:
         """How sure it is that ``expr`` is a bool tensor made by a comparison (``certain``/``likely``), or
         None. ``any_receiver``: what the use of the value says (``_use``): "all" when it is a tensor, so
         a comparison of anything is one; "methods" when it is a tensor or a number, so a comparison
-        method (numbers have none) of anything is one; "" when nothing is known."""
-        if depth > 4:
+        method (numbers have none) of anything is one; "" when nothing is known. Through operations
+        that keep a dtype (``mask.unsqueeze(1)``, ``mask[0]``: ``syntax.dtypes.keeps_dtype_of``), names
+        (``following``: the names being followed, by their first value: one met again, as ``mask`` in
+        ``mask = mask.unsqueeze(1)``, is what its other values are), and calls of a function of the file
+        or of the project every ``return`` of which returns a mask (``_returned``)."""
+        if depth > 6:
             return None
         if isinstance(expr, cst.Comparison):
             if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISONS):
@@ -146,10 +155,9 @@ class _Masks:
             sides = [self._tensor(e, scope) for e in (expr.left, expr.comparisons[0].comparator)]
             return _best(sides + ([CERTAIN] if any_receiver == "all" else []))
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
-            return self.sure(expr.expression, scope, any_receiver, depth + 1)
+            return self.sure(expr.expression, scope, any_receiver, depth + 1, following)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr)):
-            sides = [self.sure(e, scope, any_receiver, depth + 1) for e in (expr.left, expr.right)]
-            return None if None in sides else _worst(sides)
+            return _joined([self.sure(e, scope, any_receiver, depth + 1, following) for e in (expr.left, expr.right)])
         if isinstance(expr, cst.Call):
             func = expr.func
             name = dotted(func)
@@ -161,18 +169,68 @@ class _Masks:
                 if func.attr.value == "bool" and expr.args:
                     return None
                 return CERTAIN if any_receiver else self._tensor(func.value, scope)
-            return None
+            if name is not None and (not isinstance(func, cst.Attribute) or qualname is not None) and \
+                    not (qualname or "").startswith("torch."):
+                return self._returned(func, qualname, scope, any_receiver, depth)
         if isinstance(expr, cst.Name):
             values = assigned_values(expr.value, scope)
             if values is None:
                 return None
-            kinds = [self.sure(value, where, any_receiver, depth + 1) for value, where in values]
-            return None if None in kinds else _worst(kinds)
+            key = id(values[0][0])
+            if key in following:
+                return _SAME_AS_OTHERS
+            joined = _joined([self.sure(value, where, any_receiver, depth + 1, (*following, key))
+                              for value, where in values])
+            return None if joined == _SAME_AS_OTHERS else joined
+        inner = keeps_dtype_of(expr, self.analysis, scope)
+        if inner is not None and not (isinstance(expr, cst.Call) and (dotted(expr.func) or "").rsplit(".", 1)[-1]
+                                      in _FLOATING_ONLY):
+            return self.sure(inner, scope, any_receiver, depth + 1, following)
         return None
+
+    def _returned(self, func: cst.BaseExpression, qualname: Optional[str], scope: Scope, any_receiver: str,
+                  depth: int) -> Optional[str]:
+        """How sure it is that calling ``func`` returns a mask: a function of this file (a name bound once,
+        to a ``def``) or of another file of the project (``FileIndex.definition``), undecorated, no
+        generator, whose every ``return`` returns one (followed in its own file; "" for the use: nothing
+        is known of it there but what the call's use says)."""
+        analysis, masks, definition = self.analysis, self, None
+        if qualname is None and isinstance(func, cst.Name):
+            bindings = visible_bindings(func.value, scope)
+            if len(bindings) == 1 and isinstance(bindings[0].statement, cst.FunctionDef) and \
+                    bindings[0].statement.name.value == func.value:
+                definition = bindings[0].statement
+        elif qualname is not None and not qualname.startswith("torch.") and isinstance(self.analysis.project, FileIndex):
+            found = self.analysis.project.definition(qualname)
+            if found is not None and isinstance(found[1], cst.FunctionDef):
+                analysis, definition = found
+                masks = _Masks(analysis, provenance_of(analysis), {})
+        if definition is None or definition.decorators or definition.asynchronous is not None:
+            return None
+        returns: list[cst.Return] = []
+        for node in subtree(definition.body, skip=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            if isinstance(node, (cst.Yield, cst.Await)):
+                return None
+            if isinstance(node, cst.Return):
+                returns.append(node)
+        if not returns or any(r.value is None for r in returns):
+            return None
+        kinds = [masks.sure(r.value, analysis.scope_at(r), any_receiver, depth + 2)
+                 for r in returns if r.value is not None]
+        return None if None in kinds else _worst(kinds)
 
     def _tensor(self, expr: cst.BaseExpression, scope: Scope) -> Optional[str]:
         kind = self.provenance.of(expr, _Site(scope, expr))
         return kind if kind in (CERTAIN, LIKELY) else None
+
+
+def _joined(kinds: list[Optional[str]]) -> Optional[str]:
+    """The least sure of ``kinds`` (None where one is None), leaving out a name met again (``_SAME_AS_OTHERS``:
+    what the others are), which it is where they are all that."""
+    if None in kinds:
+        return None
+    known = [k for k in kinds if k != _SAME_AS_OTHERS]
+    return _worst(known) if known else _SAME_AS_OTHERS
 
 
 def _best(kinds: list[Optional[str]]) -> Optional[str]:
