@@ -202,8 +202,9 @@ class _Masks:
                 definition = bindings[0].statement
         elif qualname is not None and not qualname.startswith("torch.") and isinstance(self.analysis.project, FileIndex):
             found = self.analysis.project.definition(qualname)
-            if found is not None and isinstance(found[1], cst.FunctionDef):
-                analysis, definition = found
+            function = found[1] if found is not None else None
+            if found is not None and isinstance(function, cst.FunctionDef):
+                analysis, definition = found[0], function
                 masks = _Masks(analysis, provenance_of(analysis), {})
         if definition is None or definition.decorators or definition.asynchronous is not None:
             return None
