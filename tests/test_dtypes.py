@@ -390,6 +390,7 @@ def test_attribute_bound_by_the_class_alone(tmp_path):
     (("", "class Sub(Search):\n    def reset(self):\n        self.index = torch.zeros(2)\n"), None),
     (("", "def reset(beam):\n    beam.index = torch.zeros(2)\n"), None),
     (("", "def reset(beam):\n    setattr(beam, 'index', torch.zeros(2))\n"), None),
+    (("", "def reset(beam, state):\n    vars(beam).update(state)\n"), None),
     (("", "def reset(beam):\n    beam.index.data = torch.zeros(2)\n"), None),
     (("", "def reset(beam):\n    beam.index.set_(torch.zeros(2))\n"), None),
     (("        self.index = self.index.index_select(0, rows)\n", "        self.index = self.index.float()\n"), None),
