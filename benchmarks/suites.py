@@ -594,7 +594,10 @@ PROJECTS: dict[str, Project] = {
     # sequence_mask returns (a comparison: bool since 1.2; TU969 follows no call), 7 through beam.py's
     # `prev_k = best_scores_id / num_words` of topk indices then index_select(0, prev_k) (true division since 1.7;
     # TU001 does not see topk's indices as integers), 8 through `torch.div(ids, n, out=long_tensor)`; the rest need
-    # audio/image readers or model files the mirror lacks (28 + 7), 2 collection failures
+    # audio/image readers or model files the mirror lacks (28 + 7), 2 collection failures. Nineteenth session (helper
+    # h4-dtype): 105 passed after, 27 fixed (the `1 - mask` of sequence_mask's comparison -> `~mask`), 0 broken, 14
+    # rewrites; the 7 + 8 are reported (TU001, advice: topk indices divided by the vocabulary size, torch.div into
+    # the `dtype=torch.long` buffer `__init__` made), 1 more fails in torch.load's weights_only unpickler (TU803)
     "opennmt-0.9.1": Project("OpenNMT/OpenNMT-py", "0.9.1", "1.1", ("onmt/tests",), ("configargparse", "six", "tqdm"),
                              note="neural machine translation (2019); uint8 masks, torch.load, torchtext fields",
                              dependencies=(("pytorch/text", "refs/tags/0.4.0"),)),
