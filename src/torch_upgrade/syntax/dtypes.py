@@ -295,10 +295,11 @@ class Dtypes:
 
     def _attribute_alone(self, owner: cst.ClassDef, attr: str) -> Optional[list[cst.BaseExpression]]:
         """The values ``owner``'s methods assign to ``self.<attr>``, where nothing else may bind it: not
-        unpacked into (its items may be assigned: ``self.x[0] = v`` keeps its dtype), not a buffer; no other class of the file assigns it, and no other target of the file
-        names it (``beam.x = ...``, ``self.x.data = ...``); the class body binds no such name (a property);
-        the file calls no ``setattr`` nor reads ``__dict__`` or ``vars()``, and no other file of the project names it
-        (a subclass, a caller). None where one of these fails."""
+        unpacked into (its items may be assigned: ``self.x[0] = v`` keeps its dtype), not a buffer; no other
+        class of the file assigns it, and no other target of the file names it (``beam.x = ...``, ``self.x.data =
+        ...``); the class body binds no such name (a property); the file calls no ``setattr`` nor reads
+        ``__dict__`` or ``vars()``, and no other file of the project names it (a subclass, a caller). None where
+        one of these fails."""
         index = self.analysis.project
         text = self.analysis.source
         if not isinstance(index, FileIndex) or any(word in text for word in ("setattr", "__dict__", "vars(")) or \

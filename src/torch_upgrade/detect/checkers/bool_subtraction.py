@@ -200,7 +200,8 @@ class _Masks:
             if len(bindings) == 1 and isinstance(bindings[0].statement, cst.FunctionDef) and \
                     bindings[0].statement.name.value == func.value:
                 definition = bindings[0].statement
-        elif qualname is not None and not qualname.startswith("torch.") and isinstance(self.analysis.project, FileIndex):
+        elif qualname is not None and not qualname.startswith("torch.") and \
+                isinstance(self.analysis.project, FileIndex):
             found = self.analysis.project.definition(qualname)
             function = found[1] if found is not None else None
             if found is not None and isinstance(function, cst.FunctionDef):

@@ -9,8 +9,9 @@ binds ``x`` a second time, and a name bound twice has no evident dtype).
 ``torch.div`` with ``rounding_mode=`` (1.8) says which division it means; without it, ``torch.div(a, b, out=t)``
 with ``t`` evidently an integer tensor raises from 1.7 whatever the operands ("result type Float can't be cast to
 the desired output type Long", checked on torch 2.13): OpenNMT's beam search wrote ``torch.div(ids, vocab_size,
-out=self._batch_index)`` into a buffer its ``__init__`` made with ``dtype=torch.long``. No fix: the code that keeps an integer
-result, ``torch.div(a, b, rounding_mode=...)``, needs torch 1.8, and the window starts before 1.6.
+out=self._batch_index)`` into a buffer its ``__init__`` made with ``dtype=torch.long``. Indices are integers
+(``x.topk(k)[1]``, ``argmax``: ``syntax.dtypes``). No fix: the code that keeps an integer result,
+``torch.div(a, b, rounding_mode=...)``, needs torch 1.8, and the window starts before 1.6.
 """
 
 from __future__ import annotations
