@@ -106,3 +106,12 @@ def test_a_rebinding_that_keeps_the_dtype():
             "    keep = keep & keep\n"
             "    y.masked_fill_(1 - keep, 0)\n")
     assert _hits(code) == ["1 - keep"]
+
+
+def test_a_comparison_made_broadcastable():
+    """(The checker alone: the first pass lets no file through for ``(x > 0).unsqueeze(1)``.)"""
+    code = ("import torch\n"
+            "def f(x, y):\n"
+            "    m = (x > 0).unsqueeze(1)\n"
+            "    return y.masked_fill_(1 - m, 0)\n")
+    assert _hits(code) == ["1 - m"]
