@@ -71,13 +71,19 @@ def test_no_mask_where_the_function_may_return_another_thing(tmp_path, misc):
 
 
 def _hits(code: str) -> list[str]:
-    """The code of each finding's node (the checker alone: a file's own function is no word of the first pass)."""
+    """The code of each finding's node (the checker alone)."""
     analysis = Analysis(parse_module(code))
     return [analysis.module.code_for_node(h.node)
             for h in bool_subtraction.check(analysis, RULE, Window.of("1.1", NEWEST, "test"))]
 
 
-def test_mask_a_function_of_the_file_returns():
+def _scanned(tmp_path: Path, code: str) -> list[int]:
+    """The lines of the scan's findings: the first pass (``bool_subtraction.may_match``) lets the file in."""
+    result, _ = scan_code(tmp_path, code, "example.py", "1.1", select=("TU969",))
+    return [f.line for f in result.findings]
+
+
+def test_mask_a_function_of_the_file_returns(tmp_path):
     code = ("import torch\n"
             "def valid(x):\n"
             "    return x.ne(0)\n"
@@ -85,6 +91,7 @@ def test_mask_a_function_of_the_file_returns():
             "    keep = valid(x)[0]\n"
             "    y.masked_fill_(1 - keep, 0)\n")
     assert _hits(code) == ["1 - keep"]
+    assert _scanned(tmp_path, code) == [6]
 
 
 @pytest.mark.parametrize("rebinding", ["keep = keep.float()", "keep = keep.sum()", "keep = keep.mean()",
@@ -98,7 +105,7 @@ def test_a_rebinding_that_changes_the_dtype(rebinding):
     assert _hits(code) == []
 
 
-def test_a_rebinding_that_keeps_the_dtype():
+def test_a_rebinding_that_keeps_the_dtype(tmp_path):
     code = ("import torch\n"
             "def f(x, y):\n"
             "    keep = x.ne(0)\n"
@@ -106,12 +113,22 @@ def test_a_rebinding_that_keeps_the_dtype():
             "    keep = keep & keep\n"
             "    y.masked_fill_(1 - keep, 0)\n")
     assert _hits(code) == ["1 - keep"]
+    assert _scanned(tmp_path, code) == [6]
 
 
-def test_a_comparison_made_broadcastable():
-    """(The checker alone: the first pass lets no file through for ``(x > 0).unsqueeze(1)``.)"""
+def test_a_comparison_made_broadcastable(tmp_path):
     code = ("import torch\n"
             "def f(x, y):\n"
             "    m = (x > 0).unsqueeze(1)\n"
             "    return y.masked_fill_(1 - m, 0)\n")
     assert _hits(code) == ["1 - m"]
+    assert _scanned(tmp_path, code) == [4]
+
+
+def test_a_mask_of_a_module_of_the_project_called_through_its_module(tmp_path):
+    """``import pkg.misc as misc`` / ``misc.lengths_mask(...)``: the first pass lets the file in."""
+    _project(tmp_path, MISC)
+    code = ATTENTION.replace("from pkg.misc import lengths_mask", "import pkg.misc as misc") \
+        .replace("= lengths_mask(", "= misc.lengths_mask(")
+    result, _ = scan_code(tmp_path, code, "pkg/attention.py", "1.1", select=("TU969",))
+    assert [f.line for f in result.findings] == [9]

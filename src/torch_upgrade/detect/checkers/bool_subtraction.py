@@ -53,17 +53,20 @@ _SAME_AS_OTHERS = "same"  # a name met again while following it (``mask = mask.u
 def may_match(text: str) -> bool:
     """Whether the file (Python's own tree of it: ``firstpass.syntax_tree``) imports torch and has a ``-`` (binary
     or unary) with an operand that may be a comparison's result as ``_Masks.sure`` follows it: a comparison, a
-    call of a comparison method or of a name a from-import or an assignment binds (``from torch import eq as
-    same``), ``~`` of one, ``&``/``|`` of two, or a name any assignment of the file gives one of those (all of the
-    file's, in any scope: a superset of those visible where the name is read). Where Python does not parse the
-    text, True: the parser then says what is wrong."""
+    call of a comparison method or of a name a from-import, a ``def`` or an assignment binds (``from torch import
+    eq as same``, a function of the file returning a mask), a call of an attribute of an imported name (a project
+    module's function, ``misc.sequence_mask(...)``), ``~`` of one, ``&``/``|`` of two, a step that may keep the
+    dtype of one (``m[0]``, ``m.data``, ``m.unsqueeze(1)``, ``torch.flip(m, ...)``), or a name any assignment of
+    the file gives one of those (all of the file's, in any scope: a superset of those visible where the name is
+    read). Where Python does not parse the text, True: the parser then says what is wrong."""
     tree = syntax_tree(text)
     if tree is None:
         return True
     imports_torch = False
     operands: list[ast.expr] = []
     values: dict[str, list[ast.expr]] = {}
-    imported: set[str] = set()
+    imported: set[str] = set()  # names imports and definitions bind: calling one may return a mask
+    torch_names: set[str] = set()  # of those, what imports of torch bind
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Sub):
@@ -77,14 +80,24 @@ def may_match(text: str) -> bool:
         elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
             if node.value is not None:
                 _bind(node.target, node.value, values)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            imported.add(node.name)
         elif isinstance(node, ast.Import):
-            imports_torch = imports_torch or any(a.name.split(".")[0] == "torch" for a in node.names)
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                imported.add(bound)
+                if alias.name.split(".")[0] == "torch":
+                    imports_torch = True
+                    torch_names.add(bound)
         elif isinstance(node, ast.ImportFrom):
-            imports_torch = imports_torch or (not node.level and (node.module or "").split(".")[0] == "torch")
-            imported.update(a.asname or a.name for a in node.names)
+            bound_names = {a.asname or a.name for a in node.names}
+            imported.update(bound_names)
+            if not node.level and (node.module or "").split(".")[0] == "torch":
+                imports_torch = True
+                torch_names.update(bound_names)
     if not imports_torch:
         return False
-    return any(_mask_like(e, values, imported, 0, ()) for e in operands)
+    return any(_mask_like(e, values, imported, 0, (), frozenset(torch_names)) for e in operands)
 
 
 def _bind(target: ast.expr, value: ast.expr, values: dict[str, list[ast.expr]]) -> None:
@@ -105,28 +118,45 @@ def _bind(target: ast.expr, value: ast.expr, values: dict[str, list[ast.expr]]) 
 
 
 def _mask_like(expr: ast.expr, values: dict[str, list[ast.expr]], imported: set[str], depth: int,
-               names: tuple[str, ...]) -> bool:
+               names: tuple[str, ...], torch_names: frozenset[str] = frozenset()) -> bool:
     """Whether ``expr`` may be a mask for ``_Masks.sure`` (see ``may_match``): a superset of its answers.
     ``names``: those followed to reach it (a name met again gives nothing: ``a = b`` then ``b = a``; what
-    ``sure`` finds through it, it finds through the name's other values)."""
+    ``sure`` finds through it, it finds through the name's other values); ``torch_names``: the names imports of
+    torch bind (``torch``, ``import torch as th``, ``from torch import nn``)."""
     if depth > 8:
         return True  # deeper than ``sure`` follows: not decided here
     if isinstance(expr, ast.Compare):
         return True
     if isinstance(expr, ast.UnaryOp):
-        return isinstance(expr.op, ast.Invert) and _mask_like(expr.operand, values, imported, depth + 1, names)
+        return isinstance(expr.op, ast.Invert) and _mask_like(expr.operand, values, imported, depth + 1, names,
+                                                              torch_names)
     if isinstance(expr, ast.BinOp):
         return isinstance(expr.op, (ast.BitAnd, ast.BitOr)) and all(
-            _mask_like(e, values, imported, depth + 1, names) for e in (expr.left, expr.right))
+            _mask_like(e, values, imported, depth + 1, names, torch_names) for e in (expr.left, expr.right))
     if isinstance(expr, ast.Call):
         func = expr.func
         if isinstance(func, ast.Attribute):
-            return func.attr in _METHODS
+            root = _root(func)
+            if func.attr in _METHODS or root in imported and root not in torch_names:
+                return True  # a comparison method; a function of an imported module (a project's may return one)
+            if root in torch_names:  # torch's: the mask is an argument, if anything (torch.flip(m, (0,)))
+                return any(_mask_like(a, values, imported, depth + 1, names, torch_names) for a in expr.args)
+            return _mask_like(func.value, values, imported, depth + 1, names, torch_names)  # m.unsqueeze(1)
         return isinstance(func, ast.Name) and (func.id in _METHODS or func.id in imported or func.id in values)
+    if isinstance(expr, ast.Subscript) or isinstance(expr, ast.Attribute) and expr.attr in ("data", "T", "mT"):
+        return _mask_like(expr.value, values, imported, depth + 1, names, torch_names)  # m[0], m.data
     if isinstance(expr, ast.Name):
         return expr.id not in names and any(
-            _mask_like(v, values, imported, depth + 1, (*names, expr.id)) for v in values.get(expr.id, ()))
+            _mask_like(v, values, imported, depth + 1, (*names, expr.id), torch_names) for v in values.get(expr.id, ()))
     return False
+
+
+def _root(expr: ast.expr) -> Optional[str]:
+    """The name a chain of attributes starts from (``misc`` of ``misc.sequence_mask``); None for another
+    expression."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 MAY_MATCH = may_match
