@@ -344,6 +344,31 @@ def test_a_fix_that_empties_an_import_gives_the_text_fix_writes(tmp_path, monkey
     assert (tmp_path / "c.py").read_text() == alone
 
 
+
+@pytest.mark.parametrize("code, gone", [
+    # imports that do not start a line: after a block's colon, after a semicolon, after a continuation
+    ("if True: import torch\nbig = torch._six.inf\n", "import torch\n"),
+    ("def f(): import torch; return torch._six.inf\n", "import torch; "),
+    ("x = 1; \\\nimport torch\nbig = torch._six.inf\n", "import torch\n"),
+    ("def f():\n    x = 1;import torch\n    return torch._six.inf\n", "import torch\n"),
+    # a class whose docstring shows an import (not looked into) beside the function that holds the one that goes
+    ('class A:\n    """Example:\n\n    >>> import torch\n    """\n\n\ndef f():\n    import torch\n'
+     '    return torch._six.inf\n', "    import torch\n"),
+])
+def test_an_import_anywhere_in_a_statement_goes_with_its_last_use(tmp_path, monkeypatch, code, gone):
+    """The statements a fix's import removal looks into are found by where an import statement can start
+    (a line's first word, after ``;`` or a block's ``:``): an import in any of those places goes, and the
+    edits alone give what ``scan --fix`` writes."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.py").write_text(code)
+    [finding] = json.loads(cli("scan", ".", "--format", "json").stdout)["findings"]
+    alone, count = apply_fixes(code, [finding["fix"]["edits"]])
+    assert count == 1 and alone.count("import torch") == code.count("import torch") - 1
+    assert gone not in alone.replace(">>> import torch\n", "")
+    assert cli("scan", ".", "--fix").exit_code == 0
+    assert (tmp_path / "c.py").read_text() == alone
+
+
 IMPORTS_IN_BLOCKS = '''\
 import torch
 

@@ -14,6 +14,7 @@ findings count them; never by the form feeds and separators ``str.splitlines`` a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence, Union
 
@@ -36,6 +37,13 @@ class Alone:
 
 
 _Statement = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
+
+# where an import statement's code may start: a line's first word (after its indentation, or after the
+# line break of a backslash continuation), or the first word after a ``;`` or a block's ``:``. Never in
+# a docstring's example after ``>>>`` (transformers shows ``>>> from transformers import ...`` in most of
+# its classes), nor in a comment. It may find more (a docstring line that starts with "from", a dict's
+# ``:``), never less.
+_IMPORT_START = re.compile(r"(?:^|[\n\r;:])[ \t\f]*(?:import|from)\b")
 
 
 class _Tops:
@@ -69,10 +77,10 @@ class _Tops:
         return self.header + "".join(self.pieces.get(id(s)) or self.module.code_for_node(s) for s in body) + end
 
     def may_import(self, statement: cst.CSTNode) -> bool:
-        """Whether a module-level statement may hold an import (one of the old ones without the word in its
-        text holds none)."""
+        """Whether a module-level statement may hold an import: one of the old ones holds none without the
+        word in its text, nor without a statement that starts with ``import`` or ``from`` (``_IMPORT_START``)."""
         piece = self.pieces.get(id(statement))
-        return piece is None or "import" in piece
+        return piece is None or ("import" in piece and _IMPORT_START.search(piece) is not None)
 
     def splice(self, body: Sequence[cst.CSTNode]) -> Optional[tuple[int, int, str]]:
         """A new module body (the old one with statements replaced or inserted) as one change of
