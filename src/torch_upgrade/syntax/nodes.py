@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import typing
 from operator import attrgetter
 from typing import Any, Callable, Iterator, Optional
 
@@ -85,29 +86,57 @@ def child_list(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+def _never_a_node(annotation: object) -> bool:
+    """Whether a field declared with this type never holds a node (``str``, a ``Literal``, an ``Optional`` of them)."""
+    if annotation is str:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return True
+    return origin is typing.Union and all(a is type(None) or _never_a_node(a) for a in typing.get_args(annotation))
+
+
+_LEAF, _INNER = 2, 1
+_KINDS: dict[type, int] = {}  # type -> 0: no node; _INNER: a node; _LEAF: a node with no child nodes, ever
+
+
+def _kind_of(kind: type) -> int:
+    """What ``parent_map`` does with a value of this type: a node whose fields worth walking (``_fields``) are all
+    declared to hold text (``Name``, ``Integer``, ``SimpleString``: a third of a module's nodes) has no child."""
+    found = 0
+    if issubclass(kind, cst.CSTNode):
+        declared = {f.name: f.type for f in dataclasses.fields(kind)}
+        found = _LEAF if all(_never_a_node(declared[name]) for name in _fields(kind)) else _INNER
+    _KINDS[kind] = found
+    return found
+
+
 def parent_map(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[type, list[cst.CSTNode]]]:
     """The parent of every node under ``root`` (by ``id``), and those nodes by type, each list in the order of
     a depth-first walk by ``child_list`` (an ancestor before its descendants). ``child_list`` is inlined:
-    a call per node cost a fifth of the walk."""
+    a call per node cost a fifth of the walk; and a node that cannot have children is not walked into."""
     parents: dict[int, cst.CSTNode] = {}
     by_type: dict[type, list[cst.CSTNode]] = {}
     todo = [root]
-    known = _IS_NODE
+    kinds = _KINDS
     while todo:
         node = todo.pop()
         for value in (_GETTERS.get(type(node)) or _getter(type(node)))(node):
             kind = type(value)
             for child in (value if kind is list or kind is tuple else (value,)):
                 kind = type(child)
-                flag = known.get(kind)
-                if flag or (flag is None and is_node(child)):
+                flag = kinds.get(kind)
+                if flag is None:
+                    flag = _kind_of(kind)
+                if flag:
                     parents[id(child)] = node
                     same = by_type.get(kind)
                     if same is None:
                         by_type[kind] = [child]
                     else:
                         same.append(child)
-                    todo.append(child)
+                    if flag == _INNER:
+                        todo.append(child)
     return parents, by_type
 
 
