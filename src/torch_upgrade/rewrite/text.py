@@ -59,9 +59,9 @@ class _Tops:
     def exact(self) -> bool:
         if self._exact is None:
             module = self.module
-            self.header = "".join(module.code_for_node(line) for line in module.header)
-            self.footer = "".join(module.code_for_node(line) for line in module.footer)
-            self.pieces = {id(statement): module.code_for_node(statement) for statement in module.body}
+            self.header = "".join(generate(module, line) for line in module.header)
+            self.footer = "".join(generate(module, line) for line in module.footer)
+            self.pieces = {id(statement): generate(module, statement) for statement in module.body}
             self._exact = self.header + "".join(self.pieces.values()) + self.footer == self.code
             self.offsets = [len(self.header)]
             for statement in module.body:
@@ -73,8 +73,8 @@ class _Tops:
         as it was written in its old text."""
         assert self.exact  # callers check it first
         end = self.footer if footer is None or footer is self.module.footer else \
-            "".join(self.module.code_for_node(line) for line in footer)
-        return self.header + "".join(self.pieces.get(id(s)) or self.module.code_for_node(s) for s in body) + end
+            "".join(generate(self.module, line) for line in footer)
+        return self.header + "".join(self.pieces.get(id(s)) or generate(self.module, s) for s in body) + end
 
     def may_import(self, statement: cst.CSTNode) -> bool:
         """Whether a module-level statement may hold an import: one of the old ones holds none without the
@@ -95,7 +95,7 @@ class _Tops:
             j, k = j - 1, k - 1
         if i == j == k:
             return None
-        return self.offsets[i], self.offsets[j], "".join(self.module.code_for_node(s) for s in body[i:k])
+        return self.offsets[i], self.offsets[j], "".join(generate(self.module, s) for s in body[i:k])
 
 
 class _Uses:

@@ -7,7 +7,10 @@ from typing import Any, Optional, Sequence, Union
 
 import libcst as cst
 
+from torch_upgrade.syntax.positions import generate
+
 _NO = object()
+_BARE = cst.Module([])  # the indentation and line break ``code`` writes with
 
 
 def bind(call: cst.Call, params: Sequence[str]) -> Optional[dict[str, cst.Arg]]:
@@ -59,4 +62,4 @@ def is_literal(value: object) -> bool:
 
 
 def code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
+    return generate(_BARE, node)

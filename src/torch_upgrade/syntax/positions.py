@@ -28,7 +28,8 @@ from typing import Callable, Iterable, Optional, Sequence, cast
 import libcst as cst
 from libcst.metadata import BaseMetadataProvider, CodeRange, MetadataWrapper, PositionProvider
 from libcst._nodes.internal import CodegenState
-from libcst.metadata.position_provider import PositionProvidingCodegenState
+from libcst._position import CodePosition
+from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
 from torch_upgrade.core.textedits import offsets
 
@@ -44,6 +45,79 @@ class _Table:
 
     def __init__(self) -> None:
         self._computed: dict[cst.CSTNode, CodeRange] = {}
+
+
+# LibCST's code generation, with its states' bookkeeping done in fewer steps (same code, same positions): the
+# nodes' ``with state.record_syntactic_position(self):`` (a generator-based context manager each time: a third
+# of the time of plain code generation), a regular expression split of every token to count its lines.
+class _Nothing:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NOTHING = _Nothing()
+
+
+class _PlainState(CodegenState):
+    """``CodegenState``: the code alone."""
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+                                  end_node: Optional[cst.CSTNode] = None) -> _Nothing:  # type: ignore[override]
+        return _NOTHING
+
+
+class _Syntactic:
+    """``PositionProvidingCodegenState.record_syntactic_position`` as a plain context manager."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: "_PositionState", node: cst.CSTNode, start_node: Optional[cst.CSTNode],
+                 end_node: Optional[cst.CSTNode]) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = CodePosition(self.state.line, self.state.column)
+
+    def __exit__(self, *exc: object) -> None:
+        state = self.state
+        computed = cast(_Table, state.provider)._computed
+        start = computed[self.start_node].start if self.start_node is not None else self.start
+        end = computed[self.end_node].end if self.end_node is not None else CodePosition(state.line, state.column)
+        computed[self.node] = CodeRange(start, end)
+
+
+class _PositionState(PositionProvidingCodegenState):
+    """``PositionProvidingCodegenState``: the code and its nodes' positions."""
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self._update_position(value)
+
+    def _update_position(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            segments = NEWLINE_RE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
+        else:
+            self.column += len(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append((self.line, self.column))  # type: ignore[arg-type]  # a CodePosition when it is kept
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        line, column = self._stack.pop()
+        computed = cast(_Table, self.provider)._computed
+        if node not in computed:  # (a syntactic position recorded is kept)
+            computed[node] = CodeRange(CodePosition(line, column), CodePosition(self.line, self.column))
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+                                  end_node: Optional[cst.CSTNode] = None) -> _Syntactic:  # type: ignore[override]
+        return _Syntactic(self, node, start_node, end_node)
 
 
 # a generated statement: (the statement, kept alive so that its id names it, its nodes' positions from
@@ -179,7 +253,7 @@ def _generated(module: cst.Module, statement: cst.CSTNode, indent: Sequence[str]
             kept.move_to_end(key)
             return known[1], known[2]
     table = _Table()
-    state = PositionProvidingCodegenState(
+    state = _PositionState(
         default_indent=module.default_indent, default_newline=module.default_newline,
         provider=cast("BaseMetadataProvider[CodeRange]", table),
     )
@@ -207,7 +281,7 @@ def find_once(text: str, code: str, start: int = 0, end: Optional[int] = None) -
 def generate(module: cst.Module, node: cst.CSTNode, indent: Sequence[str] = ()) -> str:
     """The code of ``node`` as the module writes it inside blocks indented by ``indent`` (see
     ``statements_around``)."""
-    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+    state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
     state.indent_tokens = list(indent)
     node._codegen(state)
     return "".join(state.tokens)
