@@ -153,3 +153,36 @@ def test_the_token_estimate_holds_on_this_package_s_own_source() -> None:
         if len(text) < 2_000:  # the estimate is for big files: a few tokens (ENDMARKER) are not counted
             continue
         assert _tokenizer_count(text) <= pieces.rough_tokens(text) / pieces._SURELY_WHOLE, path
+
+
+def test_nodes_are_checked_outside_a_parse_and_not_during_one(monkeypatch):
+    """A parse swaps LibCST's check of each node it builds for nothing (``syntax.parse``), and puts it back when it
+    ends, also when it fails: nodes built afterwards (a fix's) are checked as LibCST checks them."""
+    import threading
+
+    from libcst._nodes.base import CSTNode
+
+    from torch_upgrade.syntax import parse as P
+
+    checked = CSTNode.__post_init__
+    seen = []
+    real = cst.parse_module
+
+    def spying(text):  # what a node built in the middle of a parse does after its fields are set
+        seen.append(CSTNode.__post_init__)
+        return real(text)
+
+    monkeypatch.setattr(P.cst, "parse_module", spying)
+    P.parse_module("x = 1\n")
+    with pytest.raises(cst.ParserSyntaxError):
+        P.parse_module("x = (\n")
+    assert seen == [P._unchecked, P._unchecked] and CSTNode.__post_init__ is checked
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+    # parses in several threads at once: checked again once the last one ends
+    threads = [threading.Thread(target=P.parse_module, args=("y = 2\n" * 2000,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert CSTNode.__post_init__ is checked and P._parses == 0

@@ -71,19 +71,37 @@ def _chained_too_deeply(text: str) -> bool:
 
 
 # LibCST checks every node it builds (``CSTNode.__post_init__`` calls ``_validate``): a fifth of a
-# parse, spent proving what the parser's grammar already holds (its authors note as much there). While
-# a thread parses, the nodes it builds are not checked; nodes built anywhere else (a fix's code) still are.
-_PARSING = threading.local()
+# parse, spent proving what the parser's grammar already holds (its authors note as much there). While a
+# parse runs, nodes do nothing after their fields are set: the class's ``__post_init__`` is swapped for a
+# function that does nothing (the parser builds six million nodes for transformers' torch files: a check
+# of a thread-local flag in each cost as much again as the call itself), and put back when the last parse
+# running ends. Nodes another thread builds meanwhile are not checked either: the scan and the language
+# server build nodes on one thread at a time (a scan's file on its own thread, the server's checks on its
+# worker), and a node of ours that would fail the check is a bug either way.
 _check_node = getattr(CSTNode, "__post_init__", None)
+_SWAPPABLE = getattr(_check_node, "__qualname__", "") == "CSTNode.__post_init__"  # the LibCST this was written for
+_SWAP = threading.Lock()
+_parses = 0  # parses running, in any thread
 
 
-def _post_init(self: CSTNode) -> None:
-    if _check_node is not None and not getattr(_PARSING, "active", False):
-        _check_node(self)
+def _unchecked(self: CSTNode) -> None:
+    """A node's ``__post_init__`` while a parse runs: nothing."""
 
 
-if getattr(_check_node, "__qualname__", "") == "CSTNode.__post_init__":  # the LibCST this was written for
-    CSTNode.__post_init__ = _post_init  # type: ignore[method-assign]
+def _parse_begins() -> None:
+    global _parses
+    with _SWAP:
+        _parses += 1
+        if _parses == 1 and _SWAPPABLE:
+            CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+
+
+def _parse_ends() -> None:
+    global _parses
+    with _SWAP:
+        _parses -= 1
+        if _parses == 0 and _SWAPPABLE:
+            CSTNode.__post_init__ = _check_node  # type: ignore[method-assign]
 
 
 def parse_module(text: str) -> cst.Module:
@@ -95,11 +113,11 @@ def parse_module(text: str) -> cst.Module:
         raise RecursionError("nesting")
     if "\0" in text:  # LibCST takes one in a string or a comment; Python refuses the whole file
         raise ValueError("source code cannot contain null bytes")
-    _PARSING.active = True
+    _parse_begins()
     try:
         module = parse_in_pieces(text) or cst.parse_module(text)
     finally:
-        _PARSING.active = False
+        _parse_ends()
     if text.endswith("\r"):
         module = _keep_last_cr(module, text)
     return module
