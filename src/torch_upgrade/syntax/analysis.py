@@ -26,7 +26,8 @@ from torch_upgrade.syntax.decide import Decider, Project
 from torch_upgrade.syntax.guards import (FEATURE, PROBE, GuardModel, catches_failures, catches_import_errors,
                                          falls_back, needs_library_feature, probes_imports, rebinds_on_failure,
                                          signature_fallback, try_asks, try_packages, ways_out)
-from torch_upgrade.syntax.nodes import child_list, children, dotted, field_values, is_node, parent_map  # children: for the checkers
+from torch_upgrade.syntax.nodes import (LEAF, GETTERS, getter_for, child_list, children, dotted, field_values, is_node,  # noqa: F401
+                                        kind_of, parent_map)  # children, field_values, is_node: for the checkers
 from torch_upgrade.syntax.scopes import Binding, Branch, Guard, Scope, reaching  # Binding, Scope: the model
 
 
@@ -158,14 +159,23 @@ class Analysis:
             self._statement = saved
 
     def _children(self, node: cst.CSTNode) -> None:
-        for value in field_values(node):
+        walked = _WALKED
+        for value in (GETTERS.get(type(node)) or getter_for(type(node)))(node):  # ``field_values``, inlined
             kind = type(value)
             if kind is list or kind is tuple:
                 for item in value:
-                    if is_node(item):
+                    kind = type(item)
+                    walk = walked.get(kind)
+                    if walk is None:
+                        walk = _walked(kind)
+                    if walk:
                         self._visit(item)
-            elif is_node(value):
-                self._visit(value)
+            else:
+                walk = walked.get(kind)
+                if walk is None:
+                    walk = _walked(kind)
+                if walk:
+                    self._visit(value)
 
     def _stack_push_visit(self, nodes: Iterable[Optional[Union[cst.CSTNode, Sequence[cst.CSTNode]]]]) -> None:
         for node in nodes:
@@ -635,12 +645,21 @@ class Analysis:
     def _resolve(self) -> None:
         self._settled = {}
         guard_model = GuardModel(self, Decider(self, self.project))
+        # a dotted name seen from a scope qualifies the same way each time its binding is no alias (whose
+        # meaning, followed through other names, may be cut short at some depth): asked once
+        known: dict[tuple[int, str], tuple[Optional[str], Optional[Binding]]] = {}
         for ref in self.references:
             ref.model = guard_model if ref.guards else None
             if ref.ctx == "import":
                 ref.qualname = ref.dotted
                 continue
-            ref.qualname, ref.binding = self.qualify(ref.dotted, ref.scope)
+            key = (id(ref.scope), ref.dotted)
+            found = known.get(key)
+            if found is None:
+                found = self.qualify(ref.dotted, ref.scope)
+                if found[1] is None or found[1].kind != "alias":
+                    known[key] = found
+            ref.qualname, ref.binding = found
 
     # ------------------------------------------------------------------ structure
     def _parent_map(self) -> dict[int, cst.CSTNode]:
@@ -861,6 +880,19 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Analysis, Any], None]] = {
 }
 if hasattr(cst, "TryStar"):
     _HANDLERS[cst.TryStar] = Analysis._try
+
+# by a value's type: whether ``Analysis._children`` visits it: a node, but for one that has no child and no
+# handler (``Integer``, ``Pass``: the walk would only step in and out) or whose handler does nothing
+# (strings, comments)
+_WALKED: dict[type, bool] = {}
+
+
+def _walked(kind: type) -> bool:
+    found = kind_of(kind)
+    handler = _HANDLERS.get(kind)
+    walk = bool(found) and handler is not Analysis._skip and not (handler is None and found == LEAF)
+    _WALKED[kind] = walk
+    return walk
 
 
 def _getattr_use(call: cst.Call) -> Optional[str]:

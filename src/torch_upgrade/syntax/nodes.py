@@ -43,10 +43,10 @@ def is_node(value: object) -> bool:
 
 
 _Getter = Callable[[cst.CSTNode], tuple[Any, ...]]
-_GETTERS: dict[type, _Getter] = {}
+GETTERS: dict[type, _Getter] = {}
 
 
-def _getter(kind: type) -> _Getter:
+def getter_for(kind: type) -> _Getter:
     """Reads the fields worth walking (``_fields``) of a node of this type in one call."""
     names = _fields(kind)
     if len(names) > 1:
@@ -56,20 +56,20 @@ def _getter(kind: type) -> _Getter:
         getter = lambda node: (single(node),)  # noqa: E731 - one field: attrgetter gives no tuple
     else:
         getter = lambda node: ()  # noqa: E731
-    _GETTERS[kind] = getter
+    GETTERS[kind] = getter
     return getter
 
 
 def field_values(node: cst.CSTNode) -> tuple[Any, ...]:
     """The values of the fields worth walking (``_fields``), in field order."""
-    getter = _GETTERS.get(type(node)) or _getter(type(node))
+    getter = GETTERS.get(type(node)) or getter_for(type(node))
     return getter(node)
 
 
 def child_list(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes worth walking (no whitespace or punctuation), without rebuilding anything,
     in field order."""
-    getter = _GETTERS.get(type(node)) or _getter(type(node))
+    getter = GETTERS.get(type(node)) or getter_for(type(node))
     out: list[cst.CSTNode] = []
     known = _IS_NODE
     for value in getter(node):
@@ -96,17 +96,17 @@ def _never_a_node(annotation: object) -> bool:
     return origin is typing.Union and all(a is type(None) or _never_a_node(a) for a in typing.get_args(annotation))
 
 
-_LEAF, _INNER = 2, 1
-_KINDS: dict[type, int] = {}  # type -> 0: no node; _INNER: a node; _LEAF: a node with no child nodes, ever
+LEAF, INNER = 2, 1
+_KINDS: dict[type, int] = {}  # type -> 0: no node; INNER: a node; LEAF: a node with no child nodes, ever
 
 
-def _kind_of(kind: type) -> int:
+def kind_of(kind: type) -> int:
     """What ``parent_map`` does with a value of this type: a node whose fields worth walking (``_fields``) are all
     declared to hold text (``Name``, ``Integer``, ``SimpleString``: a third of a module's nodes) has no child."""
     found = 0
     if issubclass(kind, cst.CSTNode):
         declared = {f.name: f.type for f in dataclasses.fields(kind)}
-        found = _LEAF if all(_never_a_node(declared[name]) for name in _fields(kind)) else _INNER
+        found = LEAF if all(_never_a_node(declared[name]) for name in _fields(kind)) else INNER
     _KINDS[kind] = found
     return found
 
@@ -121,13 +121,13 @@ def parent_map(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[type, li
     kinds = _KINDS
     while todo:
         node = todo.pop()
-        for value in (_GETTERS.get(type(node)) or _getter(type(node)))(node):
+        for value in (GETTERS.get(type(node)) or getter_for(type(node)))(node):
             kind = type(value)
             for child in (value if kind is list or kind is tuple else (value,)):
                 kind = type(child)
                 flag = kinds.get(kind)
                 if flag is None:
-                    flag = _kind_of(kind)
+                    flag = kind_of(kind)
                 if flag:
                     parents[id(child)] = node
                     same = by_type.get(kind)
@@ -135,7 +135,7 @@ def parent_map(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[type, li
                         by_type[kind] = [child]
                     else:
                         same.append(child)
-                    if flag == _INNER:
+                    if flag == INNER:
                         todo.append(child)
     return parents, by_type
 
@@ -180,6 +180,8 @@ def subtree(root: cst.CSTNode, skip: tuple[type, ...] = ()) -> list[cst.CSTNode]
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
     """``a.b.c`` for a pure Name/Attribute chain, else None."""
+    if type(node) is cst.Name:  # the most common case, first
+        return node.value
     parts = []
     # (LibCST's concrete node classes have no subclasses, and their metaclass is ABCMeta: ``isinstance`` of a node
     # that is not of the class asks the ABC in Python, ``type(node) is`` does not; this function is called for
