@@ -34,8 +34,8 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
            if _leaves_dim(call, 2)]
     for ref in analysis.references:
         node, call = ref.node, ref.call
-        if ref.qualname is not None or call is None or ref.guarded or not isinstance(node, cst.Attribute) \
-                or node.attr.value != "cross" or not _leaves_dim(call, 1) or not call.args:
+        if ref.qualname is not None or call is None or not isinstance(node, cst.Attribute) \
+                or node.attr.value != "cross" or not _leaves_dim(call, 1) or not call.args or ref.guarded:
             continue
         confidence = provenance_of(analysis).receiver(ref)
         if confidence != NO:

@@ -64,7 +64,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call
-        if ref.guarded or ref.ctx != "load" or call is None or ref.node is not call.func:
+        if ref.ctx != "load" or call is None or ref.node is not call.func or ref.guarded:
             continue
         shapes = shapes or Shapes(analysis)
         if ref.qualname in SEQUENTIAL:

@@ -70,7 +70,8 @@ def _stores(analysis: Analysis) -> set[int]:
             assert isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del))
             targets = [node.target]
         for target in targets:
-            out.update(id(n) for n in subtree(target) if type(n) is cst.Subscript)
+            if type(target) is not cst.Name:  # (most are: nothing to look into)
+                out.update(id(n) for n in subtree(target) if type(n) is cst.Subscript)
     return out
 
 

@@ -25,9 +25,9 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out = []
     for ref in analysis.references:
         call = ref.call
-        if ref.qualname is not None or call is None or ref.guarded or not isinstance(ref.node, cst.Attribute):
+        if ref.qualname is not None or call is None or not isinstance(ref.node, cst.Attribute):
             continue
-        if ref.node.attr.value not in METHODS or not call.args or call.args[0].keyword is not None:
+        if ref.node.attr.value not in METHODS or not call.args or call.args[0].keyword is not None or ref.guarded:
             continue
         ndim = literal(call.args[0])
         if isinstance(ndim, int) and not isinstance(ndim, bool) and ndim in (1, 2, 3):

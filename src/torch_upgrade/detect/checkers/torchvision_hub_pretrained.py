@@ -25,7 +25,7 @@ WORDS = (("pytorch/vision", "hub"),)
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out: list[Hit] = []
     for ref in analysis.references:
-        if ref.guarded or ref.qualname != HUB_LOAD:
+        if ref.qualname != HUB_LOAD or ref.guarded:
             continue
         found = site(ref)
         if found is None or found.builder is None or found.name is None:

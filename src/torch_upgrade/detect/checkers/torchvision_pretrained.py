@@ -31,7 +31,7 @@ def _placeholder(member: object) -> Named:
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out: list[Hit] = []
     for ref in analysis.references:
-        if ref.guarded or ref.qualname is None or not ref.qualname.startswith("torchvision.models."):
+        if ref.qualname is None or not ref.qualname.startswith("torchvision.models.") or ref.guarded:
             continue
         found = site(ref, analysis)
         if found is None:

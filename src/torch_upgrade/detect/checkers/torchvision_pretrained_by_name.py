@@ -140,7 +140,7 @@ def _hit(rule: Rule, ref: Reference, call: cst.Call, module: str, skip: int = 0)
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     out: list[Hit] = []
     for ref in analysis.references:
-        if ref.guarded or ref.qualname is None or ref.ctx != "load":
+        if ref.qualname is None or ref.ctx != "load" or ref.guarded:
             continue
         if ref.qualname == HUB_LOAD:
             found = hub_site(ref)
