@@ -39,7 +39,7 @@ from torch_upgrade.pipeline.context import Context
 from torch_upgrade.pipeline.suppressions import checks_comments, stale_findings, witness
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.parse import Parser, on_big_stack, parse, parse_module, syntax_message, why_unparsable
-from torch_upgrade.syntax.positions import locate
+from torch_upgrade.syntax.positions import locate, remembering_one_text
 from torch_upgrade.syntax.project import FileIndex
 
 MAX_FIX_PASSES = 32  # passes of --fix: fixes whose edits overlap wait for the next one
@@ -242,6 +242,11 @@ def _compiles(text: str) -> bool:
 
 
 def _analyse(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
+    with remembering_one_text():
+        return _analysed(unit, ctx, parser)
+
+
+def _analysed(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
     rel = unit.rel
     result = FileResult(path=rel)
     text = unit.text
