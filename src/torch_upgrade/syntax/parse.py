@@ -101,7 +101,7 @@ def _parse_ends() -> None:
     with _SWAP:
         _parses -= 1
         if _parses == 0 and _SWAPPABLE:
-            CSTNode.__post_init__ = _check_node  # type: ignore[method-assign]
+            CSTNode.__post_init__ = _check_node  # type: ignore[method-assign, assignment]
 
 
 def parse_module(text: str) -> cst.Module:

@@ -67,8 +67,9 @@ _NOTHING = _Nothing()
 class _PlainState(CodegenState):
     """``CodegenState``: the code alone."""
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
-                                  end_node: Optional[cst.CSTNode] = None) -> _Nothing:  # type: ignore[override]
+    def record_syntactic_position(  # type: ignore[override]  # any context manager does
+            self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+            end_node: Optional[cst.CSTNode] = None) -> _Nothing:
         return _NOTHING
 
 
@@ -111,13 +112,14 @@ class _PositionState(PositionProvidingCodegenState):
         self._stack.append((self.line, self.column))  # type: ignore[arg-type]  # a CodePosition when it is kept
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        line, column = self._stack.pop()
+        line, column = cast(tuple[int, int], self._stack.pop())
         computed = cast(_Table, self.provider)._computed
         if node not in computed:  # (a syntactic position recorded is kept)
             computed[node] = CodeRange(CodePosition(line, column), CodePosition(self.line, self.column))
 
-    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
-                                  end_node: Optional[cst.CSTNode] = None) -> _Syntactic:  # type: ignore[override]
+    def record_syntactic_position(  # type: ignore[override]  # any context manager does
+            self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+            end_node: Optional[cst.CSTNode] = None) -> _Syntactic:
         return _Syntactic(self, node, start_node, end_node)
 
 
