@@ -192,11 +192,9 @@ class Analysis:
 
     def _record(self, node: cst.CSTNode, name: str, ctx: str = "load",
                 call: Optional[cst.Call] = None, import_statement: Optional[cst.CSTNode] = None) -> Reference:
-        ref = Reference(
-            node=node, dotted=name, scope=self.scope, statement=self._statement,
-            parents=tuple(self._stack[-3:]), ctx=ctx, call=call,
-            import_statement=import_statement, top=self._top, guards=self._guards, handled=self._handled > 0,
-        )
+        # (by position, in the order of the fields: one is made for every name the walk reads)
+        ref = Reference(node, name, self.scope, self._statement, tuple(self._stack[-3:]), ctx, call, import_statement,
+                        None, None, self._top, self._guards, self._handled > 0)
         self.references.append(ref)
         return ref
 
