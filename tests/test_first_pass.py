@@ -318,10 +318,11 @@ GAPS = ["", " ", "  \\\n  ", "\n  # a comment\n  ", " # a # comment (with bracke
 def test_the_version_comparisons_test_finds_every_literal_the_decider_reads():
     """``version_text.MAY_MATCH`` against ``syntax.decide``: every ordering comparison of a literal the
     decider takes for a version (``_literal_text``), spelt in any way, with anything Python allows
-    between it and the operator, is found by the test (the literal on either side)."""
+    between it and the operator, is found by the test of the text (the literal on either side; the test of
+    the tree after it is ``test_a_comparison_of_names_no_version_reaches_lets_nothing_in``)."""
     import libcst as cst
 
-    from torch_upgrade.detect.checkers.version_text import may_match
+    from torch_upgrade.detect.checkers.version_text import _literal_beside as may_match
     from torch_upgrade.syntax.decide import _literal_text
 
     checked = 0
@@ -448,7 +449,7 @@ def test_a_test_of_the_text_is_asked_only_where_it_decides_whether_the_file_is_p
     tu981, tu204 = (next(r for r in RULES if r.id == i) for i in ("TU981", "TU204"))
     first = FirstPass([tu981, tu204])
     assert first.select("import torch\nif torch.__version__ < x:\n    pass\n") == ()  # no literal: skipped
-    assert first.select('import torch\nif v < "1.8":\n    pass\n') == (tu981,)
+    assert first.select('import torch\nv = torch.__version__\nif v < "1.8":\n    pass\n') == (tu981,)
     # parsed anyway for TU204 (torch.qr): TU981 runs too, unasked
     assert first.select("import torch\nif v < x:\n    q, r = torch.qr(a)\n") == (tu981, tu204)
 
@@ -641,7 +642,8 @@ def test_a_subtraction_is_parsed_for_only_where_an_operand_may_be_a_comparison(t
     assert {(name, "TU969") for name in files if name != "walrus.py"} <= found  # (a walrus: let in, not followed)
     # a test that parses is asked last, and not where a cheaper one has the file parsed anyway
     both = FirstPass([tu969, tu981])
-    assert both.select('import torch\nx = a.shape[0] - 1\nif v < "1.8":\n    pass\n') == (tu969, tu981)
+    assert both.select('import torch\nx = a.shape[0] - 1\nv = torch.__version__\nif v < "1.8":\n    pass\n') == \
+        (tu969, tu981)
     assert both.select('import torch\nx = a.shape[0] - 1\nif v < w:\n    pass\n') == ()
 
 
@@ -716,3 +718,72 @@ def test_a_method_rule_is_parsed_for_only_where_a_receiver_is_left_unqualified(t
     found = _same_and_found(tmp_path, {**files, "tf.py": "import torch\nimport tensorflow as tf\nx = tf.add(a, b)\n"})
     assert {("param.py", "TU934"), ("local.py", "TU934")} <= found
     assert not {f for f in found if f[0] == "tf.py"}
+
+
+def test_a_comparison_of_names_no_version_reaches_lets_nothing_in(tmp_path):
+    """TU981's test of the tree: a comparison with a version literal reports only where a side may be computed from
+    torch's (or a library's) version, so some name of it is bound by an import (not of Python's own modules the
+    evaluation never reads) or assigned from one. ``cell_count < 0.5`` on a parameter, a loop's variable or
+    ``sys.version_info`` is skipped; a name imported from another file of the project is let in."""
+    (tu981,) = _rules("TU981")
+    first = FirstPass([tu981])
+    for none in ("import tensorflow as tf\ndef f(cell_count):\n    return tf.where(cell_count < 0.5)\n",
+                 "import sys\nok = sys.version_info >= (3, 8) and sys.version_info[:2] < (3, 12)\n",
+                 "def f(xs):\n    for x in xs:\n        if x > 1.5:\n            return x\n"):
+        assert first.select(none) == (), none
+    files = {
+        "compat.py": "import torch\nTV = torch.__version__\n",
+        "mod.py": "from compat import TV\nOLD = TV < '1.10'\n",
+        "local.py": "import torch\ndef f():\n    v = float(torch.__version__[:3])\n    return v < 1.7\n",
+        "star.py": "from compat import *\nOLD = TV < '1.10'\n",
+    }
+    for name, code in files.items():
+        if name != "compat.py":
+            assert first.select(code) == (tu981,), name
+    found = _same_and_found(tmp_path, files, "1.6", "2.13")
+    assert {("mod.py", "TU981"), ("local.py", "TU981")} <= found
+
+
+def test_a_guard_is_parsed_for_only_where_its_outcome_may_depend_on_torch(tmp_path):
+    """TU980's test of the tree: an ``if``, a conditional expression, an ``assert``, a ``try``'s body, a skip
+    marker's condition must read a name an import binds (a helper of another file of the project, named however
+    it likes), or one the file computes from such a name (a constant, a function, a flag a ``try`` sets, a
+    ``global`` a function assigns), or any name a ``*`` import may bind. Parameters, loop variables, names assigned
+    from literals, Python's own modules the evaluation never reads (``os``, ``typing``, ``sys``) let nothing in."""
+    (tu980,) = _rules("TU980")
+    first = FirstPass([tu980])
+    skipped = ("import os\nimport typing\nimport sys\nimport torch\nLIMIT = 3\n"
+               "def f(x, n, *rest, **options):\n    if n > LIMIT and os.environ.get('A') or sys.version_info >= (3, 9):\n"
+               "        return x\n    for k in x:\n        x[k] = torch.ones(2) if k is None else k\n"
+               "    assert not rest, options\n    if typing.TYPE_CHECKING:\n        pass\n"
+               "    try:\n        import json\n    except ImportError:\n        pass\n"
+               "    with open(n) as handle:\n        if handle:\n            pass\n"
+               "    return [y for y in x if y]\n")
+    assert first.select(skipped) == ()
+    files = {
+        "compat.py": "import torch\nfrom packaging import version\n"
+                     "NEW = version.parse(torch.__version__) >= version.parse('1.8')\n",
+        "helper.py": "from compat import NEW\nif NEW:\n    y = 1\nelse:\n    y = 2\n",
+        "star.py": "from compat import *\nif NEW:\n    y = 1\n",
+        "constant.py": "import torch\n_V = tuple(int(p) for p in torch.__version__.split('.')[:2])\n"
+                       "if _V >= (1, 8):\n    y = 1\n",
+        "function.py": "import torch\ndef new():\n    return hasattr(torch, 'inference_mode')\n"
+                       "def f():\n    return 1 if new() else 2\n",
+        "flag.py": "HAS = False\ntry:\n    from torch.cuda.amp import autocast\n    HAS = True\n"
+                   "except ImportError:\n    pass\nassert HAS, 'needs torch 1.6'\n",
+        "probe.py": "try:\n    from torch.cuda.amp import autocast\nexcept ImportError:\n    autocast = None\n",
+        "marker.py": "import pytest\nimport torch\n"
+                     "@pytest.mark.skipif(not hasattr(torch, 'inference_mode'), reason='old')\n"
+                     "def test_x():\n    pass\n",
+        "marked.py": "import pytest\nimport torch\npytestmark = pytest.mark.skipif(not hasattr(torch, 'linalg'), "
+                     "reason='old')\n",
+        "global.py": "import torch\nOK = None\ndef setup():\n    global OK\n    OK = hasattr(torch, 'linalg')\n"
+                     "if OK:\n    y = 1\n",
+        "walrus.py": "import torch\nif (v := torch.__version__) >= '1.8':\n    y = 1\n",
+    }
+    for name, code in files.items():
+        if name != "compat.py":
+            assert first.select(code) == (tu980,), name
+    found = _same_and_found(tmp_path, files, "1.10", "2.13")
+    assert {(name, "TU980") for name in ("helper.py", "constant.py", "function.py", "flag.py", "probe.py",
+                                          "marker.py", "marked.py")} <= found

@@ -39,7 +39,7 @@ import ast
 import re
 import warnings
 from functools import lru_cache
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Union
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.prose import without_prose
@@ -315,6 +315,247 @@ _MATCH_NAMES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if 
 _MATCH_REST = tuple(getattr(ast, name) for name in ("MatchMapping",) if hasattr(ast, name))
 
 
+class _Scope:
+    """A scope of the file (module, function, lambda, class, comprehension): the names it binds, each with what
+    its values read (``Versioned``), and the scope around it."""
+
+    __slots__ = ("parent", "bound", "varying", "is_global")
+
+    def __init__(self, parent: Optional["_Scope"]):
+        self.parent = parent
+        self.bound: dict[str, list[list[tuple["_Scope", str]]]] = {}  # name -> the reads of each value it is given
+        self.varying: set[str] = set()
+        self.is_global: set[str] = set()  # ``global`` (and ``nonlocal``) names: bound in the scopes around too
+
+    def chain(self) -> Iterable["_Scope"]:
+        scope: Optional[_Scope] = self
+        while scope is not None:
+            yield scope
+            scope = scope.parent
+
+
+_NEW_SCOPE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+              ast.DictComp, ast.GeneratorExp)
+
+
+class Versioned:
+    """Which names of a file may hold a value that depends on torch's version, as ``syntax.decide`` evaluates one (a
+    guard's test, a comparison's side): what an import binds (a version read, a probe of torch's names, a library's
+    helper, a function or constant of another file of the project, named however that file likes), but an absolute
+    import of a module of Python's own library that the evaluation never reads (``quiet``: ``os``, ``typing``); a
+    name the file assigns a value reading such a name (``x = ...``, ``a, b = ...``, ``x: T = ...``, ``(x := ...)``;
+    a flag a ``try`` sets, which its body's lookups decide, reading what that body reads and imports); a function
+    whose definition (decorators, defaults, body, its imports) reads one. The evaluation follows nothing else a name
+    is bound to: a parameter (a function's are the values its call gives, read where it is called), a loop's,
+    ``with``'s, comprehension's or handler's target, an augmented assignment, a class (``Evaluator._named``:
+    unknown), so those are never such names by that binding. A name read in a scope is any binding of it in that
+    scope or one around it (the one Python takes is among them: more, never fewer); a ``global`` or ``nonlocal``
+    name assigned in a function is bound in every scope around it too. Where a ``*`` import binds names no statement
+    shows, a name no scope around binds may be one."""
+
+    def __init__(self, tree: ast.Module, quiet: frozenset[str]):
+        self.quiet = quiet
+        self.star = False
+        self.module = _Scope(None)
+        self._scope_of: dict[int, _Scope] = {}  # each name read (its node's id) -> the scope it is read in
+        self._scopes = [self.module]
+        self._walk(tree)
+        pending = [(scope, name, values) for scope in self._scopes for name, values in scope.bound.items()
+                   if name not in scope.varying]
+        changed = True
+        while changed and pending:
+            changed = False
+            still = []
+            for scope, name, values in pending:
+                if any(self.reads(at, read) for value in values for at, read in value):
+                    scope.varying.add(name)
+                    changed = True
+                else:
+                    still.append((scope, name, values))
+            pending = still
+
+    def reads(self, scope: _Scope, name: str) -> bool:
+        """Whether ``name`` read in ``scope`` may depend on torch's version."""
+        bound = False
+        for around in scope.chain():
+            if name in around.bound:
+                bound = True
+                if name in around.varying:
+                    return True
+        return self.star and not bound
+
+    def expression(self, node: Optional[ast.AST]) -> bool:
+        """Whether an expression (or statement) of the file reads a name that may depend on torch's version."""
+        if node is None:
+            return False
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name):
+                if not isinstance(inner.ctx, ast.Load):
+                    continue  # a target (``:=``, a comprehension's): what it is given is read
+                scope = self._scope_of.get(id(inner))
+                if scope is None or self.reads(scope, inner.id):
+                    return True
+            elif isinstance(inner, (ast.Import, ast.ImportFrom)):
+                scope = self._scope_of.get(id(inner))
+                if scope is None or any(self.reads(scope, a.asname or a.name.split(".")[0]) for a in inner.names):
+                    return True
+        return False
+
+    def _bind(self, scope: _Scope, target: ast.AST, value: Optional[list[tuple[_Scope, str]]]) -> None:
+        """Binds the names of ``target`` in ``scope`` (and, ``global``, in those around it); ``value``: what the
+        value given them reads (None: a value the evaluation does not follow)."""
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):  # not ``x`` of ``a[x] = ...``
+                self._name(scope, node.id, value)
+
+    def _name(self, scope: _Scope, name: str, value: Optional[list[tuple[_Scope, str]]]) -> None:
+        places = list(scope.chain()) if name in scope.is_global else [scope]
+        for place in places:
+            place.bound.setdefault(name, [])
+            if value is not None:
+                place.bound[name].append(value)
+
+    def _walk(self, tree: ast.Module) -> None:
+        # (node, its scope, the lists of reads it adds to: the values being assigned, functions, try bodies around)
+        todo: list[tuple[ast.AST, _Scope, tuple[list[tuple[_Scope, str]], ...]]] = [(tree, self.module, ())]
+        tried: dict[int, list[tuple[_Scope, str]]] = {}  # each try statement's body's reads
+        while todo:
+            node, scope, into = todo.pop()
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    self._scope_of[id(node)] = scope
+                    for found in into:
+                        found.append((scope, node.id))
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._scope_of[id(node)] = scope
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                for alias in node.names:
+                    if alias.name == "*":
+                        self.star = True
+                        continue
+                    name = alias.asname or alias.name.split(".")[0]
+                    root = (module if isinstance(node, ast.ImportFrom) else alias.name) or ""
+                    self._name(scope, name, None)
+                    for place in (list(scope.chain()) if name in scope.is_global else [scope]):
+                        if getattr(node, "level", 0) or root.split(".")[0] not in self.quiet:
+                            place.varying.add(name)
+                    for found in into:
+                        found.append((scope, name))
+                continue
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                continue  # taken when its function's scope is made (the walk meets statements in any order)
+            if isinstance(node, _NEW_SCOPE):
+                inner = _Scope(scope)
+                self._scopes.append(inner)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # (those of functions inside: more)
+                    inner.is_global.update(name for statement in ast.walk(node)
+                                           if isinstance(statement, (ast.Global, ast.Nonlocal))
+                                           for name in statement.names)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    if isinstance(node, ast.ClassDef):
+                        self._name(scope, node.name, None)
+                        own = into
+                    else:
+                        body_reads: list[tuple[_Scope, str]] = []
+                        self._name(scope, node.name, body_reads)
+                        own = (*into, body_reads)
+                    around = [*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())]
+                    if not isinstance(node, ast.ClassDef):
+                        around += [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+                        self._parameters(inner, node.args)
+                    todo += [(child, scope, own) for child in around]
+                    todo += [(child, inner, own) for child in node.body]
+                elif isinstance(node, ast.Lambda):
+                    todo += [(d, scope, into) for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+                    self._parameters(inner, node.args)
+                    todo.append((node.body, inner, into))
+                else:  # a comprehension: its targets are its own
+                    for generator in node.generators:
+                        self._bind(inner, generator.target, None)
+                        todo += [(child, inner, into) for child in (generator.iter, *generator.ifs)]
+                    todo += [(child, inner, into) for child in
+                             ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,))]
+                continue
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+                value_reads: list[tuple[_Scope, str]] = []
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if node.value is not None:
+                    todo.append((node.value, scope, (*into, value_reads)))  # fills value_reads
+                    value: Optional[list[tuple[_Scope, str]]] = value_reads
+                    for target in targets:
+                        for place_node in ast.walk(target):
+                            if isinstance(place_node, ast.Name) and isinstance(node, ast.NamedExpr) and \
+                                    isinstance(place_node.ctx, ast.Store):
+                                for place in scope.chain():  # bound in the function around a comprehension
+                                    self._name(place, place_node.id, value)
+                        if not isinstance(node, ast.NamedExpr):
+                            self._bind(scope, target, value)
+                            self._tried(scope, target, into, tried)
+                    for target in targets:  # what a target reads (``x[i] = ...``, ``a.b = ...``)
+                        todo += [(child, scope, into) for child in ast.iter_child_nodes(target)]
+                if isinstance(node, ast.AnnAssign):
+                    todo.append((node.annotation, scope, into))
+                continue
+            if isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
+                self._bind(scope, node.target, None)
+                self._tried(scope, node.target, into, tried)
+                todo += [(child, scope, into) for child in ast.iter_child_nodes(node) if child is not node.target]
+                todo += [(child, scope, into) for child in ast.iter_child_nodes(node.target)]
+                continue
+            if isinstance(node, ast.withitem):
+                if node.optional_vars is not None:
+                    self._bind(scope, node.optional_vars, None)
+                    todo += [(child, scope, into) for child in ast.iter_child_nodes(node.optional_vars)]
+                todo.append((node.context_expr, scope, into))
+                continue
+            if isinstance(node, ast.ExceptHandler):
+                if node.name:
+                    self._name(scope, node.name, None)
+            elif isinstance(node, _MATCH_NAMES + _MATCH_REST):
+                captured: Optional[str] = getattr(node, "name", None) or getattr(node, "rest", None)
+                if captured:
+                    self._name(scope, captured, None)
+                    scope.varying.add(captured)
+            elif isinstance(node, _TRIES):
+                body: list[tuple[_Scope, str]] = []
+                tried[id(body)] = body
+                # what the body, its handlers and its else assign: chosen by whether the body's lookups succeed
+                todo += [(child, scope, (*into, body)) for part in (node.body, node.handlers, node.orelse)
+                         for child in part]
+                todo += [(child, scope, into) for child in node.finalbody]
+                continue
+            todo += [(child, scope, into) for child in ast.iter_child_nodes(node)]
+
+    def _tried(self, scope: _Scope, target: ast.AST, into: tuple[list[tuple[_Scope, str]], ...],
+               tried: dict[int, list[tuple[_Scope, str]]]) -> None:
+        """A name assigned inside a ``try`` (a probe's flag) reads what its body reads."""
+        for reads in into:
+            if id(reads) in tried:
+                self._bind(scope, target, reads)
+
+    @staticmethod
+    def _parameters(scope: _Scope, args: ast.arguments) -> None:
+        for arg in (*getattr(args, "posonlyargs", ()), *args.args, args.vararg, *args.kwonlyargs, args.kwarg):
+            if arg is not None:
+                scope.bound.setdefault(arg.arg, [])
+
+
+_TRIES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+
+
+@lru_cache(maxsize=1)
+def _versioned(tree: ast.Module, quiet: frozenset[str]) -> Versioned:
+    return Versioned(tree, quiet)
+
+
+def versioned(text: str, quiet: frozenset[str]) -> Optional[Versioned]:
+    """The names of the file a ``MAY_MATCH`` is asked about that may depend on torch's version (``Versioned``), read
+    once for every test of the file; None where Python does not parse it."""
+    tree = syntax_tree(text)
+    return _versioned(tree, quiet) if tree is not None else None
+
+
 def names_in(text: str) -> frozenset[str]:
     """The identifiers a text contains (in code, strings and comments alike)."""
     return frozenset(_NAME.findall(text))
@@ -409,6 +650,7 @@ class FirstPass:
                 chosen |= dear  # parsed anyway: the checkers whose tests parse run without asking them
             if dear:
                 _tree.cache_clear()  # the file's tree is not kept past its first pass
+                _versioned.cache_clear()
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)

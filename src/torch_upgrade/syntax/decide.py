@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Protocol
 
@@ -147,6 +148,26 @@ def with_names_table(names: "Names", project: Optional["Project"] = None) -> "De
     names (``catalog.names``)."""
     histories = shipped_names()
     return Decider(names, project, table_presence(histories), table_values(histories))
+
+
+@functools.lru_cache(maxsize=None)
+def evaluated_modules() -> frozenset[str]:
+    """The top-level modules under which the evaluation knows a name (``Evaluator._qualified``: torch's and its
+    libraries' versions and names, the parsers of versions, the helpers and flags of ``catalog.version_helpers``,
+    ``inspect.signature``, ``operator``'s functions, the names table's): a name qualified under any other is
+    unknown unless a file of the project defines it (``Project.definition``)."""
+    table = load_version_helpers()
+    named = (*_VERSION_VALUES, *_LIBRARY_VERSIONS, *table.helpers, *table.flags, *table.versions,
+             *(name for name, _ in table.parameters), *OPERATOR_FUNCTIONS, *_SIGNATURE, *_PARSERS, *_LOOSE,
+             *_STRICT, *_METADATA, *_DIGITS, *shipped_names())
+    return frozenset(name.split(".")[0] for name in named) | {"torch", *LIBRARIES}
+
+
+@functools.lru_cache(maxsize=None)
+def unread_modules() -> frozenset[str]:
+    """The modules of Python's own library (``sys.stdlib_module_names``; none before Python 3.10) the evaluation
+    reads no name of (``evaluated_modules``): ``os``, ``typing``, ``sys`` (``sys.version_info`` is Python's)."""
+    return frozenset(getattr(sys, "stdlib_module_names", ())) - evaluated_modules() - {"builtins"}
 
 
 def samples(low: Version) -> list[str]:

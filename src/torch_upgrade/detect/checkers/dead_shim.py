@@ -39,6 +39,7 @@ too (the fix releases their names).
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from typing import AbstractSet, Callable, Optional, Sequence, Union, cast
@@ -52,11 +53,13 @@ from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import LIBRARIES, RELEASES as _RELEASES, Window, short
+from torch_upgrade.detect.firstpass import Versioned, syntax_tree, versioned
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, with_names_table
+from torch_upgrade.syntax.decide import Decider, ProbeFlag, only_import_errors, probe_flag, samples, unread_modules, \
+    with_names_table
 from torch_upgrade.syntax.guards import GuardModel, catches_import_errors, handles, signature_probes
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.project import FileIndex
@@ -70,6 +73,44 @@ _EVER = Version("0.4")  # the oldest torch a guard is evaluated at, to tell that
 WORDS = ("if", "try", "assert", "skipif", "skipIf", "skipUnless", "xfail")
 
 Guard = Union[cst.If, cst.Try, cst.IfExp, cst.Assert, cst.Decorator, cst.Assign]
+
+
+def may_match(text: str) -> bool:
+    """Whether the file has a guard whose outcome may depend on torch's version: an ``if`` (``elif``), a conditional
+    expression or an ``assert`` whose test, a ``try`` whose body, a call among decorators or a ``pytestmark``'s value
+    whose arguments (a skip marker's condition) read a name that may (``firstpass.Versioned``: any name an import
+    binds but of Python's own modules the evaluation never reads, ``decide.unread_modules``, and what the file
+    computes from one). A guard reading none of them evaluates the same on every torch: never a guard at all."""
+    names = versioned(text, unread_modules())
+    tree = syntax_tree(text)
+    if names is None or tree is None:
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
+            if names.expression(node.test):
+                return True
+        elif isinstance(node, _TRIES):
+            if any(names.expression(statement) for statement in node.body):  # its lookups and imports
+                return True
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any(_marker_reads(names, d) for d in node.decorator_list):
+                return True
+        elif isinstance(node, ast.Assign):
+            if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets) and \
+                    _marker_reads(names, node.value):
+                return True
+    return False
+
+
+def _marker_reads(names: Versioned, marker: ast.expr) -> bool:
+    """Whether a call's arguments (a skip marker's condition) read a name that may depend on torch's version."""
+    return isinstance(marker, ast.Call) and (any(names.expression(a) for a in marker.args) or
+                                             any(names.expression(k.value) for k in marker.keywords))
+
+
+_TRIES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

@@ -27,6 +27,7 @@ where it was wrong, so it is unsafe.
 
 from __future__ import annotations
 
+import ast
 import operator
 import re
 from bisect import bisect_right
@@ -39,10 +40,11 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.prose import formatted, literals
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.firstpass import syntax_tree, versioned
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.syntax.decide import Decider, MinorMiscompare, Miscompare, integer_comparison
+from torch_upgrade.syntax.decide import Decider, MinorMiscompare, Miscompare, integer_comparison, unread_modules
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.scopes import Scope
 
@@ -72,6 +74,21 @@ _WHOLE_FLOAT = re.compile(r"\d+\.0+")
 
 
 def may_match(text: str) -> bool:
+    """Whether the text has an ordering comparison with a version literal (``_literal_beside``), and some
+    comparison of the file reads a name whose value may depend on torch's version (``firstpass.Versioned``: what
+    an import binds, but of Python's own modules the evaluation never reads, and what the file computes from one;
+    ``Decider.miscompares`` evaluates a side from torch's or a library's version, or it finds nothing):
+    ``cell_count < 0.5`` with ``cell_count`` a parameter compares no version."""
+    if not _literal_beside(text):
+        return False
+    names = versioned(text, unread_modules())
+    tree = syntax_tree(text)
+    if names is None or tree is None:
+        return True
+    return any(isinstance(node, ast.Compare) and names.expression(node) for node in ast.walk(tree))
+
+
+def _literal_beside(text: str) -> bool:
     """Whether the text has an ordering comparison with a version literal on one side: a string of
     digits and dots (``"1.10"``; quoted in any way, escapes and continuations too) or a float (``1.7``;
     not one with only zeros after its point, ``_WHOLE_FLOAT``: ``p > 0.0``), the operator next to it but for
@@ -122,6 +139,7 @@ def _whole(text: str, next_to: int, literal: Optional["re.Match[str]"]) -> bool:
 
 
 MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 _VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
 _TORCH_VERSION_CLASS = Version("1.10")
 _ORDERS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
