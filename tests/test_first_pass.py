@@ -787,3 +787,61 @@ def test_a_guard_is_parsed_for_only_where_its_outcome_may_depend_on_torch(tmp_pa
     found = _same_and_found(tmp_path, files, "1.10", "2.13")
     assert {(name, "TU980") for name in ("helper.py", "constant.py", "function.py", "flag.py", "probe.py",
                                           "marker.py", "marked.py")} <= found
+
+
+def test_a_division_is_parsed_for_only_where_an_integer_tensor_may_be_shown(tmp_path):
+    """TU001's test: the file names what shows an integer (or bool) tensor (``syntax.dtypes.integer_words``) where
+    it may be torch's (not ``np.int32`` after ``import numpy as np``), and divides (``/``, ``div``, ``divide``)."""
+    (tu001,) = _rules("TU001")
+    first = FirstPass([tu001])
+    for none in ("import numpy as np\nimport torch\nx = np.zeros(3, dtype=np.int32)\ny = x / 2\n",
+                 "import torch\nx = torch.ones(3)\ny = x / 2\n",
+                 "import torch\nx = torch.arange(3)\ny = x // 2\n"):
+        assert first.select(none) == (), none
+    files = {
+        "arange.py": "import torch\nx = torch.arange(10)\ny = x / 2\n",
+        "imported.py": "from torch import long\nimport torch\nx = torch.zeros(3, dtype=long)\ny = x / 2\n",
+        "typed.py": "import torch\nx = torch.zeros(3).type('torch.LongTensor')\ny = x / 2\n",
+        "div.py": "import torch\nb = torch.ones(3).long()\nz = torch.div(b, 2)\n",
+        "named.py": "import torch\nx = torch.zeros(3, dtype=getattr(torch, 'long'))\ny = x / 2\n",
+    }
+    for name, code in files.items():
+        assert first.select(code) == (tu001,), name
+    found = _same_and_found(tmp_path, files, "1.5", "2.13")
+    assert {(name, "TU001") for name in ("arange.py", "imported.py", "typed.py", "div.py")} <= found
+
+
+def test_a_newer_name_is_parsed_for_only_where_the_module_reads_it_when_imported():
+    """TUL002's test: every part of a dated name written in what the module runs when imported (its statements, its
+    classes' bodies, decorators and defaults; not a function's body), or anywhere where a ``global`` statement may
+    let a function bind what the module reads."""
+    (tul002,) = _rules("TUL002")
+    first = FirstPass([tul002])
+    assert first.select("import torch\ndef f():\n    return torch.nn.attention.sdpa_kernel\n") == ()
+    for code in ("import torch\nfrom torch.nn.attention import sdpa_kernel\n",
+                 "import torch\nclass A:\n    k = torch.nn.attention.sdpa_kernel\n",
+                 "import torch\ndef f(k=torch.nn.attention.sdpa_kernel):\n    pass\n",
+                 "import torch\nK = None\ndef f():\n    global K\n    K = torch.nn.attention\nK.sdpa_kernel\n",
+                 "import torch\nk = getattr(torch.nn, 'attention')\n"):
+        assert first.select(code) == (tul002,), code
+
+
+def test_a_call_of_a_torch_function_is_parsed_for_only_where_it_may_be_torch_s(tmp_path):
+    """TUL101's, TUL102's, TUL103's and TU977's test (``firstpass.may_call``): a call of ``log``, ``exp``,
+    ``asarray`` as an attribute of anything but a chain from a name only an import of another module binds
+    (``np.log``), through a from-import of torch, an alias, or ``getattr``."""
+    tul101, tul102, tu977 = _rules("TUL101", "TUL102", "TU977")
+    first = FirstPass([tul101, tul102, tu977])
+    assert first.select("import numpy as np\nimport torch\ny = np.log(1 + np.exp(x) - 1)\nz = np.asarray(b'a')\n"
+                        "w = torch.ones(2)\n") == ()
+    files = {
+        "method.py": "import torch\ny = torch.log(1 + x)\n",
+        "imported.py": "import torch\nfrom torch import log as ln\ny = ln(1 + x)\n",
+        "alias.py": "import torch\nf = torch.exp\ny = f(x) - 1\n",
+        "getattr.py": "import torch\ny = getattr(torch, 'log')(1 + x)\n",
+        "buffer.py": "import torch\nt = torch.asarray(bytearray(b'ab'))\n",
+    }
+    for name, code in files.items():
+        assert first.select(code), name
+    found = _same_and_found(tmp_path, files, "2.0", "2.15")
+    assert {("method.py", "TUL101"), ("imported.py", "TUL101"), ("buffer.py", "TU977")} <= found

@@ -254,6 +254,16 @@ def _method_test(rule: Rule) -> Optional[Callable[[str], bool]]:
     return test
 
 
+def quoted_names(text: str) -> list[str]:
+    """The strings of a text that are just a name (``getattr(torch, "long")``)."""
+    return _QUOTED.findall(text)
+
+
+def chain_root(expr: ast.expr) -> Optional[str]:
+    """The name a chain of attributes starts from (``np`` of ``np.int32``); None for another expression."""
+    return _root(expr)
+
+
 def _root(expr: ast.expr) -> Optional[str]:
     """The name a chain of attributes starts from (``tf`` of ``tf.math``); None for another expression."""
     while isinstance(expr, ast.Attribute):
@@ -308,6 +318,70 @@ def _import_only(tree: ast.Module) -> frozenset[str]:
             if getattr(node, "rest", None):
                 other.add(getattr(node, "rest"))
     return frozenset(top - other)
+
+
+def foreign_names(tree: ast.Module, package: str = "torch") -> frozenset[str]:
+    """The names that only absolute imports at the module's level bind (``_import_only``: nothing else in the file
+    binds them), each of a module outside ``package`` (``np`` after ``import numpy as np``): an attribute chain from
+    one is qualified through the import (``numpy.int32``), never a name of ``package``."""
+    only = _import_only(tree)
+    if not only:
+        return frozenset()
+    ours: set[str] = set()  # bound (somewhere) by an import of the package: not foreign
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                module = node.module if isinstance(node, ast.ImportFrom) else alias.name
+                if isinstance(node, ast.ImportFrom) and node.level or (module or "").split(".")[0] == package:
+                    ours.add(alias.asname or alias.name.split(".")[0])
+    return only - ours
+
+
+def may_call(text: str, functions: Iterable[str]) -> bool:
+    """Whether the file may call one of ``functions`` (qualified names: ``torch.log``) as ``checkers._calls.calls``
+    finds them, a call whose function the analysis qualifies so: an attribute of that last name on any expression
+    but a chain from a name only an import of another module binds (``np.log(x)``: ``foreign_names``), a name,
+    where an import binds it (``from torch import log``) or an assignment makes it an alias (``f = torch.log``),
+    a ``getattr`` given the name.
+    True where Python does not parse the file."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    packages = {name.split(".")[0] for name in functions}
+    wanted = frozenset(name.rsplit(".", 1)[-1] for name in functions)
+    foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
+    named: Optional[frozenset[str]] = None  # the names a call of one could be made through (on first need)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in wanted and _root(func) not in foreign:
+                return True
+        elif isinstance(func, ast.Name):
+            if named is None:
+                named = _callable_names(tree, wanted, packages)
+            if func.id in named:
+                return True
+        elif isinstance(func, ast.Call) and any(isinstance(a, ast.Constant) and a.value in wanted for a in func.args):
+            return True  # ``getattr(torch, "log")(x)``: read as ``torch.log`` (``fs[0](x)``: qualified as nothing)
+    return False
+
+
+def _callable_names(tree: ast.Module, wanted: frozenset[str], packages: set[str]) -> frozenset[str]:
+    """The names through which a file may call a function of one of the ``wanted`` last names: those themselves,
+    those a from-import of the package binds (``from torch import log as ln``), those an assignment gives an
+    attribute of such a name or a name (an alias: ``f = torch.log``, ``g = f``)."""
+    out: set[str] = set(wanted)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if not node.level and (node.module or "").split(".")[0] in packages:
+                out.update(alias.asname or alias.name for alias in node.names if alias.name in wanted)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and \
+                (isinstance(node.value, ast.Attribute) and node.value.attr in wanted or isinstance(node.value, ast.Name)):
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(out)
 
 
 # the patterns of a ``match`` statement that bind a name (Python 3.10 on: none before, where no program has one)

@@ -109,6 +109,19 @@ _DEVICE_WORDS = ("device",)
 _FLOAT_FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn", "eye", "linspace", "logspace",
                               "normal", "empty_strided"})
 _LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"})
+# torch's factories that make an integer (or bool) tensor without ``dtype=`` (``Dtypes._function``): of ints or bools
+INTEGER_FACTORIES = frozenset({"tensor", "as_tensor", "arange", "full", "randint", "randperm"})
+
+
+def integer_words() -> frozenset[str]:
+    """The names through which ``Dtypes`` ever gives an integer or bool tensor (a sum of bools is int64): such a
+    dtype (``torch.long``), a method converting to one (``.long()``), a legacy type of one (``torch.LongTensor``, in
+    ``.type("torch.LongTensor")`` too), a factory that makes one of ints (``INTEGER_FACTORIES``). Every other value
+    it knows is floating, complex or a Python number."""
+    kinds = INTEGRAL | {"torch.bool"}
+    return frozenset({*(name.rsplit(".", 1)[1] for name, dtype in DTYPE_NAMES.items() if dtype in kinds),
+                      *(name for name, dtype in _CONVERSIONS.items() if dtype in kinds),
+                      *(name for name, dtype in _TENSOR_TYPES.items() if dtype in kinds), *INTEGER_FACTORIES})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                cst.MatrixMultiply)
 _KINDS = ("bool", "int", "float", "complex")  # Python numbers, in promotion order

@@ -19,10 +19,19 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, ke
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.scopes import Scope, assigned_values
-from torch_upgrade.detect.firstpass import dotted_words
+from torch_upgrade.detect.firstpass import dotted_words, may_call
 
 FUNCTIONS = ("torch.asarray",)
 WORDS = tuple(dotted_words(f) for f in FUNCTIONS)  # what ``calls`` qualifies (not np.asarray)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may call torch.asarray (``firstpass.may_call``: not ``np.asarray``)."""
+    return may_call(text, FUNCTIONS)
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 _BUILTINS = ("bytes", "bytearray", "memoryview")
 _MODULE_CALLS = ("array.array", "mmap.mmap")
 

@@ -13,10 +13,20 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
 from torch_upgrade.detect.checkers._numerics import is_one, plain, positional, advice
+from torch_upgrade.detect.firstpass import may_call
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "exp"),)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may call torch.exp (``firstpass.may_call``: not ``np.exp``)."""
+    return may_call(text, ("torch.exp",))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

@@ -16,6 +16,7 @@ out=self._batch_index)`` into a buffer its ``__init__`` made with ``dtype=torch.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -23,10 +24,11 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, first_ref, has_star_kwargs, hit, keyword
+from torch_upgrade.detect.firstpass import chain_root, foreign_names, members, names_in, quoted_names, syntax_tree
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.arguments import code
-from torch_upgrade.syntax.dtypes import INTEGRAL, Dtypes, dtypes_of
+from torch_upgrade.syntax.dtypes import INTEGRAL, Dtypes, dtypes_of, integer_words
 from torch_upgrade.syntax.scopes import Scope
 
 WORDS = ("torch",)
@@ -38,6 +40,46 @@ ADVICE = ("up to torch 1.5 that gave an integer tensor, torch 1.6 raises, and fr
 OUT_ADVICE = ("from torch 1.7 torch.div is true division, whose float result cannot be cast to an integer out= tensor "
               "(RuntimeError); write torch.div(a, b, rounding_mode=\"floor\", out=...) (or \"trunc\"; torch >= 1.8) "
               "where an integer quotient is meant")
+
+
+_INTEGER_WORDS = integer_words()
+_TYPES = frozenset(word for word in _INTEGER_WORDS if word.endswith("Tensor"))  # written in a string too
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may divide an integer tensor: it names something through which the code ever shows one
+    (``syntax.dtypes.integer_words``: ``torch.long``, ``.long()``, ``torch.arange``, ``torch.LongTensor``, the last
+    in a string too, ``.type("torch.LongTensor")``; a name read as a member, ``firstpass.members``), and it divides:
+    a ``/`` of Python's own tree, or ``div``/``divide`` read by name (``torch.div``, ``from torch import divide``)."""
+    read = members(text)
+    if not any(word in read for word in _INTEGER_WORDS) and not _TYPES & names_in(text):
+        return False
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    if not any(name in read for name in ("div", "divide")) and \
+            not any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in ast.walk(tree)):
+        return False
+    return bool(_TYPES & names_in(text)) or _integers_named(tree, text)
+
+
+def _integers_named(tree: ast.Module, text: str) -> bool:
+    """Whether the words of an integer tensor are read where they may be torch's: an attribute (``torch.long``,
+    ``x.long()``) but one of a chain from a name only an import of another module binds (``np.int32``), a name a
+    from-import of torch binds (``from torch import long``), a string (``getattr(torch, "long")``)."""
+    foreign = foreign_names(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _INTEGER_WORDS:
+            if chain_root(node) not in foreign:
+                return True
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "torch":
+            if any(alias.name in _INTEGER_WORDS for alias in node.names):
+                return True
+    return any(word in _INTEGER_WORDS for word in quoted_names(text))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:

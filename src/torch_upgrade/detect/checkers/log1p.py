@@ -18,11 +18,21 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
 from torch_upgrade.detect.checkers._numerics import is_one, operand, plain, positional, advice
+from torch_upgrade.detect.firstpass import may_call
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.nodes import dotted
 
 WORDS = (("torch", "log"),)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may call torch.log (``firstpass.may_call``: not ``np.log``)."""
+    return may_call(text, ("torch.log",))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 _WHOLE = ("floor", "ceil", "round", "trunc")  # torch's functions and tensor methods of these names
 
 

@@ -16,10 +16,20 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, keyword
 from torch_upgrade.detect.checkers._numerics import plain, positional, advice
+from torch_upgrade.detect.firstpass import may_call
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (("torch", "log", "sum", "exp"),)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may call torch.log (``firstpass.may_call``: not ``np.log``)."""
+    return may_call(text, ("torch.log",))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def _called(analysis: Analysis, node: cst.BaseExpression, qualname: str) -> Optional[cst.Call]:

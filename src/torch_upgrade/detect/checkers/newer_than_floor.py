@@ -28,6 +28,7 @@ are info, not warnings.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Optional
 
@@ -37,6 +38,7 @@ from packaging.version import Version
 from torch_upgrade.catalog.names import OLDEST_CHECKED, NameHistory, minor, shipped_names
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import RELEASES, Window, short
+from torch_upgrade.detect.firstpass import syntax_tree
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.guards import probes_imports, ways_out
@@ -56,6 +58,46 @@ def _words() -> tuple[tuple[str, ...], ...]:
 
 
 WORDS = _words()
+
+
+def may_match(text: str) -> bool:
+    """Whether the code the module runs when imported (its statements and its classes' bodies, decorators and
+    default values, all but what functions and lambdas run when called) writes every part of a dated name
+    (``WORDS``): only there is a name reported, and the analysis qualifies a read only through what the code
+    writes. A ``global`` statement lets a function bind a name the module reads: the whole file then counts."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    written: set[str] = set()
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo += [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            if any(isinstance(inner, ast.Global) for inner in ast.walk(node)):
+                return True
+            continue
+        if isinstance(node, ast.Lambda):
+            todo += [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+            continue
+        if isinstance(node, ast.Name):
+            written.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            written.add(node.attr)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                written.update(alias.name.split("."))
+            if isinstance(node, ast.ImportFrom) and node.module:
+                written.update(node.module.split("."))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            written.update(_IDENTIFIER.findall(node.value))  # getattr(torch, "name"), a string annotation
+        todo += ast.iter_child_nodes(node)
+    return any(all(word in written for word in group) for group in WORDS)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def _newer(qualname: str, floor: Version, histories: dict[str, NameHistory],
