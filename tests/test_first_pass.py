@@ -845,3 +845,48 @@ def test_a_call_of_a_torch_function_is_parsed_for_only_where_it_may_be_torch_s(t
         assert first.select(code), name
     found = _same_and_found(tmp_path, files, "2.0", "2.15")
     assert {("method.py", "TUL101"), ("imported.py", "TUL101"), ("buffer.py", "TU977")} <= found
+
+
+def test_a_zero_index_is_parsed_for_only_on_a_base_that_may_be_0_d(tmp_path):
+    """TU953's test of the tree: ``x[0]`` on a call of a reduction, of a loss, of a name an assignment binds or of
+    ``self``'s attribute, the ``.data`` of one or of a name that says loss, arithmetic of those, a name assigned
+    one; ``x.shape[0]``, ``np.where(m)[0]``, ``sorted(xs)[0]``, a parameter's ``p[0]`` are none (a file that reads
+    ``.mean()`` elsewhere is skipped)."""
+    (tu953,) = _rules("TU953")
+    first = FirstPass([tu953])
+    assert first.select("import numpy as np\nimport torch\ndef f(p, m, xs):\n    y = np.where(m)[0] + p[0]\n"
+                        "    z = sorted(xs)[0], p.shape[0]\n    return p.mean(), y, z\n") == ()
+    files = {
+        "reduction.py": "import torch\ndef f(x):\n    s = torch.zeros(3, 4).sum()\n    return s.data[0]\n",
+        "method.py": "import torch\ndef f():\n    return torch.ones(2).sum().cpu()[0]\n",
+        "module.py": "import torch\nfrom torch import nn\ncrit = nn.NLLLoss()\ndef f(o, y):\n    return crit(o, y).data[0]\n",
+        "self.py": "import torch\nclass A:\n    def __init__(self):\n        self.crit = torch.nn.NLLLoss()\n"
+                   "    def f(self, o, y):\n        return self.crit(o, y).data[0]\n",
+        "named.py": "import torch\ndef f(total_loss):\n    return total_loss.data[0]\n",
+        "sum.py": "import torch\ndef f(o, y):\n    total = 0\n    total += torch.nn.functional.mse_loss(o, y)\n"
+                  "    return (total * 2)[0]\n",
+    }
+    for name, code in files.items():
+        assert first.select(code) == (tu953,), name
+    found = _same_and_found(tmp_path, files)
+    assert {(name, "TU953") for name in ("reduction.py", "module.py", "method.py")} <= found  # (named: possible)
+
+
+def test_a_transpose_is_parsed_for_only_on_a_base_whose_rank_torch_may_state(tmp_path):
+    """TU053's test of the tree: ``x.T`` on a call that may be torch's (through an import of torch or an alias), a
+    method of or module called on such a base, arithmetic of those, a name assigned one; ``spectrogram(w).T`` of a
+    function the project imports, a parameter's ``p.T`` are none."""
+    (tu053,) = _rules("TU053")
+    first = FirstPass([tu053])
+    assert first.select("import torch\nfrom .audio import spectrogram\ndef f(w, p):\n    s = spectrogram(w, 4)\n"
+                        "    return s.T, p.T, torch.ones(2)\n") == ()
+    files = {
+        "factory.py": "import torch\nx = torch.zeros(2, 3, 4)\ny = x.T\n",
+        "imported.py": "from torch import zeros\ny = zeros(5).T\n",
+        "alias.py": "import torch\nz = torch.randn\ny = (z(2, 3, 4) * 2).float().T\n",
+        "module.py": "import torch\nfc = torch.nn.Linear(3, 3)\ny = fc(torch.zeros(4, 2, 3)).T\n",
+    }
+    for name, code in files.items():
+        assert first.select(code) == (tu053,), name
+    found = _same_and_found(tmp_path, files, "1.11", "2.13")
+    assert {("factory.py", "TU053"), ("imported.py", "TU053")} <= found

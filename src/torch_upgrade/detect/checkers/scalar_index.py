@@ -14,6 +14,7 @@ like a loss, a ``possible`` one without a fix.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from typing import Optional
@@ -22,8 +23,8 @@ import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.checkers._shapes import _FULL_REDUCTIONS, _FULL_REDUCTION_FUNCTIONS, Shapes
-from torch_upgrade.detect.firstpass import members
+from torch_upgrade.detect.checkers._shapes import _FULL_REDUCTIONS, _FULL_REDUCTION_FUNCTIONS, _SAME_SHAPE, Shapes
+from torch_upgrade.detect.firstpass import members, syntax_tree
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES
@@ -40,13 +41,84 @@ def may_match(text: str) -> bool:
     or what ``Shapes.scalar`` knows to be 0-d at the end of every chain it follows, named: a loss function or
     module of torch (``torch.nn.functional.mse_loss``, ``nn.CrossEntropyLoss``: its last component, read by
     name; most say loss), a full reduction (``torch.sum(x)``, ``x.mean()``: a member of that name)."""
-    if _LOSS.search(text) is not None:
-        return True
-    read = members(text)
-    return any(name in read for name in _SCALAR_NAMES)
+    if _LOSS.search(text) is None and not any(name in members(text) for name in _SCALAR_NAMES):
+        return False
+    tree = syntax_tree(text)
+    return tree is None or _ZeroIndex(tree).found()
+
+
+class _ZeroIndex:
+    """Whether Python's tree of a file has ``x[0]`` on a base ``check`` may report (``Shapes.scalar``, or
+    ``_looks_like_a_loss``): a call of a full reduction, of a method keeping the shape of such a base, of a loss
+    function (its last name says loss, or is one of ``_SCALAR_NAMES``), of a name an assignment binds or one
+    imported under such a name (a loss module or function), of an attribute of ``self`` (a loss module kept
+    there); the ``.data`` of such a base or of a name that says loss; arithmetic or a sign of such bases; a name
+    assigned (``=``, ``+=``, ``:=``, in any scope) such a base. ``x.shape[0]``, ``args[0]``, ``np.where(m)[0]``,
+    ``sorted(xs)[0]``, a parameter's ``p[0]`` are none."""
+
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.values: dict[str, list[ast.expr]] = {}
+        self.bound: set[str] = set()  # names a call may be of a loss module or function through
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            self.values.setdefault(name.id, []).append(node.value)
+                            self.bound.add(name.id)
+            elif isinstance(node, ast.ImportFrom):
+                self.bound.update(alias.asname or alias.name for alias in node.names if _scalar_name(alias.name))
+        self.scalar: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for bound, values in self.values.items():
+                if bound not in self.scalar and any(self.base(value) for value in values):
+                    self.scalar.add(bound)
+                    changed = True
+
+    def found(self) -> bool:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0 \
+                    and type(node.slice.value) is int and self.base(node.value, loss=True):
+                return True
+        return False
+
+    def base(self, expr: ast.expr, loss: bool = False) -> bool:
+        """Whether ``expr`` may be a base ``check`` reports (``loss``: reached by ``.data``, as ``_looks_like_a_loss``
+        reads it too)."""
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if isinstance(func, ast.Attribute):
+                return func.attr in _FULL_REDUCTIONS or _scalar_name(func.attr) or \
+                    (isinstance(func.value, ast.Name) and func.value.id == "self") or \
+                    (func.attr in _SAME_SHAPE and self.base(func.value))
+            return isinstance(func, ast.Name) and (func.id in self.bound or _scalar_name(func.id))
+        if isinstance(expr, ast.Attribute):
+            if expr.attr != "data":
+                return False
+            inner = expr.value
+            named = inner.func if isinstance(inner, ast.Call) else inner
+            last = named.attr if isinstance(named, ast.Attribute) else named.id if isinstance(named, ast.Name) else ""
+            return (loss and "loss" in last.lower()) or self.base(inner)
+        if isinstance(expr, ast.Name):
+            return expr.id in self.scalar
+        if isinstance(expr, ast.BinOp):
+            return isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)) and \
+                (self.base(expr.left) or self.base(expr.right))
+        if isinstance(expr, ast.UnaryOp):
+            return isinstance(expr.op, (ast.USub, ast.UAdd)) and self.base(expr.operand)
+        return False
+
+
+def _scalar_name(name: str) -> bool:
+    """Whether a function or class of this name may give a 0-d tensor: a loss's, or a full reduction's."""
+    return _LOSS.search(name) is not None or name in _SCALAR_NAMES
 
 
 MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 # the last component of each name ``Shapes.scalar`` ends at (``_scalar_call``) that does not say loss
 _SCALAR_NAMES = frozenset(
     name.rsplit(".", 1)[-1] for name in (*LOSS_FUNCTIONS, *LOSS_MODULES, *_FULL_REDUCTION_FUNCTIONS)

@@ -9,11 +9,14 @@ unsafe fix (the same values and storage, another object).
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.firstpass import chain_root, syntax_tree
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
@@ -21,6 +24,72 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import provenance_of
 
 WORDS = (("torch", ".T"),)  # a rank comes only from torch factories: the file names torch
+
+
+def may_match(text: str) -> bool:
+    """Whether Python's tree of the file has ``x.T`` on a base whose rank ``Provenance.rank`` may state: a call of a
+    name or attribute chain that may be torch's (from a name an import of torch binds, an alias an assignment
+    makes, or any name a ``*`` import may bind), a method of such a base (a rank-keeping method, ``expand``), a
+    module called on such a base (``self.fc(x)``, one argument), arithmetic of such bases, a name assigned one
+    (``=``, ``+=``, ``:=``, in any scope). ``spectrogram(...).T`` of the project's own function, a parameter's
+    ``p.T`` are none."""
+    tree = syntax_tree(text)
+    return tree is None or _Ranked(tree).found()
+
+
+class _Ranked:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.values: dict[str, list[ast.expr]] = {}
+        self.torch: set[str] = set()  # names through which a call may be qualified as torch's
+        self.star = False
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            self.values.setdefault(name.id, []).append(node.value)
+                            if isinstance(node.value, (ast.Name, ast.Attribute)):
+                                self.torch.add(name.id)  # an alias (``t = torch``, ``zeros = torch.zeros``)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                for alias in node.names:
+                    root = (module if isinstance(node, ast.ImportFrom) else alias.name) or ""
+                    if alias.name == "*":
+                        self.star = True
+                    elif not getattr(node, "level", 0) and root.split(".")[0] == "torch":
+                        self.torch.add(alias.asname or alias.name.split(".")[0])
+        self.ranked: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for bound, values in self.values.items():
+                if bound not in self.ranked and any(self.base(value) for value in values):
+                    self.ranked.add(bound)
+                    changed = True
+
+    def found(self) -> bool:
+        return any(isinstance(node, ast.Attribute) and node.attr == "T" and self.base(node.value)
+                   for node in ast.walk(self.tree))
+
+    def base(self, expr: ast.expr) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in self.ranked
+        if isinstance(expr, ast.BinOp):
+            return self.base(expr.left) or self.base(expr.right)
+        if not isinstance(expr, ast.Call):
+            return False
+        func = expr.func
+        if len(expr.args) == 1 and self.base(expr.args[0]):
+            return True  # a module called on it (``self.fc(x)``)
+        if isinstance(func, ast.Attribute) and self.base(func.value):
+            return True  # a method of it
+        root = chain_root(func)
+        return root is not None and (root in self.torch or self.star)
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
