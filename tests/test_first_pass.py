@@ -890,3 +890,28 @@ def test_a_transpose_is_parsed_for_only_on_a_base_whose_rank_torch_may_state(tmp
         assert first.select(code) == (tu053,), name
     found = _same_and_found(tmp_path, files, "1.11", "2.13")
     assert {("factory.py", "TU053"), ("imported.py", "TU053")} <= found
+
+
+def test_a_reference_of_torch_load_or_of_a_rule_s_calls_is_parsed_for_only_where_it_may_be_torch_s(tmp_path):
+    """TU803's and TUL301's test, and that of a rule of the data matching calls alone (TU206, ``torch.norm``):
+    ``firstpass.may_name``, a reference of that last name anywhere but on a chain from a name only an import of
+    another module binds (``json.load``, ``np.linalg.norm``), through a from-import of torch, an alias, a
+    ``getattr``, a string annotation; a string that merely holds the word (``"encoder.norm.weight"``) is none."""
+    tu803, tul301, tu206 = _rules("TU803", "TUL301", "TU206")
+    first = FirstPass([tu803, tul301, tu206])
+    assert first.select("import json\nimport numpy as np\nimport torch\nx = json.load(open('a'))\n"
+                        "n = np.linalg.norm(x)\nsd = {'encoder.norm.weight': torch.ones(2)}\n") == ()
+    files = {
+        "load.py": "import torch\nsd = torch.load('a.pt')\n",
+        "partial.py": "from functools import partial\nimport torch\nf = partial(torch.load, map_location='cpu')\n",
+        "imported.py": "from torch import load\nsd = load('a.pt')\n",
+        "getattr.py": "import torch\nl = getattr(torch, 'load')\nsd = l('a.pt')\n",
+        "alias.py": "import torch as T\nf = T.load\ng = f\nsd = g('a.pt')\n",
+        "norm.py": "import torch\nn = torch.norm(torch.ones(3))\n",
+        "norm_import.py": "from torch import norm\nn = norm(x)\n",
+        "annotation.py": "import torch\ndef f(x: 'torch.norm'):\n    pass\n",
+    }
+    for name, code in files.items():
+        assert first.select(code), name
+    found = _same_and_found(tmp_path, files, "1.6", "2.13")
+    assert {("load.py", "TU803"), ("imported.py", "TU803"), ("norm.py", "TU206")} <= found

@@ -264,6 +264,17 @@ def chain_root(expr: ast.expr) -> Optional[str]:
     return _root(expr)
 
 
+def _calls_test(rule: Rule) -> Optional[Callable[[str], bool]]:
+    """For a rule of the data that matches calls alone (no checker: ``torch.norm``), a test of the file for a reference
+    the analysis may qualify as one of them (``may_name``: not ``np.linalg.norm``; an import of it, a string). None
+    for any other rule."""
+    m = rule.match
+    if rule.checker or not m.calls or m.methods or m.names or m.assigns or m.keywords or m.modules or m.attributes:
+        return None
+    calls = tuple(m.calls)
+    return lambda text: may_name(text, calls)
+
+
 def _root(expr: ast.expr) -> Optional[str]:
     """The name a chain of attributes starts from (``tf`` of ``tf.math``); None for another expression."""
     while isinstance(expr, ast.Attribute):
@@ -368,19 +379,62 @@ def may_call(text: str, functions: Iterable[str]) -> bool:
     return False
 
 
+def may_name(text: str, names: Iterable[str]) -> bool:
+    """Whether the file may read one of ``names`` (qualified: ``torch.load``), called or not (``partial(torch.load,
+    ...)``): an attribute of that last name on any expression but a chain from a name only an import of another
+    module binds (``json.load``: ``foreign_names``), a name an import of the package or an alias may bind it to
+    (``_callable_names``), a string of it (``getattr(torch, "load")``). True where Python does not parse the file."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    packages = {name.split(".")[0] for name in names}
+    wanted = frozenset(name.rsplit(".", 1)[-1] for name in names)
+    foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
+    named: Optional[frozenset[str]] = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in wanted and _root(node) not in foreign:
+                return True
+        elif isinstance(node, ast.Name):
+            if named is None:
+                named = _callable_names(tree, wanted, packages)
+            if node.id in named and isinstance(node.ctx, ast.Load):
+                return True
+        elif isinstance(node, ast.Constant) and node.value in wanted:
+            return True  # ``getattr(torch, "load")``
+        elif isinstance(node, (ast.arg, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)):
+            annotation = node.returns if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else node.annotation
+            if annotation is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and
+                                              not wanted.isdisjoint(_NAME.findall(n.value)) for n in ast.walk(annotation)):
+                return True  # a string annotation, whose names the analysis reads
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in packages:
+            if any(alias.name in wanted for alias in node.names):
+                return True  # the import itself (a rule may report it)
+    return False
+
+
 def _callable_names(tree: ast.Module, wanted: frozenset[str], packages: set[str]) -> frozenset[str]:
-    """The names through which a file may call a function of one of the ``wanted`` last names: those themselves,
+    """The names through which a file may read a function of one of the ``wanted`` last names: those themselves,
     those a from-import of the package binds (``from torch import log as ln``), those an assignment gives an
-    attribute of such a name or a name (an alias: ``f = torch.log``, ``g = f``)."""
+    attribute of such a last name (``f = torch.log``) or another of these names (``g = f``): aliases."""
     out: set[str] = set(wanted)
+    aliases: list[tuple[ast.expr, list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if not node.level and (node.module or "").split(".")[0] in packages:
                 out.update(alias.asname or alias.name for alias in node.names if alias.name in wanted)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and \
-                (isinstance(node.value, ast.Attribute) and node.value.attr in wanted or isinstance(node.value, ast.Name)):
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                isinstance(node.value, (ast.Attribute, ast.Name)):
+            written = node.targets if isinstance(node, ast.Assign) else [node.target]
+            aliases.append((node.value, [n.id for t in written for n in ast.walk(t) if isinstance(n, ast.Name)]))
+    changed = True
+    while changed:
+        changed = False
+        for value, names in aliases:
+            if (value.attr in wanted if isinstance(value, ast.Attribute) else getattr(value, "id", "") in out) and \
+                    not out.issuperset(names):
+                out.update(names)
+                changed = True
     return frozenset(out)
 
 
@@ -670,8 +724,8 @@ class FirstPass:
                 self._tests[id(rule)] = checker.may_match
                 if checker.may_match_parses:
                     self._parsing.add(id(rule))
-            method = _method_test(rule)
-            if method is not None:  # a rule of methods alone: its calls on receivers left unqualified
+            method = _method_test(rule) or _calls_test(rule)
+            if method is not None:  # a rule of methods alone: its calls on receivers left unqualified; of calls
                 self._tests[id(rule)] = method
                 self._parsing.add(id(rule))
         self._always = frozenset(id(rule) for rule in always)

@@ -12,11 +12,20 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, keyword
-from torch_upgrade.detect.firstpass import dotted_words
+from torch_upgrade.detect.firstpass import dotted_words, may_name
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = (dotted_words("torch.load"),)  # a reference of torch.load reads it as a member
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may read torch.load (``firstpass.may_name``: not ``json.load``, ``pickle.load``)."""
+    return may_name(text, ("torch.load",))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 POSITION = 2  # torch.load(f, map_location, pickle_module, ...)
 
 

@@ -68,7 +68,7 @@ from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers import _load_flow as F
 from torch_upgrade.detect.checkers._flow import runs_before
-from torch_upgrade.detect.firstpass import dotted_words
+from torch_upgrade.detect.firstpass import dotted_words, may_name
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import _args as A
@@ -80,6 +80,15 @@ from torch_upgrade.syntax.provenance import CERTAIN, Provenance, provenance_of
 from torch_upgrade.syntax.scopes import Scope, assigned_values, visible_bindings
 
 WORDS = (dotted_words("torch.load"),)  # a reference of torch.load reads it as a member
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may read torch.load (``firstpass.may_name``: not ``json.load``, ``pickle.load``)."""
+    return may_name(text, ("torch.load",))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 SKIP = ("weights_only", "pickle_module")
 STATE, OBJECT, CONFLICT = "state", "object", "conflict"
 TENSOR = "tensor"  # a torch.save of a value the code shows to be a tensor: weights_only=True loads it too
