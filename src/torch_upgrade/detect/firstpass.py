@@ -355,6 +355,8 @@ def may_call(text: str, functions: Iterable[str]) -> bool:
     where an import binds it (``from torch import log``) or an assignment makes it an alias (``f = torch.log``),
     a ``getattr`` given the name.
     True where Python does not parse the file."""
+    if _spelt(text, functions):
+        return True
     tree = syntax_tree(text)
     if tree is None:
         return True
@@ -384,6 +386,8 @@ def may_name(text: str, names: Iterable[str]) -> bool:
     ...)``): an attribute of that last name on any expression but a chain from a name only an import of another
     module binds (``json.load``: ``foreign_names``), a name an import of the package or an alias may bind it to
     (``_callable_names``), a string of it (``getattr(torch, "load")``). True where Python does not parse the file."""
+    if _spelt(text, names):
+        return True
     tree = syntax_tree(text)
     if tree is None:
         return True
@@ -411,6 +415,18 @@ def may_name(text: str, names: Iterable[str]) -> bool:
             if any(alias.name in wanted for alias in node.names):
                 return True  # the import itself (a rule may report it)
     return False
+
+
+def _spelt(text: str, names: Iterable[str]) -> bool:
+    """Whether the text writes one of ``names`` (``torch.load``) in full, as code (``torch . load``): a reference
+    found without parsing (the file is parsed then, and the tree would say no more)."""
+    return any(_full_name(name).search(text) is not None for name in names)
+
+
+@lru_cache(maxsize=None)
+def _full_name(name: str) -> "re.Pattern[str]":
+    first, *rest = name.split(".")
+    return re.compile(rf"(?<![\w.]){first}" + "".join(rf"{GAP}\.{GAP}{part}" for part in rest) + r"(?!\w)")
 
 
 def _callable_names(tree: ast.Module, wanted: frozenset[str], packages: set[str]) -> frozenset[str]:
