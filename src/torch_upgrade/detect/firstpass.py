@@ -734,12 +734,14 @@ class FirstPass:
         # rules a test of the text may still leave out (a checker's ``MAY_MATCH``, ``_method_test``), by id
         self._tests: dict[int, Callable[[str], bool]] = {}
         self._parsing: set[int] = set()  # those whose test parses the file (``MAY_MATCH_PARSES``): asked last
+        self._cost: dict[int, int] = {}  # (by it: 2, a test that follows the file's names, after the others)
         for rule in self.rules:
             checker = get_checker(rule) if rule.checker else None
             if checker is not None and checker.may_match is not None:
                 self._tests[id(rule)] = checker.may_match
                 if checker.may_match_parses:
                     self._parsing.add(id(rule))
+                    self._cost[id(rule)] = int(checker.may_match_parses)
             method = _method_test(rule) or _calls_test(rule)
             if method is not None:  # a rule of methods alone: its calls on receivers left unqualified; of calls
                 self._tests[id(rule)] = method
@@ -790,7 +792,7 @@ class FirstPass:
             given = code_of(text, source, read)
             chosen = {key for key in tested - self._parsing if self._tests[key](given)}
             dear = tested & self._parsing
-            if chosen or any(self._tests[key](given) for key in dear):
+            if chosen or any(self._tests[key](given) for key in sorted(dear, key=lambda k: self._cost.get(k, 1))):
                 chosen |= dear  # parsed anyway: the checkers whose tests parse run without asking them
             if dear:
                 _tree.cache_clear()  # the file's tree is not kept past its first pass

@@ -21,7 +21,8 @@ hits, nor facts (``tests/test_first_pass.py`` holds every rule's examples to it)
 a comparison operator): False only where the checker can find nothing; the first pass runs it only
 where it decides whether a file is parsed. ``MAY_MATCH_PARSES`` (optional, default False): the test
 parses the file with Python's parser (``firstpass.syntax_tree``), and is asked last, only where no
-cheaper test has the file parsed anyway.
+cheaper test has the file parsed anyway; ``2``: it also follows the file's names (``firstpass.Versioned``), and is
+asked after those that only walk the tree.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class Checker:
     # stays is used (``F.softmax(x)`` without dim)
     replaces_name: bool = False
     may_match: Optional[Callable[[str], bool]] = None  # module attribute ``MAY_MATCH``
-    may_match_parses: bool = False  # module attribute ``MAY_MATCH_PARSES``
+    may_match_parses: int = 0  # module attribute ``MAY_MATCH_PARSES`` (True is 1; 2: asked after the 1s)
 
 
 _FIXERS: dict[str, Fixer] = {}

@@ -81,11 +81,15 @@ def may_match(text: str) -> bool:
     ``cell_count < 0.5`` with ``cell_count`` a parameter compares no version."""
     if not _literal_beside(text):
         return False
-    names = versioned(text, unread_modules())
     tree = syntax_tree(text)
-    if names is None or tree is None:
+    if tree is None:
         return True
-    return any(isinstance(node, ast.Compare) and names.expression(node) for node in ast.walk(tree))
+    compared = [node for node in ast.walk(tree) if isinstance(node, ast.Compare) and
+                any(isinstance(side, (ast.Constant, ast.JoinedStr)) for side in (node.left, *node.comparators))]
+    if not compared:  # (a literal on one side: asked before the file's names are followed)
+        return False
+    names = versioned(text, unread_modules())
+    return names is None or any(names.expression(node) for node in compared)
 
 
 def _literal_beside(text: str) -> bool:
@@ -139,7 +143,7 @@ def _whole(text: str, next_to: int, literal: Optional["re.Match[str]"]) -> bool:
 
 
 MAY_MATCH = may_match
-MAY_MATCH_PARSES = True
+MAY_MATCH_PARSES = 2  # it follows the file's names (firstpass.Versioned): asked after the others
 _VERSION_VALUES = ("torch.__version__", "torch.version.__version__")
 _TORCH_VERSION_CLASS = Version("1.10")
 _ORDERS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
