@@ -130,6 +130,13 @@ def _tree(source: str) -> Optional[ast.Module]:
         return None
 
 
+@lru_cache(maxsize=1)
+def tree_nodes(tree: ast.Module) -> tuple[ast.AST, ...]:
+    """Every node of a file's tree (``ast.walk``'s order), listed once for every test of the file: each walk of its
+    own took longer than the list."""
+    return tuple(ast.walk(tree))
+
+
 def syntax_tree(text: str) -> Optional[ast.Module]:
     """Python's own tree of the file a ``MAY_MATCH`` is asked about (``Code.source``; a plain ``str`` is taken
     as the whole text), parsed once for every test of the file; None where this interpreter does not parse
@@ -241,7 +248,7 @@ def _method_test(rule: Rule) -> Optional[Callable[[str], bool]]:
         if tree is None:
             return True
         receivers: list[ast.expr] = []
-        for node in ast.walk(tree):
+        for node in tree_nodes(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods:
                 given = sum(not isinstance(a, ast.Starred) for a in node.args)
                 if given >= low and (high is None or given <= high):
@@ -306,7 +313,7 @@ def _import_only(tree: ast.Module) -> frozenset[str]:
     if not top:
         return frozenset()
     other: set[str] = set()
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Name):
             if not isinstance(node.ctx, ast.Load):
                 other.add(node.id)
@@ -339,7 +346,7 @@ def foreign_names(tree: ast.Module, package: str = "torch") -> frozenset[str]:
     if not only:
         return frozenset()
     ours: set[str] = set()  # bound (somewhere) by an import of the package: not foreign
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 module = node.module if isinstance(node, ast.ImportFrom) else alias.name
@@ -364,7 +371,7 @@ def may_call(text: str, functions: Iterable[str]) -> bool:
     wanted = frozenset(name.rsplit(".", 1)[-1] for name in functions)
     foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
     named: Optional[frozenset[str]] = None  # the names a call of one could be made through (on first need)
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -395,7 +402,7 @@ def may_name(text: str, names: Iterable[str]) -> bool:
     wanted = frozenset(name.rsplit(".", 1)[-1] for name in names)
     foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
     named: Optional[frozenset[str]] = None
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Attribute):
             if node.attr in wanted and _root(node) not in foreign:
                 return True
@@ -435,7 +442,7 @@ def _callable_names(tree: ast.Module, wanted: frozenset[str], packages: set[str]
     attribute of such a last name (``f = torch.log``) or another of these names (``g = f``): aliases."""
     out: set[str] = set(wanted)
     aliases: list[tuple[ast.expr, list[str]]] = []
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.ImportFrom):
             if not node.level and (node.module or "").split(".")[0] in packages:
                 out.update(alias.asname or alias.name for alias in node.names if alias.name in wanted)
@@ -797,6 +804,7 @@ class FirstPass:
             if dear:
                 _tree.cache_clear()  # the file's tree is not kept past its first pass
                 _versioned.cache_clear()
+                tree_nodes.cache_clear()
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)

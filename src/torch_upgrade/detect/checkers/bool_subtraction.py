@@ -28,7 +28,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import first_ref
 from torch_upgrade.detect.checkers._shapes import _Site
-from torch_upgrade.detect.firstpass import syntax_tree
+from torch_upgrade.detect.firstpass import syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
@@ -67,7 +67,7 @@ def may_match(text: str) -> bool:
     values: dict[str, list[ast.expr]] = {}
     imported: set[str] = set()  # names imports and definitions bind: calling one may return a mask
     torch_names: set[str] = set()  # of those, what imports of torch bind
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Sub):
                 operands += (node.left, node.right)

@@ -53,7 +53,7 @@ from torch_upgrade.catalog.version_helpers import load_version_helpers
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import LIBRARIES, RELEASES as _RELEASES, Window, short
-from torch_upgrade.detect.firstpass import Versioned, syntax_tree, versioned
+from torch_upgrade.detect.firstpass import Versioned, syntax_tree, tree_nodes, versioned
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.rewrite.fixers import dead_shim as rewrite
@@ -85,7 +85,7 @@ def may_match(text: str) -> bool:
     tree = syntax_tree(text)
     if names is None or tree is None:
         return True
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
             if names.expression(node.test):
                 return True

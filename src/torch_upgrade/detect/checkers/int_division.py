@@ -24,7 +24,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, first_ref, has_star_kwargs, hit, keyword
-from torch_upgrade.detect.firstpass import chain_root, foreign_names, members, names_in, quoted_names, syntax_tree
+from torch_upgrade.detect.firstpass import chain_root, foreign_names, members, names_in, quoted_names, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
 from torch_upgrade.syntax.arguments import code
@@ -58,7 +58,7 @@ def may_match(text: str) -> bool:
     if tree is None:
         return True
     if not any(name in read for name in ("div", "divide")) and \
-            not any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in ast.walk(tree)):
+            not any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in tree_nodes(tree)):
         return False
     return bool(_TYPES & names_in(text)) or _integers_named(tree, text)
 
@@ -68,7 +68,7 @@ def _integers_named(tree: ast.Module, text: str) -> bool:
     ``x.long()``) but one of a chain from a name only an import of another module binds (``np.int32``), a name a
     from-import of torch binds (``from torch import long``), a string (``getattr(torch, "long")``)."""
     foreign = foreign_names(tree)
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Attribute) and node.attr in _INTEGER_WORDS:
             if chain_root(node) not in foreign:
                 return True

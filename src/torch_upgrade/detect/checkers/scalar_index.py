@@ -24,7 +24,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import _FULL_REDUCTIONS, _FULL_REDUCTION_FUNCTIONS, _SAME_SHAPE, Shapes
-from torch_upgrade.detect.firstpass import members, syntax_tree
+from torch_upgrade.detect.firstpass import members, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES
@@ -60,7 +60,7 @@ class _ZeroIndex:
         self.tree = tree
         self.values: dict[str, list[ast.expr]] = {}
         self.bound: set[str] = set()  # names a call may be of a loss module or function through
-        for node in ast.walk(tree):
+        for node in tree_nodes(tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                     for name in ast.walk(target):
@@ -79,7 +79,7 @@ class _ZeroIndex:
                     changed = True
 
     def found(self) -> bool:
-        for node in ast.walk(self.tree):
+        for node in tree_nodes(self.tree):
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == 0 \
                     and type(node.slice.value) is int and self.base(node.value, loss=True):
                 return True

@@ -17,7 +17,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import hit
-from torch_upgrade.detect.firstpass import syntax_tree
+from torch_upgrade.detect.firstpass import syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
@@ -37,7 +37,7 @@ def may_match(text: str) -> bool:
     tree = syntax_tree(text)
     if tree is None:
         return True
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "resize" \
                 and node.args and not node.keywords and not any(
                     isinstance(a, (ast.Starred, *_NOT_SIZES_AST))

@@ -16,7 +16,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.firstpass import chain_root, syntax_tree
+from torch_upgrade.detect.firstpass import chain_root, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
@@ -43,7 +43,7 @@ class _Ranked:
         self.values: dict[str, list[ast.expr]] = {}
         self.torch: set[str] = set()  # names through which a call may be qualified as torch's
         self.star = False
-        for node in ast.walk(tree):
+        for node in tree_nodes(tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                     for name in ast.walk(target):
@@ -70,7 +70,7 @@ class _Ranked:
 
     def found(self) -> bool:
         return any(isinstance(node, ast.Attribute) and node.attr == "T" and self.base(node.value)
-                   for node in ast.walk(self.tree))
+                   for node in tree_nodes(self.tree))
 
     def base(self, expr: ast.expr) -> bool:
         if isinstance(expr, ast.Name):

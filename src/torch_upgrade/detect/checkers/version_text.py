@@ -40,7 +40,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.prose import formatted, literals
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.firstpass import syntax_tree, versioned
+from torch_upgrade.detect.firstpass import syntax_tree, tree_nodes, versioned
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Analysis
@@ -84,7 +84,7 @@ def may_match(text: str) -> bool:
     tree = syntax_tree(text)
     if tree is None:
         return True
-    compared = [node for node in ast.walk(tree) if isinstance(node, ast.Compare) and
+    compared = [node for node in tree_nodes(tree) if isinstance(node, ast.Compare) and
                 any(isinstance(side, (ast.Constant, ast.JoinedStr)) for side in (node.left, *node.comparators))]
     if not compared:  # (a literal on one side: asked before the file's names are followed)
         return False
