@@ -804,11 +804,16 @@ def test_a_division_is_parsed_for_only_where_an_integer_tensor_may_be_shown(tmp_
         "typed.py": "import torch\nx = torch.zeros(3).type('torch.LongTensor')\ny = x / 2\n",
         "div.py": "import torch\nb = torch.ones(3).long()\nz = torch.div(b, 2)\n",
         "named.py": "import torch\nx = torch.zeros(3, dtype=getattr(torch, 'long'))\ny = x / 2\n",
+        # indices (``syntax.dtypes``: int64 on every torch)
+        "topk.py": "import torch\ndef f(s):\n    n = s.size(1)\n    v, i = s.view(-1).topk(5)\n    return i / n\n",
+        "argmax.py": "import torch\ny = torch.randn(3, 4).argmax(1) / 2\n",
+        "max.py": "import torch\ny = torch.max(torch.randn(3, 4), 1)[1] / 2\n",
     }
     for name, code in files.items():
         assert first.select(code) == (tu001,), name
     found = _same_and_found(tmp_path, files, "1.5", "2.13")
-    assert {(name, "TU001") for name in ("arange.py", "imported.py", "typed.py", "div.py")} <= found
+    assert {(name, "TU001") for name in ("arange.py", "imported.py", "typed.py", "div.py", "topk.py", "argmax.py",
+                                        "max.py")} <= found
 
 
 def test_a_newer_name_is_parsed_for_only_where_the_module_reads_it_when_imported():

@@ -111,17 +111,6 @@ _FLOAT_FACTORIES = frozenset({"zeros", "ones", "empty", "rand", "randn", "eye", 
 _LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"})
 # torch's factories that make an integer (or bool) tensor without ``dtype=`` (``Dtypes._function``): of ints or bools
 INTEGER_FACTORIES = frozenset({"tensor", "as_tensor", "arange", "full", "randint", "randperm"})
-
-
-def integer_words() -> frozenset[str]:
-    """The names through which ``Dtypes`` ever gives an integer or bool tensor (a sum of bools is int64): such a
-    dtype (``torch.long``), a method converting to one (``.long()``), a legacy type of one (``torch.LongTensor``, in
-    ``.type("torch.LongTensor")`` too), a factory that makes one of ints (``INTEGER_FACTORIES``). Every other value
-    it knows is floating, complex or a Python number."""
-    kinds = INTEGRAL | {"torch.bool"}
-    return frozenset({*(name.rsplit(".", 1)[1] for name, dtype in DTYPE_NAMES.items() if dtype in kinds),
-                      *(name for name, dtype in _CONVERSIONS.items() if dtype in kinds),
-                      *(name for name, dtype in _TENSOR_TYPES.items() if dtype in kinds), *INTEGER_FACTORIES})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power,
                cst.MatrixMultiply)
 _KINDS = ("bool", "int", "float", "complex")  # Python numbers, in promotion order
@@ -134,6 +123,19 @@ _PAIRS_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
 # of those, method names no NumPy array, list or pandas object has (PaddlePaddle's and MXNet's arrays do)
 _TENSOR_ONLY = frozenset({"topk", "kthvalue"})
 _OTHER_ARRAYS = ("paddle", "mxnet")
+
+
+def integer_words() -> frozenset[str]:
+    """The names through which ``Dtypes`` ever gives an integer or bool tensor (a sum of bools is int64): such a
+    dtype (``torch.long``), a method converting to one (``.long()``), a legacy type of one (``torch.LongTensor``, in
+    ``.type("torch.LongTensor")`` too), a factory that makes one of ints (``INTEGER_FACTORIES``), a call returning
+    indices (``argmax``, ``x.topk(k)[1]``). Every other value it knows is floating, complex or a Python number."""
+    kinds = INTEGRAL | {"torch.bool"}
+    return frozenset({*(name.rsplit(".", 1)[1] for name, dtype in DTYPE_NAMES.items() if dtype in kinds),
+                      *(name for name, dtype in _CONVERSIONS.items() if dtype in kinds),
+                      *(name for name, dtype in _TENSOR_TYPES.items() if dtype in kinds), *INTEGER_FACTORIES,
+                      *_INDEX_METHODS, *_PAIRS, *_PAIRS_WITH_DIM})
+
 
 # what an expression is: ("tensor", dtype), ("number", kind) for a Python number, or ("list",
 # kind) for a (nested) list or tuple of numbers of that joint kind
