@@ -149,13 +149,19 @@ KNOWN = [
     ("x = torch.ones(2, 3)\nout = x.nonzero()", "torch.int64"),
     ("x = torch.ones(2, 3)\nout = torch.arange(x.size(1))", "torch.int64"),
     ("x = torch.ones(2, 3)\nout = torch.arange(len(x))", "torch.int64"),
+    # augmented assignments: in place on a tensor, they keep its dtype (or raise)
+    ("x = torch.ones(2, dtype=torch.float64)\nx += 1\nout = x", "torch.float64"),
+    ("x = torch.arange(3)\nx *= 2\nx -= 1\nout = x", "torch.int64"),
+    ("x = torch.zeros(3)\nx /= 2\nout = x", "torch.float32"),
+    ("x = torch.ones(2, dtype=torch.half)\nfor _ in range(2):\n    x += 1\nout = x * 2", "torch.float16"),
 ]
 
 # the dtype is not evident
 UNKNOWN = [
     "def f(dtype):\n    return torch.ones(2, dtype=dtype)\nout = f(torch.float64)",
     "x = torch.ones(2, dtype=torch.float64)\nx = x.float()\nout = x",  # two assignments
-    "x = torch.ones(2, dtype=torch.float64)\nx += 1\nout = x",
+    "n = 2\nn += 1\nout = torch.ones(2, dtype=torch.float64).new_full((2,), n)",  # an int augmented: no tensor
+    "x = torch.ones(2)\nif cond:\n    x = torch.arange(2)\nx += 1\nout = x",  # two assignments
     "x, y = torch.ones(2, dtype=torch.float64), torch.ones(2)\nout = x + y",  # two dtypes
     "x = torch.ones(2, dtype=torch.float64)\nout = x + torch.ones(2)",  # promotion, 0-dim or not
     "x = torch.ones(2, dtype=torch.float64)\nout = x.to(other)",  # other: a tensor, or a dtype

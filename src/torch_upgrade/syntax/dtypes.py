@@ -46,7 +46,7 @@ from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import dotted, subtree
 from torch_upgrade.syntax.project import FileIndex
 from torch_upgrade.syntax.provenance import CERTAIN, NO, provenance_of
-from torch_upgrade.syntax.scopes import Scope, visible_bindings
+from torch_upgrade.syntax.scopes import Binding, Scope, visible_bindings
 
 FLOAT32 = "torch.float32"
 # what changes the default dtype (``torch.set_default_dtype``, its private spelling, the old
@@ -264,11 +264,19 @@ class Dtypes:
 
     # ------------------------------------------------------------------ names and literals
     def _name(self, name: str, scope: Scope, depth: int) -> Optional[Value]:
-        """A name bound once (one assignment in the scope it resolves in)."""
+        """A name bound once (one assignment in the scope it resolves in), or once and otherwise only by augmented
+        assignments (``x += 1``, ``x /= n``) where that one gives a tensor: a tensor's augmented operators work in
+        place (or give a tensor of its dtype: ``@=``), so they keep its dtype or raise."""
         bindings = visible_bindings(name, scope)
-        if len(bindings) != 1:
+        plain = [b for b in bindings if b.augmented is None]
+        if len(plain) != 1:
             return None
-        binding = bindings[0]
+        if len(plain) != len(bindings):
+            value = self._name_bound_once(plain[0], depth)
+            return value if value is not None and value[0] == "tensor" else None
+        return self._name_bound_once(plain[0], depth)
+
+    def _name_bound_once(self, binding: Binding, depth: int) -> Optional[Value]:
         if binding.kind == "local" and binding.unpacked is not None and binding.scope is not None and \
                 binding.unpacked[1] in (0, 1) and isinstance(binding.unpacked[0], cst.Call):
             pair = self._pair(binding.unpacked[0], binding.scope, depth + 1)  # values, indices = x.topk(k)
