@@ -134,3 +134,32 @@ def test_workers_that_were_read_ahead_for_say_what_one_process_says(tmp_path):
     assert one.stdout == two.stdout and one.stderr == two.stderr == ""
     messages = [f["message"] for f in json.loads(two.stdout)["findings"] if f["path"].endswith("linalg.py")]
     assert any("tests/test_linalg.py:7 patches torch.cholesky by name" in m for m in messages)
+
+
+def test_what_was_read_ahead_is_recorded_by_the_cache(tmp_path, monkeypatch):
+    """What the child read of what the project's files patch (with each file's stat, taken before reading it) goes
+    into the result cache at the cold scan's end: the next scan checks the patch map's dependency without reading
+    a file."""
+    import torch_upgrade
+    from torch_upgrade.io import cache
+
+    root = _project(tmp_path / "p", copies=2)
+    monkeypatch.setattr(runner, "INLINE_BYTES", 0)
+    monkeypatch.setattr(runner.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(cache, "SETTLED_NS", -10**18)  # every file's stat trusted, as if written long before
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    started = []
+    real_start = runner._ReadAhead.start.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(runner._ReadAhead, "start",
+                        classmethod(lambda cls, files, jobs: started.append(jobs) or real_start(cls, files, jobs)))
+    read: list[str] = []
+    real = listing.read_targets
+    monkeypatch.setattr(listing, "read_targets", lambda path: read.append(path) or real(path))
+
+    def scan() -> list[tuple[str, int]]:
+        report = torch_upgrade.scan([root], from_version="1.9", to_version="2.13", cache=True, jobs=2)
+        return sorted((f.path, f.line) for f in report.findings)
+
+    cold = scan()
+    assert started == [2] and cold
+    assert scan() == cold and read == []

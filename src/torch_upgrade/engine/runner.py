@@ -97,6 +97,9 @@ def run(files: Sequence[Path], ctx: Context, progress: Optional[Progress] = None
                 results[index] = result
                 if cache is not None and analysed is not None:
                     cache.put(result.path, files[index], analysed, result, stats.get(index))
+        project = ctx.shared.get("project")  # what this process read of the files' projects (none: not asked)
+        if cache is not None and project is not None:
+            cache.patches_read(project.read_targets())
     finally:
         if ahead is not None:
             ahead.close()

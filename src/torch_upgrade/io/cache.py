@@ -13,7 +13,8 @@ them changed: editing the helper re-checks its callers. A result that rests on e
 (no other file names a flag) records one digest of them all (``io.listing``), and is a miss when a file
 there changed, came or went. A result that rests on what the project's files patch by name
 (``unittest.mock``'s targets: ``listing.patched_in``) is a miss when that changed; what each file patches
-is recorded with its stat, under the rule below, so that an unchanged project is not read again to tell.
+is recorded with its stat (as the scan's project index read it, or as a check read it), under the rule below, so
+that an unchanged project is not read again to tell.
 The project-level advice, computed from all the files' facts, is kept too,
 keyed by those facts.
 
@@ -40,7 +41,7 @@ import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar, Union
 
 from torch_upgrade.catalog.ruledata import DATA_FILES, rules_dir
 from torch_upgrade.core.meta import VERSION as __version__
@@ -263,6 +264,16 @@ class Cache:
         elif known is not None:
             del self._patches[path]
         return targets
+
+    def patches_read(self, read: Iterable[tuple[str, listing.Stamped]]) -> None:
+        """Record what a scan read of what files patch (``listing.stamped_targets``: with each file's stat taken before
+        it was read), for the files that had settled then: the next run checks its ``patched_in`` dependencies
+        without reading them."""
+        for path, (stat, targets) in read:
+            settled = self._settled(stat) if targets is not None and len(stat) == 5 else None
+            if settled is not None and targets is not None and self._patches.get(path) != (settled, targets):
+                self._patches[path] = (settled, targets)
+                self.written += 1
 
     def unchanged(self, rel: str, path: StrPath, stat: Optional[Stat]) -> Optional[FileResult]:
         """The result for ``path`` if its stat proves it unchanged, without reading it."""

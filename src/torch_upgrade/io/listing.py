@@ -56,7 +56,9 @@ _CONSTANT_VALUE = re.compile(rb"=[ \t]*[rbu]?([\"'])([A-Za-z_][\w.]*\.\w+)\1[ \t
 _CONSTANT_NAME = re.compile(rb"[ \t]*([A-Za-z_]\w*)[ \t]*$")
 # what marks the folder of a whole project (its tests, conftest.py files and package together)
 PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
-Stamped = tuple[tuple[int, int], Optional[dict[str, int]]]  # a file's (size, mtime) when read, and its patch_targets
+# a file's stat when read (size, mtime, ctime, inode, device: what the result cache trusts a file by) and its
+# patch_targets
+Stamped = tuple[tuple[int, int, int, int, int], Optional[dict[str, int]]]
 # what a process reads ahead for another (``read_ahead``): root -> its ``python_files``, path -> ``stamped_targets``
 Ahead = tuple[dict[str, Optional[tuple[str, ...]]], dict[str, Stamped]]
 BY_NAME = "("  # a ``patch_targets`` key: "(" + the name a patch's first argument is
@@ -167,14 +169,14 @@ def patch_targets(raw: bytes) -> dict[str, int]:
 
 
 def stamped_targets(path: str, known: Optional[Stamped] = None) -> Optional[Stamped]:
-    """``patch_targets`` of a file with its stat when read (size, mtime), or ``known`` (what was read of it before)
-    where its stat is still that; a file ``patch_targets`` fails on patches nothing that can be told (None). None
-    where the file cannot be stat'ed or read."""
+    """``patch_targets`` of a file with its stat when read (size, mtime, ctime, inode, device: taken before reading
+    it), or ``known`` (what was read of it before) where its stat is still that; a file ``patch_targets`` fails on
+    patches nothing that can be told (None). None where the file cannot be stat'ed or read."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    stamp = (st.st_size, st.st_mtime_ns)
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
     if known is not None and known[0] == stamp:
         return known
     try:

@@ -200,7 +200,7 @@ class ProjectIndex:
         self._patches: dict[str, tuple[tuple[int, int], str, Optional[dict[str, int]]]] = {}
         # real path -> (its stat when read, the names it patches by name): the same, without the SHA-256 that only
         # a file read apart from the listing records (``patch_map`` reads every file of the project)
-        self._targets: dict[str, tuple[tuple[int, int], Optional[dict[str, int]]]] = {}
+        self._targets: dict[str, listing.Stamped] = {}
         # root -> (when built, the files listed, what they patch: patch_map)
         # (path, SHA-256 of its bytes, a module's stem) -> whether the file may import that module (a script's
         # ``main``: asked for every script a patch might hold)
@@ -307,6 +307,10 @@ class ProjectIndex:
             return None
         self._targets[path] = known
         return known[1]
+
+    def read_targets(self) -> Iterator[tuple[str, listing.Stamped]]:
+        """What this index read (or adopted) of what files patch, with each file's stat when read."""
+        return iter(self._targets.items())
 
     def adopt(self, ahead: listing.Ahead) -> None:
         """What another process read ahead for this one (``listing.read_ahead``): the projects' listings and what
