@@ -355,6 +355,35 @@ def foreign_names(tree: ast.Module, package: str = "torch") -> frozenset[str]:
     return only - ours
 
 
+def _reading(text: str, names: Iterable[str]
+             ) -> Optional[tuple[ast.Module, set[str], frozenset[str], frozenset[str]]]:
+    """What ``may_call`` and ``may_name`` look at for the qualified ``names``: the file's tree, the names' packages,
+    their last names, and the names only an import of another module binds (``foreign_names``, for every package);
+    None where the text spells one of the names out whole or Python does not parse it (then it may read one)."""
+    names = tuple(names)
+    if _spelt(text, names):
+        return None
+    tree = syntax_tree(text)
+    if tree is None:
+        return None
+    packages = {name.split(".")[0] for name in names}
+    wanted = frozenset(name.rsplit(".", 1)[-1] for name in names)
+    foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
+    return tree, packages, wanted, foreign
+
+
+def grow(found: set[str], values: dict[str, list[ast.expr]], base: Callable[[ast.expr], bool]) -> None:
+    """Add to ``found`` every name some value assigned to which ``base`` accepts, until none is added (``base`` may
+    read ``found``: ``a = x.sum()`` then ``b = a``)."""
+    changed = True
+    while changed:
+        changed = False
+        for bound, given in values.items():
+            if bound not in found and any(base(value) for value in given):
+                found.add(bound)
+                changed = True
+
+
 def may_call(text: str, functions: Iterable[str]) -> bool:
     """Whether the file may call one of ``functions`` (qualified names: ``torch.log``) as ``checkers._calls.calls``
     finds them, a call whose function the analysis qualifies so: an attribute of that last name on any expression
@@ -362,14 +391,10 @@ def may_call(text: str, functions: Iterable[str]) -> bool:
     where an import binds it (``from torch import log``) or an assignment makes it an alias (``f = torch.log``),
     a ``getattr`` given the name.
     True where Python does not parse the file."""
-    if _spelt(text, functions):
+    read = _reading(text, functions)
+    if read is None:
         return True
-    tree = syntax_tree(text)
-    if tree is None:
-        return True
-    packages = {name.split(".")[0] for name in functions}
-    wanted = frozenset(name.rsplit(".", 1)[-1] for name in functions)
-    foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
+    tree, packages, wanted, foreign = read
     named: Optional[frozenset[str]] = None  # the names a call of one could be made through (on first need)
     for node in tree_nodes(tree):
         if not isinstance(node, ast.Call):
@@ -393,14 +418,10 @@ def may_name(text: str, names: Iterable[str]) -> bool:
     ...)``): an attribute of that last name on any expression but a chain from a name only an import of another
     module binds (``json.load``: ``foreign_names``), a name an import of the package or an alias may bind it to
     (``_callable_names``), a string of it (``getattr(torch, "load")``). True where Python does not parse the file."""
-    if _spelt(text, names):
+    read = _reading(text, names)
+    if read is None:
         return True
-    tree = syntax_tree(text)
-    if tree is None:
-        return True
-    packages = {name.split(".")[0] for name in names}
-    wanted = frozenset(name.rsplit(".", 1)[-1] for name in names)
-    foreign = frozenset.intersection(*(foreign_names(tree, package) for package in packages))
+    tree, packages, wanted, foreign = read
     named: Optional[frozenset[str]] = None
     for node in tree_nodes(tree):
         if isinstance(node, ast.Attribute):

@@ -24,7 +24,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import _FULL_REDUCTIONS, _FULL_REDUCTION_FUNCTIONS, _SAME_SHAPE, Shapes
-from torch_upgrade.detect.firstpass import members, syntax_tree, tree_nodes
+from torch_upgrade.detect.firstpass import grow, members, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES
@@ -70,13 +70,7 @@ class _ZeroIndex:
             elif isinstance(node, ast.ImportFrom):
                 self.bound.update(alias.asname or alias.name for alias in node.names if _scalar_name(alias.name))
         self.scalar: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for bound, values in self.values.items():
-                if bound not in self.scalar and any(self.base(value) for value in values):
-                    self.scalar.add(bound)
-                    changed = True
+        grow(self.scalar, self.values, self.base)
 
     def found(self) -> bool:
         for node in tree_nodes(self.tree):

@@ -16,7 +16,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.firstpass import chain_root, syntax_tree, tree_nodes
+from torch_upgrade.detect.firstpass import chain_root, grow, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
@@ -60,13 +60,7 @@ class _Ranked:
                     elif not getattr(node, "level", 0) and root.split(".")[0] == "torch":
                         self.torch.add(alias.asname or alias.name.split(".")[0])
         self.ranked: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for bound, values in self.values.items():
-                if bound not in self.ranked and any(self.base(value) for value in values):
-                    self.ranked.add(bound)
-                    changed = True
+        grow(self.ranked, self.values, self.base)
 
     def found(self) -> bool:
         return any(isinstance(node, ast.Attribute) and node.attr == "T" and self.base(node.value)
