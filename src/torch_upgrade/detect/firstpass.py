@@ -372,6 +372,19 @@ def _reading(text: str, names: Iterable[str]
     return tree, packages, wanted, foreign
 
 
+def assigned_values(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """Each name any assignment of the file binds (``=``, ``+=``, ``x: T = ...``, ``:=``, in any scope; every name of
+    a target, ``a, b = v`` giving ``v`` to both) -> the values assigned to it."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in tree_nodes(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        values.setdefault(name.id, []).append(node.value)
+    return values
+
+
 def grow(found: set[str], values: dict[str, list[ast.expr]], base: Callable[[ast.expr], bool]) -> None:
     """Add to ``found`` every name some value assigned to which ``base`` accepts, until none is added (``base`` may
     read ``found``: ``a = x.sum()`` then ``b = a``)."""

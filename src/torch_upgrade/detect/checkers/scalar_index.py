@@ -24,7 +24,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import _FULL_REDUCTIONS, _FULL_REDUCTION_FUNCTIONS, _SAME_SHAPE, Shapes
-from torch_upgrade.detect.firstpass import grow, members, syntax_tree, tree_nodes
+from torch_upgrade.detect.firstpass import assigned_values, grow, members, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES
@@ -58,16 +58,10 @@ class _ZeroIndex:
 
     def __init__(self, tree: ast.Module):
         self.tree = tree
-        self.values: dict[str, list[ast.expr]] = {}
-        self.bound: set[str] = set()  # names a call may be of a loss module or function through
+        self.values = assigned_values(tree)
+        self.bound = set(self.values)  # names a call may be of a loss module or function through
         for node in tree_nodes(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
-                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
-                            self.values.setdefault(name.id, []).append(node.value)
-                            self.bound.add(name.id)
-            elif isinstance(node, ast.ImportFrom):
+            if isinstance(node, ast.ImportFrom):
                 self.bound.update(alias.asname or alias.name for alias in node.names if _scalar_name(alias.name))
         self.scalar: set[str] = set()
         grow(self.scalar, self.values, self.base)

@@ -16,7 +16,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
-from torch_upgrade.detect.firstpass import chain_root, grow, syntax_tree, tree_nodes
+from torch_upgrade.detect.firstpass import assigned_values, chain_root, grow, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
@@ -40,18 +40,13 @@ def may_match(text: str) -> bool:
 class _Ranked:
     def __init__(self, tree: ast.Module):
         self.tree = tree
-        self.values: dict[str, list[ast.expr]] = {}
-        self.torch: set[str] = set()  # names through which a call may be qualified as torch's
+        self.values = assigned_values(tree)
+        # names through which a call may be qualified as torch's: an alias (``t = torch``, ``zeros = torch.zeros``)
+        self.torch = {name for name, values in self.values.items()
+                      if any(isinstance(value, (ast.Name, ast.Attribute)) for value in values)}
         self.star = False
         for node in tree_nodes(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
-                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
-                            self.values.setdefault(name.id, []).append(node.value)
-                            if isinstance(node.value, (ast.Name, ast.Attribute)):
-                                self.torch.add(name.id)  # an alias (``t = torch``, ``zeros = torch.zeros``)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
                 module = node.module if isinstance(node, ast.ImportFrom) else None
                 for alias in node.names:
                     root = (module if isinstance(node, ast.ImportFrom) else alias.name) or ""
