@@ -7,7 +7,9 @@ an integer tensor or a Python int, or an int divided by such a tensor. Where a d
 said: most divisions in old code are of floating tensors, and what the code does not show is left alone. A division
 in place (``x /= n``, ``x[i] /= n``, ``x.div_(n)``) of an evidently integer tensor raises from 1.7 whatever ``n``
 (its float quotient cannot be written into ``x``; checked on torch 2.13): ``x``'s dtype is that of its one
-assignment, which its augmented assignments, in place on a tensor, keep (``syntax.dtypes``).
+assignment, which its augmented assignments, in place on a tensor, keep (``syntax.dtypes``). These and the integer
+``out=`` raise wherever the window reaches 1.7: warnings (``Hit.breaks``), where a true division that now gives
+floats is a change to know of (info).
 ``torch.div`` with ``rounding_mode=`` (1.8) says which division it means; without it, ``torch.div(a, b, out=t)``
 with ``t`` evidently an integer tensor raises from 1.7 whatever the operands ("result type Float can't be cast to
 the desired output type Long", checked on torch 2.13): OpenNMT's beam search wrote ``torch.div(ids, vocab_size,
@@ -110,7 +112,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         where = _augmented(node, analysis, every)
         if where is None or not _integer(dtypes, node.target, where[0]):
             continue
-        out.append(Hit(rule, node, where[1], ref=where[2],
+        out.append(Hit(rule, node, where[1], ref=where[2], breaks=True,
                        message=f"{code(node.target)} /= ... divides an integer tensor in place: {INPLACE_ADVICE}"))
     for node in analysis.nodes(cst.Call):  # x.div_(n)
         if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute) or \
@@ -120,7 +122,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
         ref = first_ref(node.func, every)
         if ref is None or ref.guarded or not _integer(dtypes, node.func.value, ref.scope):
             continue
-        out.append(Hit(rule, node, ref.statement, ref=ref,
+        out.append(Hit(rule, node, ref.statement, ref=ref, breaks=True,
                        message=f"{code(node)} divides an integer tensor in place: {INPLACE_ADVICE}"))
     for ref, call in calls(analysis, FUNCTIONS, window, rule):
         if keyword(call, "rounding_mode") is not None or has_star_kwargs(call) or len(call.args) < 2 \
@@ -128,8 +130,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
             continue
         into = keyword(call, "out")
         if into is not None and _integer(dtypes, into.value, ref.scope):
-            out.append(hit(rule, ref, analysis, window, fix=False,
-                           message=f"{code(call)} writes a quotient into an integer tensor: {OUT_ADVICE}"))
+            found = hit(rule, ref, analysis, window, fix=False,
+                        message=f"{code(call)} writes a quotient into an integer tensor: {OUT_ADVICE}")
+            found.breaks = True  # raises from 1.7 whatever the operands: a warning, not a change to know of
+            out.append(found)
         elif _integers(dtypes, call.args[0].value, call.args[1].value, ref.scope):
             out.append(hit(rule, ref, analysis, window, fix=False,
                            message=f"{code(call)} divides integers: {ADVICE}"))
