@@ -264,6 +264,8 @@ def test_parse_reads_every_field():
     (('kind = "module"', 'kind = "package"'), "'kind' must be one of"),
     (('note = "module"', 'note = "module"\nremoved = "2.0"'), "unknown key(s): removed"),
     (('[names."torch.linalg.solve"]', '[names."torch.linalg.solve()"]'), "dotted qualified name"),
+    # only torch's names: the guards' evaluation reads no other module for the table (syntax.decide.evaluated_modules)
+    (('[names."torch.linalg.solve"]', '[names."numpy.linalg.solve"]'), "the table is of torch's names"),
     (('added = "1.8"\n', 'added = "1.8"\nbound = "1.9"\n'), "'bound' is a module's"),
     (('kind = "module"', 'kind = "module"\nbound = "0.1.5"'), "must be a major.minor release"),
 ])

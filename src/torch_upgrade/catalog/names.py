@@ -115,6 +115,8 @@ def _entry(name: str, raw: Any, file: str) -> NameHistory:
     entry = f'names."{name}"'
     if not _QUALNAME_RE.match(name):
         raise _fail(file, entry, "the key must be a dotted qualified name such as \"torch.linalg.solve\"")
+    if name.split(".", 1)[0] != "torch":  # (what ``syntax.decide.evaluated_modules`` relies on, not reading the table)
+        raise _fail(file, entry, "the table is of torch's names: the key must be torch or start with \"torch.\"")
     if not isinstance(raw, dict):
         raise _fail(file, entry, "must be a table")
     unknown = set(raw) - _ENTRY_KEYS

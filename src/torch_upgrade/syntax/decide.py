@@ -154,12 +154,13 @@ def with_names_table(names: "Names", project: Optional["Project"] = None) -> "De
 def evaluated_modules() -> frozenset[str]:
     """The top-level modules under which the evaluation knows a name (``Evaluator._qualified``: torch's and its
     libraries' versions and names, the parsers of versions, the helpers and flags of ``catalog.version_helpers``,
-    ``inspect.signature``, ``operator``'s functions, the names table's): a name qualified under any other is
+    ``inspect.signature``, ``operator``'s functions; the names table's are torch's, which its loader checks, so
+    the table is not read for this: a first pass asks it in every worker): a name qualified under any other is
     unknown unless a file of the project defines it (``Project.definition``)."""
     table = load_version_helpers()
     named = (*_VERSION_VALUES, *_LIBRARY_VERSIONS, *table.helpers, *table.flags, *table.versions,
              *(name for name, _ in table.parameters), *OPERATOR_FUNCTIONS, *_SIGNATURE, *_PARSERS, *_LOOSE,
-             *_STRICT, *_METADATA, *_DIGITS, *shipped_names())
+             *_STRICT, *_METADATA, *_DIGITS)
     return frozenset(name.split(".")[0] for name in named) | {"torch", *LIBRARIES}
 
 
