@@ -134,7 +134,128 @@ def _tree(source: str) -> Optional[ast.Module]:
 def tree_nodes(tree: ast.Module) -> tuple[ast.AST, ...]:
     """Every node of a file's tree (``ast.walk``'s order), listed once for every test of the file: each walk of its
     own took longer than the list."""
-    return tuple(ast.walk(tree))
+    return walk(tree)
+
+
+def walk(node: ast.AST) -> tuple[ast.AST, ...]:
+    """The nodes ``ast.walk(node)`` gives, in its order (breadth first, each node's children in the order of its
+    fields), listed without its generators: a node's children appended to the list being read (``iter_child_nodes``
+    took most of a walk's time)."""
+    nodes = [node]
+    append = nodes.append
+    for node in nodes:  # (the list grows as it is read)
+        kind = node.__class__
+        if kind is _NAME_NODE:
+            append(node.ctx)  # type: ignore[attr-defined]
+        elif kind is _ATTRIBUTE_NODE:
+            append(node.value)  # type: ignore[attr-defined]
+            append(node.ctx)  # type: ignore[attr-defined]
+        elif kind is not _CONSTANT_NODE:  # (a constant's fields hold no node)
+            for field in kind._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    append(value)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            append(item)
+    return tuple(nodes)
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """The children of a node, as ``ast.iter_child_nodes`` gives them (in the order of its fields)."""
+    found: list[ast.AST] = []
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found += [item for item in value if isinstance(item, ast.AST)]
+    return found
+
+
+_NAME_NODE, _ATTRIBUTE_NODE, _CONSTANT_NODE = ast.Name, ast.Attribute, ast.Constant
+
+
+class _Reads:
+    """What the tests of calls, names and imports (``may_call``, ``may_name``, ``_method_test``, ``_import_only``,
+    ``foreign_names``, ``_callable_names``) look for in a file's tree, gathered in one reading of its nodes for every
+    test of the file (each test read them all before, once for each rule)."""
+
+    __slots__ = ("method_calls", "called_names", "called_call_constants", "attributes", "loaded", "constants",
+                 "annotated", "imports", "aliases", "bound")
+
+    def __init__(self, tree: ast.Module):
+        self.method_calls: dict[str, list[ast.Call]] = {}  # the calls of an attribute, by its name
+        self.called_names: set[str] = set()  # the names called (``f(x)``)
+        self.called_call_constants: set[object] = set()  # the constants given a call that is called (``getattr``)
+        self.attributes: dict[str, list[ast.Attribute]] = {}  # every attribute, by its name
+        self.loaded: set[str] = set()  # the names read
+        self.constants: set[object] = set()  # the constants' values
+        self.annotated: set[str] = set()  # the names written in strings of annotations (``x: "torch.Tensor"``)
+        self.imports: list[Union[ast.Import, ast.ImportFrom]] = []
+        # assignments of an attribute or a name (``f = torch.log``): its value, and the names its targets hold
+        self.aliases: list[tuple[ast.expr, list[str]]] = []
+        # the names bound other than by imports: assigned (a target's names), parameters, definitions, declared
+        # ``global`` or ``nonlocal``, an exception's name, a pattern's capture
+        self.bound: set[str] = set()
+        for node in tree_nodes(tree):
+            kind = node.__class__
+            if kind is ast.Name:
+                if isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                    self.loaded.add(node.id)  # type: ignore[attr-defined]
+                else:
+                    self.bound.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                self.attributes.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined,arg-type]
+            elif kind is ast.Constant:
+                self.constants.add(node.value)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                self._call(node)  # type: ignore[arg-type]
+            else:
+                self._other(node)
+
+    def _call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            self.method_calls.setdefault(func.attr, []).append(node)
+        elif isinstance(func, ast.Name):
+            self.called_names.add(func.id)
+        elif isinstance(func, ast.Call):
+            self.called_call_constants.update(a.value for a in func.args if isinstance(a, ast.Constant))
+
+    def _other(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.imports.append(node)
+        if isinstance(node, ast.arg):
+            self.bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            self.bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler):
+            if node.name:
+                self.bound.add(node.name)
+        elif isinstance(node, _MATCH_NAMES):
+            if getattr(node, "name", None):
+                self.bound.add(getattr(node, "name"))
+        elif isinstance(node, _MATCH_REST):
+            if getattr(node, "rest", None):
+                self.bound.add(getattr(node, "rest"))
+        if isinstance(node, (ast.arg, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)):
+            annotation = node.returns if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else node.annotation
+            if annotation is not None:
+                self.annotated.update(name for n in walk(annotation) if isinstance(n, ast.Constant) and
+                                      isinstance(n.value, str) for name in _NAME.findall(n.value))
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and \
+                isinstance(node.value, (ast.Attribute, ast.Name)):
+            written = node.targets if isinstance(node, ast.Assign) else [node.target]
+            self.aliases.append((node.value, [n.id for t in written for n in walk(t) if isinstance(n, ast.Name)]))
+
+
+@lru_cache(maxsize=1)
+def _reads(tree: ast.Module) -> _Reads:
+    return _Reads(tree)
 
 
 def syntax_tree(text: str) -> Optional[ast.Module]:
@@ -248,11 +369,12 @@ def _method_test(rule: Rule) -> Optional[Callable[[str], bool]]:
         if tree is None:
             return True
         receivers: list[ast.expr] = []
-        for node in tree_nodes(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods:
+        calls = _reads(tree).method_calls
+        for method in methods & calls.keys():
+            for node in calls[method]:
                 given = sum(not isinstance(a, ast.Starred) for a in node.args)
                 if given >= low and (high is None or given <= high):
-                    receivers.append(node.func.value)
+                    receivers.append(node.func.value)  # type: ignore[attr-defined]
         if not receivers:
             return False
         modules = _import_only(tree)
@@ -289,6 +411,7 @@ def _root(expr: ast.expr) -> Optional[str]:
     return expr.id if isinstance(expr, ast.Name) else None
 
 
+@lru_cache(maxsize=1)
 def _import_only(tree: ast.Module) -> frozenset[str]:
     """The names that absolute imports at the module's level bind (in its blocks too: ``try``, ``if``), and nothing
     else in the file: no assignment, parameter, loop or ``with`` target, definition, ``except ... as``, ``del``,
@@ -312,32 +435,15 @@ def _import_only(tree: ast.Module) -> frozenset[str]:
                 todo.extend(part.body)
     if not top:
         return frozenset()
-    other: set[str] = set()
-    for node in tree_nodes(tree):
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                other.add(node.id)
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            other.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            other.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            if id(node) not in at_top:
-                other.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ExceptHandler):
-            if node.name:
-                other.add(node.name)
-        elif isinstance(node, _MATCH_NAMES):
-            if getattr(node, "name", None):
-                other.add(getattr(node, "name"))
-        elif isinstance(node, _MATCH_REST):
-            if getattr(node, "rest", None):
-                other.add(getattr(node, "rest"))
+    reads = _reads(tree)
+    other = set(reads.bound)
+    for node in reads.imports:
+        if id(node) not in at_top:
+            other.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
     return frozenset(top - other)
 
 
+@lru_cache(maxsize=8)
 def foreign_names(tree: ast.Module, package: str = "torch") -> frozenset[str]:
     """The names that only absolute imports at the module's level bind (``_import_only``: nothing else in the file
     binds them), each of a module outside ``package`` (``np`` after ``import numpy as np``): an attribute chain from
@@ -346,12 +452,11 @@ def foreign_names(tree: ast.Module, package: str = "torch") -> frozenset[str]:
     if not only:
         return frozenset()
     ours: set[str] = set()  # bound (somewhere) by an import of the package: not foreign
-    for node in tree_nodes(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                module = node.module if isinstance(node, ast.ImportFrom) else alias.name
-                if isinstance(node, ast.ImportFrom) and node.level or (module or "").split(".")[0] == package:
-                    ours.add(alias.asname or alias.name.split(".")[0])
+    for node in _reads(tree).imports:
+        for alias in node.names:
+            module = node.module if isinstance(node, ast.ImportFrom) else alias.name
+            if isinstance(node, ast.ImportFrom) and node.level or (module or "").split(".")[0] == package:
+                ours.add(alias.asname or alias.name.split(".")[0])
     return only - ours
 
 
@@ -372,14 +477,16 @@ def _reading(text: str, names: Iterable[str]
     return tree, packages, wanted, foreign
 
 
+@lru_cache(maxsize=1)
 def assigned_values(tree: ast.Module) -> dict[str, list[ast.expr]]:
     """Each name any assignment of the file binds (``=``, ``+=``, ``x: T = ...``, ``:=``, in any scope; every name of
-    a target, ``a, b = v`` giving ``v`` to both) -> the values assigned to it."""
+    a target, ``a, b = v`` giving ``v`` to both) -> the values assigned to it. Read once for every test of the file
+    (the same dict: not to be changed)."""
     values: dict[str, list[ast.expr]] = {}
     for node in tree_nodes(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
             for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                for name in ast.walk(target):
+                for name in walk(target):
                     if isinstance(name, ast.Name):
                         values.setdefault(name.id, []).append(node.value)
     return values
@@ -408,22 +515,15 @@ def may_call(text: str, functions: Iterable[str]) -> bool:
     if read is None:
         return True
     tree, packages, wanted, foreign = read
-    named: Optional[frozenset[str]] = None  # the names a call of one could be made through (on first need)
-    for node in tree_nodes(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            if func.attr in wanted and _root(func) not in foreign:
-                return True
-        elif isinstance(func, ast.Name):
-            if named is None:
-                named = _callable_names(tree, wanted, packages)
-            if func.id in named:
-                return True
-        elif isinstance(func, ast.Call) and any(isinstance(a, ast.Constant) and a.value in wanted for a in func.args):
-            return True  # ``getattr(torch, "log")(x)``: read as ``torch.log`` (``fs[0](x)``: qualified as nothing)
-    return False
+    reads = _reads(tree)  # (one walk of the tree for every test of the file)
+    calls = reads.method_calls
+    for name in wanted & calls.keys():  # an attribute called
+        if any(_root(node.func) not in foreign for node in calls[name]):
+            return True
+    if reads.called_names and not reads.called_names.isdisjoint(_callable_names(tree, wanted, frozenset(packages))):
+        return True  # a name called: one a call of them could be made through
+    # ``getattr(torch, "log")(x)``: read as ``torch.log`` (``fs[0](x)``: qualified as nothing)
+    return not wanted.isdisjoint(reads.called_call_constants)
 
 
 def may_name(text: str, names: Iterable[str]) -> bool:
@@ -435,24 +535,19 @@ def may_name(text: str, names: Iterable[str]) -> bool:
     if read is None:
         return True
     tree, packages, wanted, foreign = read
-    named: Optional[frozenset[str]] = None
-    for node in tree_nodes(tree):
-        if isinstance(node, ast.Attribute):
-            if node.attr in wanted and _root(node) not in foreign:
-                return True
-        elif isinstance(node, ast.Name):
-            if named is None:
-                named = _callable_names(tree, wanted, packages)
-            if node.id in named and isinstance(node.ctx, ast.Load):
-                return True
-        elif isinstance(node, ast.Constant) and node.value in wanted:
-            return True  # ``getattr(torch, "load")``
-        elif isinstance(node, (ast.arg, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)):
-            annotation = node.returns if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else node.annotation
-            if annotation is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and
-                                              not wanted.isdisjoint(_NAME.findall(n.value)) for n in ast.walk(annotation)):
-                return True  # a string annotation, whose names the analysis reads
-        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in packages:
+    reads = _reads(tree)  # (one walk of the tree for every test of the file)
+    attributes = reads.attributes
+    for name in wanted & attributes.keys():
+        if any(_root(node) not in foreign for node in attributes[name]):
+            return True
+    if reads.loaded and not reads.loaded.isdisjoint(_callable_names(tree, wanted, frozenset(packages))):
+        return True
+    if not wanted.isdisjoint(reads.constants):
+        return True  # ``getattr(torch, "load")``
+    if not wanted.isdisjoint(reads.annotated):
+        return True  # a string annotation, whose names the analysis reads
+    for node in reads.imports:
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in packages:
             if any(alias.name in wanted for alias in node.names):
                 return True  # the import itself (a rule may report it)
     return False
@@ -470,20 +565,18 @@ def _full_name(name: str) -> "re.Pattern[str]":
     return re.compile(rf"(?<![\w.]){first}" + "".join(rf"{GAP}\.{GAP}{part}" for part in rest) + r"(?!\w)")
 
 
-def _callable_names(tree: ast.Module, wanted: frozenset[str], packages: set[str]) -> frozenset[str]:
+@lru_cache(maxsize=8)
+def _callable_names(tree: ast.Module, wanted: frozenset[str], packages: frozenset[str]) -> frozenset[str]:
     """The names through which a file may read a function of one of the ``wanted`` last names: those themselves,
     those a from-import of the package binds (``from torch import log as ln``), those an assignment gives an
     attribute of such a last name (``f = torch.log``) or another of these names (``g = f``): aliases."""
     out: set[str] = set(wanted)
-    aliases: list[tuple[ast.expr, list[str]]] = []
-    for node in tree_nodes(tree):
+    reads = _reads(tree)
+    for node in reads.imports:
         if isinstance(node, ast.ImportFrom):
             if not node.level and (node.module or "").split(".")[0] in packages:
                 out.update(alias.asname or alias.name for alias in node.names if alias.name in wanted)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and \
-                isinstance(node.value, (ast.Attribute, ast.Name)):
-            written = node.targets if isinstance(node, ast.Assign) else [node.target]
-            aliases.append((node.value, [n.id for t in written for n in ast.walk(t) if isinstance(n, ast.Name)]))
+    aliases = reads.aliases
     changed = True
     while changed:
         changed = False
@@ -573,7 +666,7 @@ class Versioned:
         """Whether an expression (or statement) of the file reads a name that may depend on torch's version."""
         if node is None:
             return False
-        for inner in ast.walk(node):
+        for inner in walk(node):
             if isinstance(inner, ast.Name):
                 if not isinstance(inner.ctx, ast.Load):
                     continue  # a target (``:=``, a comprehension's): what it is given is read
@@ -589,7 +682,7 @@ class Versioned:
     def _bind(self, scope: _Scope, target: ast.AST, value: Optional[list[tuple[_Scope, str]]]) -> None:
         """Binds the names of ``target`` in ``scope`` (and, ``global``, in those around it); ``value``: what the
         value given them reads (None: a value the evaluation does not follow)."""
-        for node in ast.walk(target):
+        for node in walk(target):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):  # not ``x`` of ``a[x] = ...``
                 self._name(scope, node.id, value)
 
@@ -604,8 +697,13 @@ class Versioned:
         # (node, its scope, the lists of reads it adds to: the values being assigned, functions, try bodies around)
         todo: list[tuple[ast.AST, _Scope, tuple[list[tuple[_Scope, str]], ...]]] = [(tree, self.module, ())]
         tried: dict[int, list[tuple[_Scope, str]]] = {}  # each try statement's body's reads
+        # whether the file declares a name ``global`` or ``nonlocal`` anywhere (most do not: no function's body is
+        # then looked through for one)
+        declares = any(node.__class__ is ast.Global or node.__class__ is ast.Nonlocal for node in tree_nodes(tree))
         while todo:
             node, scope, into = todo.pop()
+            if node.__class__ is ast.Constant or not node._fields:
+                continue  # (nothing below: a constant, a context, an operator)
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self._scope_of[id(node)] = scope
@@ -633,8 +731,8 @@ class Versioned:
             if isinstance(node, _NEW_SCOPE):
                 inner = _Scope(scope)
                 self._scopes.append(inner)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # (those of functions inside: more)
-                    inner.is_global.update(name for statement in ast.walk(node)
+                if declares and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # (those of functions
+                    inner.is_global.update(name for statement in walk(node)  # inside: more)
                                            if isinstance(statement, (ast.Global, ast.Nonlocal))
                                            for name in statement.names)
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -669,7 +767,7 @@ class Versioned:
                     todo.append((node.value, scope, (*into, value_reads)))  # fills value_reads
                     value: Optional[list[tuple[_Scope, str]]] = value_reads
                     for target in targets:
-                        for place_node in ast.walk(target):
+                        for place_node in walk(target):
                             if isinstance(place_node, ast.Name) and isinstance(node, ast.NamedExpr) and \
                                     isinstance(place_node.ctx, ast.Store):
                                 for place in scope.chain():  # bound in the function around a comprehension
@@ -678,20 +776,20 @@ class Versioned:
                             self._bind(scope, target, value)
                             self._tried(scope, target, into, tried)
                     for target in targets:  # what a target reads (``x[i] = ...``, ``a.b = ...``)
-                        todo += [(child, scope, into) for child in ast.iter_child_nodes(target)]
+                        todo += [(child, scope, into) for child in children(target)]
                 if isinstance(node, ast.AnnAssign):
                     todo.append((node.annotation, scope, into))
                 continue
             if isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
                 self._bind(scope, node.target, None)
                 self._tried(scope, node.target, into, tried)
-                todo += [(child, scope, into) for child in ast.iter_child_nodes(node) if child is not node.target]
-                todo += [(child, scope, into) for child in ast.iter_child_nodes(node.target)]
+                todo += [(child, scope, into) for child in children(node) if child is not node.target]
+                todo += [(child, scope, into) for child in children(node.target)]
                 continue
             if isinstance(node, ast.withitem):
                 if node.optional_vars is not None:
                     self._bind(scope, node.optional_vars, None)
-                    todo += [(child, scope, into) for child in ast.iter_child_nodes(node.optional_vars)]
+                    todo += [(child, scope, into) for child in children(node.optional_vars)]
                 todo.append((node.context_expr, scope, into))
                 continue
             if isinstance(node, ast.ExceptHandler):
@@ -710,7 +808,7 @@ class Versioned:
                          for child in part]
                 todo += [(child, scope, into) for child in node.finalbody]
                 continue
-            todo += [(child, scope, into) for child in ast.iter_child_nodes(node)]
+            todo += [(child, scope, into) for child in children(node)]
 
     def _tried(self, scope: _Scope, target: ast.AST, into: tuple[list[tuple[_Scope, str]], ...],
                tried: dict[int, list[tuple[_Scope, str]]]) -> None:
@@ -836,9 +934,12 @@ class FirstPass:
             if chosen or any(self._tests[key](given) for key in sorted(dear, key=lambda k: self._cost.get(k, 1))):
                 chosen |= dear  # parsed anyway: the checkers whose tests parse run without asking them
             if dear:
-                _tree.cache_clear()  # the file's tree is not kept past its first pass
-                _versioned.cache_clear()
-                tree_nodes.cache_clear()
+                for cached in _PER_TREE:
+                    cached.cache_clear()  # the file's tree is not kept past its first pass
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)
+
+
+# what is kept of the file's tree for every test of it (each keeps the last few files')
+_PER_TREE = (_tree, _versioned, tree_nodes, _reads, _import_only, foreign_names, _callable_names, assigned_values)

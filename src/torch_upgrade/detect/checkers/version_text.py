@@ -99,10 +99,14 @@ def _literal_beside(text: str) -> bool:
     blanks, brackets, continuations and comments. The operator is code: one inside a string (``"needs
     TensorFlow >= 2.0"``) or a comment compares nothing; inside an f-string it may be a field's
     (``core.prose``; where the text cannot be read that way, any operator counts)."""
-    spans = literals(text) or []
-    starts = [start for start, _, _ in spans]
+    spans: list[tuple[int, int, str]] = []
+    starts: Optional[list[int]] = None  # (read on the first operator found: most texts have none)
 
     def in_code(offset: int) -> bool:
+        nonlocal spans, starts
+        if starts is None:
+            spans = literals(text) or []
+            starts = [start for start, _, _ in spans]
         # the spans do not overlap: the one holding ``offset``, if any, is the last to start at or before it (whether
         # a string is formatted is asked of that one only: of every string of a file, it was most of this test's time)
         at = bisect_right(starts, offset) - 1

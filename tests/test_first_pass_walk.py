@@ -1,0 +1,36 @@
+"""The first pass's own walks of Python's tree (``detect.firstpass.walk``, ``children``) give the nodes of
+``ast.walk`` and ``ast.iter_child_nodes``, in their order: the tests that read them answer as before."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from torch_upgrade.detect import firstpass
+from torch_upgrade.detect.firstpass import children, walk
+
+SOURCES = [
+    Path(firstpass.__file__).read_text(encoding="utf-8"),
+    Path(ast.__file__).read_text(encoding="utf-8"),
+    "import torch as t, os.path\nfrom . import a\nfrom .b import *\nx: 'torch.Tensor' = t.ones(2)[0]\n"
+    "def f(a, /, b=1, *c, d, **e) -> 'int':\n    global g\n    lambda q=2: q\n    return [y for y in c if y]\n"
+    "class C(Base, metaclass=M):\n    async def g(self):\n        async with a as (b, c):\n            await d\n"
+    "try:\n    pass\nexcept (A, B) as e:\n    del e\nelse:\n    x += 1\nfinally:\n    x = (y := 2)\n"
+    "print(f'{x!r:>{w}}', *a, **k); x = -y - ~z; assert x, 'm'\n",
+]
+if sys.version_info >= (3, 10):
+    SOURCES.append("match v:\n    case [1, *rest]: pass\n    case {'k': v, **kw}: pass\n    case P(x=1) as p: pass\n"
+                   "    case _: pass\n")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=range(len(SOURCES)))
+def test_walk_gives_ast_walk_s_nodes_in_its_order(source):
+    tree = ast.parse(source)
+    assert walk(tree) == tuple(ast.walk(tree))
+    assert firstpass.tree_nodes(tree) == tuple(ast.walk(tree))
+    for node in ast.walk(tree):
+        assert children(node) == list(ast.iter_child_nodes(node))
+        assert walk(node) == tuple(ast.walk(node))
