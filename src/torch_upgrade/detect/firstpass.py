@@ -702,8 +702,20 @@ class Versioned:
         declares = any(node.__class__ is ast.Global or node.__class__ is ast.Nonlocal for node in tree_nodes(tree))
         while todo:
             node, scope, into = todo.pop()
-            if node.__class__ is ast.Constant or not node._fields:
-                continue  # (nothing below: a constant, a context, an operator)
+            kind = node.__class__
+            plain = _PLAIN.get(kind)
+            if plain is None:
+                plain = _PLAIN[kind] = not issubclass(kind, _READ_BY_WALK)
+            if plain:  # a node none of the cases below reads: its children, but those with nothing below
+                for field in kind._fields:
+                    held = getattr(node, field, None)
+                    if isinstance(held, ast.AST):
+                        if held._fields and held.__class__ is not ast.Constant:
+                            todo.append((held, scope, into))
+                    elif isinstance(held, list):
+                        todo += [(child, scope, into) for child in held if isinstance(child, ast.AST) and
+                                 child._fields and child.__class__ is not ast.Constant]
+                continue
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     self._scope_of[id(node)] = scope
@@ -825,6 +837,12 @@ class Versioned:
 
 
 _TRIES = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
+# the kinds of node ``Versioned._walk`` reads (any other, ``_PLAIN``, it only looks through; nor a constant, a context,
+# an operator: nothing below them)
+_READ_BY_WALK = (ast.Name, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, *_NEW_SCOPE, ast.Assign,
+                 ast.AnnAssign, ast.NamedExpr, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.ExceptHandler,
+                 *_MATCH_NAMES, *_MATCH_REST, *_TRIES)
+_PLAIN: dict[type, bool] = {}
 
 
 @lru_cache(maxsize=1)

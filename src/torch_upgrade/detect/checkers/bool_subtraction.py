@@ -68,6 +68,8 @@ def may_match(text: str) -> bool:
     imported: set[str] = set()  # names imports and definitions bind: calling one may return a mask
     torch_names: set[str] = set()  # of those, what imports of torch bind
     for node in tree_nodes(tree):
+        if node.__class__ not in _READ:
+            continue  # (most nodes: one test each)
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Sub):
                 operands += (node.left, node.right)
@@ -98,6 +100,11 @@ def may_match(text: str) -> bool:
     if not imports_torch:
         return False
     return any(_mask_like(e, values, imported, 0, (), frozenset(torch_names)) for e in operands)
+
+
+# the kinds of node ``may_match`` reads
+_READ = frozenset({ast.BinOp, ast.UnaryOp, ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.FunctionDef,
+                   ast.AsyncFunctionDef, ast.Import, ast.ImportFrom})
 
 
 def _bind(target: ast.expr, value: ast.expr, values: dict[str, list[ast.expr]]) -> None:
