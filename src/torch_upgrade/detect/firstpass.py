@@ -862,6 +862,37 @@ def names_in(text: str) -> frozenset[str]:
     return frozenset(_NAME.findall(text))
 
 
+# each byte but those of a name (``[A-Za-z0-9_]``) made a blank
+_BLANK_BUT_NAMES = bytes(c if chr(c).isascii() and (chr(c).isalnum() or chr(c) == "_") else 0x20 for c in range(256))
+
+
+def _encoded_names(text: str) -> set[bytes]:
+    """``names_in(text)``, each name encoded (its characters are ASCII): the text's characters but those of names
+    made blanks (another character, ``?``, first), split; a run that starts with digits holds the name after them
+    (``0x1f``: ``x1f``), if any. A fifth of the time of the pattern's matches, each of which was made a string."""
+    found = set(text.encode("ascii", "replace").translate(_BLANK_BUT_NAMES).split())
+    for run in [run for run in found if run[0] < 0x41]:  # (a digit: below every letter and ``_``)
+        found.discard(run)
+        name = run.lstrip(b"0123456789")
+        if name:
+            found.add(name)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _word_test(word: str) -> tuple[int, str, Optional["re.Pattern[str]"]]:
+    """How ``FirstPass.select`` looks for a word that is not a name: (0, the method, its call's pattern) for a call
+    ``.name(`` (1 for ``.name(,``: given two arguments), (2, the name, None) for a member ``.name``, (3, the text,
+    None) for plain text."""
+    call = _CALL.fullmatch(word)
+    if call is not None:
+        return (1 if call.group(2) else 0), call.group(1), called(call.group(1))
+    member = _MEMBER.fullmatch(word)
+    if member is not None:
+        return 2, member.group(1), None
+    return 3, word.replace("*", ""), None
+
+
 class FirstPass:
     """The rules of a selection indexed by their words, to tell quickly which can match a text."""
 
@@ -871,8 +902,11 @@ class FirstPass:
         # each group under one of its words (a name where it has one: the text's names are a set, and
         # only the groups under names it has are looked at), with the rule it lets in
         # (each group as the names it needs, a set the text's names must hold, and its other words, with the rule)
-        self._by_name: dict[str, list[tuple[frozenset[str], Group, Rule]]] = {}
-        self._by_text: list[tuple[frozenset[str], Group, Rule]] = []  # groups of plain-text words only
+        # (the names encoded, as ``_encoded_names`` gives a text's; each group under the name of it that the fewest
+        # groups have: ``autocast`` of ``torch.cuda.amp.autocast``, not ``torch``, so that a file is asked about few)
+        self._by_name: dict[bytes, list[tuple[frozenset[bytes], Group, Rule]]] = {}
+        self._by_text: list[tuple[frozenset[bytes], Group, Rule]] = []  # groups of plain-text words only
+        grouped: list[tuple[Group, Rule]] = []
         for rule in self.rules:
             if rule.match.is_empty() and not rule.checker:
                 passive.append(rule)  # matches nothing in a file (the suppression rule: see pipeline)
@@ -880,14 +914,19 @@ class FirstPass:
             groups = needs(rule, least)
             if not groups:
                 always.append(rule)
-            for group in groups:
-                entry = (frozenset(w for w in group if w.isidentifier()),
-                         tuple(w for w in group if not w.isidentifier()), rule)
-                key = next((w for w in group if w.isidentifier()), None)
-                if key is None:
-                    self._by_text.append(entry)
-                else:
-                    self._by_name.setdefault(key, []).append(entry)
+            grouped += [(group, rule) for group in groups]
+        sharing: dict[str, int] = {}  # a name -> how many groups have it
+        for group, _ in grouped:
+            for word in set(group):
+                sharing[word] = sharing.get(word, 0) + 1
+        for group, rule in grouped:
+            entry = (frozenset(w.encode() for w in group if w.isidentifier()),
+                     tuple(w for w in group if not w.isidentifier()), rule)
+            key = min((w for w in group if w.isidentifier()), key=lambda w: sharing[w], default=None)
+            if key is None:
+                self._by_text.append(entry)
+            else:
+                self._by_name.setdefault(key.encode(), []).append(entry)
         # rules a test of the text may still leave out (a checker's ``MAY_MATCH``, ``_method_test``), by id
         self._tests: dict[int, Callable[[str], bool]] = {}
         self._parsing: set[int] = set()  # those whose test parses the file (``MAY_MATCH_PARSES``): asked last
@@ -915,7 +954,7 @@ class FirstPass:
         code = without_prose(text)
         if code is not None:
             text = code
-        names = names_in(text)
+        names = _encoded_names(text)
         found: dict[str, bool] = {}  # a word that is not a name -> whether the text has it (asked once)
         read: Optional[Members] = None  # the members it reads (on first use)
 
@@ -923,16 +962,14 @@ class FirstPass:
             nonlocal read
             known = found.get(word)
             if known is None:
-                call = _CALL.fullmatch(word)
-                member = _MEMBER.fullmatch(word) if call is None else None
-                if call is not None:
-                    pattern = called(call.group(1))
-                    known = _two_arguments(text, pattern) if call.group(2) else pattern.search(text) is not None
-                elif member is not None:
+                kind, name, pattern = _word_test(word)
+                if pattern is not None:
+                    known = _two_arguments(text, pattern) if kind == 1 else pattern.search(text) is not None
+                elif kind == 2:
                     read = read or Members(text)
-                    known = member.group(1) in read
+                    known = name in read
                 else:
-                    known = word.replace("*", "") in text
+                    known = name in text
                 found[word] = known
             return known
 
