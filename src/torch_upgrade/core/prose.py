@@ -76,13 +76,17 @@ def literals(text: str, until: Optional[int] = None) -> Optional[list[tuple[int,
         fstring = prefix is not None and formatted(text, begin)  # no prefix: no f
         if fstring and not _fields_close(text[start:end]):
             return None
-        line = text.rfind("\n", 0, begin) + 1
-        if not fstring and not text[line:begin].strip() and _STATEMENT_END.match(text, end):
-            depth += _opens("".join(uncounted))
-            uncounted.clear()
-            if depth == 0 and not _continued(text, line):
-                found.append((begin, end, "prose"))
-                continue
+        # (a string whose line holds more before it, or after it, is a value: most are, and are told so by the
+        # characters beside it, before its line is looked for)
+        if not fstring and (not begin or text[begin - 1] == "\n" or text[begin - 1].isspace()) and \
+                _STATEMENT_END.match(text, end):
+            line = text.rfind("\n", 0, begin) + 1
+            if not text[line:begin].strip():
+                depth += _opens("".join(uncounted))
+                uncounted.clear()
+                if depth == 0 and not _continued(text, line):
+                    found.append((begin, end, "prose"))
+                    continue
         found.append((begin, end, "string"))
     if _QUOTES.search(text, at, len(text) if until is None else max(at, until)):
         return None
