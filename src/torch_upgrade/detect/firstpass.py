@@ -212,7 +212,7 @@ class _Reads:
                 self.constants.add(node.value)  # type: ignore[attr-defined]
             elif kind is ast.Call:
                 self._call(node)  # type: ignore[arg-type]
-            else:
+            elif kind in _READ_OTHER:
                 self._other(node)
 
     def _call(self, node: ast.Call) -> None:
@@ -251,6 +251,13 @@ class _Reads:
                 isinstance(node.value, (ast.Attribute, ast.Name)):
             written = node.targets if isinstance(node, ast.Assign) else [node.target]
             self.aliases.append((node.value, [n.id for t in written for n in walk(t) if isinstance(n, ast.Name)]))
+
+
+# the other kinds of node ``_Reads._other`` reads
+_READ_OTHER = frozenset({ast.Import, ast.ImportFrom, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                         ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.AnnAssign, ast.Assign, ast.NamedExpr,
+                         *(getattr(ast, name) for name in ("MatchAs", "MatchStar", "MatchMapping")
+                           if hasattr(ast, name))})
 
 
 @lru_cache(maxsize=1)

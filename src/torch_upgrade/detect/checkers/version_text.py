@@ -118,7 +118,7 @@ def _literal_beside(text: str) -> bool:
     if any(in_code(found.start()) and not _whole(text, found.end(), _FLOAT_END.search(found.group()))
            for found in _BEFORE.finditer(text)):
         return True
-    if "__version__" in text and _INTEGER_BESIDE.search(text):  # the minor alone (``_minor_alone``)
+    if "__version__" in text and any(p.search(text) for p in _INTEGER_BESIDE):  # the minor alone (``_minor_alone``)
         return True
     last = len(text) - 1  # the operator found in the reversed text, at its offset in the text
     for found in _AFTER_REVERSED.finditer(text[::-1]):
@@ -131,7 +131,9 @@ def _literal_beside(text: str) -> bool:
 
 _FLOAT_END = re.compile(r"\d+\.\d+\Z")
 # an ordering operator beside an integer (``TORCH_MINOR >= 10``, ``5 > int(y)``)
-_INTEGER_BESIDE = re.compile(rf"[<>]=?{_GAP}\d+(?![\d.])|(?<![\w.])\d+{_GAP}[<>]")
+# (two patterns, either found: each opens with a character, which is looked for quickly, and the integer's lookbehind is
+# asked after its first digit, ``(?<![\w.])\d``: a pattern opening with a lookbehind is tried at every position)
+_INTEGER_BESIDE = (re.compile(rf"[<>]=?{_GAP}\d+(?![\d.])"), re.compile(rf"\d(?<![\w.]\d)\d*{_GAP}[<>]"))
 _FLOAT_START = re.compile(r"\A\d+\.\d+")
 
 
