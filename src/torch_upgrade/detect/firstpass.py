@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Optional, Union
 
 from torch_upgrade.catalog.ruledata import Rule
+from torch_upgrade.core.collector import paused
 from torch_upgrade.core.prose import without_prose
 from torch_upgrade.detect.registry import get_checker
 from torch_upgrade.syntax.classes import EVENT_CLASSES, PROFILERS, class_words
@@ -956,7 +957,14 @@ class FirstPass:
     def select(self, text: str) -> tuple[Rule, ...]:
         """The rules that can match ``text``, in the selection's order (none: no rule can; the
         rules that match nothing in a file come along with any other). Its comments and the strings
-        that stand alone as statements (docstrings) are prose, and name nothing (``core.prose``)."""
+        that stand alone as statements (docstrings) are prose, and name nothing (``core.prose``).
+        Read with the cyclic collector paused (``core.collector``): the spans of a text's literals and
+        Python's tree of it are many young objects, which it walked again and again (reference counting
+        frees them once the file's tests are done)."""
+        with paused():
+            return self._select(text)
+
+    def _select(self, text: str) -> tuple[Rule, ...]:
         source = text
         code = without_prose(text)
         if code is not None:
