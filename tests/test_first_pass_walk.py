@@ -1,6 +1,7 @@
 """The first pass's own faster readings give what the slower ones gave: its walks of Python's tree
 (``detect.firstpass.walk``, ``children``) the nodes of ``ast.walk`` and ``ast.iter_child_nodes``, in their order, and
-its reading of a text's names (``_encoded_names``) those of ``names_in``."""
+its reading of a text's names (``_encoded_names``) those of ``names_in``; and a file it skips is still asked whether
+it compiles."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from torch_upgrade.core.settings import Settings
+from torch_upgrade.core.versions import Window
 from torch_upgrade.detect import firstpass
 from torch_upgrade.detect.firstpass import children, walk
+from torch_upgrade.engine.scan import scan
+from torch_upgrade.pipeline import unit
 
 SOURCES = [
     Path(firstpass.__file__).read_text(encoding="utf-8"),
@@ -44,3 +49,19 @@ def test_walk_gives_ast_walk_s_nodes_in_its_order(source):
 ])
 def test_the_encoded_names_are_the_names_in_the_text(text):
     assert {name.decode() for name in firstpass._encoded_names(text)} == firstpass.names_in(text)
+
+
+@pytest.mark.parametrize("code", ["nonlocal x\n", "def f():\n    print(x)\n    global x\n", "def f(a, a):\n    pass\n"])
+def test_a_program_python_parses_but_its_symbol_table_refuses_is_still_analysed(code, tmp_path, monkeypatch):
+    """A file the first pass skips is still asked whether it compiles (``unit._compiles``, the symbol table), even
+    where the pass had Python's tree of it: these programs parse, the table refuses them, and such a file is
+    analysed (LibCST parses it, and reports nothing here), as before; a tree would have said it compiles."""
+    assert isinstance(ast.parse(code), ast.Module)
+    assert not unit._compiles(code)
+    (tmp_path / "odd.py").write_text("import torch\n\n" + code, encoding="utf-8")
+    parsed = []
+    real = unit._analyse
+    monkeypatch.setattr(unit, "_analyse", lambda u, *a: parsed.append(u.rel) or real(u, *a))
+    result = scan([tmp_path], Settings(window=Window.of("1.6", "2.13"), root=str(tmp_path)))
+    assert parsed == ["odd.py"]
+    assert not result.findings and not result.errors
