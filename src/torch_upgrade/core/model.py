@@ -47,16 +47,37 @@ class ImportSpec:
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
+# the last texts split into lines, by identity (a file's text is split by its findings, its checkers' facts, its
+# fixes' edits and their diffs: the same string, again and again), each with its lines and, once asked, their ends
+_SHARED: tuple[tuple[str, list[str], list[Any]], ...] = ()
+
+
+def shared_lines(text: str) -> tuple[list[str], list[Any]]:
+    """``text``'s lines with their endings (shared: never to be changed), and what else was derived from them, each
+    None until asked: [``code_lines``, ``textedits.offsets``] (shared too)."""
+    global _SHARED
+    kept = _SHARED
+    for seen, lines, derived in kept:
+        if seen is text:
+            return lines, derived
+    lines, derived = _LINE.findall(text), [None, None]
+    _SHARED = ((text, lines, derived), *kept[:1])
+    return lines, derived
+
+
 def source_lines(text: str) -> list[str]:
     """The lines of a source text with their endings, as Python and the findings count them: only
     ``\n``, ``\r\n`` and ``\r`` end a line (never the form feeds and separators ``str.splitlines``
     also splits on)."""
-    return _LINE.findall(text)
+    return list(shared_lines(text)[0])
 
 
 def code_lines(text: str) -> list[str]:
     """The lines of a source text without their endings, numbered from 0 as ``source_lines`` counts them."""
-    return [line.rstrip("\r\n") for line in _LINE.findall(text)]
+    lines, derived = shared_lines(text)
+    if derived[0] is None:
+        derived[0] = [line.rstrip("\r\n") for line in lines]
+    return list(derived[0])
 
 
 def place(text: str, offset: int) -> tuple[int, int]:

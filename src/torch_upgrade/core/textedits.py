@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import bisect
 import difflib
+from itertools import accumulate
 from typing import Iterable, Sequence
 
-from torch_upgrade.core.model import TextEdit, source_lines
+from torch_upgrade.core.model import TextEdit, shared_lines, source_lines
 
 Span = tuple[int, int]  # offsets in the text: start, end (excluded)
 
 
 def offsets(text: str) -> list[int]:
     """The offset of the start of each line, and the text's length last."""
-    starts = [0]
-    for line in source_lines(text):
-        starts.append(starts[-1] + len(line))
-    return starts
+    lines, derived = shared_lines(text)
+    if derived[1] is None:
+        derived[1] = [0, *accumulate(map(len, lines))]
+    return list(derived[1])
 
 
 def span(starts: Sequence[int], edit: TextEdit) -> Span:

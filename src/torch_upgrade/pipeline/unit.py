@@ -269,7 +269,7 @@ def _analysed(unit: Unit, ctx: Context, parser: Parser) -> FileResult:
         if ctx.settings.rewriting:
             # code is generated only after a rewrite, and written only where the parsed text round-trips (_first_loss)
             module, text = _rewrite(unit, module, text, ctx, result, index)
-        analysis = Analysis(module, parsed.spans if module is parsed.module else {}, index)
+        analysis = Analysis(module, parsed.spans if module is parsed.module else {}, index, text)
         suppressions = Suppressions.of(text)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, unit.package, index, hidden)
@@ -536,7 +536,7 @@ def fix_module(module: cst.Module, source_text: str, rel: str, ctx: Context,
     for passes in range(MAX_FIX_PASSES + 1):
         if analysis is not None:
             analysis.dispose()  # the last pass's: its tree is gone (see ``Analysis.dispose``)
-        analysis = Analysis(module, project=index)
+        analysis = Analysis(module, project=index, text=code)
         suppressions = Suppressions.of(code)
         hidden: Optional[list[Hit]] = [] if checks_comments(ctx, suppressions) else None
         hits = ctx.matcher.match(analysis, package, index, hidden)

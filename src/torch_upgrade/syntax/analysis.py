@@ -93,8 +93,11 @@ class Analysis:
     """Bindings and references of one module, gathered in a single walk."""
 
     def __init__(self, module: cst.Module, spans: Mapping[int, tuple[int, int]] = _NO_SPANS,
-                 project: Optional[Project] = None):
+                 project: Optional[Project] = None, text: Optional[str] = None):
         self.module = module
+        # the text ``module`` was parsed from, its code where LibCST gives it back as it is (``source``): a text
+        # without form feeds and CRs, the characters it may drop (``pipeline.unit._first_loss``)
+        self._text = text if text is not None and "\x0c" not in text and "\r" not in text else None
         self.project = project  # the project's other files, for helpers guards call (syntax.decide)
         self._spans = spans  # see ``span``
         self.scope = Scope("module")
@@ -124,10 +127,11 @@ class Analysis:
 
     @property
     def source(self) -> str:
-        """The module's code, generated once per file (LibCST's codegen is not cheap)."""
+        """The module's code: the text it was parsed from where that is its code, else generated once per file
+        (LibCST's codegen is not cheap)."""
         code = self.facts.get("_code")
         if not isinstance(code, str):
-            code = self.facts["_code"] = self.module.code
+            code = self.facts["_code"] = self._text if self._text is not None else self.module.code
         return code
 
     def dispose(self) -> None:
