@@ -752,7 +752,15 @@ class Analysis:
 
     def top_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The module-level statement containing ``node`` (a reference's node, call or
-        statement, or anything else found by a search)."""
+        statement, or anything else found by a search): up its parents where the file's structure is known
+        (``parent``: nearly always, once a checker asked), else from the references."""
+        parents = self._parents
+        if parents is not None:
+            current, above = node, parents.get(id(node))
+            while above is not None and above is not self.module:
+                current, above = above, parents.get(id(above))
+            if above is not None:
+                return current
         if self._tops is None:
             self._tops = {}
             for ref in self.references:

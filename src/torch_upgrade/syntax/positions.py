@@ -300,7 +300,12 @@ def find_once(text: str, code: str, start: int = 0, end: Optional[int] = None) -
 
 def generate(module: cst.Module, node: cst.CSTNode, indent: Sequence[str] = ()) -> str:
     """The code of ``node`` as the module writes it inside blocks indented by ``indent`` (see
-    ``statements_around``)."""
+    ``statements_around``): as positioning it generated it, where that is remembered (the same tokens)."""
+    kept = _remembered
+    if kept is not None:
+        known = kept.get((id(node), module.default_indent, module.default_newline, tuple(indent)))
+        if known is not None and known[0] is node:
+            return known[2]
     state = _PlainState(default_indent=module.default_indent, default_newline=module.default_newline)
     state.indent_tokens = list(indent)
     node._codegen(state)
