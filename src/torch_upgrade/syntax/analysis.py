@@ -118,6 +118,7 @@ class Analysis:
         self._tops: Optional[dict[int, Optional[cst.CSTNode]]] = None
         self._parents: Optional[dict[int, cst.CSTNode]] = None  # the file's structure, on first use
         self._by_type: dict[type, list[cst.CSTNode]] = {}
+        self._loads: Optional[dict[int, Reference]] = None  # see ``loads``
         self._stack.append(module)
         for i, statement in enumerate(module.body):
             self._top = statement
@@ -668,6 +669,13 @@ class Analysis:
         if self._parents is None:
             self._parents, self._by_type = parent_map(self.module)
         return self._parents
+
+    def loads(self) -> dict[int, Reference]:
+        """The references that read a name (``ctx`` "load"), by the ``id`` of their node: one map per file, shared
+        by the checkers that ask (not to be changed)."""
+        if self._loads is None:
+            self._loads = {id(r.node): r for r in self.references if r.ctx == "load"}
+        return self._loads
 
     def scope_at(self, node: cst.CSTNode) -> Scope:
         """The scope code at ``node`` runs in (its function's, its class body's, or the module's)."""

@@ -50,7 +50,7 @@ def _chained_too_deeply(text: str) -> bool:
     LibCST's parser takes time quadratic in such a chain (a line of 10,000 terms: minutes), so it
     is refused before LibCST sees it. Only texts with a long line are looked at (Python's own
     parser, then a walk of its tree); a text Python does not parse is left to LibCST."""
-    if all(len(line) <= _LONG_LINE for line in text.split("\n")):
+    if max(map(len, text.split("\n"))) <= _LONG_LINE:  # (``split`` gives one line at least)
         return False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

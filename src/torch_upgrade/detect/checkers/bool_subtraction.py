@@ -300,7 +300,7 @@ def _use(node: cst.CSTNode, analysis: Analysis) -> str:
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
-    refs = {id(r.node): r for r in analysis.references if r.ctx == "load"}
+    refs = analysis.loads()
     if not refs or not any(r.ctx == "import" and (r.qualname or "").split(".")[0] == "torch"
                            for r in analysis.references):
         return []  # a file that imports no torch: a use alone (PaddlePaddle's tensors have masked_fill and add_ too)

@@ -96,7 +96,7 @@ MAY_MATCH_PARSES = True
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     dtypes = dtypes_of(analysis)
-    refs = {id(r.node): r for r in analysis.references if r.ctx == "load"}
+    refs = analysis.loads()
     out = []
     for node in analysis.nodes(cst.BinaryOperation):
         if not isinstance(node, cst.BinaryOperation) or not isinstance(node.operator, cst.Divide):

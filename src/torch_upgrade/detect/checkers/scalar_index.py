@@ -192,7 +192,7 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     zero = [node for node in analysis.nodes(cst.Subscript) if isinstance(node, cst.Subscript) and _zero_index(node)]
     if not zero:
         return []
-    refs = {id(ref.node): ref for ref in analysis.references if ref.ctx == "load"}
+    refs = analysis.loads()
     stores = _stores(analysis)
     shapes: Optional[Shapes] = None
     out = []

@@ -97,7 +97,7 @@ class _Sites:
     def __init__(self, analysis: Analysis) -> None:
         self.analysis = analysis
         self.quals: Quals = {id(r.node): r.qualname for r in analysis.references if r.qualname}
-        self.refs: dict[int, Reference] = {id(r.node): r for r in analysis.references if r.ctx == "load"}
+        self.refs: dict[int, Reference] = analysis.loads()
         self.provenance = provenance_of(analysis)
         self._memo: dict[tuple[int, str, int], bool] = {}
 
