@@ -118,25 +118,40 @@ def parent_map(root: cst.CSTNode) -> tuple[dict[int, cst.CSTNode], dict[type, li
     parents: dict[int, cst.CSTNode] = {}
     by_type: dict[type, list[cst.CSTNode]] = {}
     todo = [root]
-    kinds = _KINDS
+    kinds, getters = _KINDS, GETTERS
+    pop, push = todo.pop, todo.append
     while todo:
-        node = todo.pop()
-        for value in (GETTERS.get(type(node)) or getter_for(type(node)))(node):
+        node = pop()
+        for value in (getters.get(type(node)) or getter_for(type(node)))(node):
             kind = type(value)
-            for child in (value if kind is list or kind is tuple else (value,)):
-                kind = type(child)
-                flag = kinds.get(kind)
-                if flag is None:
-                    flag = kind_of(kind)
-                if flag:
-                    parents[id(child)] = node
-                    same = by_type.get(kind)
-                    if same is None:
-                        by_type[kind] = [child]
-                    else:
-                        same.append(child)
-                    if flag == INNER:
-                        todo.append(child)
+            if kind is list or kind is tuple:  # (a field of one node is handled apart: no tuple made for it)
+                for child in value:
+                    kind = type(child)
+                    flag = kinds.get(kind)
+                    if flag is None:
+                        flag = kind_of(kind)
+                    if flag:
+                        parents[id(child)] = node
+                        same = by_type.get(kind)
+                        if same is None:
+                            by_type[kind] = [child]
+                        else:
+                            same.append(child)
+                        if flag == INNER:
+                            push(child)
+                continue
+            flag = kinds.get(kind)
+            if flag is None:
+                flag = kind_of(kind)
+            if flag:
+                parents[id(value)] = node
+                same = by_type.get(kind)
+                if same is None:
+                    by_type[kind] = [value]
+                else:
+                    same.append(value)
+                if flag == INNER:
+                    push(value)
     return parents, by_type
 
 
