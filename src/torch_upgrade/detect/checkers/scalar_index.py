@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Optional
+from typing import Any, Optional, cast
 
 import libcst as cst
 
@@ -30,7 +30,6 @@ from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.rewrite.fixers.legacy_reduction import LOSS_FUNCTIONS, LOSS_MODULES
 from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
-from torch_upgrade.syntax.nodes import subtree
 
 WORDS = (("torch", "[0]"),)
 _LOSS = re.compile("loss", re.IGNORECASE)
@@ -120,19 +119,19 @@ def _zero_index(node: cst.Subscript) -> bool:
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value == "0"
 
 
-def _stores(analysis: Analysis) -> set[int]:
-    """Ids of subscripts written to (``x[0] = ...``, ``x[0] += ...``, ``del x[0]``, loop targets)."""
-    out: set[int] = set()
-    for node in analysis.nodes(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del):
-        if isinstance(node, cst.Assign):
-            targets: list[cst.CSTNode] = [t.target for t in node.targets]
-        else:
-            assert isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del))
-            targets = [node.target]
-        for target in targets:
-            if type(target) is not cst.Name:  # (most are: nothing to look into)
-                out.update(id(n) for n in subtree(target) if type(n) is cst.Subscript)
-    return out
+_TARGETS = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del)
+
+
+def _stored(node: cst.Subscript, analysis: Analysis) -> bool:
+    """Whether a subscript is written to (``x[0] = ...``, ``x[0] += ...``, ``del x[0]``, loop targets): it lies in a
+    target, found up its parents (the file's few ``x[0]`` are looked up, not every target of the file walked)."""
+    child: cst.CSTNode = node
+    current = analysis.parent(node)
+    while current is not None:
+        if type(current) in _TARGETS and cast(Any, current).target is child:
+            return True
+        child, current = current, analysis.parent(current)
+    return False
 
 
 def _root(node: cst.CSTNode, refs: dict[int, Reference]) -> Optional[Reference]:
@@ -193,11 +192,10 @@ def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
     if not zero:
         return []
     refs = analysis.loads()
-    stores = _stores(analysis)
     shapes: Optional[Shapes] = None
     out = []
     for node in zero:
-        if id(node) in stores:
+        if _stored(node, analysis):
             continue
         ref = _root(node.value, refs)
         if ref is None:
