@@ -328,6 +328,14 @@ def test_prefilter_keeps_every_rules_examples():
             assert ctx.wanted(example.code), (rule.id, example.code)
 
 
+def test_prefilter_lets_in_each_groups_words():
+    # the groups are asked in the order that answers soonest (torch, then the shortest): every group still counts
+    ctx = Context.build(settings("1.6", "2.13"))
+    assert ctx.prefilter[0] == ("torch",)
+    for group in ctx.prefilter:
+        assert ctx.wanted(" ".join(group)), group
+
+
 def test_prefilter_skips_unrelated_files():
     ctx = Context.build(settings("1.6", "2.13"))
     assert not ctx.wanted("import numpy as np\nnp.linalg.solve(a, b)\n")

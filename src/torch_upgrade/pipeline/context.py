@@ -101,14 +101,17 @@ class Context:
     def prefilter(self) -> tuple[tuple[str, ...], ...]:
         """Groups of words: a file is analysed when it contains every word of some group.
 
-        The names rules match come first (most files that matter contain ``torch``,
-        which ends the search early), then the checkers' words (see ``checkers``).
+        ``torch`` comes first (most files that matter contain it, which ends the search at once), then
+        the shortest groups (a file without torch that some group lets in is most often let in by a
+        short word, ``>`` of a version comparison: once every other group was asked, it was most of the
+        prefilter's time), the names rules match and the checkers' words (see ``checkers``) alike; the
+        order changes only how soon the answer is known.
         """
-        groups: list[tuple[str, ...]] = [(word,) for word in sorted(self.matcher.words, key=lambda w: (w != "torch", w))]
+        groups: list[tuple[str, ...]] = [(word,) for word in sorted(self.matcher.words)]
         for rule in self.matcher.checkers:
             for entry in get_checker(rule).words:  # as text here (``name*``: the part written)
                 groups.append(tuple(as_text(w) for w in ((entry,) if isinstance(entry, str) else entry)))
-        return tuple(dict.fromkeys(groups))
+        return tuple(sorted(dict.fromkeys(groups), key=lambda g: (g != ("torch",), sum(map(len, g)))))
 
     def wanted(self, text: str) -> bool:
         """The text prefilter: False when no selected rule can match ``text``.
