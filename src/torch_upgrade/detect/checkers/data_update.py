@@ -11,6 +11,8 @@ assignments to ``<tensor>.data`` and for in-place methods on ``<tensor>.data`` g
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Optional
 
 import libcst as cst
@@ -18,6 +20,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._shapes import Shapes, _Site
+from torch_upgrade.detect.firstpass import GAP, assigned_values as values_of, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers.scalar_overload import keyword_form
 from torch_upgrade.syntax.analysis import Analysis, Reference
@@ -27,6 +30,50 @@ from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, provenance_of
 
 WORDS = (("torch", ".data"),)
 _UPDATES = {"add_", "sub_", "mul_", "div_", "addcmul_", "addcdiv_", "copy_", "lerp_"}
+_GRAD = re.compile(r"\bgrad\b")
+# ``p.data -= ...``, ``(p.data) *= ...``: an augmented assignment to a ``.data`` (its operator right after)
+_AUGMENTED = re.compile(rf"\bdata{GAP}(?:\){GAP})*(?:[-+*/%@&|^]|//|\*\*|<<|>>)=")
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may hold what ``check`` reports: an augmented assignment to an attribute ``data`` (any
+    receiver), or a call of one of the updates (``_UPDATES``) on an attribute ``data`` given an argument that
+    mentions an attribute ``grad`` or is a name (starred or not) some assignment of the file (any scope) gives a
+    value mentioning one (``_gradient`` asks that of every value the name may hold there). Without the name
+    ``grad`` in the text, only the first can be, and a regular expression says whether it is; else Python's own
+    tree (``firstpass.syntax_tree``) is read. True where Python does not parse the text."""
+    if _GRAD.search(text) is None:
+        return _AUGMENTED.search(text) is not None
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    names: Optional[set[str]] = None  # the names assigned a value that mentions ``.grad`` (on first need)
+    for node in tree_nodes(tree):
+        if isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Attribute) and node.target.attr == "data":
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _UPDATES \
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "data":
+            for given in (*node.args, *(k.value for k in node.keywords)):
+                if isinstance(given, ast.Starred):
+                    given = given.value
+                if _grad_in(given):
+                    return True
+                if isinstance(given, ast.Name):
+                    if names is None:
+                        names = {name for name, values in values_of(tree).items() if any(map(_grad_in, values))}
+                    if given.id in names:
+                        return True
+    return False
+
+
+def _grad_in(node: ast.AST) -> bool:
+    """Whether an expression mentions an attribute ``grad`` (``_mentions_grad``)."""
+    return any(isinstance(inner, ast.Attribute) and inner.attr == "grad" for inner in ast.walk(node))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 # the rule's message, with the update at hand in place of its example (``w -= lr * w.grad``)
 ADVICE = ("updating a tensor through .data hides the change from autograd (since torch 0.4 .data is discouraged): "
           "write `with torch.no_grad(): {code}` instead")

@@ -1,0 +1,136 @@
+"""The first pass's tests of the whole text (``MAY_MATCH``) for the checkers whose words alone let in most files
+that end with no finding (issue 32): each says False on the shapes that only looked like what the checker reports
+(a legacy type in an annotation, ``.data`` read or assigned whole), and True on every form the checker reports,
+however it is spelt; a scan with the first pass and one without it give the same report."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from helpers import settings
+from torch_upgrade.catalog.ruledata import load_rules
+from torch_upgrade.detect.firstpass import FirstPass, code_of
+from torch_upgrade.detect.registry import get_checker
+from torch_upgrade.engine.scan import scan
+
+RULES = {r.id: r for r in load_rules() if r.detect}
+
+
+def _report(result) -> list[tuple]:
+    return [(f.path, f.rule_id, f.line, f.column, f.end_line, f.end_column, f.severity, f.message,
+             f.confidence, f.fix.safety if f.fix else None, f.fix.replacement if f.fix else None)
+            for f in result.findings] + [(e.path, e.line, e.message) for e in result.errors]
+
+
+def _found(tmp_path, files: dict[str, str], low=None, high=None) -> set[tuple[str, str]]:
+    """Scan ``files`` with the first pass and without it: the same report; the (path, rule) pairs found."""
+    for name, code in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(code, encoding="utf-8")
+    base = settings(low, high, root=str(tmp_path))
+    narrowed, every = scan([tmp_path], base), scan([tmp_path], replace(base, first_pass=False))
+    assert _report(narrowed) == _report(every)
+    return {(f.path, f.rule_id) for f in narrowed.findings}
+
+
+def _test(rule_id: str):
+    test = get_checker(RULES[rule_id]).may_match
+    assert test is not None
+    return lambda text: test(code_of(text, text))
+
+
+def _check(tmp_path, rule_id: str, quiet: dict[str, str], reported: dict[str, str], low=None, high=None,
+           admitted: dict[str, str] = {}) -> None:
+    """``quiet``: files the rule's test turns away (and the checker finds nothing in); ``reported``: files the
+    checker reports, which the test lets in; ``admitted``: files it lets in where the checker finds nothing."""
+    test, first = _test(rule_id), FirstPass([RULES[rule_id]])
+    for name, code in quiet.items():
+        assert not test(code), name
+        assert first.select(code) == (), name
+    for name, code in {**reported, **admitted}.items():
+        assert test(code), name
+        assert first.select(code) == (RULES[rule_id],), name
+    found = _found(tmp_path, {**quiet, **reported, **admitted}, low, high)
+    assert {(name, rule_id) for name in reported} <= found
+    assert not {f for f in found if f[0] in quiet and f[1] == rule_id}
+
+
+# ---------------------------------------------------------------- TU952: in-place updates through .data
+DATA_QUIET = {
+    "init.py": "import torch\nfrom torch import nn\n\ndef init(module):\n    module.weight.data.normal_(mean=0.0, std=0.02)\n"
+               "    module.bias.data.zero_()\n    module.weight.data = torch.ones(3)\n",
+    "convert.py": "import torch\nimport numpy as np\n\ndef load(model, array):\n"
+                  "    model.weight.data.copy_(torch.from_numpy(array))\n    w = model.bias.data\n"
+                  "    model.bias.data.add_(w)\n    return model.weight.data.shape == w.shape\n",
+    "read.py": "import torch\n\ndef f(p, q):\n    x = p.data + q.data\n    y = p.data == q.data\n"
+               "    z = p.data <= q.data\n    q.data[0] = 1\n    return x, y, z, p.grad\n",
+    "other_grad.py": "import torch\n\ndef f(p, g):\n    p.data.add_(g)\n    h = p.grad\n    return h\n",
+}
+DATA_REPORTED = {
+    "sgd.py": "import torch\n\ndef step(p: torch.Tensor, lr):\n    p.data.add_(-lr, p.grad.data)\n",
+    "augmented.py": "import torch\n\ndef step(w: torch.Tensor, lr):\n    w.data -= lr * 2\n",
+    "augmented_odd.py": "import torch\n\ndef step(w: torch.Tensor, lr):\n    (w . data) \\\n        **= 2\n"
+                        "    w.data //= 3\n",
+    "spaced.py": "import torch\n\ndef step(w: torch.Tensor):\n    (w.data  # c\n     ) . sub_ (w.grad, alpha=0.1)\n",
+    "named.py": "import torch\n\ndef step(w: torch.Tensor):\n    g = w.grad * 2\n    w.data.mul_(g)\n",
+    "keyword.py": "import torch\n\ndef step(w: torch.Tensor, b: torch.Tensor):\n    w.data.lerp_(b, weight=w.grad)\n",
+    "starred.py": "import torch\n\ndef step(w: torch.Tensor):\n    args = (w.grad,)\n    w.data.add_(*args)\n",
+}
+DATA_ADMITTED = {  # let in, though the checker follows no such name (a loop's target, ``:=``): more, never fewer
+    "loop.py": "import torch\n\ndef step(params, lr):\n    for p in params:\n        p.data.add_(-lr, p.grad.data)\n",
+    "walrus.py": "import torch\n\ndef step(w: torch.Tensor):\n    if (g := w.grad) is not None:\n"
+                 "        w.data.copy_(g)\n",
+}
+
+
+def test_data_update_is_parsed_for_only_where_an_update_may_be_reported(tmp_path):
+    """TU952 reports an augmented assignment to ``<tensor>.data`` and an update method on it given a gradient:
+    initialising, copying weights in, and reading ``.data`` let nothing in."""
+    _check(tmp_path, "TU952", DATA_QUIET, DATA_REPORTED, admitted=DATA_ADMITTED)
+
+
+def test_data_update_s_test_reads_a_file_python_does_not_parse_as_a_match():
+    test = _test("TU952")
+    assert test("import torch\ndef f(p:\n    p.data.add_(p.grad)\n")
+    assert not test("import torch\ndef f(p:\n    p.data.add_(1)\n")  # no name grad, no augmented assignment
+
+
+# ---------------------------------------------------------------- TU964: legacy typed constructors
+CTOR_QUIET = {
+    "annotations.py": "import torch\nfrom typing import Optional, Tuple\n\n"
+                      "def f(x: torch.FloatTensor, m: Optional[torch.LongTensor] = None) -> Tuple[torch.FloatTensor]:\n"
+                      "    y = torch.Tensor(3)\n    return (x,)\n",
+    "isinstance.py": "import torch\n\ndef f(x):\n    if isinstance(x, (torch.FloatTensor, torch.cuda.LongTensor)):\n"
+                     "        return x.type()\n    return x.type(torch.float32)\n",
+    "docs.py": "import torch\n\ndef f(x):\n    '''Returns a torch.FloatTensor(3) of ...'''\n    # torch.LongTensor(2)\n"
+               "    return torch.zeros(3)\n",
+}
+CTOR_REPORTED = {
+    "plain.py": "import torch\nbuf = torch.FloatTensor(2, 3)\n",
+    "cuda.py": "import torch as th\nidx = th.cuda.LongTensor([1, 0])\n",
+    "spaced.py": "import torch\nbuf = (torch  # c\n  . \\\n  DoubleTensor) (2)\n",
+    "from_as.py": "from torch import IntTensor as IT\nx = IT([1, 2])\n",
+    "from_cuda.py": "from torch.cuda import HalfTensor\nx = HalfTensor(4)\n",
+    "alias.py": "import torch\nFT = torch.FloatTensor\nG = FT\n\ndef f():\n    return G(3)\n",
+    "alias_tuple.py": "import torch\nF, L = torch.FloatTensor, torch.LongTensor\nx = L([1])\n",
+    "module_alias.py": "import torch\nC = torch.cuda\nx = C.ShortTensor(3)\n",
+    "type.py": "import torch\n\ndef f(x):\n    return x.type(torch.cuda.FloatTensor)\n",
+    "type_alias.py": "from torch.cuda import CharTensor as CT\n\ndef f(x):\n    return x.type(CT)\n",
+}
+CTOR_ADMITTED = {"alias_walrus.py": "import torch\nif (T := torch.ByteTensor) is not None:\n    x = T(3)\n"}
+
+
+def test_legacy_ctor_is_parsed_for_only_where_a_legacy_type_is_called_or_converted_to(tmp_path):
+    """TU964 reports a call of a legacy type (``torch.FloatTensor(2)``, through any import or alias) and
+    ``x.type(T)`` with such a type: one only read (annotations, ``isinstance``), ``torch.Tensor(3)`` and
+    ``x.type(torch.float32)`` let nothing in. Its words are the types' names beside ``torch``: a call through an
+    import's or an assignment's other name need not write ``Tensor(`` (the words it had, which lost those)."""
+    _check(tmp_path, "TU964", CTOR_QUIET, CTOR_REPORTED, admitted=CTOR_ADMITTED)
+
+
+def test_legacy_ctor_s_test_reads_a_file_python_does_not_parse_as_a_match():
+    test = _test("TU964")
+    assert test("import torch\ndef f(x: torch.FloatTensor:\n    pass\n")
+    assert not test("import torch\ndef f(x: torch.Tensor:\n    return torch.Tensor(3)\n")  # no legacy type named
