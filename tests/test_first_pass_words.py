@@ -134,3 +134,64 @@ def test_legacy_ctor_s_test_reads_a_file_python_does_not_parse_as_a_match():
     test = _test("TU964")
     assert test("import torch\ndef f(x: torch.FloatTensor:\n    pass\n")
     assert not test("import torch\ndef f(x: torch.Tensor:\n    return torch.Tensor(3)\n")  # no legacy type named
+
+
+# ---------------------------------------------------------------- TU958: softmax without dim
+SOFTMAX_QUIET = {
+    "dims.py": "import torch\nfrom torch import nn\nimport torch.nn.functional as F\n\nclass A(nn.Module):\n"
+               "    def __init__(self):\n        super().__init__()\n        self.softmax = nn.Softmax(dim=-1)\n"
+               "        self.other = nn.LogSoftmax(1)\n\n    def forward(self, x):\n"
+               "        y = self.softmax(x) + torch.softmax(x, -1) + x.softmax(-1)\n"
+               "        return F.log_softmax(y, dim=1) + nn.functional.softmin(y, 0) + F.softmax(*[y, 1])\n",
+    "others.py": "import torch\nimport scipy.special\nimport tensorflow as tf\n\ndef f(x):\n"
+                 "    return scipy.special.softmax(x), tf.nn.log_softmax(x, axis=-1), torch.zeros(1)\n",
+    "strings.py": "import torch\nDOC = 'use torch.nn.functional.log_softmax(x)'\n\ndef f(x, **kw):\n"
+                  "    return torch.nn.functional.softmax(x, **kw)\n",
+}
+SOFTMAX_REPORTED = {
+    "function.py": "import torch.nn.functional as F\n\ndef f(x):\n    return F.softmax(x)\n",
+    "none.py": "import torch\n\ndef f(x):\n    return torch.nn.functional.log_softmax(x, dim=None)\n",
+    "none_positional.py": "import torch\n\ndef f(x):\n    return torch.nn.functional.softmin(x, (None))\n",
+    "module.py": "from torch import nn\nlayer = nn.Softmax()\n",
+    "module_none.py": "import torch.nn as nn\nlayer = nn.LogSoftmax(None)\n",
+    "spaced.py": "import torch\n\ndef f(x):\n    return (torch . nn  # c\n      .functional.softmax) (x)\n",
+    "from_as.py": "from torch.nn.functional import softmax as sm\n\ndef f(x):\n    return sm(x)\n",
+    "alias.py": "import torch\nact = torch.nn.Softmin\nlayer = act()\n",
+    "module_alias.py": "import torch\nF = torch.nn.functional\nG = F\n\ndef f(x):\n    return G.log_softmax(x)\n",
+}
+
+
+def test_softmax_dim_is_parsed_for_only_where_a_softmax_may_leave_dim_out(tmp_path):
+    """TU958 reports ``F.softmax(x)`` and ``nn.Softmax()`` with ``dim`` left out or None, through any import or
+    alias: calls that give it, spread arguments, ``self.softmax(x)`` (a module the class made), other libraries'
+    softmax (``scipy.special.softmax(x)``) and a name in a string let nothing in."""
+    _check(tmp_path, "TU958", SOFTMAX_QUIET, SOFTMAX_REPORTED, "0.2")
+
+
+# ---------------------------------------------------------------- TU502 / TU505: hand-written attention
+ATTENTION_QUIET = {
+    "no_transpose.py": "import torch\n\ndef f(q, k, v):\n    return torch.softmax(q @ k, dim=-1) @ v\n",
+    "decorated.py": "import torch\nimport numpy as np\n\n@torch.no_grad()\ndef f(x, w):\n"
+                    "    return torch.softmax(torch.from_numpy(np.transpose(w)), dim=-1)\n",
+    "no_product.py": "import torch\n\ndef f(x):\n    return torch.softmax(x.transpose(-2, -1), dim=-1) * 2\n",
+}
+ATTENTION_REPORTED = {
+    "operator.py": "import math\nimport torch\n\ndef attend(q, k, v):\n"
+                   "    return torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), dim=-1) @ v\n",
+    "continued.py": "import torch\n\n@torch.no_grad()\ndef attend(q, k, v):\n    s = (q\n         @ k.mT)\n"
+                    "    p = torch.softmax(s, dim=-1)\n    return (p\n            @ v)\n",
+    "alias.py": "import torch\nfrom torch import matmul as mm\n\ndef attend(q, k, v):\n"
+                "    return mm(torch.softmax(mm(q, k.transpose(-1, -2)), dim=-1), v)\n",
+    "bmm.py": "import torch\n\ndef attend(q, k, v):\n    s = torch.bmm(q, torch.transpose(k, 1, 2))\n"
+              "    return torch.bmm(s.softmax(dim=-1), v)\n",
+}
+
+
+def test_attention_is_parsed_for_only_where_a_matrix_product_and_a_transpose_are(tmp_path):
+    """TU502/TU505 report a softmax of ``q`` times a transposed ``k``, times ``v``: a file with no transpose
+    (``transpose``, ``.mT``) or no product (``@``, ``matmul``, ``bmm``) lets nothing in; an ``@`` opening a line may
+    be a decorator's (Python's tree says) or a continued line's."""
+    _check(tmp_path, "TU502", ATTENTION_QUIET, ATTENTION_REPORTED, "1.13", "2.4")
+    test = _test("TU505")
+    assert not any(test(code) for code in ATTENTION_QUIET.values())
+    assert all(test(code) for code in ATTENTION_REPORTED.values())

@@ -1011,5 +1011,68 @@ class FirstPass:
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)
 
 
+def names_for(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
+    """The names of a file through which it may read something whose last name is in ``last`` (``FloatTensor``,
+    ``softmax``), as the analysis qualifies a name (``syntax.analysis``): those names themselves, what any import
+    of such a name binds (``from torch import softmax as sm``, ``import a.b.softmax as f``: any module), and a name
+    any assignment of the file gives (``=``, ``x: T = ...``, ``:=``, in any scope) an attribute of such a last name
+    (``f = F.softmax``) or another of these names (``g = f``); of a tuple or list given, every element to each name
+    of the target (the analysis pairs them by position). More than the analysis gives them, never fewer."""
+    out = set(last)
+    for node in tree_nodes(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update(alias.asname or alias.name for alias in node.names if alias.name.rsplit(".", 1)[-1] in last)
+    given = {name: [item for value in values for item in _displayed(value)]
+             for name, values in bound_values(tree).items()}
+    grow(out, given, lambda value: names_one(value, last, out))
+    return frozenset(out)
+
+
+def names_one(expr: ast.expr, last: frozenset[str], names: Union[set[str], frozenset[str]]) -> bool:
+    """Whether ``expr`` may be qualified as a name whose last part is in ``last``: an attribute of such a name (on
+    any expression), or a name in ``names`` (``names_for``)."""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr in last
+    return isinstance(expr, ast.Name) and expr.id in names
+
+
+def _displayed(value: ast.expr) -> list[ast.expr]:
+    """A value, with the elements of the tuple or list displays in it (at any depth)."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return [value, *(item for element in value.elts for item in _displayed(element))]
+    return [value]
+
+
+def torch_roots(tree: ast.Module) -> frozenset[str]:
+    """The names from which the analysis may qualify a chain of attributes as a name of torch (``F`` of
+    ``F.softmax``): what an absolute import binds (any scope; a relative one's names are the project's own), and
+    what an assignment gives a name or an attribute chain (an alias: ``F = torch.nn.functional``; an element of a
+    tuple or list given, to each name of the target), but the names only imports of other modules bind
+    (``foreign_names``: ``np``, ``scipy``). A chain from anything else (a parameter, ``self``, a call's result) is
+    qualified as nothing."""
+    roots: set[str] = set()
+    for node in tree_nodes(tree):
+        if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level:
+            roots.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+    for name, values in bound_values(tree).items():
+        if any(isinstance(item, (ast.Name, ast.Attribute)) for value in values for item in _displayed(value)):
+            roots.add(name)
+    return frozenset(roots - foreign_names(tree))
+
+
+def bound_values(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """Each name an assignment of the file binds (``=``, ``x: T = ...``, ``:=``, in any scope; every name of a
+    target, ``a, b = v`` giving ``v`` to both, but not ``self`` of ``self.x = v``, which it reads) -> the values
+    assigned to it."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in tree_nodes(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        values.setdefault(name.id, []).append(node.value)
+    return values
+
+
 # what is kept of the file's tree for every test of it (each keeps the last few files')
 _PER_TREE = (_tree, _versioned, tree_nodes, _reads, _import_only, foreign_names, _callable_names, assigned_values)

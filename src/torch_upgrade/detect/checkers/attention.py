@@ -14,6 +14,7 @@ alone, and so is code guarded by a version/feature check.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence, Union, cast
@@ -24,6 +25,7 @@ from packaging.version import Version
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers import _flow
+from torch_upgrade.detect.firstpass import syntax_tree, tree_nodes
 from torch_upgrade.syntax.arguments import code, literal
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis, Reference
@@ -44,6 +46,35 @@ PASS_METHODS = {"float", "half", "bfloat16", "double", "to", "type", "type_as", 
 PASS_CALLS = ("torch.max", "torch.maximum", "torch.clamp")
 LAST_DIMS = {-1, 2, 3}
 _INPLACE_OPERATORS = {"add_": "Add", "mul_": "Multiply", "div_": "Divide"}
+_TRANSPOSED = re.compile(r"\b(?:transpose|mT)\b")
+_MATMUL_NAMED = re.compile(r"\b(?:matmul|bmm)\b")
+# an ``@`` that is no decorator's: after something on its line (a decorator's comes first, after blanks)
+_OPERATOR_AT = re.compile(r"(?m)^[ \t\f]*[^ \t\f\r\n@].*@")
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may hold an attention ``blocks`` finds: its scores are a matmul with a transposed ``k``
+    (``Scores`` are made only by ``_Eval.matmul`` given what ``_Eval.transposed`` reads: ``.mT``, a ``transpose``
+    method or ``torch.transpose``: the text names one), and its output a matmul (``@``, a ``.matmul`` method, or
+    ``torch.matmul`` / ``torch.bmm``: the name ``matmul`` or ``bmm``, or a matrix product). An ``@`` after something
+    on its line is taken for one; where every ``@`` opens its line, it may be a decorator's or an operand's on a
+    continued line, and Python's own tree (``firstpass.syntax_tree``) says whether one is a product. True where
+    Python does not parse the text."""
+    if _TRANSPOSED.search(text) is None:
+        return False
+    if _MATMUL_NAMED.search(text) is not None:
+        return True
+    if "@" not in text:
+        return False
+    if _OPERATOR_AT.search(text) is not None:
+        return True
+    tree = syntax_tree(text)
+    return tree is None or any(isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.MatMult)
+                               for node in tree_nodes(tree))
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 _MASK_NAME = re.compile(r"mask", re.I)
 _BIAS_NAME = re.compile(r"bias|alibi|position|relative|rel_pos", re.I)  # T5's position_bias_masked is a bias
 

@@ -44,7 +44,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers.typed_storage import frombuffer_since
-from torch_upgrade.detect.firstpass import assigned_values as values_of, syntax_tree, tree_nodes
+from torch_upgrade.detect.firstpass import names_for, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite import context
 from torch_upgrade.rewrite.fixers import _args as A
@@ -73,56 +73,31 @@ def may_match(text: str) -> bool:
     ``TYPES``, or ``x.type(T)`` with such a name ``T``. The analysis builds a qualified name only of names the text
     writes, so the file must spell a type's name (``FloatTensor``); then, in Python's own tree
     (``firstpass.syntax_tree``), a call whose function (or, for a method ``type``, an argument) is an attribute of
-    that name on any expression (``torch.FloatTensor``, ``th.cuda.LongTensor``), or a name that may be bound to one:
-    the type's name itself, what an import of one binds (``from torch import FloatTensor as FT``, any module), a
-    name some assignment of the file gives such an attribute or name (``FT = torch.FloatTensor``, ``G = FT``; an
-    element of a tuple given, each name of the target taken to hold every element). A type only read
-    (``x: torch.FloatTensor``, ``isinstance(x, torch.LongTensor)``) is no call of it. True where Python does not
-    parse the text."""
+    that name on any expression (``torch.FloatTensor``, ``th.cuda.LongTensor``), or a name that may be bound to one
+    (``firstpass.names_for``: ``from torch import FloatTensor as FT``, ``FT = torch.FloatTensor``, ``G = FT``). A
+    type only read (``x: torch.FloatTensor``, ``isinstance(x, torch.LongTensor)``) is no call of it. True where
+    Python does not parse the text."""
     if _SPELT.search(text) is None:
         return False
     tree = syntax_tree(text)
     if tree is None:
         return True
-    calls: list[ast.Call] = []
-    bound = set(_TYPE_NAMES)  # the names that may be bound to a type
+    names: Optional[frozenset[str]] = None
     for node in tree_nodes(tree):
         if isinstance(node, ast.Call):
-            calls.append(node)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update(alias.asname or alias.name for alias in node.names
-                         if alias.name.rsplit(".", 1)[-1] in _TYPE_NAMES)
-    aliases = {name: [item for value in given for item in _items(value)]
-               for name, given in values_of(tree).items()}
-    changed = True
-    while changed:
-        changed = False
-        for name, items in aliases.items():
-            if name not in bound and any(_names_type(item, bound) for item in items):
-                bound.add(name)
-                changed = True
-    for call in calls:
-        func = call.func
-        if _names_type(func, bound):
-            return True
-        if isinstance(func, ast.Attribute) and func.attr == "type" and \
-                any(_names_type(arg, bound) for arg in call.args):
-            return True
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "type":
+                used = node.args
+            else:
+                used = [func]
+            for expr in used:
+                if isinstance(expr, ast.Attribute) and expr.attr in _TYPE_NAMES:
+                    return True
+                if isinstance(expr, ast.Name):
+                    names = names_for(tree, _TYPE_NAMES) if names is None else names
+                    if expr.id in names:
+                        return True
     return False
-
-
-def _items(value: ast.expr) -> list[ast.expr]:
-    """A value assigned, with the elements of a tuple or list display in it (at any depth)."""
-    if isinstance(value, (ast.Tuple, ast.List)):
-        return [value, *(item for element in value.elts for item in _items(element))]
-    return [value]
-
-
-def _names_type(expr: ast.expr, bound: set[str]) -> bool:
-    """Whether ``expr`` may be qualified as a legacy type: an attribute of a type's name, or a name in ``bound``."""
-    if isinstance(expr, ast.Attribute):
-        return expr.attr in _TYPE_NAMES
-    return isinstance(expr, ast.Name) and expr.id in bound
 
 
 MAY_MATCH = may_match

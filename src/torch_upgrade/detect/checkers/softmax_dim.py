@@ -11,11 +11,15 @@ reported.
 
 from __future__ import annotations
 
+import ast
+from typing import Optional
+
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
+from torch_upgrade.detect.firstpass import chain_root, names_for, syntax_tree, torch_roots, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import is_literal, literal
 from torch_upgrade.syntax.analysis import Analysis
@@ -24,6 +28,64 @@ WORDS = tuple(("torch", name) for name in ("softmax", "log_softmax", "softmin", 
 FUNCTIONS = {f"torch.nn.functional.{name}" for name in ("softmax", "log_softmax", "softmin")}
 MODULES = {f"{prefix}{name}" for name in ("Softmax", "LogSoftmax", "Softmin")
            for prefix in ("torch.nn.", "torch.nn.modules.activation.")}
+
+
+_FUNCTION_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FUNCTIONS)  # ``dim`` their second parameter
+_MODULE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in MODULES)  # their first
+_NAMES = _FUNCTION_NAMES | _MODULE_NAMES
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree: ``firstpass.syntax_tree``) may call one of ``FUNCTIONS`` or ``MODULES``
+    leaving ``dim`` unset or None (``_implicit``): a call with no ``*`` or ``**`` argument, no ``dim=`` but
+    ``dim=None``, whose function is an attribute of one of their last names on a chain the analysis may qualify as torch's
+    (``F.softmax``, ``nn.Softmax``, not ``self.softmax`` nor ``scipy.special.softmax``: ``firstpass.torch_roots``;
+    ``dim`` is then at the position its name says) or a name that may be bound to one (``firstpass.names_for``: ``from
+    torch.nn.functional import softmax as sm``, ``act = nn.Softmax``; where the name is not one of theirs, at
+    either position). ``F.softmax(x, dim=-1)``, ``nn.Softmax(-1)`` and a name only written in a string let nothing
+    in. True where Python does not parse the text."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    names: Optional[frozenset[str]] = None
+    roots: Optional[frozenset[str]] = None
+    for node in tree_nodes(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr not in _NAMES:
+                continue
+            roots = torch_roots(tree) if roots is None else roots
+            if chain_root(func) not in roots:
+                continue  # qualified as no name of torch (``self.softmax(x)``, ``scipy.special.softmax(x)``)
+            called = func.attr
+        elif isinstance(func, ast.Name):
+            names = names_for(tree, _NAMES) if names is None else names
+            if func.id not in names:
+                continue
+            called = func.id
+        else:
+            continue
+        positions = (1,) if called in _FUNCTION_NAMES else (0,) if called in _MODULE_NAMES else (0, 1)
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            continue
+        dim = next((k.value for k in node.keywords if k.arg == "dim"), None)
+        if dim is not None:
+            if _none(dim):
+                return True
+            continue
+        if any(len(node.args) <= at or _none(node.args[at]) for at in positions):
+            return True
+    return False
+
+
+def _none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def _implicit(call: cst.Call, position: int) -> bool:
