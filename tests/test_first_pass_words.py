@@ -195,3 +195,29 @@ def test_attention_is_parsed_for_only_where_a_matrix_product_and_a_transpose_are
     test = _test("TU505")
     assert not any(test(code) for code in ATTENTION_QUIET.values())
     assert all(test(code) for code in ATTENTION_REPORTED.values())
+
+
+# ---------------------------------------------------------------- TU968: a legacy type compared with type()
+TYPE_COMPARE_QUIET = {
+    "reads.py": "import torch\nfrom typing import Optional\n\ndef f(x: torch.FloatTensor, m: Optional[torch.LongTensor]):\n"
+                "    y = x.type(torch.cuda.FloatTensor)\n    ok = isinstance(x, torch.HalfTensor) and type(x) == torch.Tensor\n"
+                "    return y, ok, x.dtype == torch.float16, x.type() == 'torch.cuda.HalfTensor', "
+                "torch.FloatTensor in [1, 2], type(x) in (torch.Tensor, torch.FloatTensor)\n",
+}
+TYPE_COMPARE_REPORTED = {
+    "equal.py": "import torch\n\ndef f(x):\n    return type(x) == torch.cuda.HalfTensor\n",
+    "reversed.py": "import torch as th\n\ndef f(x):\n    return th.FloatTensor is not type(x)\n",
+    "dtype.py": "from torch import HalfTensor as H\n\ndef f(x):\n    return x.dtype != H\n",
+    "named.py": "import torch\n\ndef f(x):\n    t = type(x)\n    return t == torch.DoubleTensor\n",
+    "in_tuple.py": "import torch\n\ndef f(x):\n    return type(x) not in [torch.FloatTensor, torch.cuda.FloatTensor]\n",
+    "in_buckets.py": "import torch\n\ndef f(ps):\n    buckets = {}\n    for p in ps:\n        buckets[type(p)] = p\n"
+                     "    return torch.cuda.HalfTensor in buckets\n",
+    "alias.py": "import torch\nHALF = torch.cuda.HalfTensor\n\ndef f(x):\n    return (type(x)) == (HALF)\n",
+}
+
+
+def test_legacy_type_compare_is_parsed_for_only_where_a_legacy_type_is_compared(tmp_path):
+    """TU968 reports a legacy type compared with ``type()`` or ``.dtype`` (or tested against a container of them):
+    the type called, converted to, checked with ``isinstance``, compared with a list of numbers or a
+    ``torch.Tensor`` let nothing in."""
+    _check(tmp_path, "TU968", TYPE_COMPARE_QUIET, TYPE_COMPARE_REPORTED)

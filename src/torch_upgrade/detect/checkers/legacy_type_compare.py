@@ -20,6 +20,7 @@ result changes from constant to what it tested before 0.4. The rest is advice.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional, cast
 
 import libcst as cst
@@ -27,7 +28,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers.legacy_ctor import TYPES
-from torch_upgrade.detect.firstpass import dotted_words
+from torch_upgrade.detect.firstpass import dotted_words, names_for, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _keep as K
 from torch_upgrade.syntax.analysis import Analysis, Reference, Scope
@@ -42,6 +43,59 @@ _EQUALITY = (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
 _NEGATED = (cst.NotEqual, cst.IsNot, cst.NotIn)
 _ADDERS = ("add", "append", "setdefault")
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_TYPE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in TYPES)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree: ``firstpass.syntax_tree``) has a comparison of one operator as ``check``
+    reports: ``==``, ``!=``, ``is`` or ``is not`` of what may be a legacy type (an attribute of a type's name,
+    ``torch.cuda.HalfTensor``, or a name that may be bound to one: ``firstpass.names_for``) with a ``type(...)``
+    call, a ``.dtype`` or a name (which ``_typeish`` follows); ``in`` / ``not in`` of ``type(...)`` with a tuple or
+    list of such types, or of such a type with a name. A legacy type read otherwise (``x.type(torch.FloatTensor)``,
+    an annotation, ``x.dtype == torch.float16``) lets nothing in. True where Python does not parse the text."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    names: Optional[frozenset[str]] = None
+
+    def legacy(expr: ast.expr) -> bool:
+        nonlocal names
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in _TYPE_NAMES
+        if isinstance(expr, ast.Name):
+            names = names_for(tree, _TYPE_NAMES) if names is None else names
+            return expr.id in names
+        return False
+
+    for node in tree_nodes(tree):
+        if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+            continue
+        op, left, right = node.ops[0], node.left, node.comparators[0]
+        if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+            for one, other in ((left, right), (right, left)):
+                if _type_like(other) and legacy(one):
+                    return True
+        elif isinstance(op, (ast.In, ast.NotIn)):
+            if isinstance(right, ast.Name) and legacy(left):
+                return True
+            if _type_of(left) and isinstance(right, (ast.Tuple, ast.List)) and right.elts and \
+                    all(legacy(e) for e in right.elts):
+                return True
+    return False
+
+
+def _type_of(expr: ast.expr) -> bool:
+    """``type(x)`` (``_type_call``)."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "type"
+
+
+def _type_like(expr: ast.expr) -> bool:
+    """What ``_typeish`` may take for a ``type()`` or ``.dtype`` value: one of those, or a name."""
+    return _type_of(expr) or isinstance(expr, ast.Name) or isinstance(expr, ast.Attribute) and expr.attr == "dtype"
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def _type_call(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
