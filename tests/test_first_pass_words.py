@@ -221,3 +221,54 @@ def test_legacy_type_compare_is_parsed_for_only_where_a_legacy_type_is_compared(
     the type called, converted to, checked with ``isinstance``, compared with a list of numbers or a
     ``torch.Tensor`` let nothing in."""
     _check(tmp_path, "TU968", TYPE_COMPARE_QUIET, TYPE_COMPARE_REPORTED)
+
+
+# ---------------------------------------------------------------- TU416: regional compilation (a project's facts)
+REGIONAL_QUIET = {
+    "patterns.py": "import re\nimport torch\nP = re.compile(r'x+')\nQ = [re.compile(p) for p in ('a', 'b')]\n",
+    "indexed.py": "import torch\nfrom torch import nn\n\nclass Deep(nn.Module):\n    def __init__(self, n):\n"
+                  "        super().__init__()\n        self.layers = nn.ModuleList([Block(i) for i in range(n)])\n"
+                  "        self.head = nn.Sequential(nn.Linear(2, 2), nn.ReLU())\n"
+                  "        self.stages = nn.ModuleList()\n",
+}
+REGIONAL_REPORTED = {
+    "site.py": "import torch\nfrom blocks import Net\nmodel = Net(12).cuda()\nmodel = torch.compile(model)\n",
+    "method.py": "from blocks import Encoder\nenc = Encoder()\nenc.compile()\n",
+    "from_as.py": "from torch import compile as jit\nfrom blocks import Net\nfast = jit(Net(3).to('cuda'))\n",
+}
+REGIONAL_ADMITTED = {  # blocks: facts for the project's sites
+    "blocks.py": "import torch\nimport torch.nn as tnn\nfrom torch.nn import ModuleList as ML\n\nclass Net(tnn.Module):\n"
+                 "    def __init__(self, n):\n        super().__init__()\n"
+                 "        self.layers = ML([Block(64) for _ in range(n)])\n\n"
+                 "class Encoder(tnn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.blocks = tnn.Sequential(*[Layer(lambda: i) for i in range(6)])\n",
+}
+
+
+def test_regional_compilation_is_parsed_for_only_where_a_block_or_a_site_may_be(tmp_path):
+    """TU416 gathers repeated blocks (``self.x = nn.ModuleList([Block() for _ in range(n)])``) and ``compile`` calls
+    of a constructed model across the project: ``re.compile``, containers of blocks that differ by index, and
+    containers of no comprehension let nothing in."""
+    _check(tmp_path, "TU416", REGIONAL_QUIET, REGIONAL_REPORTED, "2.4", "2.6", admitted=REGIONAL_ADMITTED)
+
+
+# ---------------------------------------------------------------- TU420: model = torch.compile(model)
+MODULE_COMPILE_QUIET = {
+    "patterns.py": "import re\nimport torch\npattern = re.compile(pattern)\nP = re.compile(r'x+')\n",
+    "other.py": "import torch\nfrom torch import nn\nmodel = nn.Linear(2, 2)\nfast = torch.compile(model)\n"
+                "model = torch.compile(fast)\nmodel = torch.compile(*[model])\n",
+}
+MODULE_COMPILE_REPORTED = {
+    "plain.py": "import torch\nmodel = torch.nn.Sequential(torch.nn.Linear(8, 8))\n"
+                "model = torch.compile(model, mode='reduce-overhead')\n",
+    "attribute.py": "import torch\n\nclass W(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.body = torch.nn.Linear(2, 2)\n        self.body = torch.compile(self.body)\n",
+    "from_as.py": "from torch import compile as jit, nn\nnet = nn.Linear(2, 2)\nnet = jit(net)\n",
+    "alias.py": "import torch as th\nfrom torch import nn\nc = th.compile\nnet = nn.Linear(2, 2)\nnet = c(net)\n",
+}
+
+
+def test_module_compile_is_parsed_for_only_where_a_compiled_value_is_assigned_back(tmp_path):
+    """TU420 reports ``x = torch.compile(x)`` of a module: ``re.compile``, and a compiled model given another name,
+    let nothing in."""
+    _check(tmp_path, "TU420", MODULE_COMPILE_QUIET, MODULE_COMPILE_REPORTED, "2.0", "2.4")

@@ -12,6 +12,7 @@ the same scope. A function passed to ``torch.compile`` is not a candidate.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
@@ -19,6 +20,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
+from torch_upgrade.detect.firstpass import chain_root, names_for, syntax_tree, torch_roots, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
@@ -26,6 +28,45 @@ from torch_upgrade.syntax.provenance import CERTAIN, LIKELY, NO, POSSIBLE, prove
 
 WORDS = (("torch", "compile"),)
 MODULE = "torch.nn.Module"
+_COMPILE = frozenset({"compile"})
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree: ``firstpass.syntax_tree``) assigns a call of ``compile`` back to what it
+    compiles (``_rebinds``: ``model = torch.compile(model, ...)``, one target, the first argument positional and
+    written as the target is), the function an attribute on a chain the analysis may qualify as torch's
+    (``firstpass.torch_roots``: not ``re.compile``) or a name that may be bound to one (``firstpass.names_for``).
+    True where Python does not parse the text."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    roots: Optional[frozenset[str]] = None
+    names: Optional[frozenset[str]] = None
+    for node in tree_nodes(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+            continue
+        call = node.value
+        if not call.args or isinstance(call.args[0], ast.Starred) or \
+                not isinstance(node.targets[0], (ast.Name, ast.Attribute)):
+            continue
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            roots = torch_roots(tree) if roots is None else roots
+            if func.attr != "compile" or chain_root(func) not in roots:
+                continue
+        elif isinstance(func, ast.Name):
+            names = names_for(tree, _COMPILE) if names is None else names
+            if func.id not in names:
+                continue
+        else:
+            continue
+        if ast.unparse(node.targets[0]) == ast.unparse(call.args[0]):  # the same code writes the same tree
+            return True
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 MODULE_METHODS = ("parameters", "named_parameters", "state_dict", "load_state_dict", "eval", "train",
                   "modules", "named_modules", "children", "register_forward_hook", "zero_grad")
 
