@@ -272,3 +272,30 @@ def test_module_compile_is_parsed_for_only_where_a_compiled_value_is_assigned_ba
     """TU420 reports ``x = torch.compile(x)`` of a module: ``re.compile``, and a compiled model given another name,
     let nothing in."""
     _check(tmp_path, "TU420", MODULE_COMPILE_QUIET, MODULE_COMPILE_REPORTED, "2.0", "2.4")
+
+
+# ---------------------------------------------------------------- TU025: checkpoint without use_reentrant
+CHECKPOINT_QUIET = {
+    "pinned.py": "import torch\nimport torch.utils.checkpoint\n\ndef f(layer, x, kw, a, b, c):\n"
+                 "    y = torch.utils.checkpoint.checkpoint(layer, x, use_reentrant=False)\n"
+                 "    z = torch.utils.checkpoint.checkpoint(layer, x, **kw)\n"
+                 "    return torch.utils.checkpoint.checkpoint_sequential(layer, 2, x, False), y, z\n",
+    "others.py": "import torch\nfrom transformers.utils import checkpoint_dir\n\nclass T:\n"
+                 "    def save(self, x):\n        self.checkpoint(x)\n        return checkpoint_dir(x), torch.zeros(1)\n",
+}
+CHECKPOINT_REPORTED = {
+    "plain.py": "import torch\nimport torch.utils.checkpoint\n\ndef f(layer, x):\n"
+                "    return torch.utils.checkpoint.checkpoint(layer, x)\n",
+    "from_as.py": "from torch.utils.checkpoint import checkpoint as ck\n\ndef f(layer, x):\n    return ck(layer, x)\n",
+    "module.py": "import torch.utils.checkpoint as cp\n\ndef f(layers, x):\n"
+                 "    return cp.checkpoint_sequential(layers, 2, x)\n",
+    "alias.py": "from torch.utils import checkpoint\nrun = checkpoint.checkpoint\n\ndef f(layer, x):\n"
+                "    return run(layer, x, preserve_rng_state=True)\n",
+}
+
+
+def test_checkpoint_is_parsed_for_only_where_a_call_may_leave_use_reentrant_out(tmp_path):
+    """TU025 reports ``checkpoint(fn, x)`` and ``checkpoint_sequential(fns, n, x)`` with ``use_reentrant`` left to
+    its default: calls that give it (by name, by ``**``, fourth positional of ``checkpoint_sequential``), a method
+    of the file's own class and another module's function of the name let nothing in."""
+    _check(tmp_path, "TU025", CHECKPOINT_QUIET, CHECKPOINT_REPORTED, "2.0", "2.4")

@@ -11,17 +11,64 @@ compatibility code for torch < 1.11 and is not reported (``_fallbacks``).
 
 from __future__ import annotations
 
+import ast
+from typing import Optional
+
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, keyword
 from torch_upgrade.detect.checkers._fallbacks import keyword_fallbacks
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.detect.firstpass import dotted_words
+from torch_upgrade.detect.firstpass import chain_root, dotted_words, names_for, syntax_tree, torch_roots, tree_nodes
 
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
 SEQUENTIAL = "torch.utils.checkpoint.checkpoint_sequential"
 WORDS = tuple(dotted_words(f) for f in (CHECKPOINT, SEQUENTIAL))  # what ``calls`` qualifies
+_NAMES = frozenset(f.rsplit(".", 1)[-1] for f in (CHECKPOINT, SEQUENTIAL))
+_SEQUENTIAL = SEQUENTIAL.rsplit(".", 1)[-1]
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree: ``firstpass.syntax_tree``) may call ``CHECKPOINT`` or ``SEQUENTIAL`` as
+    ``check`` reports it: no ``use_reentrant=``, no ``**``; a ``checkpoint_sequential`` so named also fewer than four
+    positional arguments, none starred (an attribute so named: a name may be bound to either). The function is an
+    attribute of their last names on a chain the analysis may qualify as torch's (``firstpass.torch_roots``: not
+    ``self.checkpoint(...)``), or a name that may be bound to one (``firstpass.names_for``). True where Python does
+    not parse the text."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    roots: Optional[frozenset[str]] = None
+    names: Optional[frozenset[str]] = None
+    for node in tree_nodes(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr not in _NAMES:
+                continue
+            roots = torch_roots(tree) if roots is None else roots
+            if chain_root(func) not in roots:
+                continue
+            called = func.attr
+        elif isinstance(func, ast.Name):
+            names = names_for(tree, _NAMES) if names is None else names
+            if func.id not in names:
+                continue
+            called = ""  # a name may be bound to either: the conditions of both
+        else:
+            continue
+        if any(k.arg is None or k.arg == "use_reentrant" for k in node.keywords):
+            continue
+        if called == _SEQUENTIAL and (len(node.args) >= 4 or any(isinstance(a, ast.Starred) for a in node.args)):
+            continue
+        return True
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def check(analysis: Analysis, rule: Rule, window: Window) -> list[Hit]:
