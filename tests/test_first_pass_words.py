@@ -299,3 +299,44 @@ def test_checkpoint_is_parsed_for_only_where_a_call_may_leave_use_reentrant_out(
     its default: calls that give it (by name, by ``**``, fourth positional of ``checkpoint_sequential``), a method
     of the file's own class and another module's function of the name let nothing in."""
     _check(tmp_path, "TU025", CHECKPOINT_QUIET, CHECKPOINT_REPORTED, "2.0", "2.4")
+
+
+# ---------------------------------------------------------------- TU905: channels_last (a project's facts)
+CHANNELS_QUIET = {
+    "images.py": "import torch\nfrom torch import nn\n\ndef to_format(image, data_format='channels_last'):\n"
+                 "    if data_format == 'channels_last':\n        return image.transpose(2, 0, 1)\n    return image\n\n"
+                 "class Small(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.a, self.b = nn.Conv2d(3, 8, 3), nn.Conv2d(8, 8, 3)\n\n"
+                 "def convs():\n    return [nn.Conv2d(3, 3, 1) for _ in range(4)], nn.Conv2d(1, 1, 1), nn.Conv2d(1, 1, 1),"
+                 " nn.Conv2d(1, 1, 1), nn.Conv2d(1, 1, 1)\n",
+}
+CHANNELS_REPORTED = {
+    "heavy.py": "import torch\nfrom torch.nn import Conv2d as C\nimport torch.nn as nn\n\nclass Net(nn.Module):\n"
+                "    def __init__(self):\n        super().__init__()\n        self.a = C(3, 8, 3)\n"
+                "        self.b = nn.Conv2d(8, 8, 3)\n        self.c = nn.Conv2d(8, 8, 3)\n"
+                "        self.d = torch.nn.modules.conv.Conv2d(8, 8, 3)\n",
+}
+CHANNELS_ADMITTED = {
+    "train.py": "import torch\nfrom heavy import Net\n\ndef train(data):\n    model = Net().cuda()\n"
+                "    for x in data:\n        model(x).sum().backward()\n",
+}
+CHANNELS_USES = (
+    "import torch\nx = torch.zeros(1, 3, 2, 2).to(memory_format=torch.channels_last)\n",
+    "from torch import channels_last_3d\n",
+    "import torch\nfmt = getattr(torch, 'channels_last')\n",
+    "import torch\ndef f(x: 'torch.channels_last'):\n    pass\n",
+    "from torch import channels_last as CL\nimport torch\ny = CL\n",
+)
+
+
+def test_channels_last_is_parsed_for_only_where_a_fact_may_be(tmp_path):
+    """TU905 gathers uses of ``torch.channels_last``, module-level classes of four ``Conv2d`` calls or more and
+    training on CUDA across the project: the string ``"channels_last"`` (an image's data format) and fewer
+    convolutions in a class let nothing in."""
+    _check(tmp_path, "TU905", CHANNELS_QUIET, CHANNELS_REPORTED, "1.11", "1.13", admitted=CHANNELS_ADMITTED)
+    test = _test("TU905")
+    for index, code in enumerate(CHANNELS_USES):  # each a use that quiets the project's advice
+        assert test(code), code
+        found = _found(tmp_path / f"uses{index}", {**CHANNELS_REPORTED, **CHANNELS_ADMITTED, "uses.py": code},
+                       "1.11", "1.13")
+        assert not {f for f in found if f[1] == "TU905"}, code

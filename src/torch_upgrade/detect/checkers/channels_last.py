@@ -10,6 +10,8 @@ runs its models gets no hint: there is no place to put the advice.
 
 from __future__ import annotations
 
+import ast
+import re
 from collections import Counter
 
 from typing import Iterable, Optional, Sequence
@@ -20,6 +22,7 @@ from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 
 from torch_upgrade.detect.checkers._training import training_facts
+from torch_upgrade.detect.firstpass import called, names_for, syntax_tree, tree_nodes
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis, Reference
 
@@ -28,6 +31,59 @@ from torch_upgrade.syntax.analysis import Analysis, Reference
 WORDS = (("torch", "channels_last*"), ("torch", "Conv2d"), ("backward", "cuda"))
 HEAVY = 4
 CONV2D = ("torch.nn.Conv2d", "torch.nn.modules.conv.Conv2d")
+_FORMATS = frozenset({"channels_last", "channels_last_3d"})
+_CONV2D = frozenset(name.rsplit(".", 1)[-1] for name in CONV2D)
+_FORMAT_WORD = re.compile(r"channels_last")
+_CONV_WORD = re.compile(r"\bConv2d\b")
+
+
+def may_match(text: str) -> bool:
+    """Whether the file may give ``collect`` a fact: a reference the analysis may qualify as ``torch.channels_last``
+    or ``_3d`` (an attribute of that name, an import of it, a name an import or an assignment may bind to one:
+    ``firstpass.names_for``, a ``getattr`` given the name, a string annotation naming it), a module-level class
+    making ``HEAVY`` calls at least of an attribute ``Conv2d`` or of a name that may be bound to one, or training on
+    CUDA (``training_facts``: a ``.backward(`` call and ``cuda`` in the text, which its CUDA sites need). A string
+    ``"channels_last"`` (an image's data format) or two convolutions give none. Python's own tree
+    (``firstpass.syntax_tree``) is read only where the text names ``channels_last`` or ``Conv2d``. True where Python
+    does not parse the text."""
+    if "cuda" in text and called("backward").search(text) is not None:
+        return True
+    formats, convs = _FORMAT_WORD.search(text) is not None, _CONV_WORD.search(text) is not None
+    if not formats and not convs:
+        return False
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    if formats:
+        names = names_for(tree, _FORMATS)
+        for node in tree_nodes(tree):
+            if isinstance(node, ast.Attribute) and node.attr in _FORMATS or \
+                    isinstance(node, ast.Name) and node.id in names:
+                return True
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and \
+                    any(alias.name.rsplit(".", 1)[-1] in _FORMATS for alias in node.names):
+                return True  # the import is a reference too
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+                    any(isinstance(a, ast.Constant) and a.value in _FORMATS for a in node.args):
+                return True
+            annotation = node.returns if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+                node.annotation if isinstance(node, (ast.arg, ast.AnnAssign)) else None
+            if annotation is not None and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and
+                                              _FORMAT_WORD.search(n.value) for n in ast.walk(annotation)):
+                return True
+    if convs:
+        names = names_for(tree, _CONV2D)
+        for statement in tree.body:
+            if isinstance(statement, ast.ClassDef) and sum(
+                    isinstance(node, ast.Call) and (isinstance(node.func, ast.Attribute) and node.func.attr in _CONV2D
+                                                    or isinstance(node.func, ast.Name) and node.func.id in names)
+                    for node in ast.walk(statement)) >= HEAVY:
+                return True
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
