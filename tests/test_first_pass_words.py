@@ -340,3 +340,37 @@ def test_channels_last_is_parsed_for_only_where_a_fact_may_be(tmp_path):
         found = _found(tmp_path / f"uses{index}", {**CHANNELS_REPORTED, **CHANNELS_ADMITTED, "uses.py": code},
                        "1.11", "1.13")
         assert not {f for f in found if f[1] == "TU905"}, code
+
+
+# ---------------------------------------------------------------- TU506 / TU507 / TU503: uint8 masks
+UINT8_QUIET = {
+    "pixels.py": "import numpy as np\nimport torch\n\ndef to_image(array, x):\n    image = array.astype(np.uint8)\n"
+                 "    return image[image > 0], x[x > 0], torch.where(x > 0, x, 0), x.masked_fill(x < 0, 0)\n",
+    "bytes.py": "import torch\n\ndef f(data: bytes, x):\n    b = bytearray(data)\n    return x.byte_size, b, "
+                "x.to(torch.int8), x[x.bool()], x.byte(2)\n",
+}
+UINT8_REPORTED = {
+    "byte.py": "import torch\nx = torch.arange(6.0).reshape(2, 3)\nkeep = (x > 2).byte()\nout = x[keep]\n",
+    "dtype.py": "import torch as th\nscores = th.tensor([[1.0, 2.0]])\npad = th.tensor([[0, 1]], dtype=th.uint8)\n"
+                "scores = scores.masked_fill(pad, float('-inf'))\n",
+    "from_as.py": "from torch import uint8 as u8, zeros, where\nm = zeros(3, dtype=u8)\ny = where(m, 1.0, 2.0)\n",
+    "string.py": "import torch\nx = torch.arange(3.0)\nm = (x > 1).type('torch.ByteTensor')\nout = x[m]\n",
+    "numpy.py": "import numpy as np\nimport torch\n\ndef f(a):\n    x = torch.arange(3.0)\n"
+                "    m = torch.from_numpy(a.astype('uint8'))\n    return x[m]\n",
+    "ctor.py": "import torch\nx = torch.arange(3.0)\nm = torch.ByteTensor([0, 1, 1])\nout = x.masked_select(m)\n",
+}
+
+
+def test_uint8_masks_are_parsed_for_only_where_a_uint8_tensor_may_be_made(tmp_path):
+    """TU506/TU507 (and TU503, through the same reading of a mask) report masks known to be uint8: where nothing
+    makes a uint8 tensor (NumPy's ``np.uint8`` pixels, ``bytes``, ``.byte(2)``) nothing is let in."""
+    for rule_id in ("TU506", "TU507", "TU503"):
+        test = _test(rule_id)
+        assert not any(test(code) for code in UINT8_QUIET.values()), rule_id
+        assert all(test(code) for code in UINT8_REPORTED.values()), rule_id
+    found = _found(tmp_path, {**UINT8_QUIET, **UINT8_REPORTED}, "1.1", "2.4")
+    assert {name for name, rule in found if rule in ("TU506", "TU507")} == set(UINT8_REPORTED)
+    mask = ("import torch\nmha = torch.nn.MultiheadAttention(4, 1)\nx = torch.ones(3, 2, 4)\n"
+            "pad = torch.zeros(2, 3, dtype=torch.uint8)\nout, w = mha(x, x, x, key_padding_mask=pad)\n")
+    assert _test("TU503")(mask)
+    assert ("mask.py", "TU503") in _found(tmp_path / "mha", {"mask.py": mask}, "1.13", "2.4")

@@ -36,6 +36,9 @@ UINT8 = "torch.uint8"
 # a mask keyword (attn_mask, key_padding_mask, ...) beside what ``check`` needs before it looks: torch.uint8 or a
 # ``.byte()`` call
 WORDS = (("torch", "*mask", *dotted_words(UINT8)), ("torch", "*mask", ".byte("))
+# what ``check`` reads a mask's dtype with (``uint8_mask.reader``): no uint8 tensor is made where it finds nothing
+MAY_MATCH = uint8_mask.may_match
+MAY_MATCH_PARSES = True
 KEYWORDS = ("attn_mask", "key_padding_mask", "src_mask", "tgt_mask", "memory_mask",
             "src_key_padding_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
 SDPA = "torch.nn.functional.scaled_dot_product_attention"

@@ -39,6 +39,7 @@ it, never reported when it is certainly something else (NumPy indexes with a uin
 
 from __future__ import annotations
 
+import ast
 from typing import Optional, Union, cast
 
 import libcst as cst
@@ -48,6 +49,7 @@ from torch_upgrade.core.model import Fix
 from torch_upgrade.core.versions import Window, parse_version, short
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._shapes import _Site
+from torch_upgrade.detect.firstpass import chain_root, names_for, syntax_tree, torch_roots, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.edits import Replace
 from torch_upgrade.syntax import arguments as A
@@ -87,6 +89,58 @@ _OPS_FUNCTIONS = {f"torch.{name}": ("input", *params) for name, params in _OPS_M
                   if not name.endswith("_")}
 _OPS_FUNCTIONS.update({f"torch.Tensor.{name}": ("self", *params) for name, params in _OPS_METHODS.items()})
 _MAX_DEPTH = 8
+_TORCH_UINT8 = frozenset(name.rsplit(".", 1)[-1] for name in _UINT8_NAMES)  # uint8, ByteTensor
+_FROM_NUMPY = frozenset({"from_numpy"})
+_NUMPY_UINT8_NAMES = frozenset({"uint8"})
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree: ``firstpass.syntax_tree``) may make what ``_Sites.uint8`` knows for a
+    uint8 tensor, without which no mask is one: a ``.byte()`` call; a reference the analysis may qualify as
+    ``torch.uint8`` or a ``ByteTensor`` (an attribute of that name on a chain it may qualify as torch's,
+    ``firstpass.torch_roots``, or a name that may be bound to one, ``firstpass.names_for``), or their string
+    (``t.type("torch.ByteTensor")``); a call of ``torch.from_numpy`` (so reached) in a file naming a NumPy uint8
+    (an attribute or name ``uint8``, the string ``"uint8"``). ``np.uint8`` alone (an image's pixels) is none.
+    True where Python does not parse the text."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    roots: Optional[frozenset[str]] = None
+    names: Optional[frozenset[str]] = None
+    converts = numpy_uint8 = False
+    for node in tree_nodes(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "byte" and not node.args and not node.keywords:
+                return True
+            if not converts and (isinstance(func, ast.Attribute) and func.attr in _FROM_NUMPY or
+                                 isinstance(func, ast.Name) and func.id in names_for(tree, _FROM_NUMPY)):
+                converts = True
+        elif isinstance(node, ast.Attribute):
+            if node.attr in _TORCH_UINT8:
+                roots = torch_roots(tree) if roots is None else roots
+                if chain_root(node) in roots:
+                    return True
+            if node.attr in _NUMPY_UINT8_NAMES:
+                numpy_uint8 = True
+        elif isinstance(node, ast.Name):
+            names = names_for(tree, _TORCH_UINT8) if names is None else names
+            if node.id in names:
+                return True
+            if node.id in _NUMPY_UINT8_NAMES:
+                numpy_uint8 = True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in _UINT8_STRINGS:
+                return True
+            if node.value == "uint8":
+                numpy_uint8 = True
+        if converts and numpy_uint8:
+            return True
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 Quals = dict[int, str]
 
