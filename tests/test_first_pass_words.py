@@ -374,3 +374,49 @@ def test_uint8_masks_are_parsed_for_only_where_a_uint8_tensor_may_be_made(tmp_pa
             "pad = torch.zeros(2, 3, dtype=torch.uint8)\nout, w = mha(x, x, x, key_padding_mask=pad)\n")
     assert _test("TU503")(mask)
     assert ("mask.py", "TU503") in _found(tmp_path / "mha", {"mask.py": mask}, "1.13", "2.4")
+
+
+# ---------------------------------------------------------------- torchvision: TUL202, TUV001, TUV030
+def test_a_torchvision_module_imported_as_its_own_name_is_parsed_for(tmp_path):
+    """TUL202 reports ``import torchvision.<path>.<name> as <name>``: other imports of torchvision let nothing in."""
+    quiet = {"other.py": "import torchvision\nimport torchvision.models as tvm\nfrom torchvision import models\n"
+                         "from torchvision.models import resnet as resnet\nx = models.resnet18\n"}
+    reported = {"plain.py": "import torchvision.models as models\n",
+                "odd.py": "import os, torchvision . \\\n  models.detection  as  detection  # c\n"}
+    _check(tmp_path, "TUL202", quiet, reported)
+
+
+def test_torchvision_pretrained_needs_the_name_models(tmp_path):
+    """TUV001's builders are qualified under torchvision.models, so the file writes ``models``."""
+    first = FirstPass([RULES["TUV001"]])
+    assert first.select("import torchvision\nfrom torchvision import transforms\nt = transforms.ToTensor()\n") == ()
+    found = _found(tmp_path, {
+        "a.py": "import torchvision.models as models\nmodel = models.resnet50(pretrained=True)\n",
+        "b.py": "from torchvision.models import vgg16 as v\nmodel = v(True)\n",
+        "c.py": "import torchvision as tv\nmodel = tv.models.resnet18(pretrained=True)\n",
+        "d.py": "import torchvision\nfrom torchvision import transforms\nt = transforms.ToTensor()\n"}, "1.12", "2.4")
+    assert {name for name, rule in found if rule == "TUV001"} == {"a.py", "b.py", "c.py"}
+
+
+ANTIALIAS_QUIET = {
+    "pil.py": "import torchvision\nfrom PIL import Image\nfrom .transforms import resize as resize_image\n\n"
+              "def resize(image, size):\n    return image.resize(size)\n\ndef f(image, img: Image.Image, self):\n"
+              "    return resize(image, 3), Image.open('x').resize((2, 2)), resize_image(image), self.resize(2)\n",
+    "given.py": "import torchvision.transforms as T\nfrom torchvision.transforms import functional as F\n"
+                "t = T.Resize(256, antialias=True)\n\ndef f(batch, kw):\n    return F.resize(batch, [64, 64], **kw)\n",
+}
+ANTIALIAS_REPORTED = {
+    "module.py": "import torchvision.transforms as T\nfrom torchvision.transforms import functional as F\n\n"
+                 "def f(batch):\n    return F.resize(batch, [64, 64])\n",
+    "from_as.py": "from torchvision.transforms.functional import resized_crop as crop\n\ndef f(batch):\n"
+                  "    return crop(batch, 0, 0, 4, 4, [2, 2])\n",
+    "v2.py": "from torchvision.transforms import v2\naug = v2.RandomResizedCrop(224, scale=(0.5, 1.0))\n",
+    "alias.py": "import torchvision\nT = torchvision.transforms\nt = T.Compose([T.Resize(256), T.CenterCrop(224)])\n",
+}
+
+
+def test_antialias_is_parsed_for_only_where_a_torchvision_resize_may_leave_it_out(tmp_path):
+    """TUV030 reports torchvision's resizing calls that leave ``antialias`` to its default: a PIL image's
+    ``resize``, the file's own ``resize``, a relative import's, calls that give ``antialias`` or ``**`` let nothing
+    in."""
+    _check(tmp_path, "TUV030", ANTIALIAS_QUIET, ANTIALIAS_REPORTED, "2.0", "2.4")

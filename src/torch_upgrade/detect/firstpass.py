@@ -1074,5 +1074,33 @@ def bound_values(tree: ast.Module) -> dict[str, list[ast.expr]]:
     return values
 
 
+def package_roots(tree: ast.Module, package: str) -> frozenset[str]:
+    """``torch_roots`` for another package (``torchvision``): the names from which the analysis may qualify a chain
+    of attributes as one of its names; those only imports of other modules bind are left out."""
+    roots: set[str] = set()
+    for node in tree_nodes(tree):
+        if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level:
+            roots.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+    for name, values in bound_values(tree).items():
+        if any(isinstance(item, (ast.Name, ast.Attribute)) for value in values for item in _displayed(value)):
+            roots.add(name)
+    return frozenset(roots - foreign_names(tree, package))
+
+
+def imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
+    """The names through which the analysis may qualify a bare name as one whose last part is in ``last``: what an
+    absolute import of such a name binds (``from torchvision.transforms.functional import resize``; a relative
+    import's names and a ``def`` are the project's own, a ``*`` import binds nothing it qualifies), and a name an
+    assignment gives an attribute of such a last name or another of these names (``names_for``'s aliases)."""
+    out: set[str] = set()
+    for node in tree_nodes(tree):
+        if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level:
+            out.update(alias.asname or alias.name for alias in node.names if alias.name.rsplit(".", 1)[-1] in last)
+    given = {name: [item for value in values for item in _displayed(value)]
+             for name, values in bound_values(tree).items()}
+    grow(out, given, lambda value: names_one(value, last, out))
+    return frozenset(out)
+
+
 # what is kept of the file's tree for every test of it (each keeps the last few files')
 _PER_TREE = (_tree, _versioned, tree_nodes, _reads, _import_only, foreign_names, _callable_names, assigned_values)

@@ -21,7 +21,10 @@ from torch_upgrade.rewrite.fixers._pretrained import Named, plan
 from torch_upgrade.rewrite.fixers.torchvision_pretrained import site
 from torch_upgrade.syntax.analysis import Analysis
 
-WORDS = ("torchvision",)
+# a reference the check takes is qualified under torchvision.models: through the file's own names, so it writes
+# ``models`` (``torchvision.models.resnet50``, ``from torchvision import models``, ``from torchvision.models import
+# vgg16``)
+WORDS = (("torchvision", "models"),)
 
 
 def _placeholder(member: object) -> Named:

@@ -19,6 +19,7 @@ height), where a tensor's ``size`` is a method).
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Optional
 
 import libcst as cst
@@ -26,6 +27,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit
+from torch_upgrade.detect.firstpass import chain_root, imported_names, package_roots, syntax_tree, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.arguments import bind, code
@@ -44,6 +46,38 @@ for _module in ("torchvision.transforms", "torchvision.transforms.v2"):
     SIGNATURES[f"{_module}.RandomResizedCrop"] = _CROP
     SIGNATURES[f"{_module}.functional.resize"] = _F_RESIZE
     SIGNATURES[f"{_module}.functional.resized_crop"] = _F_CROP
+
+_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in SIGNATURES)
+
+
+def may_match(text: str) -> bool:
+    """Whether the file (Python's own tree: ``firstpass.syntax_tree``) may call one of ``SIGNATURES`` leaving
+    ``antialias`` to its default: a call with no ``antialias=`` and no ``**`` of an attribute of their last names on
+    a chain the analysis may qualify as torchvision's (``firstpass.package_roots``: not ``PIL``'s ``image.resize``,
+    ``self.resize``), or of a name an absolute import or an alias may bind to one (``firstpass.imported_names``: not
+    a ``def resize`` of the file, nor a relative import's). True where Python does not parse the text."""
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    roots: Optional[frozenset[str]] = None
+    names: Optional[frozenset[str]] = None
+    for node in tree_nodes(tree):
+        if not isinstance(node, ast.Call) or any(k.arg is None or k.arg == "antialias" for k in node.keywords):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _NAMES:
+            roots = package_roots(tree, "torchvision") if roots is None else roots
+            if chain_root(func) in roots:
+                return True
+        elif isinstance(func, ast.Name):
+            names = imported_names(tree, _NAMES) if names is None else names
+            if func.id in names:
+                return True
+    return False
+
+
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 # steps that take PIL images (or arrays) and reject tensors: what comes before them in a pipeline is PIL

@@ -7,12 +7,14 @@ names nothing else. A finding sits on the name itself: its own line when the imp
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
+from torch_upgrade.detect.firstpass import GAP
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.rewrite.fixers import _args as A
 from torch_upgrade.syntax.analysis import Analysis
@@ -20,6 +22,18 @@ from torch_upgrade.syntax.nodes import dotted
 
 WORDS = ("torchvision",)
 PACKAGE = "torchvision"
+# ``torchvision.<path>.<name> as <alias>`` as Python may write it (spaces, continuations, comments between): the
+# last component repeated by the alias is what ``_redundant`` reports
+_DOTTED_AS = re.compile(rf"(?<![\w.]){PACKAGE}(?:{GAP}\.{GAP}([A-Za-z_]\w*))+{GAP}as{GAP}([A-Za-z_]\w*)")
+
+
+def may_match(text: str) -> bool:
+    """Whether the text may import ``torchvision.<path>.<name> as <name>``: a dotted name under torchvision with
+    ``as`` the name of its last component after it (in an import statement or not: more, never fewer)."""
+    return any(found.group(1) == found.group(2) for found in _DOTTED_AS.finditer(text))
+
+
+MAY_MATCH = may_match
 
 
 def _redundant(alias: cst.ImportAlias) -> Optional[tuple[str, str]]:
