@@ -21,7 +21,8 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.syntax.analysis import Analysis, dotted
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import constructed_class, qualnames
-from torch_upgrade.detect.firstpass import bound_values, called, chain_root, names_for, syntax_tree, torch_roots, tree_nodes
+from torch_upgrade.detect.firstpass import (bound_values, called, chain_root, names_for, syntax_tree, torch_roots,
+                                            tree_nodes)
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.arguments import code
 

@@ -38,11 +38,11 @@ _NAMES = _FUNCTION_NAMES | _MODULE_NAMES
 def may_match(text: str) -> bool:
     """Whether the file (Python's own tree: ``firstpass.syntax_tree``) may call one of ``FUNCTIONS`` or ``MODULES``
     leaving ``dim`` unset or None (``_implicit``): a call with no ``*`` or ``**`` argument, no ``dim=`` but
-    ``dim=None``, whose function is an attribute of one of their last names on a chain the analysis may qualify as torch's
-    (``F.softmax``, ``nn.Softmax``, not ``self.softmax`` nor ``scipy.special.softmax``: ``firstpass.torch_roots``;
-    ``dim`` is then at the position its name says) or a name that may be bound to one (``firstpass.names_for``: ``from
-    torch.nn.functional import softmax as sm``, ``act = nn.Softmax``; where the name is not one of theirs, at
-    either position). ``F.softmax(x, dim=-1)``, ``nn.Softmax(-1)`` and a name only written in a string let nothing
+    ``dim=None``, whose function is an attribute of one of their last names on a chain the analysis may qualify as
+    torch's (``F.softmax``, ``nn.Softmax``, not ``self.softmax`` nor ``scipy.special.softmax``:
+    ``firstpass.torch_roots``; ``dim`` is then at the position its name says) or a name that may be bound to one
+    (``firstpass.names_for``: ``from torch.nn.functional import softmax as sm``, ``act = nn.Softmax``; where the
+    name is not one of theirs, at either position). ``F.softmax(x, dim=-1)``, ``nn.Softmax(-1)`` and a name only written in a string let nothing
     in. True where Python does not parse the text."""
     tree = syntax_tree(text)
     if tree is None:
