@@ -420,3 +420,54 @@ def test_antialias_is_parsed_for_only_where_a_torchvision_resize_may_leave_it_ou
     ``resize``, the file's own ``resize``, a relative import's, calls that give ``antialias`` or ``**`` let nothing
     in."""
     _check(tmp_path, "TUV030", ANTIALIAS_QUIET, ANTIALIAS_REPORTED, "2.0", "2.4")
+
+
+# ---------------------------------------------------------------- TU302 / TU306 / TU307: training facts
+TRAINING_QUIET = {
+    "convert.py": "import torch\nfrom torch import nn\n\ndef f(m, device, x, flags=0):\n"
+                  "    if isinstance(m, nn.Conv2d) or m.conv is None:\n        x = x.to(device).bfloat16()\n"
+                  "    return x.to(torch.device('meta')), torch.device(device), 'cuda', m.amp, flags\n",
+}
+TRAINING_FORMS = {
+    "backward.py": "import torch\n\ndef step(loss):\n    loss . backward ()\n",
+    "half.py": "import torch\n\ndef f(model):\n    return model.half()\n",
+    "cuda.py": "import torch\n\ndef f(model):\n    return model.cuda()\n",
+    "to.py": "import torch\n\ndef f(model):\n    return model.to('cuda:0')\n",
+    "to_keyword.py": "import torch\n\ndef f(model):\n    return model.to(device='cuda')\n",
+    "device.py": "from torch import device as D\nd = D('cu' 'da')\n",
+    "conv.py": "import torch.nn as nn\nlayer = nn.Conv2d(3, 8, 3)\n",
+    "conv_from.py": "from torch.nn.functional import conv1d as c1\ny = c1(x, w)\n",
+    "precision.py": "from torch.backends import cudnn\ncudnn.allow_tf32 = False\n",
+    "amp.py": "import torch\nscaler = torch.cuda.amp.GradScaler()\n",
+    "matmul.py": "import torch\ntorch.set_float32_matmul_precision('high')\n",
+    "apex.py": "from apex import amp\n\ndef f(model, opt):\n    return amp.initialize(model, opt)\n",
+    "flags.py": "import torch as th\n\ndef f(x):\n    with th.backends.cudnn.flags(enabled=False):\n        return x\n",
+    "annotation.py": "import torch\n\ndef f(s: 'torch.cuda.amp.GradScaler'):\n    return s\n",
+    "alias.py": "import torch\nbackends = torch.backends\nbackends.cuda.matmul.allow_tf32 = True\n",
+    "getattr.py": "import torch\nautocast = getattr(torch, 'autocast')\n",
+}
+
+
+def test_the_training_checkers_are_parsed_for_only_where_a_training_fact_may_be(tmp_path):
+    """TU302, TU306 and TU307 gather what a file says of training (a precision set, mixed precision, a convolution,
+    ``.backward()``, work on CUDA): a device that may be anything, ``torch.device("meta")``, a convolution only
+    tested for, and a dtype alone give none."""
+    rules = [RULES[rule_id] for rule_id in ("TU302", "TU306", "TU307")]
+    first = FirstPass(rules)
+    for rule in rules:
+        test = get_checker(rule).may_match
+        assert test is not None
+        for name, code in TRAINING_QUIET.items():
+            assert not test(code_of(code, code)), name
+        for name, code in TRAINING_FORMS.items():
+            assert test(code_of(code, code)), (rule.id, name)
+    assert first.select(TRAINING_QUIET["convert.py"]) == ()
+    _found(tmp_path, {**TRAINING_QUIET, **TRAINING_FORMS}, "1.6", "2.4")
+    # a project that trains in float32 on CUDA, its convolutions built in another file: found with the first pass
+    found = _found(tmp_path / "project", {
+        "model.py": "import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.conv = nn.Conv2d(3, 8, 3)\n",
+        "train.py": "import torch\nfrom model import Net\n\ndef train(data):\n    model = Net().to('cuda')\n"
+                    "    for x in data:\n        model(x).sum().backward()\n",
+        "convert.py": TRAINING_QUIET["convert.py"]}, "1.6", "2.4")
+    assert {rule for _, rule in found} >= {"TU306", "TU307"}

@@ -11,11 +11,14 @@ calls ``.backward()``.
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Iterable, Optional, TypedDict, cast
 
 import libcst as cst
 
-from torch_upgrade.detect.firstpass import dotted_words
+from torch_upgrade.detect.firstpass import (called, chain_root, dotted_words, imported_names, members, names_in,
+                                            package_roots, syntax_tree, torch_roots, tree_nodes)
 from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
 
@@ -50,6 +53,91 @@ WORDS: tuple[tuple[str, ...], ...] = (
     *dict.fromkeys(dotted_words(name) for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED, *CONV)),
     (".cuda(",), (".to(", "cuda"), ("torch", ".device(", "cuda"), ("torch", ".device", "device(", "cuda"),
     (".half(",), (".backward(",))
+
+# the names a precision setting or mixed precision is reached through (``dotted_words``: each part written), with
+# the last part of each
+_SETTINGS = tuple(dict.fromkeys((dotted_words(name), name.rsplit(".", 1)[-1])
+                                for name in (*MATMUL_PRECISION, *CUDNN_PRECISION, *MIXED)))
+_CONV_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV)
+_CONV_WORD = re.compile(r"\b[Cc]onv[123]d\b")
+_DEVICE = frozenset({"device"})
+_TO_DEVICE = re.compile(r"\bdevice\b")
+
+
+def may_match(text: str) -> bool:
+    """Whether ``training_facts`` may find a fact that makes the precision checkers' ``collect`` give one (what
+    native AMP, TF32 and TF32 convolutions gather: a precision set, mixed precision, a convolution built, training,
+    work put on CUDA; a half or double dtype counts only beside training or CUDA work): a ``.backward(``,
+    ``.half(`` or ``.cuda(`` call; else, in Python's own tree (``firstpass.syntax_tree``, read only where the
+    text has every part of a precision setting's or mixed precision's name as the first pass reads words,
+    ``torch``, ``.backends``, ``.cudnn``, ``.allow_tf32``, a convolution's name, ``.to(`` or ``device``), a
+    reference that may be qualified under such a name (``_names_setting``), a convolution called through an attribute on a chain the analysis may qualify as torch's
+    (``firstpass.torch_roots``) or a name an import or an alias may bind to one (``firstpass.imported_names``), or
+    ``.to(...)``, ``torch.device(...)`` given first a string that starts with ``cuda`` (``cuda_string``). A
+    ``.to(device)``, ``torch.device("meta")`` and ``isinstance(m, nn.Conv2d)`` give none. True where Python does
+    not parse the text."""
+    if any(called(method).search(text) is not None for method in ("backward", "half", "cuda")):
+        return True
+    names, read = names_in(text), members(text)
+    settings = frozenset(last for group, last in _SETTINGS
+                         if all(word[1:] in read if word.startswith(".") else word in names for word in group))
+    convs = _CONV_WORD.search(text) is not None
+    if not settings and not convs and called("to").search(text) is None and _TO_DEVICE.search(text) is None:
+        return False
+    tree = syntax_tree(text)
+    if tree is None:
+        return True
+    if settings and _names_setting(tree, settings):
+        return True
+    roots: Optional[frozenset[str]] = None
+    conv_names: Optional[frozenset[str]] = None
+    devices: Optional[frozenset[str]] = None
+    for node in tree_nodes(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if convs:
+            if isinstance(func, ast.Attribute) and func.attr in _CONV_NAMES:
+                roots = torch_roots(tree) if roots is None else roots
+                if chain_root(func) in roots:
+                    return True
+            elif isinstance(func, ast.Name):
+                conv_names = imported_names(tree, _CONV_NAMES) if conv_names is None else conv_names
+                if func.id in conv_names:
+                    return True
+        first = node.args[0] if node.args else node.keywords[0].value if node.keywords else None
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str) and first.value.startswith("cuda")):
+            continue
+        if isinstance(func, ast.Attribute) and func.attr in ("to", "device"):
+            return True
+        if isinstance(func, ast.Name):
+            devices = imported_names(tree, _DEVICE) if devices is None else devices
+            if func.id in devices:
+                return True
+    return False
+
+
+def _names_setting(tree: ast.Module, last: frozenset[str]) -> bool:
+    """Whether a reference of the file may be qualified under a name ending in one of ``last`` (``allow_tf32``,
+    ``amp``): the analysis builds a qualified name from the root's import (or alias) and the attributes after it,
+    so one of them is such a component: an attribute of it on a chain from a name an import or an assignment binds
+    (``firstpass.torch_roots``, ``firstpass.package_roots`` for apex: not ``m.amp`` of a parameter), a part of an
+    absolute import's path (``from torch.cuda import amp``), a ``getattr`` string, or a string annotation naming
+    it."""
+    roots = torch_roots(tree) | package_roots(tree, "apex")
+    for node in tree_nodes(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in last and chain_root(node) in roots:
+                return True
+        elif isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level:
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            parts = {part for alias in node.names for part in (*(module or "").split("."), *alias.name.split("."))}
+            if not last.isdisjoint(parts):
+                return True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in last or not last.isdisjoint(names_in(node.value)) and "." in node.value:
+                return True  # ``getattr(torch.cuda, "amp")``; ``"torch.cuda.amp.GradScaler"`` (an annotation)
+    return False
 
 
 class TrainingFacts(TypedDict):

@@ -23,11 +23,13 @@ from typing import Iterable, Optional, Sequence
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._sites import project_site
-from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, training_facts
+from torch_upgrade.detect.checkers._training import WORDS as TRAINING_WORDS, may_match, training_facts
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = TRAINING_WORDS  # its facts: see _training
+MAY_MATCH = may_match
+MAY_MATCH_PARSES = True
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:
