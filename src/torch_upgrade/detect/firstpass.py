@@ -1011,7 +1011,7 @@ class FirstPass:
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)
 
 
-def names_for(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
+def _names_for(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
     """The names of a file through which it may read something whose last name is in ``last`` (``FloatTensor``,
     ``softmax``), as the analysis qualifies a name (``syntax.analysis``): those names themselves, what any import
     of such a name binds (``from torch import softmax as sm``, ``import a.b.softmax as f``: any module), and a name
@@ -1043,6 +1043,7 @@ def _displayed(value: ast.expr) -> list[ast.expr]:
     return [value]
 
 
+@lru_cache(maxsize=1)  # (each file's tree asked by several tests)
 def torch_roots(tree: ast.Module) -> frozenset[str]:
     """The names from which the analysis may qualify a chain of attributes as a name of torch (``F`` of
     ``F.softmax``): what an absolute import binds (any scope; a relative one's names are the project's own), and
@@ -1060,6 +1061,7 @@ def torch_roots(tree: ast.Module) -> frozenset[str]:
     return frozenset(roots - foreign_names(tree))
 
 
+@lru_cache(maxsize=1)  # (each file's tree asked by several tests)
 def bound_values(tree: ast.Module) -> dict[str, list[ast.expr]]:
     """Each name an assignment of the file binds (``=``, ``x: T = ...``, ``:=``, in any scope; every name of a
     target, ``a, b = v`` giving ``v`` to both, but not ``self`` of ``self.x = v``, which it reads) -> the values
@@ -1074,7 +1076,7 @@ def bound_values(tree: ast.Module) -> dict[str, list[ast.expr]]:
     return values
 
 
-def package_roots(tree: ast.Module, package: str) -> frozenset[str]:
+def _package_roots(tree: ast.Module, package: str) -> frozenset[str]:
     """``torch_roots`` for another package (``torchvision``): the names from which the analysis may qualify a chain
     of attributes as one of its names; those only imports of other modules bind are left out."""
     roots: set[str] = set()
@@ -1087,7 +1089,7 @@ def package_roots(tree: ast.Module, package: str) -> frozenset[str]:
     return frozenset(roots - foreign_names(tree, package))
 
 
-def imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
+def _imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
     """The names through which the analysis may qualify a bare name as one whose last part is in ``last``: what an
     absolute import of such a name binds (``from torchvision.transforms.functional import resize``; a relative
     import's names and a ``def`` are the project's own, a ``*`` import binds nothing it qualifies), and a name an
@@ -1100,6 +1102,39 @@ def imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
              for name, values in bound_values(tree).items()}
     grow(out, given, lambda value: names_one(value, last, out))
     return frozenset(out)
+
+
+_ASKED: list[object] = [None]  # the tree the answers below are of (one file's: those of the one before are dropped)
+_ANSWERS: dict[tuple[str, object], frozenset[str]] = {}
+
+
+def _asked(tree: ast.Module, key: tuple[str, object], compute: Callable[[], frozenset[str]]) -> frozenset[str]:
+    """``compute()`` once per file's tree and ``key`` (several tests of a file ask the same)."""
+    if _ASKED[0] is not tree:
+        _ASKED[0] = tree
+        _ANSWERS.clear()
+    found = _ANSWERS.get(key)
+    if found is None:
+        found = _ANSWERS[key] = compute()
+    return found
+
+
+def names_for(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
+    """The names of a file through which it may read something whose last name is in ``last`` (``_names_for``),
+    found once per file."""
+    return _asked(tree, ("names_for", last), lambda: _names_for(tree, last))
+
+
+def package_roots(tree: ast.Module, package: str) -> frozenset[str]:
+    """The names from which the analysis may qualify a chain as one of ``package``'s names (``_package_roots``),
+    found once per file."""
+    return _asked(tree, ("package_roots", package), lambda: _package_roots(tree, package))
+
+
+def imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
+    """The names an import or an alias may bind to a name whose last part is in ``last`` (``_imported_names``),
+    found once per file."""
+    return _asked(tree, ("imported_names", last), lambda: _imported_names(tree, last))
 
 
 # what is kept of the file's tree for every test of it (each keeps the last few files')

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Iterable, Optional, TypedDict, cast
 
 import libcst as cst
 
-from torch_upgrade.detect.firstpass import (called, chain_root, dotted_words, imported_names, members, names_in,
+from torch_upgrade.detect.firstpass import (GAP, called, chain_root, dotted_words, imported_names, members, names_in,
                                             package_roots, syntax_tree, torch_roots, tree_nodes)
 from torch_upgrade.syntax.arguments import literal
 from torch_upgrade.syntax.analysis import Analysis
@@ -61,22 +62,28 @@ _SETTINGS = tuple(dict.fromkeys((dotted_words(name), name.rsplit(".", 1)[-1])
 _CONV_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in CONV)
 _CONV_WORD = re.compile(r"\b[Cc]onv[123]d\b")
 _DEVICE = frozenset({"device"})
+_CONV_CALLED = re.compile(rf"\b[Cc]onv[123]d{GAP}\(")
+_CUDA_GIVEN = re.compile(rf"(?:\.{GAP}to|\bdevice){GAP}\({GAP}(?:[A-Za-z_]\w*{GAP}={GAP})?[rRuU]?[\"']cuda")
 _TO_DEVICE = re.compile(r"\bdevice\b")
 
 
+@lru_cache(maxsize=1)  # the three checkers ask it of one file in turn
 def may_match(text: str) -> bool:
     """Whether ``training_facts`` may find a fact that makes the precision checkers' ``collect`` give one (what
     native AMP, TF32 and TF32 convolutions gather: a precision set, mixed precision, a convolution built, training,
     work put on CUDA; a half or double dtype counts only beside training or CUDA work): a ``.backward(``,
-    ``.half(`` or ``.cuda(`` call; else, in Python's own tree (``firstpass.syntax_tree``, read only where the
-    text has every part of a precision setting's or mixed precision's name as the first pass reads words,
-    ``torch``, ``.backends``, ``.cudnn``, ``.allow_tf32``, a convolution's name, ``.to(`` or ``device``), a
-    reference that may be qualified under such a name (``_names_setting``), a convolution called through an attribute on a chain the analysis may qualify as torch's
-    (``firstpass.torch_roots``) or a name an import or an alias may bind to one (``firstpass.imported_names``), or
-    ``.to(...)``, ``torch.device(...)`` given first a string that starts with ``cuda`` (``cuda_string``). A
-    ``.to(device)``, ``torch.device("meta")`` and ``isinstance(m, nn.Conv2d)`` give none. True where Python does
-    not parse the text."""
-    if any(called(method).search(text) is not None for method in ("backward", "half", "cuda")):
+    ``.half(`` or ``.cuda(`` call, a convolution's name called (``nn.Conv2d(``), ``.to(`` or ``device(`` given
+    first a string ``"cuda...`` (each by a regular expression: more than the checkers take, never fewer); else, in
+    Python's own tree (``firstpass.syntax_tree``, read only where the text has every part of a precision setting's
+    or mixed precision's name as the first pass reads words, ``torch``, ``.backends``, ``.cudnn``,
+    ``.allow_tf32``, a convolution's name, ``.to(`` or ``device``), a reference that may be qualified under such a
+    name (``_names_setting``), a convolution called through an attribute on a chain the analysis may qualify as
+    torch's (``firstpass.torch_roots``) or a name an import or an alias may bind to one
+    (``firstpass.imported_names``), or ``.to(...)``, ``torch.device(...)`` (or a name bound to it) given first a
+    string that starts with ``cuda`` (``cuda_string``). A ``.to(device)``, ``torch.device("meta")`` and
+    ``isinstance(m, nn.Conv2d)`` give none. True where Python does not parse the text."""
+    if any(called(method).search(text) is not None for method in ("backward", "half", "cuda")) or \
+            _CONV_CALLED.search(text) is not None or _CUDA_GIVEN.search(text) is not None:
         return True
     names, read = names_in(text), members(text)
     settings = frozenset(last for group, last in _SETTINGS

@@ -29,7 +29,7 @@ from torch_upgrade.syntax.analysis import Analysis
 
 WORDS = TRAINING_WORDS  # its facts: see _training
 MAY_MATCH = may_match
-MAY_MATCH_PARSES = True
+MAY_MATCH_PARSES = False  # (see _training.may_match: its regular expressions decide most files)
 
 
 def collect(analysis: Analysis, rule: Rule, window: Window) -> Optional[Fact]:

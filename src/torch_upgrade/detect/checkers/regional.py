@@ -21,7 +21,7 @@ from torch_upgrade.core.versions import Window
 from torch_upgrade.syntax.analysis import Analysis, dotted
 from torch_upgrade.detect.checkers import _flow
 from torch_upgrade.detect.checkers._sites import constructed_class, qualnames
-from torch_upgrade.detect.firstpass import (bound_values, called, chain_root, names_for, syntax_tree, torch_roots,
+from torch_upgrade.detect.firstpass import (GAP, bound_values, chain_root, names_for, syntax_tree, torch_roots,
                                             tree_nodes)
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.arguments import code
@@ -45,8 +45,9 @@ def may_match(text: str) -> bool:
     capitalised, through ``.to(...)`` & co, or a name any assignment of the file gives one. ``re.compile(p)``,
     ``nn.ModuleList([Block(i) for i in range(n)])`` and ``nn.Sequential(a, b)`` give none. True where Python does
     not parse the text. In a file that never names torch (whose analysis qualifies nothing as torch's), only a
-    method's call ``x.compile(`` can be one, and a regular expression says first whether the text has one."""
-    if _TORCH.search(text) is None and called("compile").search(text) is None:
+    method's call ``x.compile(`` can be one, and a regular expression says first whether the text has one on what
+    may be a model (``_method_site``)."""
+    if _TORCH.search(text) is None and not _method_site(text):
         return False
     tree = syntax_tree(text)
     if tree is None:
@@ -97,6 +98,21 @@ def may_match(text: str) -> bool:
                 values = bound_values(tree) if values is None else values
                 if _constructed(target, values, 0):
                     return True
+    return False
+
+
+# ``x.compile(`` on a name (not an attribute's: ``self.model.compile()``) or on a call's result (``Net().compile()``)
+_METHOD_SITE = re.compile(rf"(?:(?<![\w.])([A-Za-z_]\w*)|\)){GAP}\.{GAP}compile{GAP}\(")
+
+
+def _method_site(text: str) -> bool:
+    """Whether the text may call ``compile`` as a method on what ``constructed_class`` may name: a call's result,
+    or a name some statement assigns (``name =``, ``name: T =``: the assignments ``_flow`` follows), not one only
+    an import binds (``re.compile(p)``)."""
+    for found in _METHOD_SITE.finditer(text):
+        name = found.group(1)
+        if name is None or re.search(rf"(?<![\w.]){name}{GAP}(?::[^=\r\n]*)?=(?!=)", text) is not None:
+            return True
     return False
 
 

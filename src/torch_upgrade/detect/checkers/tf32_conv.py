@@ -24,7 +24,7 @@ from torch_upgrade.core.versions import parse_version
 
 WORDS = TRAINING_WORDS  # its facts: see _training
 MAY_MATCH = may_match
-MAY_MATCH_PARSES = True
+MAY_MATCH_PARSES = False  # (see _training.may_match: its regular expressions decide most files)
 MATMUL_OFF = parse_version("1.12")
 
 
