@@ -1003,9 +1003,7 @@ class FirstPass:
             dear = tested & self._parsing
             if chosen or any(self._tests[key](given) for key in sorted(dear, key=lambda k: self._cost.get(k, 1))):
                 chosen |= dear  # parsed anyway: the checkers whose tests parse run without asking them
-            if dear:
-                for cached in _PER_TREE:
-                    cached.cache_clear()  # the file's tree is not kept past its first pass
+            _forget()  # the file's tree is not kept past its first pass (a cheap test may read it too)
         if not chosen:
             return ()
         return tuple(rule for rule in self.rules if id(rule) in chosen or id(rule) in self._passive)
@@ -1139,3 +1137,11 @@ def imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
 
 # what is kept of the file's tree for every test of it (each keeps the last few files')
 _PER_TREE = (_tree, _versioned, tree_nodes, _reads, _import_only, foreign_names, _callable_names, assigned_values)
+
+
+def _forget() -> None:
+    """Drop what is kept of the last file's tree (its answers, and the tree itself)."""
+    for cached in _PER_TREE:
+        cached.cache_clear()
+    _ASKED[0] = None
+    _ANSWERS.clear()
