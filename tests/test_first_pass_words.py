@@ -471,3 +471,24 @@ def test_the_training_checkers_are_parsed_for_only_where_a_training_fact_may_be(
                     "    for x in data:\n        model(x).sum().backward()\n",
         "convert.py": TRAINING_QUIET["convert.py"]}, "1.6", "2.4")
     assert {rule for _, rule in found} >= {"TU306", "TU307"}
+
+
+# ---------------------------------------------------------------- TU969: 1 - mask
+def test_bool_subtraction_is_not_parsed_for_a_function_of_pythons_own_modules(tmp_path):
+    """Nothing of Python's own library returns a mask (a comparison method's name aside): ``1 - math.exp(x)``
+    lets nothing in; a name the file also binds otherwise, a project module's function, a comparison method
+    of ``operator`` and a comparison do."""
+    import sys
+
+    head = "import math\nimport time\nfrom os import path\nimport torch\n"
+    quiet = {"uses_math.py": head + "y = 1 - math.exp(torch.tensor(1.0).item())\n"
+                            "t = -time.time()\nz = 1 - path.getsize('f')\n"}
+    reported = {"mask.py": "import torch\nx = torch.ones(3)\ny = 1 - (x > 0)\n"}
+    admitted = {
+        "rebound.py": head + "math = torch\ny = 1 - math.exp(torch.ones(1))\n",  # bound by more than the import
+        "project.py": "import torch\nimport utils\ny = 1 - utils.mask_of(torch.ones(2))\n",
+        "operator_lt.py": "import operator\nimport torch\nx = torch.ones(2)\ny = 1 - operator.lt(x, 1)\n",
+    }
+    if not getattr(sys, "stdlib_module_names", None):  # Python 3.9: any import may be the project's
+        admitted, quiet = {**admitted, **quiet}, {}
+    _check(tmp_path, "TU969", quiet, reported, admitted=admitted)

@@ -20,6 +20,7 @@ bool`` is a logical or). The other forms are advice.
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Optional
 
 import libcst as cst
@@ -55,7 +56,8 @@ def may_match(text: str) -> bool:
     or unary) with an operand that may be a comparison's result as ``_Masks.sure`` follows it: a comparison, a
     call of a comparison method or of a name a from-import, a ``def`` or an assignment binds (``from torch import
     eq as same``, a function of the file returning a mask), a call of an attribute of an imported name (a project
-    module's function, ``misc.sequence_mask(...)``), ``~`` of one, ``&``/``|`` of two, a step that may keep the
+    module's function, ``misc.sequence_mask(...)``; not one only an import of Python's own library binds:
+    ``math.exp``), ``~`` of one, ``&``/``|`` of two, a step that may keep the
     dtype of one (``m[0]``, ``m.data``, ``m.unsqueeze(1)``, ``torch.flip(m, ...)``), or a name any assignment of
     the file gives one of those (all of the file's, in any scope: a superset of those visible where the name is
     read). Where Python does not parse the text, True: the parser then says what is wrong."""
@@ -66,6 +68,9 @@ def may_match(text: str) -> bool:
     operands: list[ast.expr] = []
     values: dict[str, list[ast.expr]] = {}
     imported: set[str] = set()  # names imports and definitions bind: calling one may return a mask
+    own: set[str] = set()  # names imports of Python's own modules bind
+    others: set[str] = set()  # names other imports bind
+    defined: set[str] = set()  # names a ``def`` binds
     torch_names: set[str] = set()  # of those, what imports of torch bind
     for node in tree_nodes(tree):
         if node.__class__ not in _READ:
@@ -84,23 +89,34 @@ def may_match(text: str) -> bool:
                 _bind(node.target, node.value, values)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             imported.add(node.name)
+            defined.add(node.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 imported.add(bound)
+                (own if alias.name.split(".")[0] in _PYTHONS else others).add(bound)
                 if alias.name.split(".")[0] == "torch":
                     imports_torch = True
                     torch_names.add(bound)
         elif isinstance(node, ast.ImportFrom):
             bound_names = {a.asname or a.name for a in node.names}
             imported.update(bound_names)
+            python_s = not node.level and (node.module or "").split(".")[0] in _PYTHONS
+            (own if python_s else others).update(bound_names)
             if not node.level and (node.module or "").split(".")[0] == "torch":
                 imports_torch = True
                 torch_names.update(bound_names)
     if not imports_torch:
         return False
-    return any(_mask_like(e, values, imported, 0, (), frozenset(torch_names)) for e in operands)
+    # what only imports of Python's own modules bind (``math``, ``from time import time``): nothing of theirs returns a
+    # mask (a comparison method's name aside, asked first); a name the file binds otherwise too is followed as any other
+    pythons = own - others - values.keys() - defined
+    callable_ = imported - pythons
+    return any(_mask_like(e, values, callable_, 0, (), frozenset(torch_names)) for e in operands)
 
+
+# the modules of Python's own library (none known before Python 3.10: every import may then be the project's)
+_PYTHONS = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__future__"}
 
 # the kinds of node ``may_match`` reads
 _READ = frozenset({ast.BinOp, ast.UnaryOp, ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.FunctionDef,
