@@ -492,3 +492,36 @@ def test_bool_subtraction_is_not_parsed_for_a_function_of_pythons_own_modules(tm
     if not getattr(sys, "stdlib_module_names", None):  # Python 3.9: any import may be the project's
         admitted, quiet = {**admitted, **quiet}, {}
     _check(tmp_path, "TU969", quiet, reported, admitted=admitted)
+
+
+# ---------------------------------------------------------------- TU953: x[0] of a 0-d tensor
+_MODULE = "import torch\nimport torch.nn as nn\n{imports}\n\nclass M(nn.Module):\n    def __init__(self{extra}):\n" \
+          "        super().__init__()\n{init}\n    def step(self, out, y):\n        return self.{attr}(out, y)[0]\n"
+
+
+def _module(init: str, attr: str = "crit", imports: str = "", extra: str = "") -> str:
+    return _MODULE.format(init="\n".join("        " + line for line in init.splitlines()), attr=attr, imports=imports,
+                          extra=extra)
+
+
+def test_scalar_index_is_parsed_for_a_self_attribute_only_where_a_loss_module_may_be_kept_there(tmp_path):
+    """``self.layer(x)[0]`` is the first row of a layer's output, not a loss: a class's attribute is followed only
+    where an assignment of the file may give it a loss module (a call named as one, a name, an attribute)."""
+    quiet = {
+        "layers.py": _module("self.layer = nn.Linear(2, 2)\nself.act = torch.tanh", attr="layer"),
+        "acts.py": _module("self.act = ACT2FN['gelu']\nself.drop = nn.Dropout(0.1)", attr="act",
+                           imports="from x import ACT2FN"),
+    }
+    reported = {
+        "kept.py": _module("self.crit = nn.MSELoss()"),
+        "aliased.py": _module("self.crit = Squared()", imports="from torch.nn import MSELoss as Squared"),
+        "named.py": _module("criterion = nn.L1Loss()\nself.crit = criterion"),
+    }
+    admitted = {
+        "other_name.py": _module("this.crit = nn.MSELoss()", extra=", this=None"),  # assigned through another name
+        "class_level.py": "import torch.nn as nn\n\nclass M(nn.Module):\n    crit = nn.MSELoss()\n\n"
+                          "    def step(self, out, y):\n        return self.crit(out, y)[0]\n",
+    }
+    # what a factory returns is no loss module to the checker either (its name says nothing of one)
+    quiet["built.py"] = _module("self.crit = make(nn.MSELoss)", imports="from x import make")
+    _check(tmp_path, "TU953", quiet, reported, admitted=admitted)

@@ -50,8 +50,8 @@ class _ZeroIndex:
     """Whether Python's tree of a file has ``x[0]`` on a base ``check`` may report (``Shapes.scalar``, or
     ``_looks_like_a_loss``): a call of a full reduction, of a method keeping the shape of such a base, of a loss
     function (its last name says loss, or is one of ``_SCALAR_NAMES``), of a name an assignment binds or one
-    imported under such a name (a loss module or function), of an attribute of ``self`` (a loss module kept
-    there); the ``.data`` of such a base or of a name that says loss; arithmetic or a sign of such bases; a name
+    imported under such a name (a loss module or function), of an attribute of ``self`` that may hold a loss
+    module (``kept``); the ``.data`` of such a base or of a name that says loss; arithmetic or a sign of such bases; a name
     assigned (``=``, ``+=``, ``:=``, in any scope) such a base. ``x.shape[0]``, ``args[0]``, ``np.where(m)[0]``,
     ``sorted(xs)[0]``, a parameter's ``p[0]`` are none."""
 
@@ -62,6 +62,13 @@ class _ZeroIndex:
         for node in tree_nodes(tree):
             if isinstance(node, ast.ImportFrom):
                 self.bound.update(alias.asname or alias.name for alias in node.names if _scalar_name(alias.name))
+        # <name>.<attr> = value (one target; ``self`` or a method's first parameter by any other name), in the file
+        self.members: dict[str, list[ast.expr]] = {}
+        for node in tree_nodes(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        self.members.setdefault(target.attr, []).append(node.value)
         self.scalar: set[str] = set()
         grow(self.scalar, self.values, self.base)
 
@@ -72,6 +79,23 @@ class _ZeroIndex:
                 return True
         return False
 
+    def kept(self, attr: str) -> bool:
+        """Whether ``self.<attr>`` may be a loss module of torch kept there (``Shapes.loss_module``: a class's
+        ``self.<attr>`` assigned only calls of one, or names and attributes holding one): a name the file assigns
+        (a class attribute), or a ``self.<attr> = ...`` of the file given a call whose name may be a loss module's,
+        a name or an attribute. ``self.proj = nn.Linear(...)``, ``self.act = ACT2FN[...]`` are none."""
+        if attr in self.values:
+            return True
+        for value in self.members.get(attr, ()):
+            if isinstance(value, (ast.Name, ast.Attribute)):
+                return True
+            if isinstance(value, ast.Call):
+                func = value.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if _scalar_name(name) or name in self.bound:
+                    return True
+        return False
+
     def base(self, expr: ast.expr, loss: bool = False) -> bool:
         """Whether ``expr`` may be a base ``check`` reports (``loss``: reached by ``.data``, as ``_looks_like_a_loss``
         reads it too)."""
@@ -79,7 +103,7 @@ class _ZeroIndex:
             func = expr.func
             if isinstance(func, ast.Attribute):
                 return func.attr in _FULL_REDUCTIONS or _scalar_name(func.attr) or \
-                    (isinstance(func.value, ast.Name) and func.value.id == "self") or \
+                    (isinstance(func.value, ast.Name) and func.value.id == "self" and self.kept(func.attr)) or \
                     (func.attr in _SAME_SHAPE and self.base(func.value))
             return isinstance(func, ast.Name) and (func.id in self.bound or _scalar_name(func.id))
         if isinstance(expr, ast.Attribute):
