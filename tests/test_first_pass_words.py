@@ -483,7 +483,9 @@ def test_bool_subtraction_is_not_parsed_for_a_function_of_pythons_own_modules(tm
     head = "import math\nimport time\nfrom os import path\nimport torch\n"
     quiet = {"uses_math.py": head + "y = 1 - math.exp(torch.tensor(1.0).item())\n"
                             "t = -time.time()\nz = 1 - path.getsize('f')\n"}
-    reported = {"mask.py": "import torch\nx = torch.ones(3)\ny = 1 - (x > 0)\n"}
+    reported = {"mask.py": "import torch\nx = torch.ones(3)\ny = 1 - (x > 0)\n",
+                # a display of as many elements gives each name its own value (as the analysis pairs them)
+                "paired.py": "import torch\nx = torch.ones(3)\nm, n = x > 0, x.sum()\ny = 1 - m\n"}
     admitted = {
         "rebound.py": head + "math = torch\ny = 1 - math.exp(torch.ones(1))\n",  # bound by more than the import
         "project.py": "import torch\nimport utils\ny = 1 - utils.mask_of(torch.ones(2))\n",
@@ -491,6 +493,8 @@ def test_bool_subtraction_is_not_parsed_for_a_function_of_pythons_own_modules(tm
     }
     if not getattr(sys, "stdlib_module_names", None):  # Python 3.9: any import may be the project's
         admitted, quiet = {**admitted, **quiet}, {}
+    # an element unpacked from a call has no value the checker follows: not the call's
+    quiet["unpacked.py"] = "import torch\nfrom utils import size_of\nh, w = size_of(torch.ones(2, 2))\npad = 10 - h\n"
     _check(tmp_path, "TU969", quiet, reported, admitted=admitted)
 
 

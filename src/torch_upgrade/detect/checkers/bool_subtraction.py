@@ -71,6 +71,7 @@ def may_match(text: str) -> bool:
     own: set[str] = set()  # names imports of Python's own modules bind
     others: set[str] = set()  # names other imports bind
     defined: set[str] = set()  # names a ``def`` binds
+    assigned: set[str] = set()  # names an assignment binds (with a value the analysis follows or not)
     torch_names: set[str] = set()  # of those, what imports of torch bind
     for node in tree_nodes(tree):
         if node.__class__ not in _READ:
@@ -83,21 +84,21 @@ def may_match(text: str) -> bool:
                 operands.append(node.operand)
         elif isinstance(node, ast.Assign):
             for target in node.targets:
-                _bind(target, node.value, values)
+                _bind(target, node.value, values, assigned)
         elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)):
             if node.value is not None:
-                _bind(node.target, node.value, values)
+                _bind(node.target, node.value, values, assigned)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             imported.add(node.name)
             defined.add(node.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                imported.add(bound)
-                (own if alias.name.split(".")[0] in _PYTHONS else others).add(bound)
+                name = alias.asname or alias.name.split(".")[0]
+                imported.add(name)
+                (own if alias.name.split(".")[0] in _PYTHONS else others).add(name)
                 if alias.name.split(".")[0] == "torch":
                     imports_torch = True
-                    torch_names.add(bound)
+                    torch_names.add(name)
         elif isinstance(node, ast.ImportFrom):
             bound_names = {a.asname or a.name for a in node.names}
             imported.update(bound_names)
@@ -110,7 +111,7 @@ def may_match(text: str) -> bool:
         return False
     # what only imports of Python's own modules bind (``math``, ``from time import time``): nothing of theirs returns a
     # mask (a comparison method's name aside, asked first); a name the file binds otherwise too is followed as any other
-    pythons = own - others - values.keys() - defined
+    pythons = own - others - assigned - defined
     callable_ = imported - pythons
     return any(_mask_like(e, values, callable_, 0, (), frozenset(torch_names)) for e in operands)
 
@@ -123,21 +124,22 @@ _READ = frozenset({ast.BinOp, ast.UnaryOp, ast.Assign, ast.AnnAssign, ast.NamedE
                    ast.AsyncFunctionDef, ast.Import, ast.ImportFrom})
 
 
-def _bind(target: ast.expr, value: ast.expr, values: dict[str, list[ast.expr]]) -> None:
-    """Record ``value`` for the names ``target`` binds: element by element where both are tuples or lists of one
-    length, else the whole value for each (more than the analysis gives them: an element unpacked from a call
-    has no value there)."""
+def _bind(target: ast.expr, value: ast.expr, values: dict[str, list[ast.expr]], bound: set[str]) -> None:
+    """Record ``value`` for the names ``target`` binds where the analysis gives them one (``syntax.analysis``): a
+    name, or an element of a tuple or list target given a display of as many elements, neither starred. The others
+    (an element unpacked from a call or a name, a starred one) have no value there, and ``_Masks.sure`` follows
+    none: only their names go into ``bound`` (every name an assignment binds)."""
     if isinstance(target, ast.Name):
         values.setdefault(target.id, []).append(value)
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-            for one, each in zip(target.elts, value.elts):
-                _bind(one, each, values)
-        else:
-            for one in target.elts:
-                _bind(one.value if isinstance(one, ast.Starred) else one, value, values)
-    elif isinstance(target, ast.Starred):
-        _bind(target.value, value, values)
+        bound.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) and \
+            len(value.elts) == len(target.elts) and \
+            not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        for one, each in zip(target.elts, value.elts):
+            _bind(one, each, values, bound)
+    else:
+        bound.update(node.id for node in ast.walk(target) if isinstance(node, ast.Name) and
+                     isinstance(node.ctx, ast.Store))
 
 
 def _mask_like(expr: ast.expr, values: dict[str, list[ast.expr]], imported: set[str], depth: int,
