@@ -529,3 +529,21 @@ def test_scalar_index_is_parsed_for_a_self_attribute_only_where_a_loss_module_ma
     # what a factory returns is no loss module to the checker either (its name says nothing of one)
     quiet["built.py"] = _module("self.crit = make(nn.MSELoss)", imports="from x import make")
     _check(tmp_path, "TU953", quiet, reported, admitted=admitted)
+
+
+# ---------------------------------------------------------------- rules of a call's keywords
+def test_a_rule_of_a_keyword_needs_the_keyword():
+    """A name a rule matches only given one of its keywords (``keywords``: ``torch.compile(shapes_spec=...)``) is
+    reported only on a call that writes the keyword: a file calling it without lets the rule in no more."""
+    keyworded = [r for r in RULES.values() if any(name not in (*r.match.calls, *r.match.names, *r.match.assigns)
+                                                  for name in r.match.keywords)]
+    assert keyworded
+    for rule in keyworded:
+        name, keywords = next((n, k) for n, k in rule.match.keywords.items()
+                              if n not in (*rule.match.calls, *rule.match.names, *rule.match.assigns))
+        module, _, function = name.rpartition(".")
+        first = FirstPass([rule])
+        plain = f"import {module}\ny = {name}(x)\n"
+        if not rule.match.modules:  # (a rule of the module as well matches the plain call)
+            assert first.select(plain) == (), rule.id
+        assert first.select(f"import {module}\ny = {name}(x, {keywords[0]}=1)\n") == (rule,), rule.id

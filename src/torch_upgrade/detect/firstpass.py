@@ -322,8 +322,11 @@ def needs(rule: Rule, least: str = "likely") -> tuple[Group, ...]:
     findings reported (``--min-confidence``; see ``_members``)."""
     m = rule.match
     groups: list[Group] = []
-    for name in (*m.calls, *m.names, *m.assigns, *m.keywords, *m.modules):
+    for name in (*m.calls, *m.names, *m.assigns, *m.modules):
         groups.append(dotted_words(name))
+    for name, keywords in m.keywords.items():  # a call given one of these keywords (``detect.matching``)
+        if name not in (*m.calls, *m.names, *m.assigns):
+            groups += [(*dotted_words(name), keyword) for keyword in keywords]
     groups += _members(rule, least)
     if rule.checker:
         words = get_checker(rule).words
