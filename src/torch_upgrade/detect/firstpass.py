@@ -1044,7 +1044,16 @@ def _displayed(value: ast.expr) -> list[ast.expr]:
     return [value]
 
 
-@lru_cache(maxsize=1)  # (each file's tree asked by several tests)
+def torch_callee(tree: ast.Module, func: ast.expr, last: frozenset[str]) -> Optional[str]:
+    """The name by which ``func`` (a call's function) may be one of torch's whose last part is in ``last``: an
+    attribute of such a name on a chain the analysis may qualify as torch's (``torch_roots``: not ``self.softmax``,
+    ``scipy.special.softmax``), or a name that may be bound to one (``names_for``: ``from torch.nn.functional import
+    softmax as sm``), as written; None for any other function."""
+    if isinstance(func, ast.Attribute):
+        return func.attr if func.attr in last and chain_root(func) in torch_roots(tree) else None
+    return func.id if isinstance(func, ast.Name) and func.id in names_for(tree, last) else None
+
+
 def torch_roots(tree: ast.Module) -> frozenset[str]:
     """The names from which the analysis may qualify a chain of attributes as a name of torch (``F`` of
     ``F.softmax``): what an absolute import binds (any scope; a relative one's names are the project's own), and
@@ -1052,14 +1061,7 @@ def torch_roots(tree: ast.Module) -> frozenset[str]:
     tuple or list given, to each name of the target), but the names only imports of other modules bind
     (``foreign_names``: ``np``, ``scipy``). A chain from anything else (a parameter, ``self``, a call's result) is
     qualified as nothing."""
-    roots: set[str] = set()
-    for node in tree_nodes(tree):
-        if isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom) and not node.level:
-            roots.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
-    for name, values in bound_values(tree).items():
-        if any(isinstance(item, (ast.Name, ast.Attribute)) for value in values for item in _displayed(value)):
-            roots.add(name)
-    return frozenset(roots - foreign_names(tree))
+    return package_roots(tree, "torch")
 
 
 @lru_cache(maxsize=1)  # (each file's tree asked by several tests)
@@ -1139,7 +1141,8 @@ def imported_names(tree: ast.Module, last: frozenset[str]) -> frozenset[str]:
 
 
 # what is kept of the file's tree for every test of it (each keeps the last few files')
-_PER_TREE = (_tree, _versioned, tree_nodes, _reads, _import_only, foreign_names, _callable_names, assigned_values)
+_PER_TREE = (_tree, _versioned, tree_nodes, _reads, _import_only, foreign_names, _callable_names, assigned_values,
+             bound_values)
 
 
 def _forget() -> None:

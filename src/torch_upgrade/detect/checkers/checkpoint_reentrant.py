@@ -12,7 +12,6 @@ compatibility code for torch < 1.11 and is not reported (``_fallbacks``).
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
@@ -20,7 +19,7 @@ from torch_upgrade.detect.checkers._calls import calls, has_star_kwargs, hit, ke
 from torch_upgrade.detect.checkers._fallbacks import keyword_fallbacks
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.analysis import Analysis
-from torch_upgrade.detect.firstpass import chain_root, dotted_words, names_for, syntax_tree, torch_roots, tree_nodes
+from torch_upgrade.detect.firstpass import dotted_words, syntax_tree, torch_callee, tree_nodes
 
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
 SEQUENTIAL = "torch.utils.checkpoint.checkpoint_sequential"
@@ -39,26 +38,14 @@ def may_match(text: str) -> bool:
     tree = syntax_tree(text)
     if tree is None:
         return True
-    roots: Optional[frozenset[str]] = None
-    names: Optional[frozenset[str]] = None
     for node in tree_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            if func.attr not in _NAMES:
-                continue
-            roots = torch_roots(tree) if roots is None else roots
-            if chain_root(func) not in roots:
-                continue
-            called = func.attr
-        elif isinstance(func, ast.Name):
-            names = names_for(tree, _NAMES) if names is None else names
-            if func.id not in names:
-                continue
-            called = ""  # a name may be bound to either: the conditions of both
-        else:
+        called = torch_callee(tree, node.func, _NAMES)
+        if called is None:
             continue
+        if isinstance(node.func, ast.Name):
+            called = ""  # a name may be bound to either: the conditions of both
         if any(k.arg is None or k.arg == "use_reentrant" for k in node.keywords):
             continue
         if called == _SEQUENTIAL and (len(node.args) >= 4 or any(isinstance(a, ast.Starred) for a in node.args)):

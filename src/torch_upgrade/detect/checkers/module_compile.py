@@ -20,7 +20,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls
-from torch_upgrade.detect.firstpass import chain_root, names_for, syntax_tree, torch_roots, tree_nodes
+from torch_upgrade.detect.firstpass import syntax_tree, torch_callee, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import code
 from torch_upgrade.syntax.analysis import Analysis, Reference
@@ -40,8 +40,6 @@ def may_match(text: str) -> bool:
     tree = syntax_tree(text)
     if tree is None:
         return True
-    roots: Optional[frozenset[str]] = None
-    names: Optional[frozenset[str]] = None
     for node in tree_nodes(tree):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
             continue
@@ -49,16 +47,7 @@ def may_match(text: str) -> bool:
         if not call.args or isinstance(call.args[0], ast.Starred) or \
                 not isinstance(node.targets[0], (ast.Name, ast.Attribute)):
             continue
-        func = call.func
-        if isinstance(func, ast.Attribute):
-            roots = torch_roots(tree) if roots is None else roots
-            if func.attr != "compile" or chain_root(func) not in roots:
-                continue
-        elif isinstance(func, ast.Name):
-            names = names_for(tree, _COMPILE) if names is None else names
-            if func.id not in names:
-                continue
-        else:
+        if torch_callee(tree, call.func, _COMPILE) is None:
             continue
         if ast.unparse(node.targets[0]) == ast.unparse(call.args[0]):  # the same code writes the same tree
             return True

@@ -12,14 +12,13 @@ reported.
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 import libcst as cst
 
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._calls import calls, hit
-from torch_upgrade.detect.firstpass import chain_root, names_for, syntax_tree, torch_roots, tree_nodes
+from torch_upgrade.detect.firstpass import syntax_tree, torch_callee, tree_nodes
 from torch_upgrade.detect.hits import Hit
 from torch_upgrade.syntax.arguments import is_literal, literal
 from torch_upgrade.syntax.analysis import Analysis
@@ -47,25 +46,11 @@ def may_match(text: str) -> bool:
     tree = syntax_tree(text)
     if tree is None:
         return True
-    names: Optional[frozenset[str]] = None
-    roots: Optional[frozenset[str]] = None
     for node in tree_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            if func.attr not in _NAMES:
-                continue
-            roots = torch_roots(tree) if roots is None else roots
-            if chain_root(func) not in roots:
-                continue  # qualified as no name of torch (``self.softmax(x)``, ``scipy.special.softmax(x)``)
-            called = func.attr
-        elif isinstance(func, ast.Name):
-            names = names_for(tree, _NAMES) if names is None else names
-            if func.id not in names:
-                continue
-            called = func.id
-        else:
+        called = torch_callee(tree, node.func, _NAMES)
+        if called is None:
             continue
         positions = (1,) if called in _FUNCTION_NAMES else (0,) if called in _MODULE_NAMES else (0, 1)
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
