@@ -547,3 +547,17 @@ def test_a_rule_of_a_keyword_needs_the_keyword():
         if not rule.match.modules:  # (a rule of the module as well matches the plain call)
             assert first.select(plain) == (), rule.id
         assert first.select(f"import {module}\ny = {name}(x, {keywords[0]}=1)\n") == (rule,), rule.id
+
+
+# ---------------------------------------------------------------- a name in a string
+def test_a_string_names_a_function_only_given_to_getattr(tmp_path):
+    """The analysis reads a name in a string only in an annotation or as ``getattr``'s attribute
+    (``syntax.analysis._getattr_use``): ``key.replace("norm", "layernorm")`` names no ``torch.norm``."""
+    rule = RULES["TU206"]
+    first = FirstPass([rule])
+    renamed = "import torch\n\ndef rename(key):\n    return key.replace('norm', 'layernorm')\n"
+    assert first.select(renamed) == ()
+    got = "import torch\nn = getattr(torch, 'norm')(torch.ones(2))\n"
+    annotated = "import torch\n\ndef f(x: 'norm') -> None:\n    return torch.norm(x)\n"
+    assert first.select(got) == (rule,) and first.select(annotated) == (rule,)
+    assert ("got.py", "TU206") in _found(tmp_path, {"renamed.py": renamed, "got.py": got}, "1.6", "2.13")

@@ -183,7 +183,7 @@ class _Reads:
     ``foreign_names``, ``_callable_names``) look for in a file's tree, gathered in one reading of its nodes for every
     test of the file (each test read them all before, once for each rule)."""
 
-    __slots__ = ("method_calls", "called_names", "called_call_constants", "attributes", "loaded", "constants",
+    __slots__ = ("method_calls", "called_names", "called_call_constants", "attributes", "loaded", "got",
                  "annotated", "imports", "aliases", "bound")
 
     def __init__(self, tree: ast.Module):
@@ -192,7 +192,9 @@ class _Reads:
         self.called_call_constants: set[object] = set()  # the constants given a call that is called (``getattr``)
         self.attributes: dict[str, list[ast.Attribute]] = {}  # every attribute, by its name
         self.loaded: set[str] = set()  # the names read
-        self.constants: set[object] = set()  # the constants' values
+        # the constants given ``getattr`` (``getattr(torch, "load")``: the one way the analysis reads a name in a string
+        # that is not an annotation, ``syntax.analysis._getattr_use``; ``name.replace("norm", ...)`` names nothing)
+        self.got: set[object] = set()
         self.annotated: set[str] = set()  # the names written in strings of annotations (``x: "torch.Tensor"``)
         self.imports: list[Union[ast.Import, ast.ImportFrom]] = []
         # assignments of an attribute or a name (``f = torch.log``): its value, and the names its targets hold
@@ -209,8 +211,6 @@ class _Reads:
                     self.bound.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
                 self.attributes.setdefault(node.attr, []).append(node)  # type: ignore[attr-defined,arg-type]
-            elif kind is ast.Constant:
-                self.constants.add(node.value)  # type: ignore[attr-defined]
             elif kind is ast.Call:
                 self._call(node)  # type: ignore[arg-type]
             elif kind in _READ_OTHER:
@@ -222,6 +222,8 @@ class _Reads:
             self.method_calls.setdefault(func.attr, []).append(node)
         elif isinstance(func, ast.Name):
             self.called_names.add(func.id)
+            if func.id == "getattr":
+                self.got.update(a.value for a in node.args if isinstance(a, ast.Constant))
         elif isinstance(func, ast.Call):
             self.called_call_constants.update(a.value for a in func.args if isinstance(a, ast.Constant))
 
@@ -541,7 +543,8 @@ def may_name(text: str, names: Iterable[str]) -> bool:
     """Whether the file may read one of ``names`` (qualified: ``torch.load``), called or not (``partial(torch.load,
     ...)``): an attribute of that last name on any expression but a chain from a name only an import of another
     module binds (``json.load``: ``foreign_names``), a name an import of the package or an alias may bind it to
-    (``_callable_names``), a string of it (``getattr(torch, "load")``). True where Python does not parse the file."""
+    (``_callable_names``), a string of it given to ``getattr`` (``getattr(torch, "load")``; another string names
+    nothing). True where Python does not parse the file."""
     read = _reading(text, names)
     if read is None:
         return True
@@ -553,7 +556,7 @@ def may_name(text: str, names: Iterable[str]) -> bool:
             return True
     if reads.loaded and not reads.loaded.isdisjoint(_callable_names(tree, wanted, frozenset(packages))):
         return True
-    if not wanted.isdisjoint(reads.constants):
+    if not wanted.isdisjoint(reads.got):
         return True  # ``getattr(torch, "load")``
     if not wanted.isdisjoint(reads.annotated):
         return True  # a string annotation, whose names the analysis reads
