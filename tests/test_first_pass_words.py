@@ -561,3 +561,22 @@ def test_a_string_names_a_function_only_given_to_getattr(tmp_path):
     annotated = "import torch\n\ndef f(x: 'norm') -> None:\n    return torch.norm(x)\n"
     assert first.select(got) == (rule,) and first.select(annotated) == (rule,)
     assert ("got.py", "TU206") in _found(tmp_path, {"renamed.py": renamed, "got.py": got}, "1.6", "2.13")
+
+
+def test_a_call_rule_of_more_arguments_needs_a_call_given_as_many():
+    """``torch.add(x, alpha, y)`` (TU936: ``min_args`` 3) is matched only on a call given three positional
+    arguments, not starred (``detect.matching._arity_fits``): ``seen.add(x)`` lets nothing in; the function
+    used as a value, or called with enough arguments, does."""
+    rule = RULES["TU936"]
+    assert rule.match.min_args == 3
+    first = FirstPass([rule])
+    assert first.select("import torch\nseen = set()\nseen.add(1)\ny = torch.add(a, b)\nz = torch.add(*c)\n") == ()
+    for text in ("import torch\ny = torch.add(a, 2, b)\n", "import torch\nf = torch.add\n",
+                 "import torch\ny = torch.sub(a, 2, b, out=o)\n"):
+        assert first.select(text) == (rule,), text
+
+
+def test_a_call_rule_s_arguments_scan_alike_with_and_without_the_first_pass(tmp_path):
+    found = _found(tmp_path, {"set.py": "import torch\nseen = set()\nseen.add(1)\ny = torch.add(torch.ones(1), 2)\n",
+                              "old.py": "import torch\nx = torch.ones(2)\ny = torch.add(x, 2, x)\n"}, "1.6", "2.13")
+    assert ("old.py", "TU936") in found and not any(path == "set.py" and rule == "TU936" for path, rule in found)

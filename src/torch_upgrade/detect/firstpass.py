@@ -413,8 +413,8 @@ def _calls_test(rule: Rule) -> Optional[Callable[[str], bool]]:
     m = rule.match
     if rule.checker or not m.calls or m.methods or m.names or m.assigns or m.keywords or m.modules or m.attributes:
         return None
-    calls = tuple(m.calls)
-    return lambda text: may_name(text, calls)
+    calls, least = tuple(m.calls), m.min_args
+    return lambda text: may_name(text, calls, least)
 
 
 def _root(expr: ast.expr) -> Optional[str]:
@@ -473,13 +473,14 @@ def foreign_names(tree: ast.Module, package: str = "torch") -> frozenset[str]:
     return only - ours
 
 
-def _reading(text: str, names: Iterable[str]
+def _reading(text: str, names: Iterable[str], spelt: bool = True
              ) -> Optional[tuple[ast.Module, set[str], frozenset[str], frozenset[str]]]:
     """What ``may_call`` and ``may_name`` look at for the qualified ``names``: the file's tree, the names' packages,
     their last names, and the names only an import of another module binds (``foreign_names``, for every package);
-    None where the text spells one of the names out whole or Python does not parse it (then it may read one)."""
+    None where Python does not parse the text, or (``spelt``) it spells one of the names out whole (then it may
+    read one)."""
     names = tuple(names)
-    if _spelt(text, names):
+    if spelt and _spelt(text, names):
         return None
     tree = syntax_tree(text)
     if tree is None:
@@ -539,20 +540,24 @@ def may_call(text: str, functions: Iterable[str]) -> bool:
     return not wanted.isdisjoint(reads.called_call_constants)
 
 
-def may_name(text: str, names: Iterable[str]) -> bool:
+def may_name(text: str, names: Iterable[str], least: int = 0) -> bool:
     """Whether the file may read one of ``names`` (qualified: ``torch.load``), called or not (``partial(torch.load,
     ...)``): an attribute of that last name on any expression but a chain from a name only an import of another
     module binds (``json.load``: ``foreign_names``), a name an import of the package or an alias may bind it to
     (``_callable_names``), a string of it given to ``getattr`` (``getattr(torch, "load")``; another string names
-    nothing). True where Python does not parse the file."""
-    read = _reading(text, names)
+    nothing). ``least``: a call of the attribute needs as many positional arguments, not starred, as
+    ``detect.matching`` counts them (``_arity_fits``: ``torch.add(x, alpha, y)``, not ``seen.add(x)``).
+    True where Python does not parse the file."""
+    read = _reading(text, names, spelt=not least)  # (a name spelt out may be a call given fewer arguments)
     if read is None:
         return True
     tree, packages, wanted, foreign = read
     reads = _reads(tree)  # (one walk of the tree for every test of the file)
     attributes = reads.attributes
     for name in wanted & attributes.keys():
-        if any(_root(node) not in foreign for node in attributes[name]):
+        short = {id(call.func) for call in reads.method_calls.get(name, ()) if least and sum(
+            not isinstance(a, ast.Starred) for a in call.args) < least}  # (the function of a call given fewer)
+        if any(_root(node) not in foreign and id(node) not in short for node in attributes[name]):
             return True
     if reads.loaded and not reads.loaded.isdisjoint(_callable_names(tree, wanted, frozenset(packages))):
         return True
