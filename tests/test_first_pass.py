@@ -390,8 +390,10 @@ def test_a_pattern_compiled_by_re_is_no_compiled_model(tmp_path):
     regexes = 'import re\nPATTERN = re.compile(r"a+")\nOTHER = re . compile (\n  # why\n  "b")\n'
     assert not may_match(regexes)
     assert FirstPass([tu412]).select(regexes) == ()
-    # where torch is named, ``t.compile(model)`` may be torch's (``import torch as t``): the text cannot tell
-    assert may_match("import torch\n" + regexes)
+    # where torch is named too, Python's tree of the file tells ``re.compile`` (a name only ``import re`` binds) from
+    # ``t.compile(model)`` (``import torch as t``)
+    assert not may_match("import torch\n" + regexes)
+    assert may_match("import torch as t\n" + regexes + "model = t.compile(model)\n")
     for text in ("model.compile()\n", "model.compile(mode='max-autotune')\n", "block.compile(**cfg)\n",
                  "m . compile (  # c\n    fullgraph = True)\n", "m.\\\ncompile(\\\n dynamic=False)\n",
                  "import torch\nmodel = torch.compile(model)\n", "from torch import _dynamo\nf = _dynamo.optimize('x')(f)\n",

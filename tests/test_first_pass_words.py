@@ -580,3 +580,23 @@ def test_a_call_rule_s_arguments_scan_alike_with_and_without_the_first_pass(tmp_
     found = _found(tmp_path, {"set.py": "import torch\nseen = set()\nseen.add(1)\ny = torch.add(torch.ones(1), 2)\n",
                               "old.py": "import torch\nx = torch.ones(2)\ny = torch.add(x, 2, x)\n"}, "1.6", "2.13")
     assert ("old.py", "TU936") in found and not any(path == "set.py" and rule == "TU936" for path, rule in found)
+
+
+# ---------------------------------------------------------------- TU412: a compiler named, a training loop
+def test_compile_opportunity_is_parsed_for_a_compiler_torch_may_qualify_not_re_compile(tmp_path):
+    """A file's fact that the project compiles already is a reference the analysis qualifies as a compiler:
+    ``re.compile`` beside ``import torch`` is none; ``torch.compile``, an alias of it and ``torch._dynamo.optimize``
+    are (the project's hint then says nothing); a training loop is let in by its calls."""
+    test = _test("TU412")
+    loop = "import torch\n\nfor x, y in data:\n    opt.zero_grad()\n    loss(model(x), y).backward()\n    opt.step()\n"
+    quiet = "import re\nimport torch\nPATTERN = re.compile(r'\\d+')\n"
+    assert not test(quiet)
+    for text in ("import torch\nm = torch.compile(model)\n", "from torch import compile as c\nm = c(model)\n",
+                 "import torch._dynamo as dynamo\nf = dynamo.optimize('inductor')(f)\n",
+                 "import torch\nf = getattr(torch, 'compile')(f)\n", loop):
+        assert test(text), text
+    # the project's training loop gets the hint unless another file compiles: the same with and without the pass
+    found = _found(tmp_path, {"train.py": loop, "patterns.py": quiet}, "2.0", "2.13")
+    assert ("train.py", "TU412") in found
+    assert ("train.py", "TU412") not in _found(tmp_path / "compiled", {
+        "train.py": loop, "fast.py": "import torch\nfast = torch.compile(model)\n"}, "2.0", "2.13")

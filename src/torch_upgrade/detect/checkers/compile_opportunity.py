@@ -21,7 +21,7 @@ import libcst as cst
 from torch_upgrade.catalog.ruledata import Rule
 from torch_upgrade.core.versions import Window
 from torch_upgrade.detect.checkers._sites import project_site
-from torch_upgrade.detect.firstpass import GAP, called, names_in
+from torch_upgrade.detect.firstpass import GAP, called, may_name
 from torch_upgrade.detect.registry import Fact
 from torch_upgrade.syntax.analysis import Analysis
 from torch_upgrade.syntax.nodes import child_list
@@ -37,19 +37,18 @@ _KEYWORDS_FIRST = re.compile(rf"\.{GAP}compile{GAP}\({GAP}(?:\)|\*\*|[^\W\d]\w*{
 
 
 def may_match(text: str) -> bool:
-    """Whether the text may hold a fact: a compiler's name qualified (every component named: ``torch`` and
-    ``compile``, or ``torch``, ``_dynamo`` and ``optimize``), a ``.compile(...)`` call with keywords only, or
-    calls of ``.backward(``, ``.step(`` and ``.zero_grad(`` (a training loop). The words let in every file
-    that names ``.compile(``: ``re.compile(pattern)`` (most of them) is none of these."""
-    if _KEYWORDS_FIRST.search(text) is not None:
+    """Whether the text may hold a fact: a reference the analysis may qualify as a compiler (``firstpass.may_name``:
+    ``torch.compile``, ``from torch import compile as c``, not ``re.compile``), a ``.compile(...)`` call with
+    keywords only, or calls of ``.backward(``, ``.step(`` and ``.zero_grad(`` (a training loop); the
+    reference last (it reads Python's tree). The words let in every file that names ``.compile(``:
+    ``re.compile(pattern)`` (most of them) is none of these."""
+    if _KEYWORDS_FIRST.search(text) is not None or all(called(name).search(text) is not None for name in _CYCLE):
         return True
-    names = names_in(text)
-    if "torch" in names and ("compile" in names or ("_dynamo" in names and "optimize" in names)):
-        return True
-    return all(called(name).search(text) is not None for name in _CYCLE)
+    return may_name(text, COMPILERS)  # (not ``re.compile``: a name only an import of another module binds)
 
 
 MAY_MATCH = may_match
+MAY_MATCH_PARSES = True  # (may_name reads Python's tree of the file)
 
 
 _CYCLE = ("backward", "step", "zero_grad")
