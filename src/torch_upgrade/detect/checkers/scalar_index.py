@@ -59,13 +59,12 @@ class _ZeroIndex:
         self.tree = tree
         self.values = assigned_values(tree)
         self.bound = set(self.values)  # names a call may be of a loss module or function through
-        for node in tree_nodes(tree):
-            if isinstance(node, ast.ImportFrom):
-                self.bound.update(alias.asname or alias.name for alias in node.names if _scalar_name(alias.name))
         # <name>.<attr> = value (one target; ``self`` or a method's first parameter by any other name), in the file
         self.members: dict[str, list[ast.expr]] = {}
         for node in tree_nodes(tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            if isinstance(node, ast.ImportFrom):
+                self.bound.update(alias.asname or alias.name for alias in node.names if _scalar_name(alias.name))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                         self.members.setdefault(target.attr, []).append(node.value)
