@@ -5,7 +5,8 @@
 
 Downloads pinned pure-Python releases from PyPI (wheels, no dependencies,
 nothing installed) into benchmarks/.work/corpus, installs TorchFix 0.7.0
-into its own virtualenv (benchmarks/.work/torchfix-venv), and runs, per
+into its own virtualenv (benchmarks/.work/torchfix-venv) and this project's dependencies into another
+(benchmarks/.work/ours-venv: ``ours_venv``), and runs, per
 project and round, interleaved (A B A B): our cold scan (empty cache), our
 warm re-scan (same cache), TorchFix (``torchfix --jobs N``) and a bare LibCST
 parse of the same torch files in N processes. Each run is a child process:
@@ -43,6 +44,7 @@ REPO = HERE.parent
 WORK = HERE / ".work"
 PROJECTS = ("transformers==4.30.0", "timm==0.3.2", "pytorch-lightning==1.0.8")
 TORCHFIX = "torchfix==0.7.0"
+PYTHON = Path(sys.executable)  # the interpreter of our runs and of the bare parse (``ours_venv``, set by ``main``)
 MARKER = "torch"  # TorchFix's own filter: a file is a torch file when it contains this
 
 PARSE_SCRIPT = r"""
@@ -90,6 +92,29 @@ def torchfix_venv() -> Path:
         python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
         subprocess.run([str(python), "-m", "pip", "install", "-q", TORCHFIX], check=True)
     return exe
+
+
+def ours_venv() -> Path:
+    """The interpreter our runs use: a virtual environment made as TorchFix's is (``torchfix_venv``), holding this
+    project's runtime dependencies as pyproject.toml declares them (not the project itself: PYTHONPATH names the
+    tree measured, ``ours``), and the bare parse's LibCST. So both tools start the same way, from an environment of
+    their own: the machine's site-packages is part of neither run (on the machine of the twenty-first session a
+    ``.pth`` file there imported certifi at every interpreter start, 50-70 ms, which only our runs paid). Made again
+    when the dependencies change."""
+    venv = WORK / "ours-venv"
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    stamp = venv / "dependencies.json"
+    if not python.exists() or not stamp.is_file() or json.loads(stamp.read_text()) != deps:
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *deps], check=True)
+        stamp.write_text(json.dumps(deps))
+    return python
 
 
 def torch_files(root: Path) -> list[Path]:
@@ -180,7 +205,7 @@ def ours(paths: list[str], jobs: int, cache_home: str, cold: bool, tree: Path = 
         shutil.rmtree(cache_home, ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "XDG_CACHE_HOME": cache_home, "CI": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # run as installed: from bytecode (see main)
-    cmd = [sys.executable, "-m", "torch_upgrade", "scan", *paths, "--format", "json", "--exit-zero",
+    cmd = [str(PYTHON), "-m", "torch_upgrade", "scan", *paths, "--format", "json", "--exit-zero",
            "--jobs", str(jobs), "-o", os.devnull]
     return measure(cmd, env)
 
@@ -204,6 +229,8 @@ def main() -> None:
     corpus = WORK / "corpus"
     roots = {spec.split("==")[0]: fetch(spec, corpus) for spec in args.projects}
     torchfix = torchfix_venv() if args.torchfix_on != [] else None
+    global PYTHON
+    PYTHON = ours_venv()
     installed_as_a_wheel(REPO)
     cache_home = str(WORK / "cache")
     baseline = baseline_tree(args.baseline) if args.baseline else None
@@ -238,7 +265,7 @@ def main() -> None:
                     runs["torchfix"].append(measure([str(torchfix), "--jobs", str(args.jobs), *targets]))
                 elif step == "parse":
                     runs["libcst_parse"].append(
-                        measure([sys.executable, "-c", PARSE_SCRIPT, str(args.jobs), str(listing)]))
+                        measure([str(PYTHON), "-c", PARSE_SCRIPT, str(args.jobs), str(listing)]))
                 if (step != "torchfix" or with_torchfix) and (step != "baseline" or baseline is not None):
                     print(f"{name} round {i + 1} {step}: done", file=sys.stderr)
         entry = {"files": len(list(root.rglob("*.py"))), "torch_files": len(files), "torch_lines": lines}
@@ -280,7 +307,7 @@ def torch_source(cache_home: str) -> dict:
     root = list(spec.submodule_search_locations)[0]
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "XDG_CACHE_HOME": cache_home, "CI": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    cmd = [sys.executable, "-m", "torch_upgrade", "scan", root, "--jobs", "1", "--from", "1.6", "--to", "2.13",
+    cmd = [str(PYTHON), "-m", "torch_upgrade", "scan", root, "--jobs", "1", "--from", "1.6", "--to", "2.13",
            "--format", "json", "--exit-zero", "--no-cache", "-o", str(WORK / "torch-source.json")]
     run = measure(cmd, env)
     summary = json.loads((WORK / "torch-source.json").read_text())["summary"]
