@@ -284,6 +284,14 @@ def main() -> None:
         if "torchfix" in entry:
             ratios["torchfix_over_ours_cold"] = entry["torchfix"]["wall_s"] / cold
             ratios["torchfix_over_ours_cold_cpu"] = entry["torchfix"]["cpu_s"] / entry["ours_cold"]["cpu_s"]
+        for key, slower, faster in (("torchfix_over_ours_cold", "torchfix", "ours_cold"),
+                                    ("parse_over_ours_cold", "libcst_parse", "ours_cold"),
+                                    ("ours_cold_over_baseline_cold", "ours_cold", "baseline_cold")):
+            if runs[slower] and runs[faster]:
+                # each round's own ratio (its two runs next to each other in time), the median of those: a machine
+                # whose speed drifts between rounds (10-40% on the 2-core machines seen) moves both runs of a round
+                ratios[key + "_paired"] = statistics.median(
+                    a["wall_s"] / b["wall_s"] for a, b in zip(runs[slower], runs[faster]))
             entry["files_per_s"]["torchfix"] = round(len(files) / entry["torchfix"]["wall_s"], 1)
         entry["ratios"] = {k: round(v, 3) for k, v in ratios.items()}
         if name == args.slope:
